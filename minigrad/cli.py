@@ -1,0 +1,56 @@
+"""The ``minigrad`` command line: ``minigrad lessons``, and more subcommands as the course grows.
+
+Each subcommand lives in its own module and registers itself in :data:`SUBCOMMANDS` with a
+function that adds its arguments and a function that runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from minigrad.lessons import LESSONS
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _lessons_command(args: argparse.Namespace) -> int:
+    for lesson in LESSONS:
+        reading = REPO_ROOT / "lessons" / f"{lesson.name}.md"
+        status = "" if reading.exists() else "  (coming soon)"
+        print(f"{lesson.number:02d}  {lesson.title}{status}")
+        print(f"    {lesson.covers}")
+    return 0
+
+
+def _add_no_arguments(parser: argparse.ArgumentParser) -> None:
+    pass
+
+
+# name -> (help, add_arguments, run)
+SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
+                             Callable[[argparse.Namespace], int]]] = {
+    "lessons": ("list the lessons, in order, with what each covers", _add_no_arguments,
+                _lessons_command),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="minigrad", description="The minigrad course.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, (help_text, add_arguments, run) in SUBCOMMANDS.items():
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        add_arguments(sub)
+        sub.set_defaults(run=run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""The course's table of contents: one entry per lesson, in order.
+
+The command line (`minigrad lessons`, `minigrad exercises LESSON`) and the grader look lessons
+up here, by number (``1``, ``"01"``) or by slug (``"derivatives"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Lesson:
+    number: int
+    slug: str
+    title: str
+    covers: str
+
+    @property
+    def name(self) -> str:
+        """File stem shared by the reading and the notebook, e.g. ``01-derivatives``."""
+        return f"{self.number:02d}-{self.slug}"
+
+
+LESSONS: tuple[Lesson, ...] = (
+    Lesson(1, "derivatives", "Derivatives and the chain rule",
+           "the chain rule by hand, several paths adding up, central differences and their error"),
+    Lesson(2, "scalar-autograd", "A scalar autograd engine",
+           "Value, topological order, gradient accumulation, graph drawing, a tiny MLP"),
+    Lesson(3, "tensors", "Tensors, Jacobians and vector-Jacobian products",
+           "Tensor, grad_fn graphs, broadcasting, leaves, hooks, graph lifetime, gradcheck"),
+    Lesson(4, "mlp", "Layers as operators: the MLP",
+           "Linear, activations and losses as one rule; the 2-2-2 network; digits"),
+    Lesson(5, "convolution", "Convolution, forward and backward",
+           "correlation, full convolution for dx, im2col, numba kernels"),
+    Lesson(6, "pooling", "Pooling",
+           "max and average pooling, a small CNN on digits"),
+    Lesson(7, "weight-decay", "Weight decay, optimizers, and what can be optimized",
+           "L2 vs decoupled decay, SGD/Adam/AdamW, leaves only, memory and checkpointing"),
+)
+
+
+def find_lesson(key: int | str) -> Lesson:
+    """Look a lesson up by number (``3``, ``"03"``), slug (``"tensors"``) or name (``"03-tensors"``)."""
+    text = str(key).strip().lower()
+    for lesson in LESSONS:
+        if text.isdigit() and int(text) == lesson.number:
+            return lesson
+        if text in (lesson.slug, lesson.name):
+            return lesson
+    known = ", ".join(f"{lesson.number} ({lesson.slug})" for lesson in LESSONS)
+    raise ValueError(f"no lesson {key!r}; the lessons are {known}")
