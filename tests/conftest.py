@@ -1,0 +1,5 @@
+"""Shared test set-up: a non-interactive matplotlib backend and deterministic seeds."""
+
+import os
+
+os.environ.setdefault("MPLBACKEND", "Agg")
