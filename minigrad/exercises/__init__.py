@@ -1,0 +1,28 @@
+"""Exercises: generated from one source per lesson, checked in the notebook, graded in isolation.
+
+* ``check("01.1", fn)`` — run an exercise's visible cases in your own kernel (:mod:`.selfcheck`).
+* ``minigrad exercises LESSON --to DIR`` — write a lesson's exercises (:mod:`.generate`).
+* ``minigrad grade PATH`` — grade submissions in a sandboxed process (:mod:`.grader`).
+
+The format every exercise follows: :mod:`.spec` (the :class:`Exercise` record and comparators)
+and :mod:`.codec` (how arguments and results cross the process boundary, as JSON).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.exercises.codec import NamedFunction
+from minigrad.exercises.spec import Exercise, close, exact
+
+__all__ = ["Exercise", "NamedFunction", "check", "close", "exact"]
+
+
+def check(exercise_id: str, function: Any) -> Any:
+    """Run exercise ``exercise_id``'s visible cases on ``function`` and print what passed.
+
+    See :func:`minigrad.exercises.selfcheck.check`.
+    """
+    from minigrad.exercises.selfcheck import check as run_check
+
+    return run_check(exercise_id, function)

@@ -1,0 +1,204 @@
+"""What an exercise is: the :class:`Exercise` record and the standard comparators.
+
+A lesson's checks (``lessons/lessonNN_checks.py``) list one :class:`Exercise` per exercise
+function of the lesson source (``lessons/lessonNN.py``). Expected outputs are never stored:
+the grader calls the reference (solution) function on the same arguments and compares.
+
+A *comparator* is called as ``compare(expected, got)`` and returns ``None`` when ``got`` is
+right, or a short message for the student saying what is wrong. A comparator that needs the
+case's arguments (to accept any valid answer, e.g. any topological order) may take a third
+parameter: it is then called as ``compare(expected, got, args)``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+Comparator = Callable[..., Optional[str]]
+Cases = Sequence[tuple]
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One graded exercise.
+
+    Attributes:
+        id: ``"NN.k"``, e.g. ``"01.1"``; shown to students and used by ``check("01.1", fn)``.
+        function: name of the exercise function in the lesson source.
+        points: what the exercise is worth (2–5); split evenly over all its cases.
+        title: a few words, shown in notebooks and grade tables.
+        hint: one sentence shown when a case fails.
+        visible: ``() -> [args, ...]`` — argument tuples a student sees (``check`` runs these).
+        hidden: ``(rng) -> [args, ...]`` — fresh random cases drawn from a
+            ``numpy.random.Generator`` on each grading run; ``None`` for none.
+        compare: a comparator (see the module docstring); :func:`close` by default.
+        task: markdown shown above the exercise in the notebook; defaults to the function's
+            docstring.
+    """
+
+    id: str
+    function: str
+    points: float
+    title: str
+    hint: str
+    visible: Callable[[], Cases]
+    hidden: Optional[Callable[[np.random.Generator], Cases]] = None
+    compare: Comparator = field(default_factory=lambda: close())
+    task: str = ""
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.points, (int, float)) and self.points > 0):
+            raise ValueError(f"exercise {self.id}: points must be positive, got {self.points!r}")
+        if not self.function.isidentifier():
+            raise ValueError(f"exercise {self.id}: function {self.function!r} is not a name")
+
+
+def compare_values(compare: Comparator, expected: Any, got: Any, args: tuple) -> Optional[str]:
+    """Run ``compare`` with ``args`` if it accepts a third parameter; return its message."""
+    try:
+        parameters = inspect.signature(compare).parameters.values()
+        positional = [p for p in parameters
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+        wants_args = len(positional) >= 3 or any(p.kind == p.VAR_POSITIONAL for p in positional)
+    except (TypeError, ValueError):
+        wants_args = False
+    return compare(expected, got, args) if wants_args else compare(expected, got)
+
+
+# ---------------------------------------------------------------------------- comparators
+def close(rtol: float = 1e-6, atol: float = 1e-9) -> Comparator:
+    """Numbers and arrays equal within ``|got − expected| ≤ atol + rtol·|expected|``.
+
+    Works through nested lists, tuples and dicts (a list and a tuple are interchangeable);
+    ``nan`` matches ``nan``; ``inf`` matches an ``inf`` of the same sign; ints, bools and
+    strings must be equal; an array must have the expected shape (lists are accepted).
+    """
+
+    def compare(expected: Any, got: Any) -> Optional[str]:
+        return _compare(expected, got, "", rtol, atol, exact=False)
+
+    compare.__name__ = f"close(rtol={rtol:g}, atol={atol:g})"
+    return compare
+
+
+def exact() -> Comparator:
+    """Equal values, element for element (``nan`` matches ``nan``); containers as in :func:`close`."""
+
+    def compare(expected: Any, got: Any) -> Optional[str]:
+        return _compare(expected, got, "", 0.0, 0.0, exact=True)
+
+    compare.__name__ = "exact()"
+    return compare
+
+
+def _describe(value: Any, limit: int = 80) -> str:
+    if isinstance(value, np.ndarray):
+        text = f"array of shape {value.shape}, dtype {value.dtype}: " + np.array2string(
+            value, precision=8, threshold=12)
+    else:
+        text = repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _where(path: str) -> str:
+    return f" at {path}" if path else ""
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_))
+
+
+def _compare(expected: Any, got: Any, path: str, rtol: float, atol: float,
+             exact: bool) -> Optional[str]:
+    if isinstance(expected, np.ndarray):
+        return _compare_arrays(expected, got, path, rtol, atol, exact)
+    if isinstance(expected, (bool, np.bool_)):
+        if not isinstance(got, (bool, np.bool_)) or bool(got) != bool(expected):
+            return f"expected {bool(expected)}{_where(path)}, got {_describe(got)}"
+        return None
+    if _is_number(expected):
+        if not _is_number(got):
+            return f"expected a number{_where(path)}, got {type(got).__name__}: {_describe(got)}"
+        return _compare_numbers(float(expected), float(got), path, rtol, atol, exact)
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(got, (list, tuple)):
+            kind = type(expected).__name__
+            return f"expected a {kind} of {len(expected)}{_where(path)}, got {_describe(got)}"
+        if len(got) != len(expected):
+            return (f"expected {len(expected)} items{_where(path)}, got {len(got)}: "
+                    f"{_describe(got)}")
+        for index, (want, have) in enumerate(zip(expected, got)):
+            message = _compare(want, have, f"{path}[{index}]", rtol, atol, exact)
+            if message:
+                return message
+        return None
+    if isinstance(expected, dict):
+        if not isinstance(got, dict):
+            return f"expected a dict with keys {sorted(expected)}{_where(path)}, got {_describe(got)}"
+        missing = [key for key in expected if key not in got]
+        extra = [key for key in got if key not in expected]
+        if missing or extra:
+            parts = []
+            if missing:
+                parts.append(f"missing keys {missing}")
+            if extra:
+                parts.append(f"unexpected keys {extra}")
+            return f"dict{_where(path)}: " + ", ".join(parts)
+        for key in expected:
+            message = _compare(expected[key], got[key], f"{path}[{key!r}]", rtol, atol, exact)
+            if message:
+                return message
+        return None
+    if expected != got or type(expected) is not type(got):
+        return f"expected {_describe(expected)}{_where(path)}, got {_describe(got)}"
+    return None
+
+
+def _compare_numbers(expected: float, got: float, path: str, rtol: float, atol: float,
+                     exact: bool) -> Optional[str]:
+    if math.isnan(expected) or math.isnan(got) or math.isinf(expected) or math.isinf(got):
+        same = (math.isnan(expected) and math.isnan(got)) or expected == got
+    elif exact:
+        same = expected == got
+    else:
+        same = abs(got - expected) <= atol + rtol * abs(expected)
+    if same:
+        return None
+    return f"expected {expected!r}{_where(path)}, got {got!r}"
+
+
+def _compare_arrays(expected: np.ndarray, got: Any, path: str, rtol: float, atol: float,
+                    exact: bool) -> Optional[str]:
+    if isinstance(got, (list, tuple)) or _is_number(got):
+        try:
+            got = np.asarray(got, dtype=expected.dtype if expected.dtype.kind in "biuf" else None)
+        except (TypeError, ValueError):
+            return f"expected an array{_where(path)}, got {_describe(got)}"
+    if not isinstance(got, np.ndarray):
+        return f"expected an array{_where(path)}, got {type(got).__name__}: {_describe(got)}"
+    if got.shape != expected.shape:
+        return f"expected an array of shape {expected.shape}{_where(path)}, got shape {got.shape}"
+    if expected.dtype.kind not in "biufc" or got.dtype.kind not in "biufc":
+        if not np.array_equal(expected, got):
+            return f"expected {_describe(expected)}{_where(path)}, got {_describe(got)}"
+        return None
+    want = expected.astype(np.float64)
+    have = got.astype(np.float64)
+    tolerance = 0.0 if exact else atol + rtol * np.abs(np.where(np.isfinite(want), want, 0.0))
+    both_nan = np.isnan(want) & np.isnan(have)
+    same_inf = np.isinf(want) & (want == have)
+    with np.errstate(invalid="ignore"):
+        ok = both_nan | same_inf | (np.abs(have - want) <= tolerance)
+    if ok.all():
+        return None
+    index = tuple(int(i) for i in np.argwhere(~ok)[0])
+    count = int((~ok).sum())
+    return (f"{count} of {want.size} entries differ{_where(path)}; first at index {index}: "
+            f"expected {want[index]!r}, got {have[index]!r}")
