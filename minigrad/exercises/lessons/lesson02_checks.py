@@ -1,0 +1,248 @@
+"""Checks for lesson 02's exercises: visible cases, fresh random hidden cases, comparators."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from minigrad.exercises.spec import Exercise, close
+
+UNARY_OPS = ("exp", "log", "tanh", "relu")
+BINARY_OPS = ("+", "*", "**")
+
+
+# ---------------------------------------------------------------------------- comparators
+def _arrays_for_lists(value: Any) -> Any:
+    """Lists of numbers become float arrays, so that a student may return a list or an array."""
+    if isinstance(value, dict):
+        return {key: _arrays_for_lists(item) for key, item in value.items()}
+    if isinstance(value, list) and value and all(
+            isinstance(item, (int, float)) and not isinstance(item, bool) for item in value):
+        return np.asarray(value, dtype=np.float64)
+    return value
+
+
+def _close_lists_or_arrays(rtol: float, atol: float):
+    plain = close(rtol=rtol, atol=atol)
+
+    def compare(expected: Any, got: Any) -> Optional[str]:
+        return plain(_arrays_for_lists(expected), got)
+
+    return compare
+
+
+def valid_topological_order(expected: list[str], got: Any, args: tuple) -> Optional[str]:
+    """Accept any order that lists every node once, each after all of its parents."""
+    (parents,) = args
+    if not isinstance(got, (list, tuple)):
+        return f"expected a list of node names, got {type(got).__name__}: {str(got)[:60]}"
+    position: dict[Any, int] = {}
+    for index, node in enumerate(got):
+        if not isinstance(node, str) or node not in parents:
+            return f"{node!r} (position {index}) is not a node of the graph"
+        if node in position:
+            return f"node {node!r} appears twice (positions {position[node]} and {index})"
+        position[node] = index
+    missing = [node for node in parents if node not in position]
+    if missing:
+        shown = ", ".join(repr(node) for node in missing[:5])
+        return f"{len(missing)} of {len(parents)} nodes are missing from the order, e.g. {shown}"
+    for node, node_parents in parents.items():
+        for parent in node_parents:
+            if position[parent] > position[node]:
+                return (f"node {node!r} (position {position[node]}) comes before its parent "
+                        f"{parent!r} (position {position[parent]}); parents must come first")
+    return None
+
+
+# ---------------------------------------------------------------------------- 02.1 cases
+def _rule_cases(rng: np.random.Generator) -> list[tuple]:
+    def number(low: float = -2.0, high: float = 2.0) -> float:
+        return float(np.round(rng.uniform(low, high), 4))
+
+    cases = [("+", [number(), number()], number()),
+             ("*", [number(), number()], number()),
+             ("**", [number(0.5, 3.0), number(-2.0, 3.0)], number()),
+             ("exp", [number()], number()),
+             ("log", [number(0.2, 4.0)], number()),
+             ("tanh", [number()], number()),
+             ("relu", [number(0.1, 2.0)], number()),
+             ("relu", [number(-2.0, -0.1)], number())]
+    order = rng.permutation(len(cases))
+    return [cases[i] for i in order]
+
+
+# ---------------------------------------------------------------------------- 02.2 cases
+WORKED_GRAPH = {"a": [], "b": [], "c": [], "u": ["a", "b"], "v": ["u", "c"],
+                "v2": ["v", "v"], "L": ["v2", "u"]}
+
+
+def _chain(length: int, prefix: str = "x") -> dict[str, list[str]]:
+    """x0 → x1 → … ; listed root first, so the dict order is *not* a valid answer."""
+    names = [f"{prefix}{i}" for i in range(length)]
+    return {name: ([names[i - 1]] if i else []) for i, name in reversed(list(enumerate(names)))}
+
+
+def _random_graph(rng: np.random.Generator, size: int) -> dict[str, list[str]]:
+    """A random DAG with shuffled names and shuffled keys; some nodes use a parent twice."""
+    names = [f"n{i}" for i in rng.permutation(size)]  # names say nothing about the order
+    parents: dict[str, list[str]] = {}
+    for i, name in enumerate(names):
+        if i < 2 or rng.random() < 0.15:
+            parents[name] = []
+            continue
+        count = int(rng.integers(1, 3))
+        chosen = [names[int(j)] for j in rng.integers(0, i, size=count)]
+        if rng.random() < 0.2:
+            chosen = [chosen[0], chosen[0]]  # x * x
+        parents[name] = chosen
+    keys = list(parents)
+    return {keys[i]: parents[keys[i]] for i in rng.permutation(len(keys))}
+
+
+def _order_hidden(rng: np.random.Generator) -> list[tuple]:
+    return [(_random_graph(rng, int(rng.integers(5, 12))),),
+            (_random_graph(rng, int(rng.integers(20, 40))),),
+            (_random_graph(rng, 300),),
+            (_chain(int(rng.integers(3000, 6000)), prefix="h"),)]
+
+
+# ---------------------------------------------------------------------------- 02.3 cases
+WORKED_PROGRAM = [["a", "input", 2.0], ["b", "input", 3.0], ["c", "input", 1.0],
+                  ["u", "*", "a", "b"], ["v", "+", "u", "c"], ["v2", "*", "v", "v"],
+                  ["L", "+", "v2", "u"]]
+
+
+def _random_program(rng: np.random.Generator) -> list[list]:
+    """Inputs, then random steps on earlier nodes, kept finite and inside every op's domain.
+
+    Every program squares some node (``x * x``) and reuses nodes, so fan-in is always tested.
+    """
+    program: list[list] = []
+    value: dict[str, float] = {}
+    for i in range(int(rng.integers(2, 4))):
+        name = f"x{i}"
+        value[name] = float(np.round(rng.uniform(-1.5, 1.5), 3))
+        program.append([name, "input", value[name]])
+    forced_square = int(rng.integers(0, 3))
+    steps = int(rng.integers(5, 9))
+    for step in range(steps):
+        names = list(value)
+        name = f"s{step}"
+        if step == forced_square:
+            operand = names[int(rng.integers(len(names)))]
+            op, operands = "*", [operand, operand]
+        else:
+            op = str(rng.choice(BINARY_OPS + UNARY_OPS))
+            # Prefer recent nodes, so the graph is deep rather than flat.
+            picks = [names[max(0, len(names) - 1 - int(k))] for k in rng.geometric(0.5, 2) - 1]
+            operands = picks[:2] if op in BINARY_OPS else picks[:1]
+            first = value[operands[0]]
+            if (op == "log" and first <= 0.1) or (op == "exp" and first > 3.0) or (
+                    op == "**" and (first <= 0.1 or abs(value[operands[1]]) > 3.0)):
+                op, operands = "tanh", operands[:1]
+        inputs = [value[operand] for operand in operands]
+        value[name] = _apply(op, inputs)
+        program.append([name, op, *operands])
+    # The output combines the last node with an earlier one: more fan-in.
+    names = list(value)
+    program.append(["L", "+", names[-1], names[int(rng.integers(len(names) - 1))]])
+    return program
+
+
+def _apply(op: str, inputs: list[float]) -> float:
+    a = inputs[0]
+    if op == "+":
+        return a + inputs[1]
+    if op == "*":
+        return a * inputs[1]
+    if op == "**":
+        return a ** inputs[1]
+    return float({"exp": np.exp, "log": np.log, "tanh": np.tanh,
+                  "relu": lambda t: max(t, 0.0)}[op](a))
+
+
+# ---------------------------------------------------------------------------- 02.4 cases
+def _random_events(rng: np.random.Generator) -> tuple:
+    events: list[list] = []
+    for _ in range(int(rng.integers(6, 11))):
+        kind = str(rng.choice(["mul", "mul", "square", "zero_grad", "step"]))
+        if kind == "mul":
+            events.append(["mul", float(np.round(rng.uniform(-3, 3), 2))])
+        elif kind == "step":
+            events.append(["step", float(rng.choice([0.01, 0.05, 0.1]))])
+        else:
+            events.append([kind])
+    # At least two backward calls in a row, so accumulation always shows.
+    position = int(rng.integers(0, len(events)))
+    events[position:position] = [["mul", 2.0], ["square"]]
+    return (float(np.round(rng.uniform(-2, 2), 3)), events)
+
+
+# ---------------------------------------------------------------------------- 02.5 cases
+def _neuron_case(rng: np.random.Generator) -> tuple:
+    n = int(rng.integers(2, 6))
+    w = [float(v) for v in rng.normal(0, 0.7, n)]
+    x = [float(v) for v in rng.normal(0, 1.0, n)]
+    return (w, x, float(rng.normal(0, 0.5)), float(rng.uniform(-1, 1)))
+
+
+EXERCISES = [
+    Exercise(
+        id="02.1", function="backward_rule", points=3,
+        title="The backward rule of one node",
+        hint="Each input receives (local derivative of the output w.r.t. that input) × "
+             "grad_output; for a ** b the exponent's derivative is a^b·ln(a).",
+        visible=lambda: [("*", [2.0, 3.0], 10.0), ("+", [1.5, -2.0], 3.0),
+                         ("tanh", [0.5], 1.0), ("**", [2.0, 3.0], 1.0),
+                         ("exp", [0.0], 2.0), ("log", [4.0], 2.0), ("relu", [-1.0], 5.0)],
+        hidden=_rule_cases,
+        compare=_close_lists_or_arrays(rtol=1e-9, atol=1e-12),
+    ),
+    Exercise(
+        id="02.2", function="topological_order", points=3,
+        title="A topological order of a graph",
+        hint="Emit a node only once all of its parents have been emitted (count the parents "
+             "still waiting, or run a depth-first search with your own stack, not recursion).",
+        visible=lambda: [({"u": ["a", "b"], "a": [], "b": []},),
+                         (WORKED_GRAPH,),
+                         ({"y": ["x", "x"], "x": []},),
+                         (_chain(3000),)],
+        hidden=_order_hidden,
+        compare=valid_topological_order,
+    ),
+    Exercise(
+        id="02.3", function="backpropagate", points=5,
+        title="Backpropagation through a graph",
+        hint="Visit the steps in reverse and ADD (+=) each contribution to the operand's "
+             "gradient: a node used twice, as in x * x, gets two contributions.",
+        visible=lambda: [([["x", "input", 3.0], ["y", "*", "x", "x"]],),
+                         (WORKED_PROGRAM,),
+                         ([["a", "input", 0.5], ["b", "input", -1.0], ["t", "tanh", "a"],
+                           ["e", "exp", "b"], ["p", "*", "t", "e"], ["L", "+", "p", "a"]],)],
+        hidden=lambda rng: [(_random_program(rng),) for _ in range(4)],
+        compare=close(rtol=1e-9, atol=1e-12),
+    ),
+    Exercise(
+        id="02.4", function="accumulated_gradient", points=3,
+        title="Gradients accumulate until reset",
+        hint="backward() adds to w.grad (+=); only zero_grad sets it back to 0; d(w·w)/dw = 2w "
+             "at the current w; a step changes w but not w.grad.",
+        visible=lambda: [(2.0, [["mul", 3.0], ["mul", 4.0]]),
+                         (2.0, [["mul", 3.0], ["mul", 4.0], ["zero_grad"], ["mul", 4.0]]),
+                         (1.5, [["square"], ["step", 0.1], ["zero_grad"], ["square"]])],
+        hidden=lambda rng: [_random_events(rng) for _ in range(5)],
+        compare=close(rtol=1e-9, atol=1e-12),
+    ),
+    Exercise(
+        id="02.5", function="neuron_gradients", points=4,
+        title="One neuron, forward and backward",
+        hint="dloss/dout = 2(out − target), not 2·out; dout/dz = 1 − out²; then z = w·x + b "
+             "gives x_i to w_i, w_i to x_i and 1 to b.",
+        visible=lambda: [([0.5, -1.0], [1.0, 2.0], 0.1, 0.5),
+                         ([2.0, -3.0, 0.0], [0.1, 0.2, 0.3], 0.0, -1.0)],
+        hidden=lambda rng: [_neuron_case(rng) for _ in range(5)],
+        compare=_close_lists_or_arrays(rtol=1e-9, atol=1e-12),
+    ),
+]
