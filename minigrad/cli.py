@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
+from minigrad import figures
 from minigrad.lessons import LESSONS
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +35,8 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
                              Callable[[argparse.Namespace], int]]] = {
     "lessons": ("list the lessons, in order, with what each covers", _add_no_arguments,
                 _lessons_command),
+    "figures": ("regenerate the course figures (PNG/SVG) into a folder",
+                figures.add_arguments, figures.run),
 }
 
 

@@ -83,13 +83,14 @@ def plot_difference_errors(eps: Sequence[float] | np.ndarray,
         if np.isfinite(c_trunc):
             truncation = c_trunc * span ** order
             keep = (truncation >= bottom) & (truncation <= top)
-            ax.loglog(span[keep], truncation[keep], "--", color="k", alpha=0.55, zorder=1,
-                      label=f"truncation  ∝ ε{'²' if order == 2 else '' if order == 1 else order}")
+            power = {1: "", 2: "²", 3: "³"}.get(order, f"^{order}")
+            ax.loglog(span[keep], truncation[keep], "--", color="crimson", linewidth=1.5,
+                      zorder=3, label=f"truncation  ∝ ε{power}")
         if np.isfinite(c_round):
             roundoff = c_round / span
             keep = (roundoff >= bottom) & (roundoff <= top)
-            ax.loglog(span[keep], roundoff[keep], ":", color="k", alpha=0.7, zorder=1,
-                      label="round-off  ∝ 1/ε")
+            ax.loglog(span[keep], roundoff[keep], "--", color="dimgray", linewidth=1.5,
+                      zorder=3, label="round-off  ∝ 1/ε")
     ax.set_xlabel("step ε")
     ax.set_ylabel("absolute error")
     if title:
