@@ -1,0 +1,364 @@
+"""Lesson 02 exercises: the references pass their checks, and common mistakes do not.
+
+Each case goes through the JSON codec both ways, as it does between the grader and a student
+process, and is judged by the exercise's own comparator against the reference.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections import deque
+from typing import Any, Callable, Optional
+
+import numpy as np
+import pytest
+
+from minigrad import Value
+from minigrad.exercises.codec import decode, encode
+from minigrad.exercises.lessons import lesson02 as reference
+from minigrad.exercises.lessons.lesson02_checks import EXERCISES, WORKED_PROGRAM
+from minigrad.exercises.spec import compare_values
+
+BY_ID = {exercise.id: exercise for exercise in EXERCISES}
+SEEDS = range(6)
+
+
+def _case_sets(exercise_id: str, seeds: range = SEEDS) -> list[list[tuple]]:
+    exercise = BY_ID[exercise_id]
+    return [list(exercise.visible())] + [list(exercise.hidden(np.random.default_rng(seed)))
+                                         for seed in seeds]
+
+
+def failures(exercise_id: str, function: Callable, sets: Optional[list] = None) -> list[str]:
+    """Messages for every case ``function`` gets wrong (visible and several hidden sets)."""
+    exercise = BY_ID[exercise_id]
+    expected_function = getattr(reference, exercise.function)
+    messages = []
+    for cases in sets if sets is not None else _case_sets(exercise_id):
+        for args in cases:
+            args = decode(encode(args))
+            expected = decode(encode(expected_function(*args)))
+            try:
+                got = decode(encode(function(*decode(encode(args)))))
+            except Exception as error:  # a wrong answer may crash: that is a failure too
+                messages.append(f"{type(error).__name__}: {error}")
+                continue
+            message = compare_values(exercise.compare, expected, got, args)
+            if message:
+                messages.append(message)
+    return messages
+
+
+def test_every_exercise_is_well_formed() -> None:
+    assert [exercise.id for exercise in EXERCISES] == ["02.1", "02.2", "02.3", "02.4", "02.5"]
+    for exercise in EXERCISES:
+        assert 2 <= exercise.points <= 5
+        assert callable(getattr(reference, exercise.function))
+        assert exercise.hint and exercise.title
+
+
+@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+def test_reference_passes_visible_and_hidden_cases(exercise_id: str) -> None:
+    function = getattr(reference, BY_ID[exercise_id].function)
+    assert failures(exercise_id, function) == []
+
+
+@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+def test_hidden_cases_are_fresh_for_each_seed(exercise_id: str) -> None:
+    hidden = BY_ID[exercise_id].hidden
+    assert encode(hidden(np.random.default_rng(1))) != encode(hidden(np.random.default_rng(2)))
+
+
+# ---------------------------------------------------------------------------- 02.1
+def test_backward_rule_numbers() -> None:
+    assert reference.backward_rule("*", [2.0, 3.0], 10.0) == [30.0, 20.0]
+    assert reference.backward_rule("relu", [-1.0], 5.0) == [0.0]
+    grad_base, grad_exponent = reference.backward_rule("**", [2.0, 3.0], 1.0)
+    assert grad_base == 12.0 and grad_exponent == pytest.approx(8 * math.log(2.0))
+
+
+def test_backward_rule_matches_the_value_engine() -> None:
+    rng = np.random.default_rng(0)
+    for op, inputs, grad_output in BY_ID["02.1"].hidden(rng):
+        leaves = [Value(x) for x in inputs]
+        out = {"+": lambda a, b: a + b, "*": lambda a, b: a * b, "**": lambda a, b: a**b,
+               "exp": Value.exp, "log": Value.log, "tanh": Value.tanh,
+               "relu": Value.relu}[op](*leaves)
+        out.backward()  # seeds d(out)/d(out) = 1
+        assert reference.backward_rule(op, inputs, grad_output) == pytest.approx(
+            [leaf.grad * grad_output for leaf in leaves], rel=1e-12, abs=1e-15)
+
+
+def _forgets_grad_output(op: str, inputs: list[float], grad_output: float) -> list[float]:
+    return reference.backward_rule(op, inputs, 1.0)
+
+
+def _tanh_from_input(op: str, inputs: list[float], grad_output: float) -> list[float]:
+    if op == "tanh":
+        return [(1.0 - inputs[0] ** 2) * grad_output]
+    return reference.backward_rule(op, inputs, grad_output)
+
+
+def _power_without_log(op: str, inputs: list[float], grad_output: float) -> list[float]:
+    if op == "**":
+        a, b = inputs
+        return [b * a ** (b - 1) * grad_output, a**b * grad_output]
+    return reference.backward_rule(op, inputs, grad_output)
+
+
+def _relu_always_passes(op: str, inputs: list[float], grad_output: float) -> list[float]:
+    if op == "relu":
+        return [grad_output]
+    return reference.backward_rule(op, inputs, grad_output)
+
+
+@pytest.mark.parametrize("wrong", [_forgets_grad_output, _tanh_from_input, _power_without_log,
+                                   _relu_always_passes])
+def test_backward_rule_mistakes_are_caught(wrong: Callable) -> None:
+    messages = failures("02.1", wrong)
+    assert messages and messages[0].startswith("expected ") and " at [" in messages[0]
+    # The hidden cases alone catch it too.
+    assert failures("02.1", wrong, _case_sets("02.1")[1:])
+
+
+# ---------------------------------------------------------------------------- 02.2
+def _depth_first_order(parents: dict[str, list[str]]) -> list[str]:
+    """A different valid order (iterative DFS, not Kahn's): must be accepted too."""
+    order, done = [], set()
+    for root in parents:
+        stack = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+            elif node not in done:
+                done.add(node)
+                stack.append((node, True))
+                stack.extend((parent, False) for parent in parents[node] if parent not in done)
+    return order
+
+
+def _recursive_order(parents: dict[str, list[str]]) -> list[str]:
+    order, seen = [], set()
+
+    def visit(node: str) -> None:
+        if node in seen:
+            return
+        seen.add(node)
+        for parent in parents[node]:
+            visit(parent)
+        order.append(node)
+
+    for node in parents:
+        visit(node)
+    return order
+
+
+def _counts_repeated_parents_twice(parents: dict[str, list[str]]) -> list[str]:
+    # Kahn's algorithm that counts x twice for y = x * x but is released once: y never comes.
+    waiting = {node: len(node_parents) for node, node_parents in parents.items()}
+    children: dict[str, list[str]] = {node: [] for node in parents}
+    for node, node_parents in parents.items():
+        for parent in set(node_parents):
+            children[parent].append(node)
+    ready = deque(node for node, count in waiting.items() if count == 0)
+    order = []
+    while ready:
+        node = ready.popleft()
+        order.append(node)
+        for child in children[node]:
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                ready.append(child)
+    return order
+
+
+def _small_sets() -> list[list[tuple]]:
+    """Case sets without the long chains (judged separately), to keep the tests fast."""
+    return [[args for args in cases if len(args[0]) < 1000] for cases in _case_sets("02.2")]
+
+
+def test_any_valid_topological_order_is_accepted() -> None:
+    assert failures("02.2", _depth_first_order, _case_sets("02.2", range(2))) == []
+    assert failures("02.2", _recursive_order, _small_sets()) == []  # right, on small graphs
+
+
+def test_topological_order_mistakes_are_caught() -> None:
+    dict_order = failures("02.2", lambda parents: list(parents), _small_sets())
+    assert dict_order and "comes before its parent" in dict_order[0]
+    root_first = failures("02.2", lambda parents: reference.topological_order(parents)[::-1],
+                          _small_sets())
+    assert root_first and all("comes before its parent" in m for m in root_first)
+    duplicates = failures("02.2", lambda parents: reference.topological_order(parents) * 2,
+                          _small_sets())
+    assert duplicates and "appears twice" in duplicates[0]
+    stuck = failures("02.2", _counts_repeated_parents_twice, _small_sets())
+    assert stuck and "missing" in stuck[0]
+    # Hidden cases alone catch the dict order: keys are shuffled, names say nothing.
+    assert failures("02.2", lambda parents: list(parents), _small_sets()[1:])
+
+
+def test_a_recursive_search_fails_on_the_long_chain() -> None:
+    assert sys.getrecursionlimit() < 10_000  # the visible chain has 10 000 nodes
+    visible = [list(BY_ID["02.2"].visible())]
+    assert any("RecursionError" in message for message in failures("02.2", _recursive_order,
+                                                                   visible))
+
+
+def test_order_comparator_names_unknown_nodes() -> None:
+    compare = BY_ID["02.2"].compare
+    parents = {"u": ["a"], "a": []}
+    assert "not a node" in compare(["a", "u"], ["a", "b", "u"], (parents,))
+    assert "list" in compare(["a", "u"], "au", (parents,))
+
+
+# ---------------------------------------------------------------------------- 02.3
+def test_backpropagate_reproduces_the_worked_example() -> None:
+    result = reference.backpropagate(WORKED_PROGRAM)
+    assert result["value"]["L"] == 55.0
+    assert {name: result["grad"][name] for name in "abcuv"} == {
+        "a": 45.0, "b": 30.0, "c": 14.0, "u": 15.0, "v": 14.0}
+
+
+def test_backpropagate_matches_the_value_engine() -> None:
+    for seed in SEEDS:
+        for (program,) in BY_ID["02.3"].hidden(np.random.default_rng(seed)):
+            nodes: dict[str, Value] = {}
+            for name, op, *operands in program:
+                if op == "input":
+                    nodes[name] = Value(operands[0])
+                    continue
+                args = [nodes[operand] for operand in operands]
+                nodes[name] = {"+": lambda a, b: a + b, "*": lambda a, b: a * b,
+                               "**": lambda a, b: a**b, "exp": Value.exp, "log": Value.log,
+                               "tanh": Value.tanh, "relu": Value.relu}[op](*args)
+            nodes[program[-1][0]].backward()
+            grads = reference.backpropagate(program)["grad"]
+            for name, op, *_ in program:
+                if op == "input":
+                    assert grads[name] == pytest.approx(nodes[name].grad, rel=1e-12, abs=1e-15)
+
+
+def _backprop_with(assign: bool = False, forward_order: bool = False, seed: float = 1.0):
+    def wrong(program: list[list]) -> dict:
+        value = reference.backpropagate(program)["value"]
+        grad = {name: 0.0 for name in value}
+        grad[program[-1][0]] = seed
+        steps = program if forward_order else list(reversed(program))
+        for name, op, *operands in steps:
+            if op == "input":
+                continue
+            inputs = [value[operand] for operand in operands]
+            for operand, part in zip(operands, reference.backward_rule(op, inputs, grad[name])):
+                grad[operand] = part if assign else grad[operand] + part
+        return {"value": value, "grad": grad}
+
+    return wrong
+
+
+@pytest.mark.parametrize("wrong", [_backprop_with(assign=True),
+                                   _backprop_with(forward_order=True),
+                                   _backprop_with(seed=0.0)],
+                         ids=["assigns-instead-of-accumulating", "forward-order", "no-seed"])
+def test_backpropagate_mistakes_are_caught(wrong: Callable) -> None:
+    messages = failures("02.3", wrong)
+    assert messages and "['grad']" in messages[0]
+    assert failures("02.3", wrong, _case_sets("02.3")[1:])
+
+
+def test_forgetting_to_accumulate_fails_the_first_visible_case() -> None:
+    x_times_x = [BY_ID["02.3"].visible()[0]]
+    (message,) = failures("02.3", _backprop_with(assign=True), [x_times_x])
+    assert message == "expected 6.0 at ['grad']['x'], got 3.0"
+
+
+# ---------------------------------------------------------------------------- 02.4
+def _with_value_engine(w: float, events: list[list]) -> dict[str, float]:
+    """The same semantics with minigrad's Value: a correct answer written differently."""
+    leaf = Value(w)
+    for event in events:
+        if event[0] == "mul":
+            (leaf * event[1]).backward()
+        elif event[0] == "square":
+            (leaf * leaf).backward()
+        elif event[0] == "zero_grad":
+            leaf.grad = 0.0
+        else:
+            leaf.data -= event[1] * leaf.grad
+    return {"w": leaf.data, "grad": leaf.grad}
+
+
+def _accumulate_with(assign: bool = False, square: float = 2.0, keeps_zero: bool = False,
+                     step_resets: bool = False):
+    def wrong(w: float, events: list[list]) -> dict[str, float]:
+        grad = 0.0
+        for event in events:
+            contribution = None
+            if event[0] == "mul":
+                contribution = event[1]
+            elif event[0] == "square":
+                contribution = square * w
+            elif event[0] == "zero_grad" and not keeps_zero:
+                grad = 0.0
+            elif event[0] == "step":
+                w -= event[1] * grad
+                if step_resets:
+                    grad = 0.0
+            if contribution is not None:
+                grad = contribution if assign else grad + contribution
+        return {"w": w, "grad": grad}
+
+    return wrong
+
+
+def test_accumulated_gradient_reproduces_the_syllabus() -> None:
+    assert reference.accumulated_gradient(2.0, [["mul", 3.0], ["mul", 4.0]])["grad"] == 7.0
+    events = [["mul", 3.0], ["mul", 4.0], ["zero_grad"], ["mul", 4.0]]
+    assert reference.accumulated_gradient(2.0, events) == {"w": 2.0, "grad": 4.0}
+    assert failures("02.4", _with_value_engine) == []
+
+
+@pytest.mark.parametrize("wrong", [_accumulate_with(assign=True), _accumulate_with(square=1.0),
+                                   _accumulate_with(keeps_zero=True),
+                                   _accumulate_with(step_resets=True)],
+                         ids=["assigns", "square-as-w", "ignores-zero-grad", "step-resets"])
+def test_accumulation_mistakes_are_caught(wrong: Callable) -> None:
+    assert failures("02.4", wrong)
+    assert failures("02.4", wrong, _case_sets("02.4")[1:])
+
+
+# ---------------------------------------------------------------------------- 02.5
+def _neuron_with_value_engine(w, x, b, target):  # type: ignore[no-untyped-def]
+    ws, xs, bias = [Value(v) for v in w], [Value(v) for v in x], Value(b)
+    out = (sum((wi * xi for wi, xi in zip(ws, xs)), Value(0.0)) + bias).tanh()
+    loss = (out - target) ** 2
+    loss.backward()
+    return {"out": out.data, "loss": loss.data, "grad_w": np.array([v.grad for v in ws]),
+            "grad_x": [v.grad for v in xs], "grad_b": bias.grad}
+
+
+def _neuron_with(errata: bool = False, no_tanh: bool = False, swapped: bool = False):
+    def wrong(w, x, b, target):  # type: ignore[no-untyped-def]
+        result = reference.neuron_gradients(w, x, b, target)
+        out = result["out"]
+        grad_z = 2.0 * (out if errata else out - target) * (1.0 if no_tanh else 1.0 - out**2)
+        result["grad_b"] = grad_z
+        result["grad_w"] = [grad_z * v for v in (w if swapped else x)]
+        result["grad_x"] = [grad_z * v for v in (x if swapped else w)]
+        return result
+
+    return wrong
+
+
+def test_neuron_accepts_the_value_engine_and_arrays() -> None:
+    assert failures("02.5", _neuron_with_value_engine) == []
+
+
+@pytest.mark.parametrize("wrong", [_neuron_with(errata=True), _neuron_with(no_tanh=True),
+                                   _neuron_with(swapped=True)],
+                         ids=["2*out-not-2*(out-target)", "no-tanh-derivative", "w-x-swapped"])
+def test_neuron_mistakes_are_caught(wrong: Callable) -> None:
+    messages = failures("02.5", wrong)
+    assert messages and "at ['grad_" in messages[0]
+    assert failures("02.5", wrong, _case_sets("02.5")[1:])
