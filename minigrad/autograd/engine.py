@@ -1,0 +1,256 @@
+"""The backward pass: walk the graph from the output back to the leaves.
+
+Every node must receive the gradient from *all* of its consumers before it can pass its
+own gradient on (fan-in adds up). So the engine first counts, for each node, how many edges
+point into it (`dependencies`), then runs nodes whose count has dropped to zero. This is a
+topological order found without recursion, so graphs of any depth work.
+
+At a node the engine: runs the tensor hooks (they may replace the gradient), stores the
+gradient of a `retain_grad()` tensor, calls the op's `backward` (under `no_grad` unless
+`create_graph=True`, in which case the backward itself is recorded), checks the shapes it
+returns, adds them into the inputs' pending gradients, and frees the node's saved values
+unless `retain_graph=True`. At an `AccumulateGrad` node the gradient is added into the leaf's
+`.grad`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from minigrad.autograd.function import AccumulateGrad, Node
+from minigrad.autograd.grad_mode import GradMode
+from minigrad.tensor.tensor import Tensor
+
+
+def _as_tensor_list(values: Any, what: str) -> list[Any]:
+    if isinstance(values, Tensor) or values is None:
+        return [values]
+    return list(values)
+
+
+def _root_gradients(outputs: list[Tensor], gradients: list[Any]) -> list[Tensor]:
+    """The vector v for each output: given by the user, or 1 for a one-element output."""
+    if len(gradients) != len(outputs):
+        raise RuntimeError(f"got {len(gradients)} gradients for {len(outputs)} outputs; "
+                           "pass one gradient per output tensor")
+    roots = []
+    for index, (output, gradient) in enumerate(zip(outputs, gradients)):
+        if not isinstance(output, Tensor):
+            raise TypeError(f"outputs must be Tensors, got {type(output).__name__}")
+        if not output.requires_grad:
+            raise RuntimeError(f"element {index} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        if gradient is None:
+            if output.data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs "
+                                   f"(this output has shape {output.shape}; pass "
+                                   "gradient=<tensor of that shape>, the vector v of v^T J)")
+            gradient = Tensor._make(np.ones_like(output.data), False, None)
+        elif not isinstance(gradient, Tensor):
+            gradient = Tensor(np.asarray(gradient), dtype=output.dtype)
+        if gradient.shape != output.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{index}] has a shape of "
+                               f"{gradient.shape} and output[{index}] has a shape of "
+                               f"{output.shape}. The gradient must have the output's shape.")
+        if gradient.dtype != output.dtype:
+            gradient = Tensor._make(gradient.data.astype(output.dtype), False, None)
+        roots.append(gradient)
+    return roots
+
+
+def _node_of(tensor: Tensor) -> Node:
+    return tensor.grad_fn if tensor.grad_fn is not None else tensor._get_accumulator()
+
+
+def _count_dependencies(roots: Iterable[Node]) -> tuple[dict[Node, int], dict[Node, list[Node]]]:
+    """For each reachable node, the number of edges into it; and each node's consumers."""
+    dependencies: dict[Node, int] = {}
+    consumers: dict[Node, list[Node]] = {}
+    stack = list(dict.fromkeys(roots))
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for child in node._next:
+            if child is None:
+                continue
+            dependencies[child] = dependencies.get(child, 0) + 1
+            consumers.setdefault(child, []).append(node)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return dependencies, consumers
+
+
+def _ancestors(targets: Iterable[Node], consumers: dict[Node, list[Node]]) -> set[Node]:
+    """Nodes from which some target is reachable: the only ones autograd.grad must run."""
+    found: set[Node] = set()
+    stack = list(targets)
+    while stack:
+        for consumer in consumers.get(stack.pop(), ()):
+            if consumer not in found:
+                found.add(consumer)
+                stack.append(consumer)
+    return found
+
+
+def _owned(gradient: Tensor, handed_out: set[int]) -> Tensor:
+    """A gradient safe to store in `.grad`: not a view, not shared with another `.grad`."""
+    array = gradient.data
+    if array.base is not None or not array.flags.writeable or id(array) in handed_out:
+        gradient = Tensor._make(array.copy(), False, None)
+    handed_out.add(id(gradient.data))
+    return gradient
+
+
+def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool, handed_out: set[int]) -> None:
+    """tensor.grad += gradient (the first time: tensor.grad = gradient)."""
+    if tensor._grad is None:
+        tensor._grad = gradient if create_graph else _owned(gradient, handed_out)
+    elif create_graph or tensor._grad.requires_grad or gradient.requires_grad:
+        tensor._grad = tensor._grad + gradient
+    else:
+        np.add(tensor._grad.data, gradient.data, out=tensor._grad.data)
+        tensor._grad._version_counter[0] += 1
+
+
+def _checked(gradient: Any, node: Node, index: int) -> Tensor:
+    """The gradient for input `index`, checked against that input's shape and dtype."""
+    if not isinstance(gradient, Tensor):
+        gradient = Tensor._make(np.asarray(gradient), False, None)
+    expected = node.inputs[index]
+    if gradient.data.shape != expected.data.shape:
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {index} - got "
+            f"{list(gradient.shape)} but expected shape compatible with {list(expected.shape)}")
+    if gradient.data.dtype != expected.data.dtype:
+        gradient = gradient.to(expected.data.dtype) if gradient.requires_grad else \
+            Tensor._make(gradient.data.astype(expected.data.dtype), False, None)
+    return gradient
+
+
+def run_backward(outputs: Sequence[Tensor], gradients: Sequence[Tensor], retain_graph: bool,
+                 create_graph: bool, inputs: Sequence[Tensor] | None = None,
+                 accumulate: bool = True) -> dict[Node, Tensor]:
+    """The engine. With `inputs`, returns the gradients arriving at their nodes instead of
+    running the whole graph (that is `autograd.grad`); otherwise fills `.grad` of leaves."""
+    root_nodes = [_node_of(output) for output in outputs]
+    dependencies, consumers = _count_dependencies(root_nodes)
+    capture: set[Node] | None = None
+    needed: set[Node] | None = None
+    if inputs is not None:
+        capture = {_node_of(tensor) for tensor in inputs}
+        needed = _ancestors(capture, consumers)
+    pending: dict[Node, Tensor] = {}
+    for node, gradient in zip(root_nodes, gradients):
+        pending[node] = pending[node] + gradient if node in pending else gradient
+    ready = [node for node in dict.fromkeys(root_nodes) if node not in dependencies]
+    captured: dict[Node, Tensor] = {}
+    handed_out: set[int] = {id(gradient.data) for gradient in gradients}
+
+    previous_mode = GradMode.enabled
+    GradMode.enabled = create_graph
+    try:
+        while ready:
+            node = ready.pop()
+            gradient = pending.pop(node, None)
+            run_node = gradient is not None and (needed is None or node in needed)
+            if gradient is not None:
+                if node._pre_hooks:
+                    for hook in tuple(node._pre_hooks.values()):
+                        replaced = hook(gradient)
+                        if replaced is not None:
+                            gradient = replaced
+                if capture is not None and node in capture:
+                    captured[node] = gradient
+                elif accumulate:
+                    if type(node) is AccumulateGrad:
+                        _accumulate(node.variable, gradient, create_graph, handed_out)
+                    elif node._retained is not None:
+                        retained = node._retained()
+                        if retained is not None and retained.grad_fn is node:
+                            _accumulate(retained, gradient, create_graph, handed_out)
+            if run_node and type(node) is not AccumulateGrad:
+                input_grads = node._function.backward(node, gradient)
+                if not retain_graph:
+                    node._release()
+                if not isinstance(input_grads, tuple):
+                    input_grads = (input_grads,)
+                if len(input_grads) != len(node._next):
+                    raise RuntimeError(f"function {node.name()} returned an incorrect number of "
+                                       f"gradients (expected {len(node._next)}, got "
+                                       f"{len(input_grads)})")
+            else:
+                input_grads = None
+            for index, child in enumerate(node._next):
+                if child is None:
+                    continue
+                if input_grads is not None and input_grads[index] is not None and \
+                        (needed is None or child in needed or child in capture):
+                    child_grad = _checked(input_grads[index], node, index)
+                    if child in pending:
+                        pending[child] = pending[child] + child_grad
+                    else:
+                        pending[child] = child_grad
+                remaining = dependencies[child] - 1
+                dependencies[child] = remaining
+                if remaining == 0:
+                    ready.append(child)
+    finally:
+        GradMode.enabled = previous_mode
+    return captured
+
+
+def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, inputs: Iterable[Tensor] | None = None) -> None:
+    """`tensor.backward(...)`: add d(tensor)/d(leaf) (times v) into every leaf's `.grad`."""
+    gradients = _root_gradients([tensor], [gradient])
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is None:
+        run_backward([tensor], gradients, retain_graph, create_graph)
+        return
+    inputs = _as_tensor_list(inputs, "inputs")
+    captured = run_backward([tensor], gradients, retain_graph, create_graph, inputs=inputs)
+    handed_out: set[int] = set()
+    for tensor_input in inputs:
+        node = _node_of(tensor_input)
+        if node in captured:
+            _accumulate(tensor_input, captured[node], create_graph, handed_out)
+
+
+def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
+         grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+         retain_graph: bool | None = None, create_graph: bool = False,
+         allow_unused: bool = False) -> tuple[Tensor | None, ...]:
+    """d(outputs)/d(inputs) (times grad_outputs) as a tuple, without touching any `.grad`.
+
+    >>> dx, = grad(y, x)           # like y.backward(); x.grad — but returned, not stored
+    """
+    output_list = _as_tensor_list(outputs, "outputs")
+    input_list = _as_tensor_list(inputs, "inputs")
+    for index, tensor_input in enumerate(input_list):
+        if not isinstance(tensor_input, Tensor) or not tensor_input.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors (input {index}) does not "
+                               "require grad")
+    if grad_outputs is None:
+        grad_list: list[Any] = [None] * len(output_list)
+    else:
+        grad_list = _as_tensor_list(grad_outputs, "grad_outputs")
+    gradients = _root_gradients(output_list, grad_list)
+    if retain_graph is None:
+        retain_graph = create_graph
+    captured = run_backward(output_list, gradients, retain_graph, create_graph,
+                            inputs=input_list, accumulate=False)
+    results = []
+    for index, tensor_input in enumerate(input_list):
+        result = captured.get(_node_of(tensor_input))
+        if result is None and not allow_unused:
+            raise RuntimeError(f"One of the differentiated Tensors (input {index}) appears to "
+                               "not have been used in the graph. Set allow_unused=True if "
+                               "this is the desired behavior.")
+        if result is not None and not create_graph:
+            result = result.detach() if result.requires_grad else result
+        results.append(result)
+    return tuple(results)

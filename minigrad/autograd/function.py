@@ -1,0 +1,264 @@
+"""`Function`: one subclass per operation, and the graph nodes its calls leave behind.
+
+An op is written as a pair of static methods side by side::
+
+    class Mul(Function):
+        '''out = a * b;  d(out)/da = b,  d(out)/db = a.'''
+
+        @staticmethod
+        def forward(ctx, a, b):               # numpy arrays (or Python numbers) in ...
+            ctx.save_for_backward(a, b)
+            return a * b                      # ... a numpy array out
+
+        @staticmethod
+        def backward(ctx, grad_output):       # Tensors in, Tensors out
+            a, b = ctx.saved_tensors
+            return grad_output * b, grad_output * a
+
+`Mul.apply(x, y)` runs `forward` on the arrays inside `x` and `y`. When grad mode is on and
+an input requires grad, the result Tensor gets a `grad_fn`: a node (an instance of
+`MulBackward0`) that is also the `ctx` both methods receive. The node remembers the inputs,
+the tensors saved for backward, and `next_functions` — the nodes of the inputs — which is
+how the engine walks the graph backwards.
+
+Positional arguments of `apply` are the op's inputs (Tensors, or Python numbers that act as
+constants); keyword arguments are settings such as `dim=` and are passed to `forward` as is.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from minigrad.autograd.grad_mode import GradMode
+from minigrad.tensor.dtypes import type_name
+from minigrad.tensor.tensor import Tensor
+
+_FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+class RemovableHandle:
+    """Returned by `register_hook`; `handle.remove()` unregisters the hook."""
+
+    __slots__ = ("_hooks", "_key")
+
+    def __init__(self, hooks: dict[int, Callable], key: int) -> None:
+        self._hooks = hooks
+        self._key = key
+
+    def remove(self) -> None:
+        self._hooks.pop(self._key, None)
+
+
+class Node:
+    """A node of the backward graph: what `tensor.grad_fn` points to.
+
+    `name()` is PyTorch's name for the node; `next_functions` has one `(node_or_None, 0)`
+    per input, in argument order (None: that input needs no gradient).
+    """
+
+    _next: tuple[Node | None, ...] = ()
+    _pre_hooks: dict[int, Callable] | None = None
+    _retained: weakref.ReferenceType | None = None
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        return tuple((node, 0) for node in self._next)
+
+    def saved_arrays(self) -> dict[str, np.ndarray]:
+        return {}
+
+    def _add_pre_hook(self, hook: Callable) -> RemovableHandle:
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        key = id(hook) ^ len(self._pre_hooks) << 48
+        while key in self._pre_hooks:
+            key += 1
+        self._pre_hooks[key] = hook
+        return RemovableHandle(self._pre_hooks, key)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class AccumulateGrad(Node):
+    """The node where a leaf's gradient arrives; it adds the gradient into `variable.grad`."""
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+        self.inputs: tuple = ()
+
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+
+class BackwardNode(Node):
+    """The node of one call of a Function; it is also the `ctx` passed to forward/backward.
+
+    Subclasses are made automatically, one per Function, named like PyTorch's
+    (`MulBackward0` for `Mul`); they add nothing but the name.
+    """
+
+    _function: type[Function]
+    _saved: tuple | None = ()
+    _to_save: tuple = ()
+    inputs: tuple = ()
+    needs_input_grad: tuple[bool, ...] = ()
+
+    def save_for_backward(self, *values: Any, names: tuple[str, ...] | None = None) -> None:
+        """Keep arrays (or numbers) for backward. Inputs and the output are version-checked."""
+        self._to_save = values
+        if names is not None:
+            self._saved_names = names
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        """The saved values as Tensors (numbers stay numbers), checked for in-place changes."""
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(_FREED_MESSAGE)
+        return tuple(self._unpack(entry) for entry in saved)
+
+    def _unpack(self, entry: tuple) -> Any:
+        kind, value, counter, expected = entry
+        if counter is not None and counter[0] != expected:
+            raise RuntimeError(_modified_message(value, counter[0], expected, self, kind))
+        if kind == "input":
+            return value
+        if kind == "result":
+            result = Tensor._make(value, True, self)
+            result._version_counter = counter
+            return result
+        if type(value) is np.ndarray:
+            return Tensor._make(value, False, None)
+        return value
+
+    def saved_arrays(self) -> dict[str, np.ndarray]:
+        if not self._saved:
+            return {}
+        names = getattr(self, "_saved_names", None)
+        arrays = {}
+        for position, (kind, value, _counter, _expected) in enumerate(self._saved):
+            if value is None:
+                continue
+            if names is not None and position < len(names):
+                key = names[position]
+            elif kind == "input":
+                index = next(i for i, arg in enumerate(self.inputs) if arg is value)
+                key = ("self", "other")[index] if index < 2 else f"input{index}"
+            elif kind == "result":
+                key = "result"
+            else:
+                key = f"saved{position}"
+            arrays[key] = value.data if isinstance(value, Tensor) else np.asarray(value)
+        return arrays
+
+    def _release(self) -> None:
+        """Free the saved values (called by the engine after this node's backward)."""
+        if self._saved:
+            self._saved = None
+
+
+def _modified_message(value: Any, version: int, expected: int, node: Node, kind: str) -> str:
+    array = value.data if isinstance(value, Tensor) else value
+    shape = ", ".join(str(n) for n in array.shape)
+    described = f"[{type_name(array.dtype)} [{shape}]]"
+    producer = value.grad_fn if isinstance(value, Tensor) else (node if kind == "result" else None)
+    if producer is not None:
+        described += f", which is output 0 of {producer.name().removesuffix('Backward0')}"
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: {described}, is at version {version}; expected version {expected} instead. "
+        "Hint: a tensor saved for backward was changed in place (+=, *=, add_, ...) after it "
+        "was used; write the update out of place (x = x + 1) or clone it first."
+    )
+
+
+def _constant(value: Any, op: type) -> Any:
+    """A non-Tensor positional argument: a Python number or an ndarray acting as a constant."""
+    if isinstance(value, (bool, int, float, np.number, np.bool_)):
+        return value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, np.ndarray):
+        return Tensor(value).data
+    raise TypeError(
+        f"{op.__name__} expects Tensors or numbers as inputs, got {type(value).__name__}"
+    )
+
+
+class Function:
+    """Base class of every differentiable operation (see the module docstring)."""
+
+    node_name: str | None = None
+    _node_class: type[BackwardNode] = BackwardNode
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward0"
+        cls._node_class = type(name, (BackwardNode,), {"_function": cls, "__module__": cls.__module__})
+
+    @staticmethod
+    def forward(ctx: BackwardNode, *args: Any, **kwargs: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad_output: Tensor) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """Run `forward` on the inputs' arrays and, if needed, record a node for backward."""
+        ctx = cls._node_class()
+        arrays = []
+        needs_grad = []
+        record = False
+        grad_enabled = GradMode.enabled
+        for arg in args:
+            if isinstance(arg, Tensor):
+                arrays.append(arg.data)
+                wants = grad_enabled and arg._requires_grad
+                needs_grad.append(wants)
+                record = record or wants
+            else:
+                arrays.append(_constant(arg, cls))
+                needs_grad.append(False)
+        ctx.needs_input_grad = tuple(needs_grad)
+        output = cls.forward(ctx, *arrays, **kwargs)
+        if type(output) is not np.ndarray:
+            output = np.asarray(output)
+        if not record:
+            return Tensor._make(output, False, None)
+
+        result = Tensor._make(output, True, ctx)
+        ctx.inputs = args
+        ctx._next = tuple(
+            (arg.grad_fn or arg._get_accumulator()) if wants else None
+            for arg, wants in zip(args, needs_grad)
+        )
+        if ctx._to_save:
+            ctx._saved = tuple(_saved_entry(value, args, arrays, result) for value in ctx._to_save)
+            ctx._to_save = ()
+        return result
+
+
+def _saved_entry(value: Any, args: tuple, arrays: list, result: Tensor) -> tuple:
+    """(kind, value, version counter, expected version) for one saved value."""
+    if type(value) is np.ndarray:
+        for arg, array in zip(args, arrays):
+            if array is value and isinstance(arg, Tensor):
+                return ("input", arg, arg._version_counter, arg._version_counter[0])
+        if value is result.data:
+            return ("result", value, result._version_counter, 0)
+    elif isinstance(value, Tensor):
+        return ("input", value, value._version_counter, value._version_counter[0])
+    return ("constant", value, None, 0)

@@ -1,0 +1,68 @@
+"""Grad mode: a switch that says whether operations are recorded for backward.
+
+`no_grad()` turns recording off (evaluation, optimizer updates); `enable_grad()` turns it
+back on inside a `no_grad` block. Both work as context managers and as decorators, like
+PyTorch's. `is_grad_enabled()` reads the switch.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class GradMode:
+    """The global switch. Ops read `GradMode.enabled` on every call, so it is a plain attribute."""
+
+    enabled: bool = True
+
+
+def is_grad_enabled() -> bool:
+    """True when new operations are recorded in the autograd graph."""
+    return GradMode.enabled
+
+
+def set_grad_enabled(mode: bool) -> None:
+    """Turn graph recording on or off (prefer the context managers below)."""
+    GradMode.enabled = bool(mode)
+
+
+class _GradModeContext:
+    """Base for context managers that set grad mode on entry and restore it on exit."""
+
+    target_mode: bool = True
+
+    def __enter__(self) -> None:
+        self._previous = GradMode.enabled
+        GradMode.enabled = self.target_mode
+
+    def __exit__(self, *exc_info: object) -> None:
+        GradMode.enabled = self._previous
+
+    def __call__(self, function: F) -> F:
+        """Use as a decorator: run `function` under this grad mode."""
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.__class__():
+                return function(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(_GradModeContext):
+    """Do not record operations: results have `requires_grad=False` and no `grad_fn`.
+
+    >>> with no_grad():
+    ...     y = x * 2          # y.requires_grad is False even if x requires grad
+    """
+
+    target_mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Record operations again, e.g. inside a `no_grad` block."""
+
+    target_mode = True

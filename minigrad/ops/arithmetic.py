@@ -1,0 +1,436 @@
+"""Arithmetic: + - * / ** @ and negation, with numpy broadcasting.
+
+Each op's backward gets `grad_output` with the *output's* shape. When an input was
+broadcast (a (3,) bias added to a (2, 3) batch), every copy of it contributed to the
+output, so its gradient is the sum over the broadcast axes: `sum_to(grad, input.shape)`.
+`sum_to` and `broadcast_to` are each other's backward, both differentiable, so gradients
+of gradients work too.
+
+Type promotion follows PyTorch: float32 with float64 gives float64; a Python number never
+changes a tensor's dtype; integer tensors mixed with floats (or divided) give float32.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from minigrad.autograd.function import BackwardNode as Context
+from minigrad.autograd.function import Function
+from minigrad.tensor.dtypes import float32, float64
+from minigrad.tensor.tensor import Tensor
+
+Operand = Any  # a Tensor or a Python number
+
+
+class ShapeError(RuntimeError, ValueError):
+    """Shapes that cannot be combined (catchable as RuntimeError, like PyTorch, or ValueError)."""
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    return value.shape if type(value) is np.ndarray else ()
+
+
+def _broadcast_error(a: Any, b: Any, symbol: str) -> ShapeError:
+    return ShapeError(
+        f"shapes {_shape(a)} and {_shape(b)} cannot be broadcast together for {symbol}: "
+        "compare the shapes from the right; each pair of sizes must be equal or one of them 1")
+
+
+def _promote(result: np.ndarray, a: Any, b: Any) -> np.ndarray:
+    """numpy makes float64 from int tensors and Python floats; PyTorch keeps float32."""
+    if result.dtype == float64 and not (
+        (type(a) is np.ndarray and a.dtype == float64) or (type(b) is np.ndarray and b.dtype == float64)
+    ):
+        return result.astype(float32)
+    return result
+
+
+# ---- broadcasting and its adjoint -------------------------------------------------------
+class SumTo(Function):
+    """out = x summed down to `shape` (the adjoint of broadcasting); d(out)/dx = broadcast."""
+
+    node_name = "SumToSizeBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        ctx.input_shape = x.shape
+        leading = x.ndim - len(shape)
+        axes = tuple(range(leading)) + tuple(
+            leading + i for i, size in enumerate(shape) if size == 1 and x.shape[leading + i] != 1)
+        summed = x.sum(axis=axes, keepdims=True) if axes else x
+        return summed.reshape(shape)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        return broadcast_to(grad_output, ctx.input_shape)
+
+
+class BroadcastTo(Function):
+    """out = x repeated along new or size-1 axes up to `shape`; d(out)/dx = sum_to(grad)."""
+
+    node_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        ctx.input_shape = x.shape
+        try:
+            return np.broadcast_to(x, shape)
+        except ValueError:
+            raise ShapeError(f"cannot broadcast a tensor of shape {x.shape} to shape "
+                             f"{tuple(shape)}") from None
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        return sum_to(grad_output, ctx.input_shape)
+
+
+def sum_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Sum `x` over the axes along which `shape` was broadcast to x.shape (no-op if equal)."""
+    if x.shape == tuple(shape):
+        return x
+    return SumTo.apply(x, shape=tuple(shape))
+
+
+def broadcast_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Broadcast `x` to `shape` (a read-only view, like numpy's broadcast_to)."""
+    if x.shape == tuple(shape):
+        return x
+    return BroadcastTo.apply(x, shape=tuple(shape))
+
+
+# ---- + - * / ------------------------------------------------------------------------------
+class Add(Function):
+    """out = a + b;  d(out)/da = 1,  d(out)/db = 1."""
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        ctx.shapes = (_shape(a), _shape(b))
+        try:
+            return _promote(np.add(a, b), a, b)
+        except ValueError:
+            raise _broadcast_error(a, b, "+") from None
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_a, need_b = ctx.needs_input_grad
+        return (sum_to(grad_output, ctx.shapes[0]) if need_a else None,
+                sum_to(grad_output, ctx.shapes[1]) if need_b else None)
+
+
+class Sub(Function):
+    """out = a - b;  d(out)/da = 1,  d(out)/db = -1."""
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        ctx.shapes = (_shape(a), _shape(b))
+        try:
+            return _promote(np.subtract(a, b), a, b)
+        except ValueError:
+            raise _broadcast_error(a, b, "-") from None
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_a, need_b = ctx.needs_input_grad
+        return (sum_to(grad_output, ctx.shapes[0]) if need_a else None,
+                sum_to(-grad_output, ctx.shapes[1]) if need_b else None)
+
+
+class Rsub(Function):
+    """out = other - a for a Python number `other` (`2 - x`);  d(out)/da = -1."""
+
+    node_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, other: float) -> np.ndarray:
+        return _promote(np.subtract(other, a), a, None)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        return -grad_output
+
+
+class Mul(Function):
+    """out = a * b;  d(out)/da = b,  d(out)/db = a."""
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        need_a, need_b = ctx.needs_input_grad
+        # Keep only what backward will read: b for a's gradient, a for b's.
+        ctx.save_for_backward(a if need_b else None, b if need_a else None, names=("self", "other"))
+        ctx.shapes = (_shape(a), _shape(b))
+        try:
+            return _promote(np.multiply(a, b), a, b)
+        except ValueError:
+            raise _broadcast_error(a, b, "*") from None
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (sum_to(grad_output * b, ctx.shapes[0]) if need_a else None,
+                sum_to(grad_output * a, ctx.shapes[1]) if need_b else None)
+
+
+class Div(Function):
+    """out = a / b;  d(out)/da = 1/b,  d(out)/db = -a/b²."""
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b, names=("self", "other"))
+        ctx.shapes = (_shape(a), _shape(b))
+        try:
+            return _promote(np.true_divide(a, b), a, b)
+        except ValueError:
+            raise _broadcast_error(a, b, "/") from None
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (sum_to(grad_output / b, ctx.shapes[0]) if need_a else None,
+                sum_to(-grad_output * a / (b * b), ctx.shapes[1]) if need_b else None)
+
+
+class Reciprocal(Function):
+    """out = 1 / a;  d(out)/da = -1/a² = -out²."""
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray) -> np.ndarray:
+        result = _promote(np.reciprocal(a, dtype=None if a.dtype.kind == "f" else float32), a, None)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return -grad_output * (result * result)
+
+
+class Neg(Function):
+    """out = -a;  d(out)/da = -1."""
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray) -> np.ndarray:
+        return np.negative(a)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        return -grad_output
+
+
+# ---- powers -------------------------------------------------------------------------------
+class Pow(Function):
+    """out = a ** exponent (a Python number);  d(out)/da = exponent · a^(exponent-1)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, exponent: float) -> np.ndarray:
+        ctx.exponent = exponent
+        ctx.save_for_backward(a)
+        return _promote(np.power(a, exponent), a, None)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        if ctx.exponent == 0:
+            return grad_output * 0.0
+        return grad_output * ctx.exponent * a ** (ctx.exponent - 1)
+
+
+class PowTensor(Function):
+    """out = a ** b (both tensors);  d/da = b · a^(b-1),  d/db = out · ln(a)."""
+
+    node_name = "PowBackward1"
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        ctx.shapes = (_shape(a), _shape(b))
+        try:
+            result = _promote(np.power(a, b), a, b)
+        except ValueError:
+            raise _broadcast_error(a, b, "**") from None
+        ctx.save_for_backward(a, b, result if ctx.needs_input_grad[1] else None,
+                              names=("self", "exponent", "result"))
+        return result
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b, result = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        grad_a = sum_to(grad_output * b * a ** (b - 1), ctx.shapes[0]) if need_a else None
+        grad_b = None
+        if need_b:
+            from minigrad.ops.index import where
+            from minigrad.ops.unary import log
+
+            # 0 ** b has derivative 0 in b (for b >= 0), not 0 * log(0) = nan.
+            safe_base = where(a.detach() == 0, 1.0, a)
+            grad_b = sum_to(grad_output * result * log(safe_base), ctx.shapes[1])
+        return grad_a, grad_b
+
+
+class RPow(Function):
+    """out = base ** a for a Python number `base` (`2 ** x`);  d(out)/da = out · ln(base)."""
+
+    node_name = "PowBackward2"
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, base: float) -> np.ndarray:
+        ctx.log_base = math.log(base) if base > 0 else float("nan") if base < 0 else -math.inf
+        result = _promote(np.power(base, a if a.dtype.kind == "f" else a.astype(float32)), a, None)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output * result * ctx.log_base
+
+
+# ---- matrix product -----------------------------------------------------------------------
+class Matmul(Function):
+    """out = a @ b with numpy's rules (1-D vectors, batched stacks with broadcasting).
+
+    d(out)/da = grad @ bᵀ,  d(out)/db = aᵀ @ grad  (a 1-D operand is treated as a row/column,
+    broadcast batch axes are summed away).
+    """
+
+    node_name = "MatmulBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b if need_a else None, names=("self", "other"))
+        ctx.shapes = (a.shape, b.shape)
+        return _promote(np.matmul(a, b), a, b)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return _matmul_backward(grad_output, a, b, need_a, need_b, ctx.shapes)
+
+
+class Dot(Matmul):
+    """1-D @ 1-D: the dot product."""
+
+    node_name = "DotBackward0"
+
+
+class Mv(Matmul):
+    """2-D @ 1-D: matrix times vector."""
+
+    node_name = "MvBackward0"
+
+
+class Mm(Matmul):
+    """2-D @ 2-D: matrix product."""
+
+    node_name = "MmBackward0"
+
+
+def _matmul_backward(grad_output: Tensor, a: Tensor | None, b: Tensor | None, need_a: bool,
+                     need_b: bool, shapes: tuple) -> tuple[Tensor | None, Tensor | None]:
+    from minigrad.ops.shape import reshape, transpose
+
+    a_shape, b_shape = shapes
+    if len(a_shape) == 2 and len(b_shape) == 2:
+        return (grad_output @ transpose(b, 0, 1) if need_a else None,
+                transpose(a, 0, 1) @ grad_output if need_b else None)
+    # Treat a 1-D operand as a 1-row (a) or 1-column (b) matrix, as numpy does.
+    a2_shape = (1,) + a_shape if len(a_shape) == 1 else a_shape
+    b2_shape = b_shape + (1,) if len(b_shape) == 1 else b_shape
+    grad_shape = np.broadcast_shapes(a2_shape[:-2], b2_shape[:-2]) + (a2_shape[-2], b2_shape[-1])
+    grad2 = reshape(grad_output, grad_shape)
+    grad_a = grad_b = None
+    if need_a:
+        grad_a = grad2 @ transpose(reshape(b, b2_shape), -1, -2)
+        grad_a = reshape(sum_to(grad_a, a2_shape), a_shape)
+    if need_b:
+        grad_b = transpose(reshape(a, a2_shape), -1, -2) @ grad2
+        grad_b = reshape(sum_to(grad_b, b2_shape), b_shape)
+    return grad_a, grad_b
+
+
+def _matmul_error(a: np.ndarray, b: np.ndarray) -> ShapeError | None:
+    if a.ndim == 0 or b.ndim == 0:
+        return ShapeError(f"both arguments to matmul need to be at least 1D, but they are "
+                          f"{a.ndim}D and {b.ndim}D")
+    inner_a = a.shape[-1]
+    inner_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if inner_a != inner_b:
+        rows_a = a.shape[-2] if a.ndim > 1 else 1
+        return ShapeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows_a}x{inner_a} and "
+            f"{inner_b}x{b.shape[-1] if b.ndim > 1 else 1}): the last size of the first "
+            f"operand {a.shape} must equal the {'first' if b.ndim == 1 else 'second-to-last'} "
+            f"size of the second {b.shape}")
+    try:
+        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        return ShapeError(f"matmul batch shapes {a.shape[:-2]} and {b.shape[:-2]} (of operands "
+                          f"{a.shape} and {b.shape}) cannot be broadcast together")
+    return None
+
+
+# ---- the functions users and Tensor operators call ----------------------------------------
+def add(a: Operand, b: Operand) -> Tensor:
+    """a + b (broadcasting)."""
+    return Add.apply(a, b)
+
+
+def sub(a: Operand, b: Operand) -> Tensor:
+    """a - b (broadcasting)."""
+    if not isinstance(a, Tensor):
+        return Rsub.apply(b, other=a) if not isinstance(a, np.ndarray) else Sub.apply(Tensor(a), b)
+    return Sub.apply(a, b)
+
+
+def mul(a: Operand, b: Operand) -> Tensor:
+    """a * b (broadcasting)."""
+    return Mul.apply(a, b)
+
+
+def div(a: Operand, b: Operand) -> Tensor:
+    """a / b (broadcasting; integer tensors give float32, like PyTorch)."""
+    if not isinstance(a, Tensor) and not isinstance(a, np.ndarray):
+        return Mul.apply(Reciprocal.apply(b), a)  # PyTorch computes `2 / x` as reciprocal(x) * 2
+    return Div.apply(a, b)
+
+
+def reciprocal(a: Tensor) -> Tensor:
+    """1 / a."""
+    return Reciprocal.apply(a)
+
+
+def neg(a: Tensor) -> Tensor:
+    """-a."""
+    return Neg.apply(a)
+
+
+def pow(a: Operand, exponent: Operand) -> Tensor:  # noqa: A001 - PyTorch's name
+    """a ** exponent: Tensor ** number, Tensor ** Tensor, or number ** Tensor."""
+    if isinstance(a, Tensor):
+        if isinstance(exponent, Tensor) or isinstance(exponent, np.ndarray):
+            return PowTensor.apply(a, exponent)
+        return Pow.apply(a, exponent=_number(exponent))
+    if isinstance(a, np.ndarray):
+        return PowTensor.apply(Tensor(a), exponent)
+    return RPow.apply(exponent, base=_number(a))
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """a @ b like numpy.matmul; 2-D @ 2-D records an MmBackward0 node, as in PyTorch."""
+    a_data = a.data if isinstance(a, Tensor) else np.asarray(a)
+    b_data = b.data if isinstance(b, Tensor) else np.asarray(b)
+    error = _matmul_error(a_data, b_data)
+    if error is not None:
+        raise error
+    kind = {(1, 1): Dot, (2, 1): Mv, (2, 2): Mm}.get((a_data.ndim, b_data.ndim), Matmul)
+    return kind.apply(a, b)
+
+
+def _number(value: Any) -> float:
+    return value.item() if isinstance(value, np.generic) else value

@@ -1,0 +1,36 @@
+"""Changing a tensor's dtype (`x.double()`, `x.to(minigrad.float64)`): differentiable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.autograd.function import BackwardNode as Context
+from minigrad.autograd.function import Function
+from minigrad.tensor import dtypes
+from minigrad.tensor.tensor import Tensor
+
+
+class ToCopy(Function):
+    """out = x as `dtype` (a copy);  d(out)/dx = 1, converted back to x's dtype."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        ctx.input_dtype = x.dtype
+        return x.astype(dtype)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        return to(grad_output, ctx.input_dtype)
+
+
+def to(x: Tensor, dtype: Any) -> Tensor:
+    """`x` converted to `dtype`; returns `x` itself when it already has that dtype."""
+    target = dtypes.as_dtype(dtype)
+    if x.dtype == target:
+        return x
+    if x.requires_grad and not dtypes.is_floating(target):
+        # Like PyTorch: the result is simply cut from the graph (integers carry no gradient).
+        return Tensor._make(x.data.astype(target), False, None)
+    return ToCopy.apply(x, dtype=target)

@@ -1,0 +1,107 @@
+"""Data types a Tensor may hold, and the rules for choosing one.
+
+Floating point tensors (`float32`, the default, and `float64`) can require gradients.
+Integer and boolean tensors are allowed for data such as class labels and masks, but can
+never require gradients. Anything else (complex, float16, strings, objects) is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+float32 = np.dtype(np.float32)
+float64 = np.dtype(np.float64)
+int32 = np.dtype(np.int32)
+int64 = np.dtype(np.int64)
+bool_ = np.dtype(np.bool_)
+
+default_float: np.dtype = float32
+FLOATING = (float32, float64)
+SUPPORTED = (float32, float64, int32, int64, bool_)
+_OTHER_INTEGERS = {np.dtype(t) for t in (np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64)}
+
+_SUPPORTED_NAMES = "float32, float64 (floating point), int32, int64, bool"
+
+
+def dtype_name(dtype: np.dtype) -> str:
+    """The name we print, e.g. `minigrad.float32`."""
+    return f"minigrad.{np.dtype(dtype).name}"
+
+
+def type_name(dtype: np.dtype) -> str:
+    """PyTorch-style legacy type name used in error messages, e.g. `minigrad.FloatTensor`."""
+    names = {float32: "FloatTensor", float64: "DoubleTensor", int64: "LongTensor",
+             int32: "IntTensor", bool_: "BoolTensor"}
+    return "minigrad." + names.get(np.dtype(dtype), "Tensor")
+
+
+def is_floating(dtype: np.dtype) -> bool:
+    """True for float32 and float64, the dtypes that can carry gradients."""
+    return dtype == float32 or dtype == float64
+
+
+def _unsupported(dtype: Any) -> TypeError:
+    return TypeError(
+        f"minigrad does not support dtype {np.dtype(dtype).name if _is_dtype(dtype) else dtype!r}; "
+        f"supported dtypes are {_SUPPORTED_NAMES}. "
+        "Convert the data first, e.g. np.asarray(data, dtype=np.float32)."
+    )
+
+
+def _is_dtype(value: Any) -> bool:
+    try:
+        np.dtype(value)
+    except TypeError:
+        return False
+    return True
+
+
+def as_dtype(dtype: Any) -> np.dtype:
+    """Turn a user's `dtype=` argument (mg.float64, np.float32, "float64", float…) into a dtype."""
+    if dtype is float:
+        return float32  # PyTorch: dtype=float means the default floating dtype
+    if dtype is int:
+        return int64
+    if dtype is bool:
+        return bool_
+    try:
+        resolved = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be one of {_SUPPORTED_NAMES}; got {dtype!r}") from None
+    if resolved not in SUPPORTED:
+        raise _unsupported(resolved)
+    return resolved
+
+
+def infer_dtype(array: np.ndarray, from_python: bool) -> np.dtype:
+    """The dtype a new tensor gets when the user did not ask for one.
+
+    Python floats become float32 (the default, as in PyTorch); a numpy array keeps its own
+    float32/float64 dtype; Python ints become int64; bools stay bool.
+    """
+    kind = array.dtype.kind
+    if kind == "f":
+        if array.dtype == float16_dtype:
+            raise _unsupported(array.dtype)
+        return default_float if from_python else array.dtype
+    if kind in "iu":
+        if array.dtype in _OTHER_INTEGERS:
+            return int64
+        return array.dtype
+    if kind == "b":
+        return bool_
+    raise _unsupported(array.dtype)
+
+
+float16_dtype = np.dtype(np.float16)
+
+
+def result_float_dtype(*dtypes: np.dtype) -> np.dtype:
+    """Promotion for arithmetic: float64 if any tensor is float64, else float32.
+
+    Python numbers do not take part (they never promote a tensor), so `float32 * 2.5` stays
+    float32, and integer tensors divided or mixed with floats give the default float32.
+    """
+    return float64 if float64 in dtypes else float32

@@ -1,0 +1,112 @@
+"""Ways to make tensors: zeros, ones, full, randn, rand, arange, eye, *_like; manual_seed.
+
+Each takes `dtype=` (default float32, except `arange` of integers, which gives int64, as in
+PyTorch) and `requires_grad=`. Random numbers come from one module-level generator, so
+`manual_seed(n)` makes every later `randn`/`rand` reproducible.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.tensor import dtypes
+from minigrad.tensor.tensor import Tensor
+
+_generator = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> None:
+    """Reset the random generator used by `randn` and `rand`."""
+    global _generator
+    _generator = np.random.default_rng(seed)
+
+
+def generator() -> np.random.Generator:
+    """The module-level numpy Generator (for other parts of minigrad that draw numbers)."""
+    return _generator
+
+
+def _shape(size: tuple[Any, ...]) -> tuple[int, ...]:
+    """Accept both `zeros(2, 3)` and `zeros((2, 3))`."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for n in size:
+        if not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"sizes must be non-negative integers, got {size}")
+    return tuple(int(n) for n in size)
+
+
+def _leaf(array: np.ndarray, requires_grad: bool) -> Tensor:
+    result = Tensor._make(array, False, None)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
+
+
+def _dtype(dtype: Any) -> np.dtype:
+    return dtypes.default_float if dtype is None else dtypes.as_dtype(dtype)
+
+
+def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of 0s of the given shape."""
+    return _leaf(np.zeros(_shape(size), dtype=_dtype(dtype)), requires_grad)
+
+
+def ones(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of 1s of the given shape."""
+    return _leaf(np.ones(_shape(size), dtype=_dtype(dtype)), requires_grad)
+
+
+def full(size: Any, fill_value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of the given shape filled with `fill_value`."""
+    shape = _shape(tuple(size) if isinstance(size, (tuple, list)) else (size,))
+    if dtype is None:
+        dtype = dtypes.bool_ if isinstance(fill_value, bool) else \
+            dtypes.int64 if isinstance(fill_value, int) else dtypes.default_float
+    return _leaf(np.full(shape, fill_value, dtype=dtypes.as_dtype(dtype)), requires_grad)
+
+
+def randn(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Samples from the standard normal distribution N(0, 1)."""
+    target = _dtype(dtype)
+    if not dtypes.is_floating(target):
+        raise TypeError(f"randn needs a floating point dtype, got {dtypes.dtype_name(target)}")
+    return _leaf(_generator.standard_normal(_shape(size), dtype=target), requires_grad)
+
+
+def rand(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Samples from the uniform distribution on [0, 1)."""
+    target = _dtype(dtype)
+    if not dtypes.is_floating(target):
+        raise TypeError(f"rand needs a floating point dtype, got {dtypes.dtype_name(target)}")
+    return _leaf(_generator.random(_shape(size), dtype=target), requires_grad)
+
+
+def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    """Values from `start` (inclusive) to `end` (exclusive) in steps of `step`."""
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        whole = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+        dtype = dtypes.int64 if whole else dtypes.default_float
+    return _leaf(np.arange(start, end, step).astype(dtypes.as_dtype(dtype)), requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """The n×m identity matrix (m defaults to n)."""
+    return _leaf(np.eye(n, m, dtype=_dtype(dtype)), requires_grad)
+
+
+def zeros_like(other: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Zeros with the shape (and, by default, the dtype) of `other`."""
+    return _leaf(np.zeros(other.shape, dtype=other.dtype if dtype is None else dtypes.as_dtype(dtype)),
+                 requires_grad)
+
+
+def ones_like(other: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Ones with the shape (and, by default, the dtype) of `other`."""
+    return _leaf(np.ones(other.shape, dtype=other.dtype if dtype is None else dtypes.as_dtype(dtype)),
+                 requires_grad)

@@ -1,0 +1,111 @@
+"""In-place operations: `x += y`, `x.add_(y)`, `x.mul_(2)`, `x.zero_()`, `x.fill_(v)`.
+
+They write into `x.data` and bump `x._version`, so that a node which saved `x` for backward
+can tell that the value it needs is gone (and raise instead of returning a wrong gradient).
+
+Rules, as in PyTorch:
+- a leaf that requires grad may only be changed in place under `no_grad()` (that is how
+  optimizers update parameters);
+- if `x` (or the other operand) is part of a graph, the op is recorded: `x.grad_fn` becomes
+  the node of the op, whose input is the old value of `x`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from minigrad.autograd.function import BackwardNode as Context
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import GradMode
+from minigrad.tensor import dtypes
+from minigrad.tensor.tensor import _LEAF_INPLACE_MESSAGE, Tensor
+
+_TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
+
+
+class Fill(Function):
+    """out = a tensor of a's shape filled with `value`;  d(out)/da = 0."""
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, value: float) -> np.ndarray:
+        return np.full_like(a, value)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        return grad_output * 0.0
+
+
+def _check_leaf(tensor: Tensor) -> None:
+    if GradMode.enabled and tensor._requires_grad and tensor.grad_fn is None:
+        raise RuntimeError(_LEAF_INPLACE_MESSAGE + " Wrap parameter updates in "
+                           "`with minigrad.no_grad():`, or work on a copy (x = x + 1).")
+
+
+def _write(tensor: Tensor, values: np.ndarray, op_name: str) -> None:
+    """Copy `values` into tensor.data, with PyTorch's shape and dtype rules."""
+    if values.shape != tensor.data.shape:
+        raise RuntimeError(
+            f"output with shape {list(tensor.data.shape)} doesn't match the broadcast shape "
+            f"{list(values.shape)} (in-place {op_name} cannot change the shape of a tensor)")
+    if not np.can_cast(values.dtype, tensor.data.dtype, casting="same_kind"):
+        raise RuntimeError(
+            f"result type {_TORCH_NAMES.get(values.dtype.name, values.dtype.name)} can't be cast "
+            f"to the desired output type {_TORCH_NAMES.get(tensor.dtype.name, tensor.dtype.name)}")
+    np.copyto(tensor.data, values, casting="same_kind")
+    tensor._version_counter[0] += 1
+
+
+def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
+                  ufunc: np.ufunc, op_name: str) -> Tensor:
+    """tensor = op(tensor, other), written into tensor's own array."""
+    _check_leaf(tensor)
+    other_requires = isinstance(other, Tensor) and other._requires_grad
+    if GradMode.enabled and (tensor._requires_grad or other_requires):
+        # Record the op on a snapshot of the old value, then make `tensor` its output.
+        before = Tensor._make(tensor.data.copy(), tensor._requires_grad, tensor.grad_fn)
+        result = op(before, other)
+        _write(tensor, result.data, op_name)
+        tensor.grad_fn = result.grad_fn
+        tensor._requires_grad = True
+        return tensor
+    other_data = other.data if isinstance(other, Tensor) else other
+    if isinstance(other_data, np.ndarray) and other_data.shape != tensor.data.shape:
+        if np.broadcast_shapes(tensor.data.shape, other_data.shape) != tensor.data.shape:
+            raise RuntimeError(
+                f"output with shape {list(tensor.data.shape)} doesn't match the broadcast shape "
+                f"{list(np.broadcast_shapes(tensor.data.shape, other_data.shape))}")
+    try:
+        ufunc(tensor.data, other_data, out=tensor.data, casting="same_kind")
+    except TypeError:  # numpy's UFuncTypeError: e.g. an int tensor += 1.5
+        result_dtype = np.result_type(tensor.data, other_data)
+        raise RuntimeError(
+            f"result type {_TORCH_NAMES.get(result_dtype.name, result_dtype.name)} can't be "
+            f"cast to the desired output type "
+            f"{_TORCH_NAMES.get(tensor.dtype.name, tensor.dtype.name)}") from None
+    except ValueError as error:
+        raise RuntimeError(f"in-place {op_name} failed: {error}") from None
+    tensor._version_counter[0] += 1
+    return tensor
+
+
+def fill_(tensor: Tensor, value: Any) -> Tensor:
+    """Set every element to `value` (in place)."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    _check_leaf(tensor)
+    if GradMode.enabled and tensor._requires_grad:
+        result = Fill.apply(Tensor._make(tensor.data.copy(), True, tensor.grad_fn), value=value)
+        tensor.grad_fn = result.grad_fn
+    tensor.data.fill(value)
+    tensor._version_counter[0] += 1
+    return tensor
+
+
+def zero_(tensor: Tensor) -> Tensor:
+    """Set every element to 0 (in place)."""
+    return fill_(tensor, 0)
+
+
+__all__ = ["apply_inplace", "fill_", "zero_", "dtypes"]

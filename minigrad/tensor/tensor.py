@@ -1,0 +1,437 @@
+"""`Tensor`: a numpy array plus what autograd needs to differentiate through it.
+
+A tensor holds its values in `data` (a numpy array) and three pieces of autograd state:
+
+- `requires_grad` — should gradients flow to this tensor?
+- `grad_fn`       — the backward-graph node of the op that produced it (None for a leaf);
+- `grad`          — after `backward()`, d(output)/d(this tensor), for leaves.
+
+Operators (`+ - * / ** @` …) are thin wrappers over the Functions in `minigrad.ops`; this
+module holds only the container, its conversions and the in-place methods.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from minigrad.tensor import dtypes
+
+_NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead."
+)
+_LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+_SCALAR_TYPES = (numbers.Number, np.number, np.bool_)
+
+
+def _to_array(data: Any, dtype: Any = None) -> np.ndarray:
+    """Copy `data` (list, number, ndarray, Tensor) into a new ndarray of a supported dtype."""
+    if isinstance(data, Tensor):
+        data = data.data
+    from_python = not isinstance(data, (np.ndarray, np.generic))
+    try:
+        array = np.array(data)
+    except ValueError as error:
+        raise ValueError(f"cannot make a tensor from this data: {error}. "
+                         "Nested lists must be rectangular (every row the same length).") from None
+    if array.dtype == object:
+        raise TypeError("cannot make a tensor from objects of type "
+                        f"{type(np.ravel(array)[0]).__name__ if array.size else 'object'}; "
+                        "use numbers, nested lists of numbers, or a numpy array "
+                        "(nested lists must be rectangular)")
+    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.infer_dtype(array, from_python)
+    if array.dtype != target:
+        array = array.astype(target)
+    return array
+
+
+class Tensor:
+    """An n-dimensional array that records the operations applied to it.
+
+    >>> x = Tensor([[1.0, 2.0]], requires_grad=True)
+    >>> y = (x * x).sum()
+    >>> y.backward()
+    >>> x.grad        # dy/dx = 2x
+    tensor([[2., 4.]])
+    """
+
+    __slots__ = ("data", "_requires_grad", "_grad", "grad_fn", "_version_counter",
+                 "_retains_grad", "_accumulator", "__weakref__")
+    __array_priority__ = 1000
+    __array_ufunc__ = None  # numpy defers to our reflected operators: ndarray * Tensor works
+
+    def __init__(self, data: Any, requires_grad: bool = False, dtype: Any = None) -> None:
+        self.data = _to_array(data, dtype)
+        self._grad = None
+        self.grad_fn = None
+        self._version_counter = [0]
+        self._retains_grad = False
+        self._accumulator = None
+        self._requires_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _make(cls, array: np.ndarray, requires_grad: bool, grad_fn: Any) -> Tensor:
+        """Wrap an existing array without copying or checking (for ops and the engine)."""
+        tensor = object.__new__(cls)
+        tensor.data = array
+        tensor._requires_grad = requires_grad
+        tensor._grad = None
+        tensor.grad_fn = grad_fn
+        tensor._version_counter = [0]
+        tensor._retains_grad = False
+        tensor._accumulator = None
+        return tensor
+
+    # ---- basic attributes -------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+    @property
+    def _version(self) -> int:
+        """How many times this tensor's data was changed in place."""
+        return self._version_counter[0]
+
+    def size(self, dim: int | None = None) -> tuple[int, ...] | int:
+        return self.data.shape if dim is None else self.data.shape[dim]
+
+    def dim(self) -> int:
+        return self.data.ndim
+
+    def numel(self) -> int:
+        return self.data.size
+
+    def __len__(self) -> int:
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.data.shape[0]
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors made by the user (not by an op); only leaves keep `.grad`."""
+        return self.grad_fn is None
+
+    # ---- requires_grad and .grad ------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Start (or stop) recording operations on this leaf. Returns self."""
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return self
+        if requires_grad and not dtypes.is_floating(self.data.dtype):
+            raise RuntimeError(
+                "only Tensors of floating point dtype can require gradients "
+                f"(this tensor is {dtypes.dtype_name(self.data.dtype)}; "
+                "create it from floats or pass dtype=minigrad.float32)")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        """d(output)/d(self) after backward: kept for leaves and for retain_grad() tensors."""
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+            return None
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad must be a Tensor or None, got {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has shape {value.shape} but the tensor has "
+                                   f"shape {self.shape}; they must match")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Keep `.grad` for this intermediate (non-leaf) tensor at the next backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None:
+            return  # leaves keep their grad anyway
+        import weakref
+
+        self._retains_grad = True
+        self.grad_fn._retained = weakref.ref(self)
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
+        """Call `hook(grad)` when the gradient w.r.t. this tensor is computed.
+
+        The hook may return a replacement gradient. Returns a handle with `.remove()`.
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        node = self.grad_fn if self.grad_fn is not None else self._get_accumulator()
+        return node._add_pre_hook(hook)
+
+    def _get_accumulator(self) -> Any:
+        """The AccumulateGrad node of this leaf (always the same object)."""
+        accumulator = self._accumulator
+        if accumulator is None:
+            from minigrad.autograd.function import AccumulateGrad
+
+            accumulator = self._accumulator = AccumulateGrad(self)
+        return accumulator
+
+    # ---- leaving the graph ------------------------------------------------------------
+    def detach(self) -> Tensor:
+        """A tensor sharing this data, cut from the graph (requires_grad=False)."""
+        detached = Tensor._make(self.data, False, None)
+        detached._version_counter = self._version_counter
+        return detached
+
+    def numpy(self) -> np.ndarray:
+        """A copy of the values as a numpy array (no graph attached)."""
+        return self.data.copy()
+
+    def tolist(self) -> Any:
+        return self.data.tolist()
+
+    def item(self) -> float | int | bool:
+        """The value of a one-element tensor as a Python number."""
+        if self.data.size != 1:
+            raise RuntimeError(f"a Tensor with {self.data.size} elements cannot be converted "
+                               "to Scalar; item() needs exactly one element (reduce first, "
+                               "e.g. .sum() or .mean())")
+        return self.data.item()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self.data if dtype is None else self.data.astype(dtype)
+
+    def _scalar(self, kind: str) -> Any:
+        if self.data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous"
+                               if kind == "bool" else
+                               f"only one element tensors can be converted to Python scalars "
+                               f"(this one has shape {self.shape})")
+        return self.data.item()
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("bool"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # ---- backward ---------------------------------------------------------------------
+    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Iterable[Tensor] | None = None) -> None:
+        """Compute d(self)/d(leaf) for every leaf and add it into `leaf.grad`.
+
+        `gradient` is the vector v of the vector-Jacobian product (required when self is
+        not a scalar); `retain_graph` keeps saved values for another backward;
+        `create_graph` records the backward pass so it can be differentiated again.
+        """
+        from minigrad.autograd.engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs)
+
+    # ---- arithmetic operators (the ops live in minigrad.ops.arithmetic) --------------
+    def __add__(self, other: Any) -> Tensor:
+        return _arithmetic.add(self, other) if _is_operand(other) else NotImplemented
+
+    def __radd__(self, other: Any) -> Tensor:
+        return _arithmetic.add(self, other) if _is_operand(other) else NotImplemented
+
+    def __sub__(self, other: Any) -> Tensor:
+        return _arithmetic.sub(self, other) if _is_operand(other) else NotImplemented
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return _arithmetic.sub(other, self) if _is_operand(other) else NotImplemented
+
+    def __mul__(self, other: Any) -> Tensor:
+        return _arithmetic.mul(self, other) if _is_operand(other) else NotImplemented
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return _arithmetic.mul(self, other) if _is_operand(other) else NotImplemented
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return _arithmetic.div(self, other) if _is_operand(other) else NotImplemented
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return _arithmetic.div(other, self) if _is_operand(other) else NotImplemented
+
+    def __pow__(self, exponent: Any) -> Tensor:
+        return _arithmetic.pow(self, exponent) if _is_operand(exponent) else NotImplemented
+
+    def __rpow__(self, base: Any) -> Tensor:
+        return _arithmetic.pow(base, self) if _is_operand(base) else NotImplemented
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return _arithmetic.matmul(self, other) if _is_operand(other) else NotImplemented
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return _arithmetic.matmul(other, self) if _is_operand(other) else NotImplemented
+
+    def __neg__(self) -> Tensor:
+        return _arithmetic.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def add(self, other: Any) -> Tensor:
+        return _arithmetic.add(self, other)
+
+    def sub(self, other: Any) -> Tensor:
+        return _arithmetic.sub(self, other)
+
+    def mul(self, other: Any) -> Tensor:
+        return _arithmetic.mul(self, other)
+
+    def div(self, other: Any) -> Tensor:
+        return _arithmetic.div(self, other)
+
+    def pow(self, exponent: Any) -> Tensor:
+        return _arithmetic.pow(self, exponent)
+
+    def matmul(self, other: Any) -> Tensor:
+        return _arithmetic.matmul(self, other)
+
+    def neg(self) -> Tensor:
+        return _arithmetic.neg(self)
+
+    def reciprocal(self) -> Tensor:
+        return _arithmetic.reciprocal(self)
+
+    # ---- comparisons: boolean tensors, never part of the graph ------------------------
+    def _compare(self, other: Any, ufunc: np.ufunc) -> Tensor:
+        other_data = other.data if isinstance(other, Tensor) else other
+        return Tensor._make(ufunc(self.data, other_data), False, None)
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return self._compare(other, np.equal) if _is_operand(other) else NotImplemented
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return self._compare(other, np.not_equal) if _is_operand(other) else NotImplemented
+
+    def __lt__(self, other: Any) -> Tensor:
+        return self._compare(other, np.less) if _is_operand(other) else NotImplemented
+
+    def __le__(self, other: Any) -> Tensor:
+        return self._compare(other, np.less_equal) if _is_operand(other) else NotImplemented
+
+    def __gt__(self, other: Any) -> Tensor:
+        return self._compare(other, np.greater) if _is_operand(other) else NotImplemented
+
+    def __ge__(self, other: Any) -> Tensor:
+        return self._compare(other, np.greater_equal) if _is_operand(other) else NotImplemented
+
+    # ---- dtype conversions (differentiable for float -> float) ------------------------
+    def to(self, dtype: Any) -> Tensor:
+        """This tensor converted to `dtype` (itself if it already has it)."""
+        from minigrad.ops.cast import to
+
+        return to(self, dtype)
+
+    def float(self) -> Tensor:
+        return self.to(dtypes.float32)
+
+    def double(self) -> Tensor:
+        return self.to(dtypes.float64)
+
+    def long(self) -> Tensor:
+        return self.to(dtypes.int64)
+
+    def clone(self) -> Tensor:
+        """A copy of this tensor that stays in the graph (gradient flows through unchanged)."""
+        return _arithmetic.mul(self, 1) if self._requires_grad else Tensor._make(self.data.copy(), False, None)
+
+    # ---- in place (see minigrad.tensor.inplace) ---------------------------------------
+    def add_(self, other: Any, alpha: float = 1) -> Tensor:
+        if alpha != 1:
+            other = other * alpha
+        return _inplace.apply_inplace(self, other, _arithmetic.add, np.add, "add_")
+
+    def sub_(self, other: Any, alpha: float = 1) -> Tensor:
+        if alpha != 1:
+            other = other * alpha
+        return _inplace.apply_inplace(self, other, _arithmetic.sub, np.subtract, "sub_")
+
+    def mul_(self, other: Any) -> Tensor:
+        return _inplace.apply_inplace(self, other, _arithmetic.mul, np.multiply, "mul_")
+
+    def div_(self, other: Any) -> Tensor:
+        return _inplace.apply_inplace(self, other, _arithmetic.div, np.true_divide, "div_")
+
+    def zero_(self) -> Tensor:
+        return _inplace.zero_(self)
+
+    def fill_(self, value: Any) -> Tensor:
+        return _inplace.fill_(self, value)
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return self.add_(other) if _is_operand(other) else NotImplemented
+
+    def __isub__(self, other: Any) -> Tensor:
+        return self.sub_(other) if _is_operand(other) else NotImplemented
+
+    def __imul__(self, other: Any) -> Tensor:
+        return self.mul_(other) if _is_operand(other) else NotImplemented
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return self.div_(other) if _is_operand(other) else NotImplemented
+
+    # ---- printing ---------------------------------------------------------------------
+    def __repr__(self) -> str:
+        from minigrad.tensor.printing import tensor_repr
+
+        return tensor_repr(self)
+
+    def __str__(self) -> str:
+        return self.__repr__()
+
+
+def _is_operand(value: Any) -> bool:
+    """Types an arithmetic operator accepts next to a Tensor (others get NotImplemented,
+    so Python raises "unsupported operand type(s) for *: 'Tensor' and 'str'")."""
+    return isinstance(value, (Tensor, np.ndarray) + _SCALAR_TYPES) and not isinstance(value, complex)
+
+
+def tensor(data: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
+    """Make a leaf tensor from a number, a (nested) list or a numpy array (always a copy).
+
+    Python floats give float32; numpy arrays keep float32/float64; ints give int64.
+    """
+    return Tensor(data, requires_grad=requires_grad, dtype=dtype)
+
+
+# Imported last: these modules build on the Tensor class defined above.
+from minigrad.ops import arithmetic as _arithmetic  # noqa: E402
+from minigrad.tensor import inplace as _inplace  # noqa: E402
