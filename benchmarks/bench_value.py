@@ -27,6 +27,8 @@ try:
 except ImportError:  # the baseline is optional: `pip install micrograd==0.1.0`
     MicrogradValue = None
 
+SKIPPED = 3  # exit code understood by run_all.py: the baseline is missing, nothing was timed
+
 
 def build_and_backward(value_class: Callable, numbers: list[float]) -> tuple[object, list]:
     """Forward (build the tree over ``numbers``) and backward; returns (output, leaves)."""
@@ -61,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if MicrogradValue is None:
         print("bench_value: skipped, micrograd is not installed (pip install micrograd==0.1.0)")
-        return 0
+        return SKIPPED
 
     rng = random.Random(0)
     numbers = [rng.uniform(0.5, 1.5) for _ in range(args.inputs)]
