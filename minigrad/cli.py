@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from minigrad import figures
+from minigrad.exercises.commands import (EXERCISES_HELP, GRADE_HELP, add_exercises_arguments,
+                                         add_grade_arguments, run_exercises, run_grade)
 from minigrad.lessons import LESSONS
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +39,8 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
                 _lessons_command),
     "figures": ("regenerate the course figures (PNG/SVG) into a folder",
                 figures.add_arguments, figures.run),
+    "exercises": (EXERCISES_HELP, add_exercises_arguments, run_exercises),
+    "grade": (GRADE_HELP, add_grade_arguments, run_grade),
 }
 
 

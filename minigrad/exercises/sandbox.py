@@ -1,0 +1,238 @@
+"""The grader's side of the sandbox: one child process per submission, restarted after a crash.
+
+The child (:mod:`minigrad.exercises.worker`) runs ``python -I`` (no user site, no
+``PYTHON*`` variables, no current directory on ``sys.path``) in a fresh temporary directory, in
+its own process group, with no shell. It limits its own address space (``RLIMIT_AS``) and the
+size of what it prints (``RLIMIT_FSIZE``). Requests and answers travel over two dedicated
+pipes; stdout and stderr go to a file. A call that runs past its time limit gets the whole
+process group killed, and the next call starts a fresh child.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import minigrad
+from minigrad.exercises.codec import MAX_TEXT, to_json
+
+PACKAGE_ROOT = str(Path(minigrad.__file__).resolve().parent.parent)
+
+_BOOTSTRAP = (
+    "import sys; sys.path.insert(0, sys.argv[1]); del sys.argv[1]\n"
+    "from minigrad.exercises.worker import main; main(sys.argv[1:])\n"
+)
+
+DEFAULT_MEMORY_MB = 2048
+OUTPUT_LIMIT_BYTES = 4_000_000
+
+
+@dataclass
+class Outcome:
+    """What happened to one case: ``ok`` with an encoded ``value``, or a ``kind`` and message."""
+
+    ok: bool
+    value: Any = None  # JSON data from the child (not yet decoded)
+    kind: str = ""
+    message: str = ""
+
+
+class ImportFailed(Exception):
+    """The submission could not be imported; ``kind`` says why."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class Sandbox:
+    """Runs functions of one submission file in a child process.
+
+    >>> with Sandbox(code, timeout=5) as box:
+    ...     outcomes = box.run("composite_derivative", [(1.0,), (2.0,)])
+    """
+
+    def __init__(self, code: str, timeout: float = 10.0,
+                 memory_mb: int = DEFAULT_MEMORY_MB) -> None:
+        self.submission_text = code
+        self.timeout = timeout
+        self.memory_mb = memory_mb
+        self.directory = Path(tempfile.mkdtemp(prefix="minigrad-grade-"))
+        self.process: Optional[subprocess.Popen] = None
+        self.import_error: Optional[ImportFailed] = None
+        self._buffer = b""
+
+    # ------------------------------------------------------------------ life cycle
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._stop()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def _start(self) -> None:
+        work = self.directory / "work"
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir()
+        submission = work / "submission.py"
+        submission.write_text(self.submission_text, encoding="utf-8")
+        output = open(self.directory / "output.txt", "wb")
+        request_read, request_write = os.pipe()
+        response_read, response_write = os.pipe()
+        env = {"PATH": os.defpath, "HOME": str(work), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
+               "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+               "NUMBA_NUM_THREADS": "1", "NUMBA_CACHE_DIR": str(work),
+               "MPLCONFIGDIR": str(work)}
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-c", _BOOTSTRAP, PACKAGE_ROOT, str(request_read),
+                 str(response_write), str(self.memory_mb * 2**20), str(OUTPUT_LIMIT_BYTES),
+                 str(submission)],
+                cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=output,
+                stderr=subprocess.STDOUT, pass_fds=(request_read, response_write),
+                start_new_session=True, close_fds=True,
+            )
+        finally:
+            os.close(request_read)
+            os.close(response_write)
+            output.close()
+        self._requests = request_write
+        self._responses = response_read
+        self._buffer = b""
+        deadline = time.monotonic() + self.timeout
+        message = self._read_message(deadline)
+        if message is None or not isinstance(message, dict) or "import" not in message:
+            raise ImportFailed(*self._death("while importing the submission", message))
+        if message["import"] is not True:
+            self._stop()
+            raise ImportFailed(str(message.get("kind", "exception")),
+                               str(message.get("message", ""))[:2000])
+
+    def _stop(self) -> None:
+        if self.process is None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.process.wait()
+        for fd in (self._requests, self._responses):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.process = None
+
+    # ------------------------------------------------------------------ calls
+    def run(self, function: str, cases: list[tuple]) -> list[Outcome]:
+        """Call ``function(*args)`` for each argument tuple; one :class:`Outcome` per case.
+
+        All cases of one call share one time limit. Raises :class:`ImportFailed` if the
+        submission cannot be imported.
+        """
+        if self.import_error is not None:
+            raise self.import_error
+        if self.process is None:
+            try:
+                self._start()
+            except ImportFailed as error:
+                self._stop()
+                self.import_error = error
+                raise
+        request = json.dumps({"function": function, "cases": [to_json(tuple(args))
+                                                              for args in cases]})
+        deadline = time.monotonic() + self.timeout
+        outcomes: list[Outcome] = []
+        try:
+            os.write(self._requests, request.encode() + b"\n")
+        except OSError:
+            pass  # the child is gone; reading below says how
+        while len(outcomes) < len(cases):
+            message = self._read_message(deadline)
+            if not isinstance(message, dict) or message.get("case") != len(outcomes):
+                kind, text = self._death(f"while running {function} on case {len(outcomes) + 1}",
+                                         message)
+                outcomes += [Outcome(False, kind=kind, message=text)] * (len(cases) - len(outcomes))
+                self._stop()
+                return outcomes
+            if message.get("ok") is True:
+                outcomes.append(Outcome(True, value=message.get("value")))
+            else:
+                outcomes.append(Outcome(False, kind=str(message.get("kind", "exception")),
+                                        message=str(message.get("message", ""))[:2000]))
+        done = self._read_message(deadline)
+        if done != {"done": True}:
+            self._stop()
+        return outcomes
+
+    # ------------------------------------------------------------------ plumbing
+    def _read_message(self, deadline: float) -> Any:
+        """The next line of JSON from the child; ``"timeout"``, ``"eof"`` or ``"garbage"``."""
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "timeout"
+            ready, _, _ = select.select([self._responses], [], [], remaining)
+            if not ready:
+                return "timeout"
+            chunk = os.read(self._responses, 1 << 20)
+            if not chunk:
+                return "eof"
+            self._buffer += chunk
+            if len(self._buffer) > MAX_TEXT + 1000:
+                return "too-long"
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        try:
+            return json.loads(line.decode())
+        except (ValueError, RecursionError, UnicodeDecodeError):
+            return "garbage"
+
+    def _death(self, during: str, message: Any) -> tuple[str, str]:
+        """(kind, message) for a child that did not answer properly."""
+        if message == "timeout":
+            self._stop()
+            return "timeout", f"took longer than {self.timeout:g} s {during} (stopped)"
+        if message == "too-long":
+            self._stop()
+            return "garbage", f"sent back more than {MAX_TEXT} characters {during}"
+        if message not in ("eof",):
+            self._stop()
+            return "garbage", f"the answer channel was corrupted {during}"
+        assert self.process is not None
+        try:
+            code = self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self._stop()
+            code = self.process.returncode if self.process else None
+        self._stop()
+        tail = self._output_tail()
+        if code is not None and code < 0:
+            number = -code
+            if number == signal.SIGXFSZ:
+                return "flood", (f"printed more than {OUTPUT_LIMIT_BYTES // 1_000_000} MB of "
+                                 f"output {during} (stopped)")
+            name = signal.Signals(number).name if number in signal.valid_signals() else number
+            return "crash", f"the process was killed by signal {name} {during}{tail}"
+        return "exit", f"the process exited with code {code} (sys.exit/os._exit?) {during}{tail}"
+
+    def _output_tail(self, limit: int = 300) -> str:
+        try:
+            data = (self.directory / "output.txt").read_bytes()[-limit:]
+        except OSError:
+            return ""
+        text = data.decode(errors="replace").strip()
+        return f"; last output: …{text}" if text else ""

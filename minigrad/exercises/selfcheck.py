@@ -1,0 +1,89 @@
+"""``check("01.1", fn)``: try an exercise on its visible cases, in your own kernel.
+
+It calls your function and the reference on the same arguments and prints one line per case.
+It never raises: a function that still raises ``NotImplementedError`` is reported as "not
+attempted yet", any other error is printed, so a notebook runs top to bottom either way.
+(Hidden cases run only in the grader, in a separate process.)
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from minigrad.exercises.codec import CodecError, from_json, to_json
+from minigrad.exercises.source import all_exercises, reference_function
+from minigrad.exercises.spec import _describe, compare_values
+
+
+@dataclass
+class CheckResult:
+    """What :func:`check` found; true when every visible case passed."""
+
+    exercise_id: str
+    passed: int = 0
+    total: int = 0
+    attempted: bool = True
+    messages: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return self.attempted and self.total > 0 and self.passed == self.total
+
+    def __repr__(self) -> str:
+        if not self.attempted:
+            return f"<check {self.exercise_id}: not attempted yet>"
+        return f"<check {self.exercise_id}: {self.passed}/{self.total} visible cases passed>"
+
+
+def check(exercise_id: str, function: Callable[..., Any]) -> CheckResult:
+    """Run the visible cases of exercise ``exercise_id`` (e.g. ``"01.1"``) on ``function``."""
+    table = all_exercises()
+    result = CheckResult(str(exercise_id))
+    if exercise_id not in table:
+        print(f"No exercise {exercise_id!r}; the exercises are {', '.join(sorted(table))}.")
+        result.attempted = False
+        return result
+    lesson, exercise = table[exercise_id]
+    reference = reference_function(lesson, exercise)
+    cases = [tuple(args) for args in exercise.visible()]
+    result.total = len(cases)
+    print(f"Exercise {exercise.id} — {exercise.title} ({exercise.points:g} points)")
+    if not callable(function):
+        print(f"  expected a function, got {type(function).__name__}")
+        result.attempted = False
+        return result
+    for number, args in enumerate(cases, start=1):
+        call = f"{exercise.function}({', '.join(_describe(arg, 40) for arg in args)})"
+        expected = from_json(to_json(reference(*copy.deepcopy(args))))
+        try:
+            answer = function(*copy.deepcopy(args))
+        except NotImplementedError:
+            print("  not attempted yet: replace `raise NotImplementedError` with your code.")
+            result.attempted = False
+            return result
+        except Exception as error:  # noqa: BLE001 — report, never raise
+            _fail(result, number, call, f"raised {type(error).__name__}: {error}")
+            continue
+        try:
+            got = from_json(to_json(answer))  # exactly what the grader would receive
+        except CodecError as error:
+            _fail(result, number, call, f"returned something that cannot be graded: {error}")
+            continue
+        message = compare_values(exercise.compare, expected, got, copy.deepcopy(args))
+        if message:
+            _fail(result, number, call, message)
+        else:
+            result.passed += 1
+            print(f"  ✓ case {number}: {call}")
+    if result.passed == result.total:
+        print(f"  All {result.total} visible cases pass. The grader also runs hidden cases.")
+    else:
+        print(f"  {result.passed}/{result.total} visible cases pass. Hint: {exercise.hint}")
+    return result
+
+
+def _fail(result: CheckResult, number: int, call: str, message: str) -> None:
+    line = f"  ✗ case {number}: {call}: {message}"
+    result.messages.append(line.strip())
+    print(line)

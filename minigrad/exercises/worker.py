@@ -1,0 +1,134 @@
+"""The student side of the sandbox: runs in its own process, imports one submission, calls it.
+
+Started by :mod:`minigrad.exercises.sandbox` as ``python -I -c <bootstrap> REQUEST_FD
+RESPONSE_FD MEMORY_BYTES OUTPUT_BYTES SUBMISSION``. It limits its own memory and output, imports
+the submission, then answers requests read from REQUEST_FD — one line of JSON each,
+``{"function": name, "cases": [encoded argument tuples]}`` — with one line of JSON per case on
+RESPONSE_FD, ``{"case": i, "ok": true, "value": encoded result}`` or
+``{"case": i, "ok": false, "kind": ..., "message": ...}``, then ``{"done": true}``.
+
+Nothing here is trusted by the grader: whatever comes back is decoded, checked and compared
+in the grader's own process. The pipe, not stdout, carries the answers, so a student's
+``print`` cannot corrupt them; stdout and stderr go to a size-limited file.
+"""
+
+from __future__ import annotations
+
+import errno
+import importlib.abc
+import importlib.util
+import json
+import os
+import resource
+import sys
+import traceback
+
+# Reference solutions and the grader stay out of reach of a plain import in student code.
+_BLOCKED = ("minigrad.exercises.lessons", "minigrad.exercises.grader",
+            "minigrad.exercises.classroom")
+
+
+class _BlockReferenceImports(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path, target=None):  # type: ignore[no-untyped-def]
+        if any(fullname == name or fullname.startswith(name + ".") for name in _BLOCKED):
+            raise ImportError(f"{fullname} is not available to graded code")
+        return None
+
+
+def _limit_resources(memory_bytes: int, output_bytes: int) -> None:
+    if memory_bytes > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (output_bytes, output_bytes))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _describe_failure(error: BaseException, depth: int = 6) -> tuple[str, str]:
+    """(kind, message) for an exception raised by student code, with the student's frames."""
+    if isinstance(error, NotImplementedError):
+        return "not_implemented", "not attempted yet (raises NotImplementedError)"
+    if isinstance(error, SystemExit):
+        return "exit", f"called sys.exit({error.code!r})"
+    if isinstance(error, MemoryError):
+        return "memory", "ran out of memory (MemoryError)"
+    if isinstance(error, OSError) and error.errno == errno.EFBIG:
+        return "flood", "printed too much output (the output limit was reached)"
+    if isinstance(error, RecursionError):
+        return "exception", "RecursionError: maximum recursion depth exceeded"
+    frames = traceback.extract_tb(error.__traceback__)
+    student = [frame for frame in frames if frame.filename.endswith("submission.py")]
+    where = "".join(f"\n  line {frame.lineno}, in {frame.name}: {frame.line}"
+                    for frame in student[-depth:])
+    text = f"{type(error).__name__}: {error}"
+    return "exception", (text[:500] + where)
+
+
+def main(argv: list[str]) -> None:
+    request_fd, response_fd, memory_bytes, output_bytes = (int(item) for item in argv[:4])
+    submission = argv[4]
+    _limit_resources(memory_bytes, output_bytes)
+    sys.meta_path.insert(0, _BlockReferenceImports())
+    sys.setrecursionlimit(5000)
+
+    import numpy  # noqa: F401  (loaded before student code, like a student's kernel would)
+
+    from minigrad.exercises.codec import CodecError, from_json, to_json
+
+    dumps, loads = json.dumps, json.loads
+    requests = os.fdopen(request_fd, "rb", buffering=0)
+    responses = os.fdopen(response_fd, "wb", buffering=0)
+
+    def send(message: dict) -> None:
+        responses.write(dumps(message, allow_nan=False).encode() + b"\n")
+
+    module = None
+    try:
+        spec = importlib.util.spec_from_file_location("submission", submission)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["submission"] = module
+        spec.loader.exec_module(module)
+    except SyntaxError as error:
+        send({"import": False, "kind": "syntax",
+              "message": f"SyntaxError: {error.msg} (line {error.lineno}: "
+                         f"{(error.text or '').strip()[:120]})"})
+        return
+    except BaseException as error:  # noqa: BLE001 — student code may raise anything
+        kind, message = _describe_failure(error)
+        send({"import": False, "kind": kind, "message": message})
+        return
+    send({"import": True})
+
+    reader = _lines(requests)
+    for line in reader:
+        request = loads(line)
+        if request.get("quit"):
+            return
+        function = getattr(module, request["function"], None)
+        for index, encoded in enumerate(request["cases"]):
+            if not callable(function):
+                send({"case": index, "ok": False, "kind": "missing",
+                      "message": f"no function named {request['function']} in the submission"})
+                continue
+            try:
+                args = from_json(encoded)
+                result = function(*args)
+                value = to_json(result)
+                send({"case": index, "ok": True, "value": value})
+            except CodecError as error:
+                send({"case": index, "ok": False, "kind": "garbage",
+                      "message": f"returned something that cannot be graded: {error}"})
+            except BaseException as error:  # noqa: BLE001
+                kind, message = _describe_failure(error)
+                send({"case": index, "ok": False, "kind": kind, "message": message})
+        send({"done": True})
+
+
+def _lines(stream):  # type: ignore[no-untyped-def]
+    buffer = b""
+    while True:
+        chunk = stream.read(65536)
+        if not chunk:
+            return
+        buffer += chunk
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            yield line.decode()
