@@ -73,8 +73,9 @@ def topological_order(parents: dict[str, list[str]]) -> list[str]:
     reverse, so a node passes its gradient on only after every consumer has sent it theirs.
 
     Many orders are usually valid (``a`` and ``b`` below can swap); any valid one is accepted.
-    Graphs can be long chains of thousands of nodes: a recursive search would hit Python's
-    recursion limit (~1000), so use a loop.
+    Graphs can be chains of thousands of nodes: a recursive search would hit Python's
+    recursion limit (~1000), so use a loop; and keep the work proportional to the number of
+    nodes and edges (a chain of 3 000 nodes should take milliseconds).
 
     Example: ``topological_order({"u": ["a", "b"], "a": [], "b": []})`` → ``["a", "b", "u"]``.
     """
