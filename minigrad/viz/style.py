@@ -1,0 +1,41 @@
+"""Colours, fonts and captions shared by every drawing, so Value and Tensor graphs match.
+
+Colours follow torchviz, which many lecturers know: leaves light blue, the root (the output,
+usually the loss) light green, operations grey. Fonts are ones every renderer has (Helvetica;
+graphviz-pure ships metric-compatible faces).
+"""
+
+from __future__ import annotations
+
+from minigrad.viz.dot import DotGraph
+
+FONT = "Helvetica"
+LEAF_FILL = "#cfe8ff"
+ROOT_FILL = "#d4f5b0"
+FUNCTION_FILL = "#e4e4e4"
+SAVED_FILL = "#ffd9a8"
+
+BACKWARD_CAPTION = (
+    "backward: the numbered rules run in order, 1 = the root's rule (reverse topological order)\n"
+    "arrows: the gradient flowing from the root back to the inputs"
+)
+
+
+def base_graph(rankdir: str, *, title: str | None = None, caption: str | None = None) -> DotGraph:
+    """An empty DOT graph with our fonts; ``title`` on top, ``caption`` underneath."""
+    graph_attrs = {"fontname": FONT, "fontsize": "12", "nodesep": "0.25", "ranksep": "0.35"}
+    text = "\n".join(part for part in (title, caption) if part)
+    if text:
+        graph_attrs.update(label=text, labelloc="t" if title else "b", labeljust="l")
+    return DotGraph(rankdir=rankdir, graph_attrs=graph_attrs,
+                    node_attrs={"fontname": FONT, "fontsize": "12", "height": "0.3"},
+                    edge_attrs={"fontname": FONT, "fontsize": "10", "arrowsize": "0.7"})
+
+
+def value_style(role: str) -> dict[str, str]:
+    """Node attributes for a Value or Tensor box: ``role`` is "leaf", "inner" or "root"."""
+    if role == "leaf":
+        return {"style": "filled", "fillcolor": LEAF_FILL}
+    if role == "root":
+        return {"style": "filled", "fillcolor": ROOT_FILL, "penwidth": "1.6"}
+    return {}

@@ -1,0 +1,82 @@
+"""Drawing a scalar graph: one box per `Value`, one small circle per operation.
+
+Forward graph: arrows follow the computation, from the inputs (leaves) to the root::
+
+    [a | data 2 | grad 45] --\
+                              (*) --> [u | data 6 | grad 15] ...
+    [b | data 3 | grad 30] --/
+
+Backward graph: the same boxes and circles with every arrow reversed, because gradient flows
+from the root back to the leaves. Each circle is numbered in the order ``root.backward()`` runs
+its rule: reverse topological order, the root's rule first (1), a node only after every
+consumer has sent it gradient.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from minigrad.value import Value, topological_order
+from minigrad.viz.dot import DotGraph, Record
+from minigrad.viz.labels import format_number
+from minigrad.viz.style import BACKWARD_CAPTION, base_graph, value_style
+
+OP_NODE = {"shape": "circle", "fontsize": "11", "margin": "0.02", "width": "0.3"}
+
+
+def backward_steps(root: Value) -> dict[int, int]:
+    """Step number (1, 2, …) of each non-leaf's backward rule, keyed by ``id(value)``.
+
+    ``Value.backward`` runs the rules in reverse topological order; leaves have no rule.
+    """
+    steps: dict[int, int] = {}
+    for value in reversed(topological_order(root)):
+        if value.parents:
+            steps[id(value)] = len(steps) + 1
+    return steps
+
+
+def value_graph(root: Value, kind: str = "forward", *, show_data: bool = True,
+                show_grad: bool = True, rankdir: str = "LR",
+                names: Mapping[str, Value] | None = None, show_order: bool = True,
+                digits: int = 4, title: str | None = None) -> DotGraph:
+    """The DOT graph of everything ``root`` depends on (see the module docstring).
+
+    Node ids follow the topological order: ``v{i}`` is the i-th Value (parents first, the root
+    last) and ``v{i}_op`` the operation that produced it.
+    """
+    order = topological_order(root)
+    steps = backward_steps(root) if kind == "backward" and show_order else {}
+    names_by_id = {id(value): name for name, value in (names or {}).items()}
+    caption = BACKWARD_CAPTION if steps else None
+    dot = base_graph(rankdir, title=title, caption=caption)
+    index = {id(value): position for position, value in enumerate(order)}
+
+    for position, value in enumerate(order):
+        node_id = f"v{position}"
+        label = names_by_id.get(id(value), value.label)
+        fields = [label] if label else []
+        if show_data:
+            fields.append(f"data {format_number(value.data, digits)}")
+        if show_grad:
+            fields.append(f"grad {format_number(value.grad, digits)}")
+        role = "root" if value is root else ("leaf" if not value.parents else "inner")
+        dot.node(node_id, Record(tuple(fields) or (label,)), **value_style(role))
+        if not value.parents:
+            continue
+
+        op_id = f"{node_id}_op"
+        op_label = f"{value.op or '?'}\n{steps[id(value)]}" if steps else (value.op or "?")
+        parent_ids = [f"v{index[id(parent)]}" for parent in value.parents]
+        if kind == "forward":
+            # ordering=in keeps the parents in argument order (a - b, a ** b read correctly).
+            dot.node(op_id, op_label, ordering="in", **OP_NODE)
+            for parent_id in parent_ids:
+                dot.edge(parent_id, op_id)
+            dot.edge(op_id, node_id)
+        else:
+            dot.node(op_id, op_label, ordering="out", **OP_NODE)
+            dot.edge(node_id, op_id)
+            for parent_id in parent_ids:
+                dot.edge(op_id, parent_id)
+    return dot
