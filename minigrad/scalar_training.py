@@ -65,7 +65,7 @@ def accuracy(model: MLP, X: np.ndarray, y: np.ndarray) -> float:
 
 
 def train_classifier(model: MLP, X: np.ndarray, y: np.ndarray, steps: int = 100,
-                     learning_rate: float = 0.5, loss: str = "hinge",
+                     learning_rate: float = 1.0, loss: str = "hinge",
                      weight_decay: float = 1e-4, batch_size: int | None = None,
                      seed: random.Random | int | None = 0) -> TrainingHistory:
     """Train ``model`` (one output) on points ``X`` (n, d) with 0/1 labels ``y`` (n,).
