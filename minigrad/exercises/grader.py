@@ -152,8 +152,8 @@ def _grade_exercise(sandbox: Sandbox, source: SourceFile, exercise: Exercise,
         outcomes = sandbox.run(exercise.function, [args for _, args in cases])
     except ImportFailed as error:
         kind = "syntax" if error.kind == "syntax" else "import"
-        what = "has a syntax error" if kind == "syntax" else "could not be imported"
-        message = f"{source.path.name} {what}: {error.message}"
+        what = "SyntaxError at" if kind == "syntax" else "could not be imported:"
+        message = f"{source.path.name}: {what} {error.message}"
         result.cases = [CaseResult(visible, False, kind, message, call)
                         for (visible, _), call in zip(cases, calls)]
         return result

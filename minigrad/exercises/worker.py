@@ -88,8 +88,7 @@ def main(argv: list[str]) -> None:
         spec.loader.exec_module(module)
     except SyntaxError as error:
         send({"import": False, "kind": "syntax",
-              "message": f"SyntaxError: {error.msg} (line {error.lineno}: "
-                         f"{(error.text or '').strip()[:120]})"})
+              "message": f"line {error.lineno}: {error.msg}: {(error.text or '').strip()[:120]}"})
         return
     except BaseException as error:  # noqa: BLE001 — student code may raise anything
         kind, message = _describe_failure(error)

@@ -1,0 +1,393 @@
+"""The grader: full marks for the solutions, nothing for stubs, and every way student code can
+misbehave is contained — with a clear message and a results file all the same."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from minigrad.cli import main as cli_main
+from minigrad.exercises.generate import python_file_text, write_exercises
+from minigrad.exercises.grader import grade_submission, gradescope_results
+from minigrad.exercises.source import exercises, lessons_with_exercises, student_file_name
+from minigrad.lessons import find_lesson
+
+LESSON01 = find_lesson(1)
+FILE01 = student_file_name(LESSON01)
+LESSONS = lessons_with_exercises()
+
+
+def solution_with(tmp_path: Path, extra: str, name: str = FILE01) -> Path:
+    """Lesson 01's reference file with ``extra`` appended (a later ``def`` replaces one)."""
+    path = tmp_path / name
+    path.write_text(python_file_text(LESSON01, solutions=True) + "\n\n"
+                    + textwrap.dedent(extra), encoding="utf-8")
+    return path
+
+
+def grade_cli(path: Path, tmp_path: Path, *options: str) -> dict:
+    """Run `minigrad grade` in-process; return the Gradescope JSON it wrote."""
+    results = tmp_path / "results.json"
+    assert cli_main(["grade", str(path), "--json", str(results), *options]) == 0
+    return json.loads(results.read_text())
+
+
+def by_exercise(results: dict) -> dict[str, tuple[float, float, str]]:
+    """Exercise id -> (score, max score, all output) summed over its visible/hidden tests."""
+    table: dict[str, tuple[float, float, str]] = {}
+    for test in results["tests"]:
+        exercise_id = test["name"].split()[0]
+        score, max_score, output = table.get(exercise_id, (0.0, 0.0, ""))
+        table[exercise_id] = (score + test["score"], max_score + test["max_score"],
+                              output + test["output"] + "\n")
+    return table
+
+
+def assert_only_01_1_lost(results: dict, *phrases: str) -> None:
+    table = by_exercise(results)
+    score, max_score, output = table["01.1"]
+    assert score == 0 and max_score == 2
+    for phrase in phrases:
+        assert phrase in output, output
+    for exercise_id in ("01.2", "01.3", "01.4", "01.5"):
+        assert table[exercise_id][0] == table[exercise_id][1] > 0, (exercise_id, table)
+    assert results["score"] == pytest.approx(13.0)
+
+
+# ---------------------------------------------------------------------------- marks
+@pytest.mark.parametrize("lesson", LESSONS, ids=[f"{lesson.number:02d}" for lesson in LESSONS])
+def test_solutions_get_full_marks_and_stubs_zero(lesson, tmp_path: Path) -> None:
+    write_exercises(lesson, tmp_path / "solution", solutions=True)
+    write_exercises(lesson, tmp_path / "student")
+    total = sum(exercise.points for exercise in exercises(lesson))
+    solved = grade_submission(tmp_path / "solution", timeout=20)
+    assert solved.score == pytest.approx(total) and solved.max_score == total
+    assert all(item.status == "passed" for item in solved.exercises)
+    stub = grade_submission(tmp_path / "student", timeout=20)
+    assert stub.score == 0 and stub.max_score == total
+    assert {item.status for item in stub.exercises} == {"not attempted"}
+
+
+def test_partial_credit_is_per_case(tmp_path: Path) -> None:
+    # Right at x = 1 only: 1 of the 3 visible cases, none of the hidden ones.
+    path = solution_with(tmp_path, """
+        def composite_derivative(x):
+            return 24.0
+        """)
+    result = grade_submission(path, seed=5)
+    item = result.exercises[0]
+    assert len(item.cases) == 8
+    assert item.score == pytest.approx(2 * 1 / 8)
+    assert item.status == "1/8 cases"
+    assert "a hidden case" in item.feedback or "composite_derivative" in item.feedback
+
+
+def test_hidden_cases_follow_the_seed(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, "")
+    first = grade_submission(path, seed=123)
+    again = grade_submission(path, seed=123)
+    other = grade_submission(path, seed=124)
+    calls = lambda result: [case.call for item in result.exercises for case in item.cases]  # noqa: E731
+    assert calls(first) == calls(again) != calls(other)
+    assert gradescope_results(first)["extra_data"]["seed"] == 123
+
+
+def test_gradescope_format(tmp_path: Path) -> None:
+    results = grade_cli(solution_with(tmp_path, ""), tmp_path)
+    assert results["score"] == 15
+    assert isinstance(results["extra_data"]["seed"], int)
+    visibilities = {test["visibility"] for test in results["tests"]}
+    assert visibilities == {"visible", "after_published"}
+    for test in results["tests"]:
+        assert set(test) == {"name", "score", "max_score", "output", "visibility"}
+        assert 0 <= test["score"] <= test["max_score"]
+    assert sum(test["max_score"] for test in results["tests"]) == pytest.approx(15)
+
+
+# ---------------------------------------------------------------------------- failure modes
+def test_a_hang_is_stopped_and_the_rest_still_graded(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        def composite_derivative(x):
+            while True:
+                pass
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path, "--timeout", "1"), "longer than 1 s")
+
+
+def test_sys_exit_in_a_function(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        import sys
+        def composite_derivative(x):
+            sys.exit(3)
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path), "sys.exit(3)")
+
+
+def test_os_exit_in_a_function(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        import os
+        def composite_derivative(x):
+            os._exit(7)
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path), "exited with code 7")
+
+
+def test_sys_exit_while_importing(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, "import sys\nsys.exit(0)\n")
+    results = grade_cli(path, tmp_path)
+    assert results["score"] == 0
+    assert all("could not be imported" in test["output"] and "sys.exit(0)" in test["output"]
+               for test in results["tests"])
+
+
+def test_os_exit_while_importing(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, "import os\nos._exit(0)\n")
+    results = grade_cli(path, tmp_path)
+    assert results["score"] == 0
+    assert "exited with code 0" in results["tests"][0]["output"]
+
+
+def test_a_memory_bomb_is_refused(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        def composite_derivative(x):
+            hog = bytearray(64 * 2**30)
+            return -1.0
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path, "--memory", "1024"), "out of memory")
+
+
+def test_a_syntax_error_names_the_line(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, "def composite_derivative(x)\n    return 1\n")
+    results = grade_cli(path, tmp_path)
+    assert results["score"] == 0
+    output = results["tests"][0]["output"]
+    assert "SyntaxError at line" in output and "def composite_derivative(x)" in output
+    assert FILE01 in output
+
+
+def test_an_import_error(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, "import a_module_that_does_not_exist\n")
+    results = grade_cli(path, tmp_path)
+    assert results["score"] == 0
+    assert "ModuleNotFoundError" in results["tests"][0]["output"]
+
+
+def test_an_exception_is_reported_with_its_line(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        def composite_derivative(x):
+            raise ValueError("my bug")
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path), "ValueError: my bug", "line")
+
+
+def test_garbage_output_is_refused(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        class Strange:
+            pass
+        def composite_derivative(x):
+            return Strange()
+        def several_paths(a, b, c):
+            return "forty-five"
+        """)
+    table = by_exercise(grade_cli(path, tmp_path))
+    assert table["01.1"][0] == 0 and "cannot be graded" in table["01.1"][2]
+    assert table["01.2"][0] == 0 and "expected a dict" in table["01.2"][2]
+    assert table["01.3"][0] == 3
+
+
+def test_a_print_flood_is_cut_off(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        def composite_derivative(x):
+            while True:
+                print("spam " * 10000)
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path, "--timeout", "5"), "output")
+
+
+def test_prints_do_not_disturb_the_answers(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        import os, sys
+        print('{"case": 0, "ok": true, "value": 0}')
+        _reference = composite_derivative
+        def composite_derivative(x):
+            print("debugging", x)
+            sys.stderr.write("more noise\\n")
+            os.write(1, b"\\n{}\\n")
+            return _reference(x)
+        """)
+    assert grade_cli(path, tmp_path)["score"] == 15
+
+
+def test_patching_numpy_does_not_fool_the_comparison(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        import numpy
+        numpy.allclose = lambda *args, **kwargs: True
+        numpy.isclose = lambda *args, **kwargs: True
+        numpy.abs = lambda x: 0 * x
+        numpy.array_equal = lambda *args, **kwargs: True
+        def composite_derivative(x):
+            return -1.0
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path), "expected")
+
+
+def test_patching_the_grader_modules_does_not_help(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        import minigrad.exercises.spec as spec
+        import minigrad.exercises.codec as codec
+        spec.close = lambda *a, **k: (lambda expected, got: None)
+        spec.compare_values = lambda *args: None
+        try:
+            import minigrad.exercises.grader as grader
+            grader.compare_values = lambda *args: None
+        except ImportError:
+            pass
+        try:
+            from minigrad.exercises.lessons import lesson01
+        except ImportError:
+            lesson01 = None
+        def composite_derivative(x):
+            assert lesson01 is None, "the reference solutions were importable"
+            return -1.0
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path), "expected")
+
+
+def test_patching_json_does_not_forge_results(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        import json
+        json.dumps = lambda *args, **kwargs: '{"case": 0, "ok": true, "value": 24.0}'
+        json.loads = lambda *args, **kwargs: {"quit": True}
+        def composite_derivative(x):
+            return -1.0
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path), "expected")
+
+
+def test_junk_on_the_answer_channel_is_refused(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        import os
+        def composite_derivative(x):
+            for fd in range(3, 64):
+                try:
+                    os.write(fd, b"this is not json\\n")
+                except OSError:
+                    pass
+            return -1.0
+        """)
+    table = by_exercise(grade_cli(path, tmp_path))
+    assert table["01.1"][0] == 0 and "corrupted" in table["01.1"][2]
+    assert table["01.5"][0] == 4  # a fresh process grades the rest
+
+
+def test_student_code_cannot_rewrite_the_results(tmp_path: Path) -> None:
+    results = tmp_path / "results.json"
+    path = solution_with(tmp_path, f"""
+        open({str(results)!r}, "w").write('{{"score": 100, "tests": []}}')
+        def composite_derivative(x):
+            open({str(results)!r}, "w").write('{{"score": 100, "tests": []}}')
+            return -1.0
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path), "expected")
+
+
+def test_a_missing_function(tmp_path: Path) -> None:
+    path = tmp_path / FILE01
+    path.write_text("def composite_derivative(x):\n    return 6 * x * (x * x + 1) ** 2\n")
+    table = by_exercise(grade_cli(path, tmp_path))
+    assert table["01.1"][0] == 2
+    assert table["01.2"][0] == 0 and "no function named several_paths" in table["01.2"][2]
+
+
+# ---------------------------------------------------------------------------- inputs
+def test_grading_a_notebook(tmp_path: Path) -> None:
+    write_exercises(LESSON01, tmp_path / "solution", solutions=True)
+    notebook = tmp_path / "solution" / f"{LESSON01.name}.ipynb"
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / notebook.name).write_bytes(notebook.read_bytes())
+    results = grade_cli(only / notebook.name, tmp_path)
+    assert results["score"] == 15
+    assert results["extra_data"]["files"] == [notebook.name]
+
+
+def test_a_notebook_without_tags_uses_all_code_cells(tmp_path: Path) -> None:
+    reference = python_file_text(LESSON01, solutions=True)
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": source}
+             for source in ["%matplotlib inline\n!echo hi", reference,
+                            'check("01.1", composite_derivative)\nprint("ok")']]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "my work.ipynb"
+    path.write_text(json.dumps(notebook))
+    results = grade_cli(path, tmp_path, "--lesson", "derivatives")
+    assert results["score"] == 15
+
+
+def test_lesson_is_inferred_from_content(tmp_path: Path) -> None:
+    path = tmp_path / "homework.py"
+    path.write_text(python_file_text(LESSON01, solutions=True))
+    assert grade_submission(path).score == 15
+
+
+def test_a_folder_prefers_the_file_with_the_work(tmp_path: Path) -> None:
+    # Student worked in the notebook; the .py file next to it is still the stub.
+    write_exercises(LESSON01, tmp_path / "solution", solutions=True)
+    write_exercises(LESSON01, tmp_path / "student")
+    notebook = f"{LESSON01.name}.ipynb"
+    (tmp_path / "student" / notebook).write_bytes((tmp_path / "solution" / notebook).read_bytes())
+    result = grade_submission(tmp_path / "student")
+    assert result.score == 15 and result.files == [notebook]
+
+
+def test_nothing_to_grade_still_writes_results(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    results = grade_cli(empty, tmp_path, "--lesson", "1")
+    assert results["score"] == 0 and len(results["tests"]) == 5
+
+
+# ---------------------------------------------------------------------------- a class
+def test_class_folder_csv_and_results(tmp_path: Path) -> None:
+    klass = tmp_path / "class"
+    write_exercises(LESSON01, klass / "alice", solutions=True)
+    write_exercises(LESSON01, klass / "bob")
+    (klass / "carol").mkdir()
+    (klass / "carol" / "answers.py").write_text(
+        "def composite_derivative(x):\n    return 6 * x * (x * x + 1) ** 2\n")
+    (klass / "dave").mkdir()
+    (klass / "dave" / FILE01).write_text("import os\nos._exit(1)\n")
+    scores = tmp_path / "scores.csv"
+    out = tmp_path / "out"
+    assert cli_main(["grade", str(klass), "--csv", str(scores), "--out", str(out), "--jobs", "3",
+                     "--lesson", "01"]) == 0
+    rows = list(csv.DictReader(scores.open()))
+    assert [row["student"] for row in rows] == ["alice", "bob", "carol", "dave"]
+    totals = {row["student"]: float(row["total"]) for row in rows}
+    assert totals == {"alice": 15, "bob": 0, "carol": 2, "dave": 0}
+    assert set(rows[0]) == {"student", "total", "max", "01.1", "01.2", "01.3", "01.4", "01.5"}
+    for student in totals:
+        assert json.loads((out / f"{student}.json").read_text())["score"] == totals[student]
+
+
+# ---------------------------------------------------------------------------- the command line
+def test_the_console_script_end_to_end(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "minigrad"
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "minigrad.cli"]
+    run = lambda *args: subprocess.run(command + list(args), capture_output=True, text=True,  # noqa: E731
+                                       timeout=120)
+    made = run("exercises", "1", "--to", str(tmp_path / "work"))
+    assert made.returncode == 0, made.stderr
+    graded = run("grade", str(tmp_path / "work"), "--json", str(tmp_path / "r.json"),
+                 "--seed", "7")
+    assert graded.returncode == 0, graded.stderr
+    assert "not attempted" in graded.stdout and "seed 7" in graded.stdout
+    assert json.loads((tmp_path / "r.json").read_text())["score"] == 0
+    missing = run("grade", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
