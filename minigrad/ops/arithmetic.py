@@ -262,11 +262,10 @@ class PowTensor(Function):
         grad_a = sum_to(grad_output * b * a ** (b - 1), ctx.shapes[0]) if need_a else None
         grad_b = None
         if need_b:
-            from minigrad.ops.index import where
             from minigrad.ops.unary import log
 
-            # 0 ** b has derivative 0 in b (for b >= 0), not 0 * log(0) = nan.
-            safe_base = where(a.detach() == 0, 1.0, a)
+            # 0 ** b has derivative 0 in b (for b >= 0), not 0 * log(0) = nan: use log(1) there.
+            safe_base = a + (a.data == 0).astype(a.dtype)
             grad_b = sum_to(grad_output * result * log(safe_base), ctx.shapes[1])
         return grad_a, grad_b
 
@@ -333,9 +332,11 @@ class Mm(Matmul):
 
 def _matmul_backward(grad_output: Tensor, a: Tensor | None, b: Tensor | None, need_a: bool,
                      need_b: bool, shapes: tuple) -> tuple[Tensor | None, Tensor | None]:
+    a_shape, b_shape = shapes
+    if len(a_shape) == 1 and len(b_shape) == 1:  # dot product: grad_output is a scalar
+        return (grad_output * b if need_a else None, grad_output * a if need_b else None)
     from minigrad.ops.shape import reshape, transpose
 
-    a_shape, b_shape = shapes
     if len(a_shape) == 2 and len(b_shape) == 2:
         return (grad_output @ transpose(b, 0, 1) if need_a else None,
                 transpose(a, 0, 1) @ grad_output if need_b else None)

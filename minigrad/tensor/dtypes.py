@@ -44,10 +44,17 @@ def is_floating(dtype: np.dtype) -> bool:
 
 def _unsupported(dtype: Any) -> TypeError:
     return TypeError(
-        f"minigrad does not support dtype {np.dtype(dtype).name if _is_dtype(dtype) else dtype!r}; "
+        f"minigrad does not support dtype {_readable(dtype)}; "
         f"supported dtypes are {_SUPPORTED_NAMES}. "
         "Convert the data first, e.g. np.asarray(data, dtype=np.float32)."
     )
+
+
+def _readable(dtype: Any) -> str:
+    if not _is_dtype(dtype):
+        return repr(dtype)
+    resolved = np.dtype(dtype)
+    return {"U": "str", "S": "bytes", "O": "object"}.get(resolved.kind, resolved.name)
 
 
 def _is_dtype(value: Any) -> bool:

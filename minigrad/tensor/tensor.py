@@ -265,40 +265,40 @@ class Tensor:
 
     # ---- arithmetic operators (the ops live in minigrad.ops.arithmetic) --------------
     def __add__(self, other: Any) -> Tensor:
-        return _arithmetic.add(self, other) if _is_operand(other) else NotImplemented
+        return _arithmetic.add(self, other) if _is_operand(other) else _unsupported("+", self, other)
 
     def __radd__(self, other: Any) -> Tensor:
-        return _arithmetic.add(self, other) if _is_operand(other) else NotImplemented
+        return _arithmetic.add(self, other) if _is_operand(other) else _unsupported("+", self, other, reflected=True)
 
     def __sub__(self, other: Any) -> Tensor:
-        return _arithmetic.sub(self, other) if _is_operand(other) else NotImplemented
+        return _arithmetic.sub(self, other) if _is_operand(other) else _unsupported("-", self, other)
 
     def __rsub__(self, other: Any) -> Tensor:
-        return _arithmetic.sub(other, self) if _is_operand(other) else NotImplemented
+        return _arithmetic.sub(other, self) if _is_operand(other) else _unsupported("-", self, other, reflected=True)
 
     def __mul__(self, other: Any) -> Tensor:
-        return _arithmetic.mul(self, other) if _is_operand(other) else NotImplemented
+        return _arithmetic.mul(self, other) if _is_operand(other) else _unsupported("*", self, other)
 
     def __rmul__(self, other: Any) -> Tensor:
-        return _arithmetic.mul(self, other) if _is_operand(other) else NotImplemented
+        return _arithmetic.mul(self, other) if _is_operand(other) else _unsupported("*", self, other, reflected=True)
 
     def __truediv__(self, other: Any) -> Tensor:
-        return _arithmetic.div(self, other) if _is_operand(other) else NotImplemented
+        return _arithmetic.div(self, other) if _is_operand(other) else _unsupported("/", self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return _arithmetic.div(other, self) if _is_operand(other) else NotImplemented
+        return _arithmetic.div(other, self) if _is_operand(other) else _unsupported("/", self, other, reflected=True)
 
     def __pow__(self, exponent: Any) -> Tensor:
-        return _arithmetic.pow(self, exponent) if _is_operand(exponent) else NotImplemented
+        return _arithmetic.pow(self, exponent) if _is_operand(exponent) else _unsupported("**", self, exponent)
 
     def __rpow__(self, base: Any) -> Tensor:
-        return _arithmetic.pow(base, self) if _is_operand(base) else NotImplemented
+        return _arithmetic.pow(base, self) if _is_operand(base) else _unsupported("**", self, base, reflected=True)
 
     def __matmul__(self, other: Any) -> Tensor:
-        return _arithmetic.matmul(self, other) if _is_operand(other) else NotImplemented
+        return _arithmetic.matmul(self, other) if _is_operand(other) else _unsupported("@", self, other)
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        return _arithmetic.matmul(other, self) if _is_operand(other) else NotImplemented
+        return _arithmetic.matmul(other, self) if _is_operand(other) else _unsupported("@", self, other, reflected=True)
 
     def __neg__(self) -> Tensor:
         return _arithmetic.neg(self)
@@ -336,22 +336,22 @@ class Tensor:
         return Tensor._make(ufunc(self.data, other_data), False, None)
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return self._compare(other, np.equal) if _is_operand(other) else NotImplemented
+        return self._compare(other, np.equal) if _is_operand(other) else _unsupported("==", self, other)
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return self._compare(other, np.not_equal) if _is_operand(other) else NotImplemented
+        return self._compare(other, np.not_equal) if _is_operand(other) else _unsupported("!=", self, other)
 
     def __lt__(self, other: Any) -> Tensor:
-        return self._compare(other, np.less) if _is_operand(other) else NotImplemented
+        return self._compare(other, np.less) if _is_operand(other) else _unsupported("<", self, other)
 
     def __le__(self, other: Any) -> Tensor:
-        return self._compare(other, np.less_equal) if _is_operand(other) else NotImplemented
+        return self._compare(other, np.less_equal) if _is_operand(other) else _unsupported("<=", self, other)
 
     def __gt__(self, other: Any) -> Tensor:
-        return self._compare(other, np.greater) if _is_operand(other) else NotImplemented
+        return self._compare(other, np.greater) if _is_operand(other) else _unsupported(">", self, other)
 
     def __ge__(self, other: Any) -> Tensor:
-        return self._compare(other, np.greater_equal) if _is_operand(other) else NotImplemented
+        return self._compare(other, np.greater_equal) if _is_operand(other) else _unsupported(">=", self, other)
 
     # ---- dtype conversions (differentiable for float -> float) ------------------------
     def to(self, dtype: Any) -> Tensor:
@@ -397,16 +397,16 @@ class Tensor:
         return _inplace.fill_(self, value)
 
     def __iadd__(self, other: Any) -> Tensor:
-        return self.add_(other) if _is_operand(other) else NotImplemented
+        return self.add_(other) if _is_operand(other) else _unsupported("+=", self, other)
 
     def __isub__(self, other: Any) -> Tensor:
-        return self.sub_(other) if _is_operand(other) else NotImplemented
+        return self.sub_(other) if _is_operand(other) else _unsupported("-=", self, other)
 
     def __imul__(self, other: Any) -> Tensor:
-        return self.mul_(other) if _is_operand(other) else NotImplemented
+        return self.mul_(other) if _is_operand(other) else _unsupported("*=", self, other)
 
     def __itruediv__(self, other: Any) -> Tensor:
-        return self.div_(other) if _is_operand(other) else NotImplemented
+        return self.div_(other) if _is_operand(other) else _unsupported("/=", self, other)
 
     # ---- printing ---------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -416,6 +416,16 @@ class Tensor:
 
     def __str__(self) -> str:
         return self.__repr__()
+
+
+def _unsupported(symbol: str, tensor: Tensor, other: Any, reflected: bool = False) -> Any:
+    """Raise Python's usual TypeError naming both operand types (as PyTorch does)."""
+    if symbol in ("==", "!="):
+        return NotImplemented  # `tensor == "a"` is simply False, like for any Python object
+    left, right = "Tensor", type(other).__name__
+    if reflected:
+        left, right = right, left
+    raise TypeError(f"unsupported operand type(s) for {symbol}: '{left}' and '{right}'")
 
 
 def _is_operand(value: Any) -> bool:
