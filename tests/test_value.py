@@ -286,3 +286,28 @@ def test_division_by_zero_names_the_values():
 def test_exp_overflow_is_explained():
     with pytest.raises(OverflowError, match="exp of"):
         Value(1000.0).exp()
+
+
+# ---------------------------------------------------------------------------- PyTorch oracle
+@pytest.mark.oracle
+@pytest.mark.parametrize("a0,b0", [(1.3, -0.7), (0.4, 2.5), (-2.0, 3.0), (0.0, 2.0)])
+def test_every_op_matches_pytorch(a0, b0):
+    torch = pytest.importorskip("torch")
+
+    def expression(a, b, exp, log, tanh, sigmoid, relu):
+        terms = [a + b, a - b, a * b, 2.5 - a, 3 / (b + 10), -a, exp(a), tanh(b),
+                 sigmoid(a - b), relu(a), relu(b), a ** b, (b + 10) ** 0.5, 1.5 ** a]
+        if a0 > 0:
+            terms.append(log(a))
+        return sum(terms[1:], terms[0])
+
+    a, b = Value(a0), Value(b0)
+    out = expression(a, b, Value.exp, Value.log, Value.tanh, Value.sigmoid, Value.relu)
+    out.backward()
+    ta = torch.tensor(a0, dtype=torch.float64, requires_grad=True)
+    tb = torch.tensor(b0, dtype=torch.float64, requires_grad=True)
+    t_out = expression(ta, tb, torch.exp, torch.log, torch.tanh, torch.sigmoid, torch.relu)
+    t_out.backward()
+    assert out.data == pytest.approx(t_out.item(), rel=1e-12)
+    assert a.grad == pytest.approx(ta.grad.item(), rel=1e-10, nan_ok=True)
+    assert b.grad == pytest.approx(tb.grad.item(), rel=1e-10, nan_ok=True)
