@@ -362,3 +362,80 @@ def test_neuron_mistakes_are_caught(wrong: Callable) -> None:
     messages = failures("02.5", wrong)
     assert messages and "at ['grad_" in messages[0]
     assert failures("02.5", wrong, _case_sets("02.5")[1:])
+
+
+# ---------------------------------------------------------------------------- through the grader
+RECURSIVE_ORDER = '''
+def topological_order(parents):
+    order, seen = [], set()
+
+    def visit(node):
+        if node not in seen:
+            seen.add(node)
+            for parent in parents[node]:
+                visit(parent)
+            order.append(node)
+
+    for node in parents:
+        visit(node)
+    return order
+'''
+
+ASSIGNING_BACKPROP = '''
+def backpropagate(program):
+    value = _reference_backpropagate(program)["value"]
+    grad = {name: 0.0 for name in value}
+    grad[program[-1][0]] = 1.0
+    for name, op, *operands in reversed(program):
+        if op != "input":
+            inputs = [value[operand] for operand in operands]
+            for operand, part in zip(operands, backward_rule(op, inputs, grad[name])):
+                grad[operand] = part  # overwrites instead of adding
+    return {"value": value, "grad": grad}
+'''
+
+
+def _graded(tmp_path, extra: str = "", solutions: bool = True):  # type: ignore[no-untyped-def]
+    from minigrad.exercises.generate import python_file_text
+    from minigrad.exercises.grader import grade_submission
+    from minigrad.lessons import find_lesson
+
+    lesson = find_lesson(2)
+    text = python_file_text(lesson, solutions=solutions)
+    if extra:  # a later definition replaces the reference one
+        text = text.replace("def backpropagate(", "def _reference_backpropagate(", 1)
+        text += "\n\nbackpropagate = _reference_backpropagate\n" + extra
+    path = tmp_path / "lesson02_scalar_autograd.py"
+    path.write_text(text, encoding="utf-8")
+    result = grade_submission(path, lesson, seed=7)
+    return {item.exercise.id: item for item in result.exercises}
+
+
+def test_the_grader_gives_the_reference_full_marks_and_stubs_none(tmp_path) -> None:
+    reference_results = _graded(tmp_path)
+    assert {key: item.status for key, item in reference_results.items()} == {
+        key: "passed" for key in BY_ID}
+    stubs = _graded(tmp_path, solutions=False)
+    assert all(item.score == 0 and item.status == "not attempted" for item in stubs.values())
+
+
+def test_the_grader_catches_recursion_and_overwritten_gradients(tmp_path) -> None:
+    results = _graded(tmp_path, RECURSIVE_ORDER + ASSIGNING_BACKPROP)
+    order = results["02.2"]
+    failed = [case for case in order.cases if not case.passed]
+    assert failed and all(not case.visible for case in failed)  # only the deep hidden chain
+    assert "RecursionError" in failed[0].message
+    backprop = results["02.3"]
+    assert backprop.score < backprop.max_score
+    assert "expected 6.0 at ['grad']['x'], got 3.0" in backprop.feedback
+    assert all(results[key].status == "passed" for key in ("02.1", "02.4", "02.5"))
+
+
+def test_check_reports_a_mistake_with_the_hint(capsys) -> None:  # type: ignore[no-untyped-def]
+    from minigrad.exercises import check
+
+    result = check("02.4", _accumulate_with(assign=True))
+    printed = capsys.readouterr().out
+    assert not result and "✗ case 1" in printed and "expected 7.0 at ['grad'], got 4.0" in printed
+    assert BY_ID["02.4"].hint in printed
+    assert check("02.4", reference.accumulated_gradient)

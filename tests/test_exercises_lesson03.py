@@ -276,3 +276,55 @@ def _cross_entropy_with(no_batch_mean: bool = False, summed_loss: bool = False,
                          ids=["no-1/B", "sum-not-mean", "unstable", "no-onehot"])
 def test_cross_entropy_mistakes_are_caught(wrong: Callable) -> None:
     caught("03.5", wrong)
+
+
+# ---------------------------------------------------------------------------- through the grader
+WRONG_FUNCTIONS = '''
+def sum_to_shape(grad, shape):
+    return grad.sum(axis=tuple(range(grad.ndim - len(shape))))  # forgets the length-1 axes
+
+
+def cross_entropy_backward(logits, targets):
+    rows = np.arange(logits.shape[0])
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    probs = np.exp(shifted) / np.exp(shifted).sum(axis=1, keepdims=True)
+    grad = probs.copy()
+    grad[rows, targets] -= 1.0
+    return float(-np.log(probs[rows, targets]).mean()), grad  # forgets the 1/B
+'''
+
+
+def _graded(tmp_path, extra: str = "", solutions: bool = True):  # type: ignore[no-untyped-def]
+    from minigrad.exercises.generate import python_file_text
+    from minigrad.exercises.grader import grade_submission
+    from minigrad.lessons import find_lesson
+
+    lesson = find_lesson(3)
+    path = tmp_path / "lesson03_tensors.py"
+    path.write_text(python_file_text(lesson, solutions=solutions) + extra, encoding="utf-8")
+    result = grade_submission(path, lesson, seed=11)
+    return {item.exercise.id: item for item in result.exercises}
+
+
+def test_the_grader_gives_the_reference_full_marks_and_stubs_none(tmp_path) -> None:
+    results = _graded(tmp_path)
+    assert {key: item.status for key, item in results.items()} == {key: "passed" for key in BY_ID}
+    stubs = _graded(tmp_path, solutions=False)
+    assert all(item.score == 0 and item.status == "not attempted" for item in stubs.values())
+
+
+def test_the_grader_catches_broadcast_and_batch_mean_mistakes(tmp_path) -> None:
+    results = _graded(tmp_path, WRONG_FUNCTIONS)
+    assert "expected an array of shape (2, 1), got shape (2, 3)" in results["03.1"].feedback
+    assert results["03.5"].score < results["03.5"].max_score
+    assert "entries differ at [1]" in results["03.5"].feedback
+    assert all(results[key].status == "passed" for key in ("03.2", "03.3", "03.4"))
+
+
+def test_check_reports_a_transposed_jacobian(capsys) -> None:  # type: ignore[no-untyped-def]
+    from minigrad.exercises import check
+
+    assert not check("03.4", _jacobian_with(transpose=True))
+    printed = capsys.readouterr().out
+    assert "expected an array of shape (2, 3), got shape (3, 2)" in printed
+    assert BY_ID["03.4"].hint in printed

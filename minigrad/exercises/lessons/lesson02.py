@@ -27,17 +27,15 @@ def backward_rule(op: str, inputs: list[float], grad_output: float) -> list[floa
 
     ``op`` is one of (a, b are the inputs):
 
-    ====== ======== ====================================================
-    op     inputs   local derivatives
-    ====== ======== ====================================================
-    "+"    [a, b]   d/da = 1,  d/db = 1
-    "*"    [a, b]   d/da = b,  d/db = a
-    "**"   [a, b]   d/da = b·a^(b−1),  d/db = a^b·ln(a)   (a > 0 here)
-    "exp"  [a]      e^a
-    "log"  [a]      1/a   (a > 0)
-    "tanh" [a]      1 − tanh(a)²
-    "relu" [a]      1 where a > 0, else 0
-    ====== ======== ====================================================
+    | op       | inputs | local derivatives                                  |
+    |----------|--------|----------------------------------------------------|
+    | `"+"`    | [a, b] | d/da = 1,  d/db = 1                                |
+    | `"*"`    | [a, b] | d/da = b,  d/db = a                                |
+    | `"**"`   | [a, b] | d/da = b·a^(b−1),  d/db = a^b·ln(a)   (a > 0 here) |
+    | `"exp"`  | [a]    | e^a                                                |
+    | `"log"`  | [a]    | 1/a   (a > 0)                                      |
+    | `"tanh"` | [a]    | 1 − tanh(a)²                                       |
+    | `"relu"` | [a]    | 1 where a > 0, else 0                              |
 
     Example: ``backward_rule("*", [2.0, 3.0], 10.0) == [30.0, 20.0]``.
     """
