@@ -10,7 +10,8 @@ Value: after ``loss.backward()`` its ``.grad`` holds ∂loss/∂weight, and a gr
 is ``p.data -= lr * p.grad`` for every ``p`` in ``model.parameters()``.
 
 Weights and biases start uniform in [−1/√n, 1/√n] (n = inputs per neuron), PyTorch's
-``nn.Linear`` default, drawn from a seeded ``random.Random`` so runs are reproducible.
+``nn.Linear`` default, drawn from a seeded ``random.Random`` so runs are reproducible: every constructor takes
+``seed``, an int or a ``random.Random`` to share one stream of numbers between models.
 """
 
 from __future__ import annotations
@@ -41,10 +42,10 @@ class Neuron(Module):
     """out = φ(Σ_i w_i·x_i + b) for ``n_inputs`` inputs; φ is ``nonlinearity``."""
 
     def __init__(self, n_inputs: int, nonlinearity: str = "tanh",
-                 rng: random.Random | int | None = None) -> None:
+                 seed: random.Random | int | None = 0) -> None:
         n_inputs = _check_size(n_inputs, "n_inputs")
         self.nonlinearity = _check_nonlinearity(nonlinearity)
-        rng = make_rng(rng)
+        rng = make_rng(seed)
         bound = 1.0 / math.sqrt(n_inputs)
         self.weights = [Value(rng.uniform(-bound, bound), label="w") for _ in range(n_inputs)]
         self.bias = Value(rng.uniform(-bound, bound), label="b")
@@ -75,9 +76,9 @@ class Layer(Module):
     """``n_outputs`` neurons reading the same ``n_inputs`` inputs; returns a list of Values."""
 
     def __init__(self, n_inputs: int, n_outputs: int, nonlinearity: str = "tanh",
-                 rng: random.Random | int | None = None) -> None:
+                 seed: random.Random | int | None = 0) -> None:
         n_outputs = _check_size(n_outputs, "n_outputs")
-        rng = make_rng(rng)
+        rng = make_rng(seed)
         self.neurons = [Neuron(n_inputs, nonlinearity, rng) for _ in range(n_outputs)]
 
     def __call__(self, inputs: Sequence[Value | float]) -> list[Value]:
@@ -130,11 +131,12 @@ class MLP(Module):
 
 
 def make_rng(seed: random.Random | int | None) -> random.Random:
-    """A ``random.Random``: the one given, or a new one seeded with ``seed`` (None = seed 0)."""
+    """A ``random.Random``: the one given, one seeded with the int ``seed``, or (None) an
+    unseeded one that differs from run to run."""
     if isinstance(seed, random.Random):
         return seed
     if seed is None:
-        return random.Random(0)
+        return random.Random()
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(
             f"seed must be an int or a random.Random, got {type(seed).__name__}: {seed!r}"

@@ -23,7 +23,7 @@ from minigrad.scalar_training import (
 
 
 def test_neuron_computes_the_weighted_sum_and_its_gradients():
-    neuron = Neuron(3, "tanh", rng=1)
+    neuron = Neuron(3, "tanh", seed=1)
     w = [p.data for p in neuron.weights]
     b = neuron.bias.data
     x = [0.5, -1.0, 2.0]
@@ -41,7 +41,7 @@ def test_neuron_computes_the_weighted_sum_and_its_gradients():
 
 def test_neuron_nonlinearities():
     x = [1.0, 2.0]
-    relu, linear = Neuron(2, "relu", rng=3), Neuron(2, "linear", rng=3)
+    relu, linear = Neuron(2, "relu", seed=3), Neuron(2, "linear", seed=3)
     pre = sum(w.data * xi for w, xi in zip(linear.weights, x)) + linear.bias.data
     assert linear(x).data == pytest.approx(pre)
     assert relu(x).data == pytest.approx(max(pre, 0.0))
@@ -69,7 +69,7 @@ def test_mlp_structure_and_parameter_count():
     assert isinstance(model([0.1, 0.2]), Value)
     outputs = MLP(3, [4, 2], seed=0)([1.0, 2.0, 3.0])
     assert isinstance(outputs, list) and len(outputs) == 2
-    layer_out = Layer(3, 4, rng=0)([1.0, 2.0, 3.0])
+    layer_out = Layer(3, 4, seed=0)([1.0, 2.0, 3.0])
     assert isinstance(layer_out, list) and len(layer_out) == 4
 
 
@@ -107,7 +107,7 @@ def test_bad_construction_and_inputs_are_refused():
     with pytest.raises(ValueError, match="n_inputs must be a positive int"):
         Neuron(0)
     with pytest.raises(ValueError, match="takes 2 inputs, got 3"):
-        Neuron(2, rng=0)([1.0, 2.0, 3.0])
+        Neuron(2, seed=0)([1.0, 2.0, 3.0])
     with pytest.raises(TypeError, match="seed must be an int or a random.Random"):
         MLP(2, [1], seed="zero")
 
