@@ -330,16 +330,38 @@ class Mm(Matmul):
     node_name = "MmBackward0"
 
 
+class MatrixTranspose(Function):
+    """out = x with its last two axes swapped, as a read-only view (no copy);
+    d(out)/dx = the gradient swapped back.
+
+    matmul's backward needs bᵀ and aᵀ; numpy's matmul reads a transposed view directly, so
+    not copying keeps backward as cheap as the hand-written numpy version.
+    """
+
+    node_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        view = np.swapaxes(x, -1, -2)
+        view.flags.writeable = False  # a view: writing to it would change x
+        return view
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        return MatrixTranspose.apply(grad_output)
+
+
 def _matmul_backward(grad_output: Tensor, a: Tensor | None, b: Tensor | None, need_a: bool,
                      need_b: bool, shapes: tuple) -> tuple[Tensor | None, Tensor | None]:
     a_shape, b_shape = shapes
     if len(a_shape) == 1 and len(b_shape) == 1:  # dot product: grad_output is a scalar
         return (grad_output * b if need_a else None, grad_output * a if need_b else None)
-    from minigrad.ops.shape import reshape, transpose
-
+    transpose = MatrixTranspose.apply
     if len(a_shape) == 2 and len(b_shape) == 2:
-        return (grad_output @ transpose(b, 0, 1) if need_a else None,
-                transpose(a, 0, 1) @ grad_output if need_b else None)
+        return (grad_output @ transpose(b) if need_a else None,
+                transpose(a) @ grad_output if need_b else None)
+    from minigrad.ops.shape import reshape
+
     # Treat a 1-D operand as a 1-row (a) or 1-column (b) matrix, as numpy does.
     a2_shape = (1,) + a_shape if len(a_shape) == 1 else a_shape
     b2_shape = b_shape + (1,) if len(b_shape) == 1 else b_shape
@@ -347,10 +369,10 @@ def _matmul_backward(grad_output: Tensor, a: Tensor | None, b: Tensor | None, ne
     grad2 = reshape(grad_output, grad_shape)
     grad_a = grad_b = None
     if need_a:
-        grad_a = grad2 @ transpose(reshape(b, b2_shape), -1, -2)
+        grad_a = grad2 @ transpose(reshape(b, b2_shape))
         grad_a = reshape(sum_to(grad_a, a2_shape), a_shape)
     if need_b:
-        grad_b = transpose(reshape(a, a2_shape), -1, -2) @ grad2
+        grad_b = transpose(reshape(a, a2_shape)) @ grad2
         grad_b = reshape(sum_to(grad_b, b2_shape), b_shape)
     return grad_a, grad_b
 

@@ -41,10 +41,11 @@ def _to_array(data: Any, dtype: Any = None) -> np.ndarray:
         raise ValueError(f"cannot make a tensor from this data: {error}. "
                          "Nested lists must be rectangular (every row the same length).") from None
     if array.dtype == object:
-        raise TypeError("cannot make a tensor from objects of type "
-                        f"{type(np.ravel(array)[0]).__name__ if array.size else 'object'}; "
-                        "use numbers, nested lists of numbers, or a numpy array "
-                        "(nested lists must be rectangular)")
+        element = type(np.ravel(array)[0]).__name__ if array.size else "object"
+        raise TypeError(f"minigrad does not support dtype object (elements of type {element}); "
+                        "supported dtypes are float32, float64 (floating point), int32, int64, "
+                        "bool. Use numbers, nested lists of numbers or a numpy array "
+                        "(nested lists must be rectangular).")
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.infer_dtype(array, from_python)
     if array.dtype != target:
         array = array.astype(target)
