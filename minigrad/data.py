@@ -86,7 +86,9 @@ def _check_noise(noise: object) -> float:
     if isinstance(noise, bool) or not isinstance(noise, (int, float, np.floating)):
         raise TypeError(f"noise must be a float, got {type(noise).__name__}: {noise!r}")
     if not (math.isfinite(noise) and noise >= 0):
-        raise ValueError(f"noise is a standard deviation and must be >= 0 and finite, got {noise!r}")
+        raise ValueError(
+            f"noise is a standard deviation and must be >= 0 and finite, got {noise!r}"
+        )
     return float(noise)
 
 

@@ -10,8 +10,8 @@ Value: after ``loss.backward()`` its ``.grad`` holds ∂loss/∂weight, and a gr
 is ``p.data -= lr * p.grad`` for every ``p`` in ``model.parameters()``.
 
 Weights and biases start uniform in [−1/√n, 1/√n] (n = inputs per neuron), PyTorch's
-``nn.Linear`` default, drawn from a seeded ``random.Random`` so runs are reproducible: every constructor takes
-``seed``, an int or a ``random.Random`` to share one stream of numbers between models.
+``nn.Linear`` default, drawn from a seeded ``random.Random`` so runs are reproducible. Every
+constructor takes ``seed``: an int, or a ``random.Random`` to share one stream of numbers.
 """
 
 from __future__ import annotations
