@@ -1,0 +1,332 @@
+"""Indexing and combining tensors: x[...], cat, stack, where.
+
+Picking entries out of x is linear, and its backward puts the gradient back where the entries
+came from, into a zero tensor shaped like x ("scatter"). When one entry is picked several
+times (x[[0, 0, 2]]) each pick adds its gradient: the backward uses np.add.at, never plain
+assignment, which would keep only the last one.
+
+x[key] follows PyTorch, one step per index, left to right:
+  an int selects (SelectBackward0, the dim disappears), a slice slices (SliceBackward0),
+  None inserts a dim (UnsqueezeBackward0), ... stands for as many `:` as needed;
+  integer arrays/lists/tensors and boolean masks are applied last, together (IndexBackward0),
+  with numpy's rules for where the indexed dims go.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from minigrad.autograd.function import BackwardNode as Context
+from minigrad.autograd.function import Function
+from minigrad.ops.arithmetic import ShapeError, sum_to
+from minigrad.ops.shape import unsqueeze, wrap_dim
+from minigrad.tensor import dtypes
+from minigrad.tensor.tensor import Tensor
+
+
+# ---- gather (forward) and scatter-add (backward) -------------------------------------------
+class Gather(Function):
+    """out = x[key] for a numpy index `key`;  grad_x = zeros(x.shape) with grad added at key."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, key: tuple) -> np.ndarray:
+        ctx.key, ctx.input_shape = key, x.shape
+        return np.array(x[key])  # a copy, never a view into x
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        scatter = _SCATTER_OF[ctx._function]
+        return scatter.apply(grad_output, key=ctx.key, shape=ctx.input_shape)
+
+
+class Select(Gather):
+    """x[..., i, ...]: one position along one dim (the dim disappears)."""
+
+
+class Slice(Gather):
+    """x[..., start:stop:step, ...] along one dim."""
+
+
+class Index(Gather):
+    """x[arrays]: integer-array ("advanced") indexing; positions may repeat."""
+
+
+class Alias(Gather):
+    """x[...] or x[:, :]: all of x, unchanged."""
+
+
+class ScatterAdd(Function):
+    """out = zeros(shape) with g added at `key` (repeats accumulate);  grad_g = grad_out[key]."""
+
+    @staticmethod
+    def forward(ctx: Context, g: np.ndarray, key: tuple, shape: tuple[int, ...]) -> np.ndarray:
+        ctx.key = key
+        out = np.zeros(shape, dtype=g.dtype)
+        if any(isinstance(part, np.ndarray) for part in key):
+            np.add.at(out, key, g)  # positions may repeat: add every contribution
+        else:
+            out[key] = g  # ints and slices never pick a position twice
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        return _GATHER_OF[ctx._function].apply(grad_output, key=ctx.key)
+
+
+class SelectBackward(ScatterAdd):
+    node_name = "SelectBackwardBackward0"
+
+
+class SliceBackward(ScatterAdd):
+    node_name = "SliceBackwardBackward0"
+
+
+class IndexBackward(ScatterAdd):
+    node_name = "IndexPutImplBackward0"
+
+
+class AliasBackward(ScatterAdd):
+    node_name = "AliasBackwardBackward0"
+
+
+# Each gather's backward is its scatter, and each scatter's backward is its gather.
+_SCATTER_OF = {Select: SelectBackward, Slice: SliceBackward, Index: IndexBackward,
+               Alias: AliasBackward}
+_GATHER_OF = {scatter: gather for gather, scatter in _SCATTER_OF.items()}
+
+
+# ---- x[key] --------------------------------------------------------------------------------
+def getitem(x: Tensor, key: Any) -> Tensor:
+    """x[key] with basic indexing (ints, slices, None, ...) and integer-array/mask indexing."""
+    if isinstance(key, slice):  # x[a:b] always records a slice, even x[:]
+        return Slice.apply(x, key=(_checked_slice(key),))
+    items = _expand_ellipsis(key if isinstance(key, tuple) else (key,), x.ndim)
+    result, dim = x, 0
+    advanced: dict[int, np.ndarray] = {}
+    for item in items:
+        if item is None:
+            result = unsqueeze(result, dim)
+            dim += 1
+        elif isinstance(item, slice):
+            item = _checked_slice(item)
+            if item.indices(result.shape[dim]) != (0, result.shape[dim], 1):
+                result = Slice.apply(result, key=(slice(None),) * dim + (item,))
+            dim += 1
+        elif _is_integer(item):
+            size = result.shape[dim]
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for dimension {dim} with size {size}")
+            result = Select.apply(result, key=(slice(None),) * dim + (int(item),))
+        else:
+            array = _index_array(item)
+            if array.dtype == np.bool_:
+                _check_mask(array, result.shape, dim)
+                for offset, positions in enumerate(np.nonzero(array)):
+                    advanced[dim + offset] = positions
+                dim += array.ndim
+            else:
+                _check_bounds(array, result.shape[dim], dim)
+                advanced[dim] = array
+                dim += 1
+    if advanced:
+        key = tuple(advanced.get(d, slice(None)) for d in range(max(advanced) + 1))
+        result = Index.apply(result, key=key)
+    if result is x:
+        result = Alias.apply(x, key=())
+    return result
+
+
+def _expand_ellipsis(items: tuple, ndim: int) -> tuple:
+    """Replace `...` by enough `:` that every dim of x is indexed, and check the count."""
+    consumed = 0
+    for item in items:
+        if item is None or item is Ellipsis:
+            continue
+        array = _index_array(item) if not isinstance(item, slice) and not _is_integer(item) else None
+        consumed += array.ndim if array is not None and array.dtype == np.bool_ else 1
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim} "
+                         f"(got {consumed} indices for shape of {ndim} dims)")
+    ellipses = [i for i, item in enumerate(items) if item is Ellipsis]
+    if len(ellipses) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if not ellipses:
+        return items
+    at = ellipses[0]
+    return items[:at] + (slice(None),) * (ndim - consumed) + items[at + 1:]
+
+
+def _is_integer(item: Any) -> bool:
+    return isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_))
+
+
+def _checked_slice(item: slice) -> slice:
+    for part in (item.start, item.stop, item.step):
+        if part is not None and not _is_integer(part):
+            raise TypeError(f"slice indices must be integers or None, got {part!r}")
+    if item.step is not None and item.step <= 0:
+        raise ValueError(f"step must be greater than zero (got {item.step}); "
+                         "negative steps are not supported, use flip-free indexing instead")
+    return item
+
+
+def _index_array(item: Any) -> np.ndarray:
+    """An integer or boolean index array from a list, ndarray or Tensor."""
+    if isinstance(item, Tensor):
+        array = item.data
+    elif isinstance(item, (list, np.ndarray)):
+        array = np.asarray(item)
+        if array.size == 0 and array.dtype.kind == "f":
+            array = array.astype(np.int64)  # [] is an empty list of positions
+    elif isinstance(item, (bool, np.bool_)):
+        raise IndexError("indexing with a Python bool (x[True]) is not supported; "
+                         "use a boolean tensor or array as a mask")
+    else:
+        raise IndexError(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or bool tensors, "
+            f"arrays or lists are valid indices (got {type(item).__name__})")
+    if array.dtype.kind not in "iub":
+        raise IndexError(f"tensors used as indices must be long, int or bool tensors "
+                         f"(got {array.dtype.name})")
+    return array.astype(np.int64) if array.dtype.kind in "iu" else array
+
+
+def _check_bounds(array: np.ndarray, size: int, dim: int) -> None:
+    bad = array[(array >= size) | (array < -size)]
+    if bad.size:
+        raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {dim} "
+                         f"with size {size}")
+
+
+def _check_mask(mask: np.ndarray, shape: tuple[int, ...], dim: int) -> None:
+    for offset, size in enumerate(mask.shape):
+        if dim + offset >= len(shape) or shape[dim + offset] != size:
+            raise IndexError(
+                f"The shape of the mask {list(mask.shape)} at index {offset} does not match "
+                f"the shape of the indexed tensor {list(shape)} at index {dim + offset}")
+
+
+# ---- cat / stack --------------------------------------------------------------------------
+class Cat(Function):
+    """out = the inputs joined along `dim`;  each input's gradient is its slice of grad_output."""
+
+    @staticmethod
+    def forward(ctx: Context, *arrays: np.ndarray, dim: int) -> np.ndarray:
+        ctx.dim, ctx.sizes = dim, [array.shape[dim] for array in arrays]
+        return np.concatenate(arrays, axis=dim)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor, ...]:
+        edges = np.cumsum([0] + ctx.sizes)
+        before = (slice(None),) * ctx.dim
+        return tuple(Slice.apply(grad_output, key=before + (slice(int(a), int(b)),))
+                     for a, b in zip(edges[:-1], edges[1:]))
+
+
+class Stack(Function):
+    """out = the inputs (all one shape) stacked along a new dim;  input k's gradient is
+    grad_output selected at position k of that dim."""
+
+    @staticmethod
+    def forward(ctx: Context, *arrays: np.ndarray, dim: int) -> np.ndarray:
+        ctx.dim, ctx.count = dim, len(arrays)
+        return np.stack(arrays, axis=dim)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor, ...]:
+        before = (slice(None),) * ctx.dim
+        return tuple(Select.apply(grad_output, key=before + (k,)) for k in range(ctx.count))
+
+
+def _tensor_list(tensors: Sequence[Tensor], name: str) -> list[Tensor]:
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}() expects a list or tuple of Tensors, got {type(tensors).__name__}")
+    if not tensors:
+        raise ValueError(f"{name}(): expected a non-empty list of Tensors")
+    for k, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): expected a list of Tensors, but element {k} is a "
+                            f"{type(t).__name__}")
+    return list(tensors)
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Join tensors along an existing dim: (2, 3) and (4, 3) -> (6, 3) for dim=0."""
+    tensors = _tensor_list(tensors, "cat")
+    first = tensors[0]
+    for k, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {k}) cannot be concatenated")
+        if t.ndim != first.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} "
+                               f"and {t.ndim} (shapes {tuple(first.shape)} and {tuple(t.shape)})")
+    axis = wrap_dim(dim, first.ndim)
+    for k, t in enumerate(tensors):
+        for d in range(first.ndim):
+            if d != axis and t.shape[d] != first.shape[d]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {axis}. Expected size "
+                    f"{first.shape[d]} but got size {t.shape[d]} for tensor number {k} in the "
+                    f"list (shapes {tuple(first.shape)} and {tuple(t.shape)}).")
+    return Cat.apply(*tensors, dim=axis)
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Stack same-shape tensors along a new dim: three (2, 3) -> (3, 2, 3) for dim=0."""
+    tensors = _tensor_list(tensors, "stack")
+    for k, t in enumerate(tensors):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at entry {k}")
+    return Stack.apply(*tensors, dim=wrap_dim(dim, tensors[0].ndim + 1))
+
+
+# ---- where --------------------------------------------------------------------------------
+class Where(Function):
+    """out = a where condition else b (broadcasting all three);
+    grad_a = sum_to(where(condition, g, 0), a.shape),  grad_b = sum_to(where(condition, 0, g), b.shape)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any, condition: np.ndarray) -> np.ndarray:
+        ctx.condition = condition
+        ctx.shapes = (np.shape(a), np.shape(b))
+        try:
+            shape = np.broadcast_shapes(condition.shape, np.shape(a), np.shape(b))
+        except ValueError:
+            raise ShapeError(f"where: the shapes of condition {condition.shape}, input "
+                             f"{np.shape(a)} and other {np.shape(b)} cannot be broadcast "
+                             "together") from None
+        return np.broadcast_to(np.where(condition, a, b), shape).astype(_result_dtype(a, b))
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_a, need_b = ctx.needs_input_grad
+        grad_a = sum_to(where(ctx.condition, grad_output, 0.0), ctx.shapes[0]) if need_a else None
+        grad_b = sum_to(where(ctx.condition, 0.0, grad_output), ctx.shapes[1]) if need_b else None
+        return grad_a, grad_b
+
+
+def _result_dtype(a: Any, b: Any) -> np.dtype:
+    """PyTorch's promotion: tensors decide; Python numbers only make an int result float32."""
+    arrays = [v for v in (a, b) if isinstance(v, np.ndarray)]
+    numbers = [v for v in (a, b) if not isinstance(v, np.ndarray)]
+    if arrays:
+        dtype = np.result_type(*arrays)
+        if dtype.kind != "f" and any(isinstance(n, float) for n in numbers):
+            return dtypes.float32
+        return dtype
+    return dtypes.float32 if any(isinstance(n, float) for n in numbers) else np.dtype(np.int64)
+
+
+def where(condition: Tensor | np.ndarray, input: Tensor | float, other: Tensor | float) -> Tensor:  # noqa: A002
+    """Pick from `input` where `condition` is True, from `other` elsewhere (all broadcast)."""
+    mask = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
+    if mask.dtype != np.bool_:
+        raise TypeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                        f"with dtype {mask.dtype.name} (write e.g. x > 0 to make a mask)")
+    return Where.apply(input, other, condition=mask)
+
+
+__all__ = ["cat", "getitem", "stack", "where"]

@@ -1,0 +1,95 @@
+"""softmax and log_softmax along a dim, computed without overflow.
+
+softmax(x)_i = e^{x_i} / Σ_j e^{x_j}.  Subtracting m = max_j x_j first changes nothing
+(the factor e^{-m} cancels) but keeps every exponent <= 0, so e^{x_i - m} never overflows:
+
+    softmax(x)     = e^{x - m} / Σ e^{x - m}
+    log_softmax(x) = (x - m) - log Σ e^{x - m}
+
+Backward, with y the output and g = grad_output (sums along `dim`):
+
+    softmax:      dy_i/dx_j = y_i (δ_ij - y_j)   =>  grad_x = y * (g - Σ g*y)
+    log_softmax:  dy_i/dx_j = δ_ij - softmax_j   =>  grad_x = g - e^y * Σ g
+
+Both backward rules are written with Tensor ops on the saved output, so they can be
+differentiated again (create_graph=True).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autograd.function import BackwardNode as Context
+from minigrad.autograd.function import Function
+from minigrad.ops.reduce import sum as reduce_sum
+from minigrad.ops.shape import wrap_dim
+from minigrad.ops.unary import exp
+from minigrad.tensor import dtypes
+from minigrad.tensor.tensor import Tensor
+
+
+def _shifted(x: np.ndarray, axis: int | None) -> np.ndarray:
+    """x - max(x) along axis; rows that are all -inf stay -inf-free (shift by 0 there)."""
+    peak = np.max(x, axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0)
+    return x - peak
+
+
+class Softmax(Function):
+    """y = softmax(x) along `dim`; shapes: y.shape == x.shape, each slice along dim sums to 1."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, dim: int) -> np.ndarray:
+        axis = dim if x.ndim else None
+        ctx.dim = dim
+        exps = np.exp(_shifted(x, axis))
+        result = exps / np.sum(exps, axis=axis, keepdims=True)
+        ctx.save_for_backward(result, names=("result",))
+        return result
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        weighted = reduce_sum(grad_output * result, dim=ctx.dim, keepdim=True)
+        return result * (grad_output - weighted)
+
+
+class LogSoftmax(Function):
+    """y = log_softmax(x) along `dim`; e^y sums to 1 along dim."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, dim: int) -> np.ndarray:
+        axis = dim if x.ndim else None
+        ctx.dim = dim
+        shifted = _shifted(x, axis)
+        with np.errstate(divide="ignore"):
+            result = shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+        ctx.save_for_backward(result, names=("result",))
+        return result
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        total = reduce_sum(grad_output, dim=ctx.dim, keepdim=True)
+        return grad_output - exp(result) * total
+
+
+def _check_floating(x: Tensor, name: str) -> None:
+    if not dtypes.is_floating(x.dtype):
+        raise TypeError(f"{name}() needs a floating point tensor, got {dtypes.dtype_name(x.dtype)}; "
+                        "convert it first with x.float()")
+
+
+def softmax(x: Tensor, dim: int) -> Tensor:
+    """e^x / Σ e^x along `dim` (each slice along dim becomes a probability distribution)."""
+    _check_floating(x, "softmax")
+    return Softmax.apply(x, dim=wrap_dim(dim, x.ndim))
+
+
+def log_softmax(x: Tensor, dim: int) -> Tensor:
+    """log(softmax(x)) along `dim`, computed stably (never log of an underflowed 0)."""
+    _check_floating(x, "log_softmax")
+    return LogSoftmax.apply(x, dim=wrap_dim(dim, x.ndim))
+
+
+__all__ = ["log_softmax", "softmax"]

@@ -1,0 +1,171 @@
+"""Elementwise functions of one tensor: exp log sqrt abs tanh sigmoid relu.
+
+For y = f(x) applied entry by entry, the Jacobian is diagonal, so the vector-Jacobian
+product is an elementwise product:  grad_x = grad_output * f'(x)  (same shape as x).
+Where f' is easiest to write with the output (exp' = exp, tanh' = 1 - tanh²) we save the
+output; otherwise the input.
+
+Integer inputs give float32 results for exp log sqrt tanh sigmoid (as in PyTorch); abs and
+relu keep the integer dtype. Like PyTorch, log(0) = -inf and log(-1) = nan without a warning.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autograd.function import BackwardNode as Context
+from minigrad.autograd.function import Function
+from minigrad.tensor.dtypes import float32
+from minigrad.tensor.tensor import Tensor
+
+
+def _floating(x: np.ndarray) -> np.ndarray:
+    return x if x.dtype.kind == "f" else x.astype(float32)
+
+
+class Exp(Function):
+    """y = e^x;  dy/dx = e^x = y."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            result = np.exp(_floating(x))
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output * result
+
+
+class Log(Function):
+    """y = ln x;  dy/dx = 1/x."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        ctx.save_for_backward(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(_floating(x))
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output / x
+
+
+class Sqrt(Function):
+    """y = √x;  dy/dx = 1 / (2√x) = 1 / (2y)."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            result = np.sqrt(_floating(x))
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output / (2 * result)
+
+
+class Abs(Function):
+    """y = |x|;  dy/dx = sign(x): -1, 0 (at x = 0, as in PyTorch) or +1."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        ctx.save_for_backward(x)
+        return np.abs(x)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_output * np.sign(x.data)  # the sign is a constant: its derivative is 0
+
+
+class Tanh(Function):
+    """y = tanh x;  dy/dx = 1 - tanh² x = 1 - y²."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        result = np.tanh(_floating(x))
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output * (1 - result * result)
+
+
+class Sigmoid(Function):
+    """y = σ(x) = 1 / (1 + e^-x);  dy/dx = σ(x)(1 - σ(x)) = y(1 - y)."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        x = _floating(x)
+        # e^-|x| never overflows: σ(x) = 1/(1+e^-x) for x >= 0 and e^x/(1+e^x) for x < 0.
+        small = np.exp(-np.abs(x))
+        result = np.where(x >= 0, 1 / (1 + small), small / (1 + small)).astype(x.dtype)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        return grad_output * result * (1 - result)
+
+
+class Relu(Function):
+    """y = max(x, 0);  dy/dx = 1 where x > 0, else 0 (0 at x = 0, as in PyTorch)."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        result = np.maximum(x, 0).astype(x.dtype)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        (result,) = ctx.saved_tensors
+        positive = (result.data > 0).astype(grad_output.dtype)  # a constant 0/1 mask
+        return grad_output * positive
+
+
+def exp(x: Tensor) -> Tensor:
+    """e^x elementwise."""
+    return Exp.apply(x)
+
+
+def log(x: Tensor) -> Tensor:
+    """Natural logarithm elementwise."""
+    return Log.apply(x)
+
+
+def sqrt(x: Tensor) -> Tensor:
+    """Square root elementwise."""
+    return Sqrt.apply(x)
+
+
+def abs(x: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
+    """|x| elementwise."""
+    return Abs.apply(x)
+
+
+def tanh(x: Tensor) -> Tensor:
+    """Hyperbolic tangent elementwise."""
+    return Tanh.apply(x)
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    """Logistic sigmoid 1 / (1 + e^-x) elementwise."""
+    return Sigmoid.apply(x)
+
+
+def relu(x: Tensor) -> Tensor:
+    """max(x, 0) elementwise."""
+    return Relu.apply(x)
+
+
+__all__ = ["abs", "exp", "log", "relu", "sigmoid", "sqrt", "tanh"]
