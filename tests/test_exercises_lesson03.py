@@ -57,7 +57,7 @@ def caught(exercise_id: str, wrong: Callable) -> list[str]:
 
 
 def test_every_exercise_is_well_formed() -> None:
-    assert [exercise.id for exercise in EXERCISES] == ["03.1", "03.2", "03.3", "03.4", "03.5"]
+    assert [exercise.id for exercise in EXERCISES] == [f"03.{k}" for k in range(1, 7)]
     for exercise in EXERCISES:
         assert 2 <= exercise.points <= 5
         assert callable(getattr(reference, exercise.function))
@@ -154,6 +154,51 @@ def test_matmul_backward_message_names_the_shapes() -> None:
 
 
 # ---------------------------------------------------------------------------- 03.3
+def test_mean_backward_is_the_adjoint_of_the_mean() -> None:
+    # <dL/dx, u> = <dL/dy, mean(u)> for every u: the mean is linear, its VJP is its adjoint.
+    rng = np.random.default_rng(3)
+    for grad_output, shape, dim, keepdim in BY_ID["03.3"].hidden(rng):
+        u = rng.normal(size=shape)
+        axis = dim if isinstance(dim, int) else tuple(dim)
+        grad_input = reference.mean_backward(grad_output, shape, dim, keepdim)
+        assert grad_input.shape == tuple(shape)
+        assert np.sum(grad_input * u) == pytest.approx(
+            np.sum(grad_output * u.mean(axis=axis, keepdims=keepdim)))
+
+
+def test_mean_backward_reproduces_the_syllabus_example() -> None:
+    # x = ones(2, 2); out = (3 (x + 2)²).mean(): dout/dz = 1/4, dz/dx = 6 (x + 2) = 18 → 4.5.
+    grad_z = reference.mean_backward(np.array(1.0), (2, 2), (0, 1), False)
+    np.testing.assert_array_equal(grad_z * 6 * (np.ones((2, 2)) + 2), np.full((2, 2), 4.5))
+
+
+def _mean_with(divide: bool = True, expand: bool = True, by_total: bool = False):
+    def wrong(grad_output, input_shape, dim, keepdim):  # type: ignore[no-untyped-def]
+        dims = tuple(axis % len(input_shape) for axis in ((dim,) if isinstance(dim, int) else dim))
+        count = np.prod(input_shape) if by_total else np.prod([input_shape[a] for a in dims])
+        if expand and not keepdim:
+            grad_output = np.expand_dims(grad_output, dims)
+        return np.broadcast_to(grad_output / (count if divide else 1), input_shape).copy()
+
+    return wrong
+
+
+@pytest.mark.parametrize("wrong", [_mean_with(divide=False), _mean_with(expand=False),
+                                   _mean_with(by_total=True)],
+                         ids=["no-division", "broadcast-from-the-right", "divides-by-total"])
+def test_mean_backward_mistakes_are_caught(wrong: Callable) -> None:
+    caught("03.3", wrong)
+
+
+def test_broadcasting_from_the_right_is_caught_on_square_inputs() -> None:
+    square = [[(grad, shape, dim, keepdim) for grad, shape, dim, keepdim in cases
+               if shape == (shape[0], shape[0]) and dim in (1, -1) and not keepdim]
+              for cases in _case_sets("03.3")]
+    assert all(square)
+    assert len(failures("03.3", _mean_with(expand=False), square)) == sum(map(len, square))
+
+
+# ---------------------------------------------------------------------------- 03.4
 def _softmax(x: np.ndarray) -> np.ndarray:
     e = np.exp(x - x.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
@@ -170,7 +215,7 @@ def _with_full_jacobian(x: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def test_softmax_vjp_accepts_the_full_jacobian_and_matches_it() -> None:
-    assert failures("03.3", _with_full_jacobian) == []
+    assert failures("03.4", _with_full_jacobian) == []
 
 
 def test_softmax_vjp_of_a_constant_upstream_is_zero() -> None:
@@ -187,10 +232,10 @@ def test_softmax_vjp_of_a_constant_upstream_is_zero() -> None:
         np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)),           # no max shift: overflow
 ], ids=["diagonal-only", "sum-over-batch", "missing-s", "unstable"])
 def test_softmax_vjp_mistakes_are_caught(wrong: Callable) -> None:
-    caught("03.3", wrong)
+    caught("03.4", wrong)
 
 
-# ---------------------------------------------------------------------------- 03.4
+# ---------------------------------------------------------------------------- 03.5
 def _exact_jacobian(f: NamedFunction, weights: np.ndarray, x: np.ndarray,
                     eps: float = 1e-6) -> np.ndarray:
     """diag(f'(W x)) W — the true Jacobian; within ~ε² of any central difference."""
@@ -214,7 +259,7 @@ def _jacobian_with(transpose: bool = False, one_sided: bool = False, halves: boo
 
 
 def test_numerical_jacobian_accepts_the_exact_jacobian() -> None:
-    assert failures("03.4", _exact_jacobian) == []
+    assert failures("03.5", _exact_jacobian) == []
 
 
 def test_numerical_jacobian_does_not_change_x() -> None:
@@ -227,15 +272,15 @@ def test_numerical_jacobian_does_not_change_x() -> None:
                                    _jacobian_with(halves=True)],
                          ids=["transposed", "one-sided", "divides-by-eps"])
 def test_numerical_jacobian_mistakes_are_caught(wrong: Callable) -> None:
-    caught("03.4", wrong)
+    caught("03.5", wrong)
 
 
 def test_a_transposed_jacobian_is_told_its_shape() -> None:
-    messages = failures("03.4", _jacobian_with(transpose=True), _case_sets("03.4")[:1])
+    messages = failures("03.5", _jacobian_with(transpose=True), _case_sets("03.5")[:1])
     assert messages[0] == "expected an array of shape (2, 3), got shape (3, 2)"
 
 
-# ---------------------------------------------------------------------------- 03.5
+# ---------------------------------------------------------------------------- 03.6
 def test_cross_entropy_matches_finite_differences() -> None:
     rng = np.random.default_rng(2)
     logits, targets = rng.normal(size=(4, 3)), [0, 2, 1, 2]
@@ -275,7 +320,7 @@ def _cross_entropy_with(no_batch_mean: bool = False, summed_loss: bool = False,
                                    _cross_entropy_with(no_onehot=True)],
                          ids=["no-1/B", "sum-not-mean", "unstable", "no-onehot"])
 def test_cross_entropy_mistakes_are_caught(wrong: Callable) -> None:
-    caught("03.5", wrong)
+    caught("03.6", wrong)
 
 
 # ---------------------------------------------------------------------------- through the grader
@@ -316,15 +361,15 @@ def test_the_grader_gives_the_reference_full_marks_and_stubs_none(tmp_path) -> N
 def test_the_grader_catches_broadcast_and_batch_mean_mistakes(tmp_path) -> None:
     results = _graded(tmp_path, WRONG_FUNCTIONS)
     assert "expected an array of shape (2, 1), got shape (2, 3)" in results["03.1"].feedback
-    assert results["03.5"].score < results["03.5"].max_score
-    assert "entries differ at [1]" in results["03.5"].feedback
-    assert all(results[key].status == "passed" for key in ("03.2", "03.3", "03.4"))
+    assert results["03.6"].score < results["03.6"].max_score
+    assert "entries differ at [1]" in results["03.6"].feedback
+    assert all(results[key].status == "passed" for key in ("03.2", "03.3", "03.4", "03.5"))
 
 
 def test_check_reports_a_transposed_jacobian(capsys) -> None:  # type: ignore[no-untyped-def]
     from minigrad.exercises import check
 
-    assert not check("03.4", _jacobian_with(transpose=True))
+    assert not check("03.5", _jacobian_with(transpose=True))
     printed = capsys.readouterr().out
     assert "expected an array of shape (2, 3), got shape (3, 2)" in printed
-    assert BY_ID["03.4"].hint in printed
+    assert BY_ID["03.5"].hint in printed

@@ -55,8 +55,36 @@ def matmul_backward(a: np.ndarray, b: np.ndarray,
     ### END SOLUTION
 
 
+def mean_backward(grad_output: np.ndarray, input_shape: tuple[int, ...],
+                  dim: int | tuple[int, ...], keepdim: bool) -> np.ndarray:
+    """Exercise 03.3 — the backward pass of a mean over some dimensions.
+
+    The forward pass was ``y = x.mean(dim, keepdim)`` for an x of shape ``input_shape``;
+    ``dim`` is one axis or a tuple of axes (negative ones count from the end). ``grad_output``
+    is dL/dy, shaped like y. Return dL/dx, shape ``input_shape``.
+
+    Every x entry in a group of N averaged entries contributes 1/N to its mean, so
+
+        dL/dx = dL/dy / N, copied along the reduced axes      (N = product of their lengths).
+
+    With ``keepdim=False`` the reduced axes are gone from ``grad_output``: put them back with
+    length 1 (``np.expand_dims``) *before* broadcasting — numpy aligns shapes from the right,
+    which is not where a reduced middle axis was.
+
+    Example: x of shape (2, 2), y = x.mean() (dim = (0, 1)), dL/dy = 1 → 0.25 everywhere.
+    """
+    ### BEGIN SOLUTION
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = tuple(axis % len(input_shape) for axis in dims)  # -1 → the last axis
+    count = int(np.prod([input_shape[axis] for axis in dims]))
+    if not keepdim:
+        grad_output = np.expand_dims(grad_output, dims)
+    return np.broadcast_to(grad_output / count, input_shape).copy()
+    ### END SOLUTION
+
+
 def softmax_vjp(x: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Exercise 03.3 — a vector–Jacobian product without the Jacobian.
+    """Exercise 03.4 — a vector–Jacobian product without the Jacobian.
 
     s = softmax(x) along the last axis, s_i = e^{x_i} / Σ_j e^{x_j}; ``x`` has shape (n,) or
     (B, n), one softmax per row. ``v`` = dL/ds has the shape of x. Return dL/dx = Jᵀv, shape
@@ -78,7 +106,7 @@ def softmax_vjp(x: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 def numerical_jacobian(f: Callable[[np.ndarray], np.ndarray], weights: np.ndarray,
                        x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """Exercise 03.4 — a Jacobian by central differences (what ``gradcheck`` compares with).
+    """Exercise 03.5 — a Jacobian by central differences (what ``gradcheck`` compares with).
 
     A layer maps x of shape (n,) to y = f(W x) of shape (m,): ``weights`` is W, shape (m, n),
     and ``f`` is applied elementwise (a ``NamedFunction`` such as ``tanh``: call it, ``f(z)``).
@@ -106,7 +134,7 @@ def numerical_jacobian(f: Callable[[np.ndarray], np.ndarray], weights: np.ndarra
 
 def cross_entropy_backward(logits: np.ndarray,
                            targets: list[int]) -> tuple[float, np.ndarray]:
-    """Exercise 03.5 — log-softmax + negative log-likelihood, forward and backward.
+    """Exercise 03.6 — log-softmax + negative log-likelihood, forward and backward.
 
     ``logits`` has shape (B, C): B examples, C classes; ``targets`` holds B class indices.
     The loss is the mean over the batch of −log softmax(logits_b)[targets_b]. Return

@@ -44,6 +44,35 @@ def _matmul_case(rng: np.random.Generator, square: bool) -> tuple:
 
 
 # ---------------------------------------------------------------------------- 03.3 cases
+def _mean_case(rng: np.random.Generator, shape: tuple[int, ...], dim, keepdim: bool) -> tuple:
+    """(dL/dy, input shape, dim, keepdim) with dL/dy shaped like x.mean(dim, keepdim)."""
+    reduced = {axis % len(shape) for axis in ((dim,) if isinstance(dim, int) else dim)}
+    if keepdim:
+        output_shape = tuple(1 if axis in reduced else size for axis, size in enumerate(shape))
+    else:
+        output_shape = tuple(size for axis, size in enumerate(shape) if axis not in reduced)
+    return (rng.normal(size=output_shape), shape, dim, keepdim)
+
+
+def _mean_hidden(rng: np.random.Generator) -> list[tuple]:
+    cases = []
+    for _ in range(4):
+        ndim = int(rng.integers(1, 5))
+        shape = tuple(int(n) for n in rng.integers(2, 5, size=ndim))
+        count = int(rng.integers(1, ndim + 1))
+        axes = sorted(int(a) for a in rng.choice(ndim, size=count, replace=False))
+        axes = [a - ndim if rng.random() < 0.3 else a for a in axes]  # some negative
+        dim = axes[0] if count == 1 and rng.random() < 0.5 else tuple(axes)
+        cases.append(_mean_case(rng, shape, dim, bool(rng.random() < 0.5)))
+    # A square matrix averaged over its last axis: broadcasting without expand_dims
+    # silently puts the gradient along the wrong axis.
+    n = int(rng.integers(2, 5))
+    cases.append(_mean_case(rng, (n, n), 1, False))
+    cases.append(_mean_case(rng, (2, n, n), -1, False))
+    return cases
+
+
+# ---------------------------------------------------------------------------- 03.4 cases
 def _softmax_hidden(rng: np.random.Generator) -> list[tuple]:
     n = int(rng.integers(3, 7))
     batch = int(rng.integers(2, 5))
@@ -54,7 +83,7 @@ def _softmax_hidden(rng: np.random.Generator) -> list[tuple]:
             (large, rng.normal(size=(batch, n)))]
 
 
-# ---------------------------------------------------------------------------- 03.4 cases
+# ---------------------------------------------------------------------------- 03.5 cases
 def _jacobian_case(rng: np.random.Generator) -> tuple:
     m, n = (int(v) for v in rng.integers(2, 5, size=2))
     while m == n:  # a transposed Jacobian then has the wrong shape too
@@ -64,7 +93,7 @@ def _jacobian_case(rng: np.random.Generator) -> tuple:
             float(rng.choice([1e-4, 3e-4])))
 
 
-# ---------------------------------------------------------------------------- 03.5 cases
+# ---------------------------------------------------------------------------- 03.6 cases
 def _cross_entropy_case(rng: np.random.Generator, scale: float = 2.0,
                         offset: float = 0.0) -> tuple:
     batch, classes = int(rng.integers(2, 7)), int(rng.integers(2, 6))
@@ -95,7 +124,19 @@ EXERCISES = [
         compare=close(rtol=1e-9, atol=1e-9),
     ),
     Exercise(
-        id="03.3", function="softmax_vjp", points=4,
+        id="03.3", function="mean_backward", points=3,
+        title="The backward pass of a mean",
+        hint="Divide by N, the number of entries averaged together; with keepdim=False first "
+             "give the reduced axes back with length 1 (np.expand_dims), then broadcast.",
+        visible=lambda: [(np.array(1.0), (2, 2), (0, 1), False),
+                         (np.array([1.0, 2.0]), (2, 3), 1, False),
+                         (np.array([[3.0, 6.0, 9.0]]), (2, 3), 0, True),
+                         (np.array([1.0, 2.0, 3.0]), (3, 3), -1, False)],
+        hidden=_mean_hidden,
+        compare=close(rtol=1e-9, atol=1e-12),
+    ),
+    Exercise(
+        id="03.4", function="softmax_vjp", points=4,
         title="The softmax VJP without the Jacobian",
         hint="Per row: s ⊙ (v − Σ s·v), with s = softmax(x) computed from x − max(x); the sum "
              "runs over the last axis only.",
@@ -107,7 +148,7 @@ EXERCISES = [
         compare=close(rtol=1e-7, atol=1e-10),
     ),
     Exercise(
-        id="03.4", function="numerical_jacobian", points=4,
+        id="03.5", function="numerical_jacobian", points=4,
         title="A central-difference Jacobian",
         hint="Column j is (y(x + ε e_j) − y(x − ε e_j)) / 2ε with y(x) = f(W @ x); stack the "
              "columns so that J has shape (outputs, inputs).",
@@ -122,7 +163,7 @@ EXERCISES = [
         compare=close(rtol=1e-5, atol=2e-6),
     ),
     Exercise(
-        id="03.5", function="cross_entropy_backward", points=4,
+        id="03.6", function="cross_entropy_backward", points=4,
         title="Cross-entropy: loss and gradient",
         hint="Gradient = (softmax(logits) − onehot(targets)) / B — divide by the batch size once; "
              "compute log-softmax from logits − max so that large logits do not overflow.",
