@@ -61,6 +61,7 @@ class DotGraph:
     graph_attrs: dict[str, str] = field(default_factory=dict)
     node_attrs: dict[str, str] = field(default_factory=dict)
     edge_attrs: dict[str, str] = field(default_factory=dict)
+    caption: tuple[str, ...] = ()  # lines of the graph's own label, each left-justified
     node_count: int = 0
     edge_count: int = 0
     _lines: list[str] = field(default_factory=list)
@@ -85,7 +86,11 @@ class DotGraph:
     def source(self) -> str:
         header = ["digraph minigrad {"]
         graph_attrs = {"rankdir": self.rankdir, **self.graph_attrs}
-        header.append(f"  graph [{_format_attrs(graph_attrs)}];")
+        graph_text = _format_attrs(graph_attrs)
+        if self.caption:  # "\\l" ends a left-justified line in a Graphviz label
+            lines = "".join(escape_text(line) + "\\l" for line in self.caption)
+            graph_text += f', label="{lines}"'
+        header.append(f"  graph [{graph_text}];")
         if self.node_attrs:
             header.append(f"  node [{_format_attrs(self.node_attrs)}];")
         if self.edge_attrs:

@@ -24,10 +24,10 @@ BACKWARD_CAPTION = (
 def base_graph(rankdir: str, *, title: str | None = None, caption: str | None = None) -> DotGraph:
     """An empty DOT graph with our fonts; ``title`` on top, ``caption`` underneath."""
     graph_attrs = {"fontname": FONT, "fontsize": "12", "nodesep": "0.25", "ranksep": "0.35"}
-    text = "\n".join(part for part in (title, caption) if part)
-    if text:
-        graph_attrs.update(label=text, labelloc="t" if title else "b", labeljust="l")
-    return DotGraph(rankdir=rankdir, graph_attrs=graph_attrs,
+    lines = tuple("\n".join(part for part in (title, caption) if part).splitlines())
+    if lines:
+        graph_attrs.update(labelloc="t" if title else "b", labeljust="l")
+    return DotGraph(rankdir=rankdir, graph_attrs=graph_attrs, caption=lines,
                     node_attrs={"fontname": FONT, "fontsize": "12", "height": "0.3"},
                     edge_attrs={"fontname": FONT, "fontsize": "10", "arrowsize": "0.7"})
 

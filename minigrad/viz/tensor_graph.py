@@ -1,0 +1,211 @@
+"""Drawing a tensor graph, forward (tensors and ops) or backward (``grad_fn`` nodes).
+
+Backward graph, as torchviz draws it: one grey box per node of the backward graph, labelled
+by ``node.name()`` (``MulBackward0``); arrows follow ``next_functions``, the path gradient
+takes from the output to the leaves. Each leaf that requires grad is reached through its
+``AccumulateGrad`` node, with the leaf tensor (shape, name) drawn beside it; the output tensor
+is the green box where the walk starts. ``show_saved=True`` adds, in orange, the arrays each
+node keeps for backward (``node.saved_arrays()``): what the graph costs in memory.
+
+Forward graph: one box per tensor (name and shape | data | grad), one small circle per op,
+found through ``tensor.grad_fn.inputs``; Python numbers that entered an op are shown as plain
+text, tensors that do not require grad with a dashed border.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any, Mapping
+
+import numpy as np
+
+from minigrad.tensor.tensor import Tensor
+from minigrad.viz.dot import DotGraph, Record
+from minigrad.viz.labels import format_number, format_shape, summarize_array
+from minigrad.viz.style import FUNCTION_FILL, SAVED_FILL, base_graph, value_style
+
+OP_NODE = {"shape": "circle", "fontsize": "11", "margin": "0.02", "width": "0.3"}
+FUNCTION_NODE = {"shape": "box", "style": "filled", "fillcolor": FUNCTION_FILL}
+SAVED_NODE = {"shape": "box", "style": "filled", "fillcolor": SAVED_FILL, "fontsize": "10"}
+TENSOR_BACKWARD_CAPTION = (
+    "backward: nodes numbered in the order the engine runs them, 1 = the output's node;\n"
+    "arrows follow next_functions, from the output to the leaves"
+)
+
+# Forward-graph symbols for the ops that have one; every other op is named in snake_case.
+OP_SYMBOLS = {"Add": "+", "Sub": "-", "Rsub": "-", "Mul": "*", "Div": "/", "Pow": "**",
+              "Neg": "neg", "Mm": "@", "Mv": "@", "Dot": "@", "Bmm": "@", "Matmul": "@",
+              "MatMul": "@"}
+
+
+def op_symbol(node_name: str) -> str:
+    """The forward label of a node: ``MulBackward0`` → ``*``, ``LogSoftmaxBackward0`` → ``log_softmax``."""
+    base = re.sub(r"Backward\d*$", "", node_name)
+    if base in OP_SYMBOLS:
+        return OP_SYMBOLS[base]
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", base).lower() or node_name
+
+
+def tensor_graph(root: Tensor, kind: str = "backward", *, show_data: bool = True,
+                 show_grad: bool = True, rankdir: str = "LR",
+                 names: Mapping[str, Any] | None = None, show_saved: bool = False,
+                 show_order: bool = False, digits: int = 4,
+                 title: str | None = None) -> DotGraph:
+    """The DOT graph behind ``root`` (see the module docstring)."""
+    names_by_id = {id(tensor): name for name, tensor in (names or {}).items()}
+    describe = _TensorLabeller(names_by_id, show_data, show_grad, digits)
+    if kind == "forward":
+        return _forward(root, describe, rankdir, title)
+    return _backward(root, describe, rankdir, title, show_saved, show_order)
+
+
+class _TensorLabeller:
+    """The record of a tensor: ``name (shape) | data … | grad …``."""
+
+    def __init__(self, names_by_id: dict[int, str], show_data: bool, show_grad: bool,
+                 digits: int) -> None:
+        self.names_by_id = names_by_id
+        self.show_data, self.show_grad, self.digits = show_data, show_grad, digits
+
+    def __call__(self, tensor: Tensor) -> Record:
+        name = self.names_by_id.get(id(tensor))
+        shape = format_shape(tuple(tensor.shape))
+        fields = [f"{name} {shape}" if name else shape]
+        if self.show_data:
+            fields.append("data " + summarize_array(tensor.numpy(), self.digits))
+        if self.show_grad:
+            with warnings.catch_warnings():  # a non-leaf's .grad warns; None is the answer
+                warnings.simplefilter("ignore")
+                grad = tensor.grad
+            text = "None" if grad is None else summarize_array(grad.numpy(), self.digits)
+            fields.append("grad " + text)
+        return Record(tuple(fields))
+
+
+def _tensor_role(tensor: Tensor, root: Tensor) -> dict[str, str]:
+    if tensor is root:
+        return value_style("root")
+    if not tensor.requires_grad:
+        return {"style": "dashed"}
+    return value_style("leaf" if tensor.grad_fn is None else "inner")
+
+
+# ---------------------------------------------------------------------- forward
+def tensor_order(root: Tensor) -> list[Tensor]:
+    """Every tensor ``root`` was computed from (via ``grad_fn.inputs``), parents first."""
+    order: list[Tensor] = []
+    visited = {id(root)}
+    stack = [(root, iter(_tensor_inputs(root)))]
+    while stack:
+        tensor, inputs = stack[-1]
+        for parent in inputs:
+            if id(parent) not in visited:
+                visited.add(id(parent))
+                stack.append((parent, iter(_tensor_inputs(parent))))
+                break
+        else:
+            stack.pop()
+            order.append(tensor)
+    return order
+
+
+def _tensor_inputs(tensor: Tensor) -> list[Tensor]:
+    node = tensor.grad_fn
+    if node is None:
+        return []
+    return [arg for arg in getattr(node, "inputs", ()) if isinstance(arg, Tensor)]
+
+
+def _forward(root: Tensor, describe: _TensorLabeller, rankdir: str,
+             title: str | None) -> DotGraph:
+    dot = base_graph(rankdir, title=title)
+    order = tensor_order(root)
+    index = {id(tensor): position for position, tensor in enumerate(order)}
+    for position, tensor in enumerate(order):
+        node_id = f"t{position}"
+        dot.node(node_id, describe(tensor), **_tensor_role(tensor, root))
+        node = tensor.grad_fn
+        if node is None:
+            continue
+        op_id = f"{node_id}_op"
+        dot.node(op_id, op_symbol(node.name()), ordering="in", tooltip=node.name(), **OP_NODE)
+        for argument, value in enumerate(getattr(node, "inputs", ())):
+            if isinstance(value, Tensor):
+                dot.edge(f"t{index[id(value)]}", op_id)
+            else:
+                constant_id = f"{op_id}_c{argument}"
+                dot.node(constant_id, _constant_text(value, describe.digits), shape="plaintext")
+                dot.edge(constant_id, op_id, style="dashed")
+        dot.edge(op_id, node_id)
+    return dot
+
+
+def _constant_text(value: Any, digits: int) -> str:
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
+        return format_number(value, digits)
+    if isinstance(value, np.ndarray):
+        return f"{format_shape(value.shape)} {summarize_array(value, digits)}"
+    return str(value)
+
+
+# ---------------------------------------------------------------------- backward
+def function_order(root_node: Any) -> list[Any]:
+    """The backward-graph nodes reachable from ``root_node``, each after all its consumers.
+
+    This is the order the engine can run them in: a node's gradient is complete only once
+    every node that uses its output has sent its share (counted like Kahn's algorithm).
+    """
+    pending: dict[int, int] = {id(root_node): 0}  # consumers that have not run yet
+    stack = [root_node]
+    while stack:
+        node = stack.pop()
+        for next_node, _ in node.next_functions:
+            if next_node is None:
+                continue
+            if id(next_node) not in pending:
+                pending[id(next_node)] = 0
+                stack.append(next_node)
+            pending[id(next_node)] += 1
+    order, ready = [], [root_node]
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for next_node, _ in reversed(node.next_functions):
+            if next_node is None:
+                continue
+            pending[id(next_node)] -= 1
+            if pending[id(next_node)] == 0:
+                ready.append(next_node)
+    return order
+
+
+def _backward(root: Tensor, describe: _TensorLabeller, rankdir: str, title: str | None,
+              show_saved: bool, show_order: bool) -> DotGraph:
+    caption = TENSOR_BACKWARD_CAPTION if show_order and root.grad_fn is not None else None
+    dot = base_graph(rankdir, title=title, caption=caption)
+    dot.node("output", describe(root), **_tensor_role(root, root))
+    if root.grad_fn is None:
+        return dot  # a leaf (or a tensor that does not require grad): nothing to walk
+
+    order = function_order(root.grad_fn)
+    index = {id(node): position for position, node in enumerate(order)}
+    dot.edge("output", "f0")
+    for position, node in enumerate(order):
+        node_id = f"f{position}"
+        label = node.name()
+        dot.node(node_id, f"{position + 1}. {label}" if show_order else label, **FUNCTION_NODE)
+        for next_node, _ in node.next_functions:
+            if next_node is not None:
+                dot.edge(node_id, f"f{index[id(next_node)]}")
+        variable = getattr(node, "variable", None)
+        if label == "AccumulateGrad" and isinstance(variable, Tensor):
+            dot.node(f"{node_id}_leaf", describe(variable), **_tensor_role(variable, root))
+            dot.edge(node_id, f"{node_id}_leaf", style="dashed")
+        if show_saved:
+            for number, (saved_name, array) in enumerate(node.saved_arrays().items()):
+                saved_id = f"{node_id}_saved{number}"
+                shape = format_shape(np.shape(array))
+                dot.node(saved_id, f"{saved_name}\n{shape}", **SAVED_NODE)
+                dot.edge(saved_id, node_id, style="dotted", arrowhead="none")
+    return dot
