@@ -14,7 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Optional, TextIO
 
-from minigrad.exercises.grader import SubmissionResult, gradescope_results, grade_submission
+from minigrad.exercises.grader import (SubmissionResult, grade_submission, gradescope_results,
+                                      load_references)
 from minigrad.exercises.sandbox import DEFAULT_MEMORY_MB
 from minigrad.exercises.submission import class_members
 from minigrad.lessons import Lesson
@@ -47,6 +48,7 @@ def grade_class(path: Path, lesson: Optional[Lesson], seed: int, timeout: float 
                 jobs: int = 2, memory_mb: int = DEFAULT_MEMORY_MB,
                 progress_stream: TextIO = sys.stderr) -> dict[str, SubmissionResult]:
     """Grade every student's submission under ``path``; results by student, in name order."""
+    load_references()
     members = class_members(path)
     progress = Progress(len(members), progress_stream)
 

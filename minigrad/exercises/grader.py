@@ -23,7 +23,8 @@ import numpy as np
 
 from minigrad.exercises.codec import CodecError, from_json, to_json
 from minigrad.exercises.sandbox import DEFAULT_MEMORY_MB, ImportFailed, Sandbox
-from minigrad.exercises.source import exercises, reference_function
+from minigrad.exercises.source import (exercises, lessons_with_exercises, reference_function,
+                                       reference_module)
 from minigrad.exercises.spec import Exercise, _describe, compare_values
 from minigrad.exercises.submission import SourceFile, attempted_count, find_sources
 from minigrad.lessons import Lesson
@@ -179,10 +180,19 @@ def _grade_exercise(sandbox: Sandbox, source: SourceFile, exercise: Exercise,
 
 
 # ---------------------------------------------------------------------------- a submission
+def load_references() -> None:
+    """Import every reference solution and check before any student code runs, so that
+    nothing a submission does to the files on disk can change them for this run."""
+    for lesson in lessons_with_exercises():
+        reference_module(lesson)
+        exercises(lesson)
+
+
 def grade_submission(path: Path, lesson: Optional[Lesson] = None, seed: Optional[int] = None,
                      timeout: float = 10.0, memory_mb: int = DEFAULT_MEMORY_MB) -> SubmissionResult:
     """Grade a ``.py`` file, a notebook or a folder holding one student's work."""
     seed = new_seed() if seed is None else int(seed)
+    load_references()
     result = SubmissionResult(str(path), seed)
     try:
         sources, notes = find_sources(Path(path), lesson)
