@@ -394,7 +394,7 @@ def test_graph_matches_pytorch_on_lesson_example():
             if current is None:
                 names.append(None)
                 continue
-            names.append(current.name())
+            names.append(current.name().split("::")[-1])
             stack.extend(n for n, _ in current.next_functions)
         return names
 

@@ -6,8 +6,9 @@ A tensor holds its values in `data` (a numpy array) and three pieces of autograd
 - `grad_fn`       — the backward-graph node of the op that produced it (None for a leaf);
 - `grad`          — after `backward()`, d(output)/d(this tensor), for leaves.
 
-Operators (`+ - * / ** @` …) are thin wrappers over the Functions in `minigrad.ops`; this
-module holds only the container, its conversions and the in-place methods.
+Operators and op methods (`+ - * / ** @`, `x.exp()`, `x.sum(dim)` …) are one-line calls into
+`minigrad.ops`, gathered in `minigrad.tensor.operators`; this module holds the container,
+its autograd state and its conversions.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from minigrad.tensor import dtypes
+from minigrad.tensor.operators import TensorOperators
 
 _NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -52,7 +54,7 @@ def _to_array(data: Any, dtype: Any = None) -> np.ndarray:
     return array
 
 
-class Tensor:
+class Tensor(TensorOperators):
     """An n-dimensional array that records the operations applied to it.
 
     >>> x = Tensor([[1.0, 2.0]], requires_grad=True)
@@ -248,9 +250,6 @@ class Tensor:
     def __int__(self) -> int:
         return int(self._scalar("int"))
 
-    def __hash__(self) -> int:
-        return id(self)
-
     # ---- backward ---------------------------------------------------------------------
     def backward(self, gradient: Any = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Iterable[Tensor] | None = None) -> None:
@@ -264,151 +263,6 @@ class Tensor:
 
         backward(self, gradient, retain_graph, create_graph, inputs)
 
-    # ---- arithmetic operators (the ops live in minigrad.ops.arithmetic) --------------
-    def __add__(self, other: Any) -> Tensor:
-        return _arithmetic.add(self, other) if _is_operand(other) else _unsupported("+", self, other)
-
-    def __radd__(self, other: Any) -> Tensor:
-        return _arithmetic.add(self, other) if _is_operand(other) else _unsupported("+", self, other, reflected=True)
-
-    def __sub__(self, other: Any) -> Tensor:
-        return _arithmetic.sub(self, other) if _is_operand(other) else _unsupported("-", self, other)
-
-    def __rsub__(self, other: Any) -> Tensor:
-        return _arithmetic.sub(other, self) if _is_operand(other) else _unsupported("-", self, other, reflected=True)
-
-    def __mul__(self, other: Any) -> Tensor:
-        return _arithmetic.mul(self, other) if _is_operand(other) else _unsupported("*", self, other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return _arithmetic.mul(self, other) if _is_operand(other) else _unsupported("*", self, other, reflected=True)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return _arithmetic.div(self, other) if _is_operand(other) else _unsupported("/", self, other)
-
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return _arithmetic.div(other, self) if _is_operand(other) else _unsupported("/", self, other, reflected=True)
-
-    def __pow__(self, exponent: Any) -> Tensor:
-        return _arithmetic.pow(self, exponent) if _is_operand(exponent) else _unsupported("**", self, exponent)
-
-    def __rpow__(self, base: Any) -> Tensor:
-        return _arithmetic.pow(base, self) if _is_operand(base) else _unsupported("**", self, base, reflected=True)
-
-    def __matmul__(self, other: Any) -> Tensor:
-        return _arithmetic.matmul(self, other) if _is_operand(other) else _unsupported("@", self, other)
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return _arithmetic.matmul(other, self) if _is_operand(other) else _unsupported("@", self, other, reflected=True)
-
-    def __neg__(self) -> Tensor:
-        return _arithmetic.neg(self)
-
-    def __pos__(self) -> Tensor:
-        return self
-
-    def add(self, other: Any) -> Tensor:
-        return _arithmetic.add(self, other)
-
-    def sub(self, other: Any) -> Tensor:
-        return _arithmetic.sub(self, other)
-
-    def mul(self, other: Any) -> Tensor:
-        return _arithmetic.mul(self, other)
-
-    def div(self, other: Any) -> Tensor:
-        return _arithmetic.div(self, other)
-
-    def pow(self, exponent: Any) -> Tensor:
-        return _arithmetic.pow(self, exponent)
-
-    def matmul(self, other: Any) -> Tensor:
-        return _arithmetic.matmul(self, other)
-
-    def neg(self) -> Tensor:
-        return _arithmetic.neg(self)
-
-    def reciprocal(self) -> Tensor:
-        return _arithmetic.reciprocal(self)
-
-    # ---- comparisons: boolean tensors, never part of the graph ------------------------
-    def _compare(self, other: Any, ufunc: np.ufunc) -> Tensor:
-        other_data = other.data if isinstance(other, Tensor) else other
-        return Tensor._make(ufunc(self.data, other_data), False, None)
-
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return self._compare(other, np.equal) if _is_operand(other) else _unsupported("==", self, other)
-
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return self._compare(other, np.not_equal) if _is_operand(other) else _unsupported("!=", self, other)
-
-    def __lt__(self, other: Any) -> Tensor:
-        return self._compare(other, np.less) if _is_operand(other) else _unsupported("<", self, other)
-
-    def __le__(self, other: Any) -> Tensor:
-        return self._compare(other, np.less_equal) if _is_operand(other) else _unsupported("<=", self, other)
-
-    def __gt__(self, other: Any) -> Tensor:
-        return self._compare(other, np.greater) if _is_operand(other) else _unsupported(">", self, other)
-
-    def __ge__(self, other: Any) -> Tensor:
-        return self._compare(other, np.greater_equal) if _is_operand(other) else _unsupported(">=", self, other)
-
-    # ---- dtype conversions (differentiable for float -> float) ------------------------
-    def to(self, dtype: Any) -> Tensor:
-        """This tensor converted to `dtype` (itself if it already has it)."""
-        from minigrad.ops.cast import to
-
-        return to(self, dtype)
-
-    def float(self) -> Tensor:
-        return self.to(dtypes.float32)
-
-    def double(self) -> Tensor:
-        return self.to(dtypes.float64)
-
-    def long(self) -> Tensor:
-        return self.to(dtypes.int64)
-
-    def clone(self) -> Tensor:
-        """A copy of this tensor that stays in the graph (gradient flows through unchanged)."""
-        return _arithmetic.mul(self, 1) if self._requires_grad else Tensor._make(self.data.copy(), False, None)
-
-    # ---- in place (see minigrad.tensor.inplace) ---------------------------------------
-    def add_(self, other: Any, alpha: float = 1) -> Tensor:
-        if alpha != 1:
-            other = other * alpha
-        return _inplace.apply_inplace(self, other, _arithmetic.add, np.add, "add_")
-
-    def sub_(self, other: Any, alpha: float = 1) -> Tensor:
-        if alpha != 1:
-            other = other * alpha
-        return _inplace.apply_inplace(self, other, _arithmetic.sub, np.subtract, "sub_")
-
-    def mul_(self, other: Any) -> Tensor:
-        return _inplace.apply_inplace(self, other, _arithmetic.mul, np.multiply, "mul_")
-
-    def div_(self, other: Any) -> Tensor:
-        return _inplace.apply_inplace(self, other, _arithmetic.div, np.true_divide, "div_")
-
-    def zero_(self) -> Tensor:
-        return _inplace.zero_(self)
-
-    def fill_(self, value: Any) -> Tensor:
-        return _inplace.fill_(self, value)
-
-    def __iadd__(self, other: Any) -> Tensor:
-        return self.add_(other) if _is_operand(other) else _unsupported("+=", self, other)
-
-    def __isub__(self, other: Any) -> Tensor:
-        return self.sub_(other) if _is_operand(other) else _unsupported("-=", self, other)
-
-    def __imul__(self, other: Any) -> Tensor:
-        return self.mul_(other) if _is_operand(other) else _unsupported("*=", self, other)
-
-    def __itruediv__(self, other: Any) -> Tensor:
-        return self.div_(other) if _is_operand(other) else _unsupported("/=", self, other)
-
     # ---- printing ---------------------------------------------------------------------
     def __repr__(self) -> str:
         from minigrad.tensor.printing import tensor_repr
@@ -419,22 +273,6 @@ class Tensor:
         return self.__repr__()
 
 
-def _unsupported(symbol: str, tensor: Tensor, other: Any, reflected: bool = False) -> Any:
-    """Raise Python's usual TypeError naming both operand types (as PyTorch does)."""
-    if symbol in ("==", "!="):
-        return NotImplemented  # `tensor == "a"` is simply False, like for any Python object
-    left, right = "Tensor", type(other).__name__
-    if reflected:
-        left, right = right, left
-    raise TypeError(f"unsupported operand type(s) for {symbol}: '{left}' and '{right}'")
-
-
-def _is_operand(value: Any) -> bool:
-    """Types an arithmetic operator accepts next to a Tensor (others get NotImplemented,
-    so Python raises "unsupported operand type(s) for *: 'Tensor' and 'str'")."""
-    return isinstance(value, (Tensor, np.ndarray) + _SCALAR_TYPES) and not isinstance(value, complex)
-
-
 def tensor(data: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
     """Make a leaf tensor from a number, a (nested) list or a numpy array (always a copy).
 
@@ -443,6 +281,7 @@ def tensor(data: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
-# Imported last: these modules build on the Tensor class defined above.
-from minigrad.ops import arithmetic as _arithmetic  # noqa: E402
-from minigrad.tensor import inplace as _inplace  # noqa: E402
+# The op modules build on Tensor, so the operators can only import them now that it exists.
+from minigrad.tensor import operators as _operators  # noqa: E402
+
+_operators.load_ops()

@@ -1,0 +1,277 @@
+"""The operators and op methods of a Tensor: `x + y`, `x @ w`, `x.exp()`, `x.sum(dim)`…
+
+Each is one line that calls the op in `minigrad.ops` (where forward and backward live), so
+`x * y` and `minigrad.mul(x, y)` are the same thing. `Tensor` inherits these methods.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from minigrad.tensor import dtypes
+
+if TYPE_CHECKING:
+    from minigrad.tensor.tensor import Tensor
+
+_SCALAR_TYPES = (int, float, np.number, np.bool_)
+
+
+class TensorOperators:
+    """Mixin with every operator of `Tensor` (kept apart so each file reads in one sitting)."""
+
+    __slots__ = ()
+    data: np.ndarray
+
+    # ---- arithmetic operators (the ops live in minigrad.ops.arithmetic) --------------
+    def __add__(self, other: Any) -> Tensor:
+        return arithmetic.add(self, other) if _is_operand(other) else _unsupported("+", self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return arithmetic.add(self, other) if _is_operand(other) else _unsupported("+", self, other, reflected=True)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return arithmetic.sub(self, other) if _is_operand(other) else _unsupported("-", self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return arithmetic.sub(other, self) if _is_operand(other) else _unsupported("-", self, other, reflected=True)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return arithmetic.mul(self, other) if _is_operand(other) else _unsupported("*", self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return arithmetic.mul(self, other) if _is_operand(other) else _unsupported("*", self, other, reflected=True)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return arithmetic.div(self, other) if _is_operand(other) else _unsupported("/", self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return arithmetic.div(other, self) if _is_operand(other) else _unsupported("/", self, other, reflected=True)
+
+    def __pow__(self, exponent: Any) -> Tensor:
+        return arithmetic.pow(self, exponent) if _is_operand(exponent) else _unsupported("**", self, exponent)
+
+    def __rpow__(self, base: Any) -> Tensor:
+        return arithmetic.pow(base, self) if _is_operand(base) else _unsupported("**", self, base, reflected=True)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return arithmetic.matmul(self, other) if _is_operand(other) else _unsupported("@", self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return arithmetic.matmul(other, self) if _is_operand(other) else _unsupported("@", self, other, reflected=True)
+
+    def __neg__(self) -> Tensor:
+        return arithmetic.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def add(self, other: Any) -> Tensor:
+        return arithmetic.add(self, other)
+
+    def sub(self, other: Any) -> Tensor:
+        return arithmetic.sub(self, other)
+
+    def mul(self, other: Any) -> Tensor:
+        return arithmetic.mul(self, other)
+
+    def div(self, other: Any) -> Tensor:
+        return arithmetic.div(self, other)
+
+    def pow(self, exponent: Any) -> Tensor:
+        return arithmetic.pow(self, exponent)
+
+    def matmul(self, other: Any) -> Tensor:
+        return arithmetic.matmul(self, other)
+
+    def neg(self) -> Tensor:
+        return arithmetic.neg(self)
+
+    def reciprocal(self) -> Tensor:
+        return arithmetic.reciprocal(self)
+
+    # ---- comparisons: boolean tensors, never part of the graph ------------------------
+    def _compare(self, other: Any, ufunc: np.ufunc) -> Tensor:
+        other_data = other.data if isinstance(other, TensorOperators) else other
+        return self._make(ufunc(self.data, other_data), False, None)
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return self._compare(other, np.equal) if _is_operand(other) else _unsupported("==", self, other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return self._compare(other, np.not_equal) if _is_operand(other) else _unsupported("!=", self, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return self._compare(other, np.less) if _is_operand(other) else _unsupported("<", self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return self._compare(other, np.less_equal) if _is_operand(other) else _unsupported("<=", self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return self._compare(other, np.greater) if _is_operand(other) else _unsupported(">", self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return self._compare(other, np.greater_equal) if _is_operand(other) else _unsupported(">=", self, other)
+
+    # ---- dtype conversions (differentiable for float -> float) ------------------------
+    def to(self, dtype: Any) -> Tensor:
+        """This tensor converted to `dtype` (itself if it already has it)."""
+        from minigrad.ops.cast import to
+
+        return to(self, dtype)
+
+    def float(self) -> Tensor:
+        return self.to(dtypes.float32)
+
+    def double(self) -> Tensor:
+        return self.to(dtypes.float64)
+
+    def long(self) -> Tensor:
+        return self.to(dtypes.int64)
+
+    def clone(self) -> Tensor:
+        """A copy of this tensor that stays in the graph (gradient flows through unchanged)."""
+        return arithmetic.mul(self, 1) if self._requires_grad else self._make(self.data.copy(), False, None)
+
+    # ---- in place (see minigrad.tensor.inplace) ---------------------------------------
+    def add_(self, other: Any, alpha: float = 1) -> Tensor:
+        if alpha != 1:
+            other = other * alpha
+        return inplace.apply_inplace(self, other, arithmetic.add, np.add, "add_")
+
+    def sub_(self, other: Any, alpha: float = 1) -> Tensor:
+        if alpha != 1:
+            other = other * alpha
+        return inplace.apply_inplace(self, other, arithmetic.sub, np.subtract, "sub_")
+
+    def mul_(self, other: Any) -> Tensor:
+        return inplace.apply_inplace(self, other, arithmetic.mul, np.multiply, "mul_")
+
+    def div_(self, other: Any) -> Tensor:
+        return inplace.apply_inplace(self, other, arithmetic.div, np.true_divide, "div_")
+
+    def zero_(self) -> Tensor:
+        return inplace.zero_(self)
+
+    def fill_(self, value: Any) -> Tensor:
+        return inplace.fill_(self, value)
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return self.add_(other) if _is_operand(other) else _unsupported("+=", self, other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return self.sub_(other) if _is_operand(other) else _unsupported("-=", self, other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return self.mul_(other) if _is_operand(other) else _unsupported("*=", self, other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return self.div_(other) if _is_operand(other) else _unsupported("/=", self, other)
+
+    def __hash__(self) -> int:
+        return id(self)  # `==` is elementwise, so hash by identity (as PyTorch does)
+
+    # ---- unary maths (minigrad.ops.unary) ----------------------------------------------
+    def exp(self) -> Tensor:
+        return unary.exp(self)
+
+    def log(self) -> Tensor:
+        return unary.log(self)
+
+    def sqrt(self) -> Tensor:
+        return unary.sqrt(self)
+
+    def abs(self) -> Tensor:
+        return unary.abs(self)
+
+    def __abs__(self) -> Tensor:
+        return unary.abs(self)
+
+    def tanh(self) -> Tensor:
+        return unary.tanh(self)
+
+    def sigmoid(self) -> Tensor:
+        return unary.sigmoid(self)
+
+    def relu(self) -> Tensor:
+        return unary.relu(self)
+
+    # ---- reductions (minigrad.ops.reduce) -----------------------------------------------
+    def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        return reduce.sum(self, dim, keepdim)
+
+    def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        return reduce.mean(self, dim, keepdim)
+
+    def max(self, dim: int | None = None, keepdim: bool = False) -> Any:
+        return reduce.max(self, dim, keepdim)
+
+    def min(self, dim: int | None = None, keepdim: bool = False) -> Any:
+        return reduce.min(self, dim, keepdim)
+
+    # ---- shapes (minigrad.ops.shape) ----------------------------------------------------
+    def reshape(self, *shape: int | Sequence[int]) -> Tensor:
+        return shape_ops.reshape(self, *shape)
+
+    def view(self, *shape: int | Sequence[int]) -> Tensor:
+        return shape_ops.view(self, *shape)
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        return shape_ops.transpose(self, dim0, dim1)
+
+    def permute(self, *dims: int | Sequence[int]) -> Tensor:
+        return shape_ops.permute(self, *dims)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        return shape_ops.flatten(self, start_dim, end_dim)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        return shape_ops.unsqueeze(self, dim)
+
+    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
+        return shape_ops.squeeze(self, dim)
+
+    def expand(self, *sizes: int | Sequence[int]) -> Tensor:
+        return shape_ops.expand(self, *sizes)
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
+        """The tensor with its dims reversed (the transpose, for a matrix)."""
+        return shape_ops.permute(self, *reversed(range(self.data.ndim)))
+
+    # ---- indexing (minigrad.ops.index) and softmax (minigrad.ops.softmax) ----------------
+    def __getitem__(self, key: Any) -> Tensor:
+        return index.getitem(self, key)
+
+    def softmax(self, dim: int) -> Tensor:
+        return softmax_ops.softmax(self, dim)
+
+    def log_softmax(self, dim: int) -> Tensor:
+        return softmax_ops.log_softmax(self, dim)
+
+
+def _unsupported(symbol: str, tensor: Any, other: Any, reflected: bool = False) -> Any:
+    """Raise Python's usual TypeError naming both operand types (as PyTorch does)."""
+    if symbol in ("==", "!="):
+        return NotImplemented  # `tensor == "a"` is simply False, like for any Python object
+    left, right = "Tensor", type(other).__name__
+    if reflected:
+        left, right = right, left
+    raise TypeError(f"unsupported operand type(s) for {symbol}: '{left}' and '{right}'")
+
+
+def _is_operand(value: Any) -> bool:
+    """Types an arithmetic operator accepts next to a Tensor (others get NotImplemented,
+    so Python raises "unsupported operand type(s) for *: 'Tensor' and 'str'")."""
+    return isinstance(value, (TensorOperators, np.ndarray) + _SCALAR_TYPES) and not isinstance(value, complex)
+
+
+def load_ops() -> None:
+    """Import the op modules these methods call. `minigrad.tensor.tensor` calls this once
+    `Tensor` exists, because every op module builds on `Tensor`."""
+    global arithmetic, index, inplace, reduce, shape_ops, softmax_ops, unary
+    from minigrad.ops import arithmetic, index, reduce, unary
+    from minigrad.ops import shape as shape_ops
+    from minigrad.ops import softmax as softmax_ops
+    from minigrad.tensor import inplace
