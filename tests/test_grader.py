@@ -391,3 +391,17 @@ def test_the_console_script_end_to_end(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "r.json").read_text())["score"] == 0
     missing = run("grade", str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_closing_the_answer_channel(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        import os
+        def composite_derivative(x):
+            for fd in range(3, 64):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            return -1.0
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path), "exited with code 1")

@@ -157,10 +157,9 @@ class Sandbox:
                                                               for args in cases]})
         deadline = time.monotonic() + self.timeout
         outcomes: list[Outcome] = []
-        try:
-            os.write(self._requests, request.encode() + b"\n")
-        except OSError:
-            pass  # the child is gone; reading below says how
+        if not self._send(request.encode() + b"\n", deadline):
+            kind, text = self._death(f"while sending the cases of {function}", "timeout")
+            return [Outcome(False, kind=kind, message=text)] * len(cases)
         while len(outcomes) < len(cases):
             message = self._read_message(deadline)
             if not isinstance(message, dict) or message.get("case") != len(outcomes):
@@ -180,6 +179,26 @@ class Sandbox:
         return outcomes
 
     # ------------------------------------------------------------------ plumbing
+    def _send(self, data: bytes, deadline: float) -> bool:
+        """Write ``data`` to the child without ever blocking past ``deadline``."""
+        os.set_blocking(self._requests, False)
+        view = memoryview(data)
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            _, writable, _ = select.select([], [self._requests], [], remaining)
+            if not writable:
+                return False
+            try:
+                written = os.write(self._requests, view)
+            except BlockingIOError:
+                continue
+            except OSError:
+                return True  # the child is gone; reading its answer says how
+            view = view[written:]
+        return True
+
     def _read_message(self, deadline: float) -> Any:
         """The next line of JSON from the child; ``"timeout"``, ``"eof"`` or ``"garbage"``."""
         while b"\n" not in self._buffer:
@@ -217,7 +236,7 @@ class Sandbox:
             code = self.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
             self._stop()
-            code = self.process.returncode if self.process else None
+            return "garbage", f"closed the answer channel {during}"
         self._stop()
         tail = self._output_tail()
         if code is not None and code < 0:
