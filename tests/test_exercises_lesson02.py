@@ -240,6 +240,26 @@ def test_backpropagate_matches_the_value_engine() -> None:
                     assert grads[name] == pytest.approx(nodes[name].grad, rel=1e-12, abs=1e-15)
 
 
+def _backpropagate_with_value_engine(program: list[list]) -> dict:
+    """A student who builds minigrad Values and calls backward(): must be accepted."""
+    nodes: dict[str, Value] = {}
+    for name, op, *operands in program:
+        if op == "input":
+            nodes[name] = Value(operands[0])
+        else:
+            args = [nodes[operand] for operand in operands]
+            nodes[name] = {"+": lambda a, b: a + b, "*": lambda a, b: a * b,
+                           "**": lambda a, b: a**b, "exp": Value.exp, "log": Value.log,
+                           "tanh": Value.tanh, "relu": Value.relu}[op](*args)
+    nodes[program[-1][0]].backward()
+    return {"value": {name: node.data for name, node in nodes.items()},
+            "grad": {name: node.grad for name, node in nodes.items()}}
+
+
+def test_backpropagate_accepts_an_answer_built_with_value() -> None:
+    assert failures("02.3", _backpropagate_with_value_engine) == []
+
+
 def _backprop_with(assign: bool = False, forward_order: bool = False, seed: float = 1.0):
     def wrong(program: list[list]) -> dict:
         value = reference.backpropagate(program)["value"]

@@ -108,7 +108,7 @@ def backpropagate(program: list[list]) -> dict[str, dict[str, float]]:
     Return ``{"value": {name: forward value}, "grad": {name: dL/d(name)}}`` for every step.
 
     Run the steps forward, set dL/dL = 1, then visit the steps in reverse and let each send
-    its gradient to its operands. Gradients *add up* (``+=``): a node used twice — ``x * x``,
+    its gradient to its operands (your ``backward_rule`` from 02.1 does one step's work). Gradients *add up* (``+=``): a node used twice — ``x * x``,
     or ``u`` feeding two later steps — receives one contribution per use.
 
     Example: ``[["x", "input", 3.0], ["y", "*", "x", "x"]]`` →
