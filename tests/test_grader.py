@@ -405,3 +405,11 @@ def test_closing_the_answer_channel(tmp_path: Path) -> None:
             return -1.0
         """)
     assert_only_01_1_lost(grade_cli(path, tmp_path), "exited with code 1")
+
+
+def test_check_calls_in_a_python_file_are_harmless(tmp_path: Path) -> None:
+    path = solution_with(tmp_path, """
+        from minigrad.exercises import check
+        check("01.1", composite_derivative)
+        """)
+    assert grade_cli(path, tmp_path)["score"] == 15

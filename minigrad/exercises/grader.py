@@ -25,7 +25,7 @@ from minigrad.exercises.codec import CodecError, from_json, to_json
 from minigrad.exercises.sandbox import DEFAULT_MEMORY_MB, ImportFailed, Sandbox
 from minigrad.exercises.source import (exercises, lessons_with_exercises, reference_function,
                                        reference_module)
-from minigrad.exercises.spec import Exercise, _describe, compare_values
+from minigrad.exercises.spec import Exercise, describe, compare_values
 from minigrad.exercises.submission import SourceFile, attempted_count, find_sources
 from minigrad.lessons import Lesson
 
@@ -126,7 +126,7 @@ def draw_cases(exercise: Exercise, seed: int) -> list[tuple[bool, tuple]]:
 
 
 def _call_text(function: str, args: tuple) -> str:
-    inside = ", ".join(_describe(arg, 40) for arg in args)
+    inside = ", ".join(describe(arg, 40) for arg in args)
     return f"{function}({inside})"
 
 

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from minigrad.exercises.codec import CodecError, from_json, to_json
 from minigrad.exercises.source import all_exercises, reference_function
-from minigrad.exercises.spec import _describe, compare_values
+from minigrad.exercises.spec import describe, compare_values
 
 
 @dataclass
@@ -54,7 +54,7 @@ def check(exercise_id: str, function: Callable[..., Any]) -> CheckResult:
         result.attempted = False
         return result
     for number, args in enumerate(cases, start=1):
-        call = f"{exercise.function}({', '.join(_describe(arg, 40) for arg in args)})"
+        call = f"{exercise.function}({', '.join(describe(arg, 40) for arg in args)})"
         expected = from_json(to_json(reference(*copy.deepcopy(args))))
         try:
             answer = function(*copy.deepcopy(args))

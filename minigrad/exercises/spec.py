@@ -96,7 +96,8 @@ def exact() -> Comparator:
     return compare
 
 
-def _describe(value: Any, limit: int = 80) -> str:
+def describe(value: Any, limit: int = 80) -> str:
+    """A short, one-line description of a value for messages (arrays with shape and dtype)."""
     if isinstance(value, np.ndarray):
         text = f"array of shape {value.shape}, dtype {value.dtype}: " + np.array2string(
             value, precision=8, threshold=12)
@@ -121,19 +122,19 @@ def _compare(expected: Any, got: Any, path: str, rtol: float, atol: float,
         return _compare_arrays(expected, got, path, rtol, atol, exact)
     if isinstance(expected, (bool, np.bool_)):
         if not isinstance(got, (bool, np.bool_)) or bool(got) != bool(expected):
-            return f"expected {bool(expected)}{_where(path)}, got {_describe(got)}"
+            return f"expected {bool(expected)}{_where(path)}, got {describe(got)}"
         return None
     if _is_number(expected):
         if not _is_number(got):
-            return f"expected a number{_where(path)}, got {type(got).__name__}: {_describe(got)}"
+            return f"expected a number{_where(path)}, got {type(got).__name__}: {describe(got)}"
         return _compare_numbers(float(expected), float(got), path, rtol, atol, exact)
     if isinstance(expected, (list, tuple)):
         if not isinstance(got, (list, tuple)):
             kind = type(expected).__name__
-            return f"expected a {kind} of {len(expected)}{_where(path)}, got {_describe(got)}"
+            return f"expected a {kind} of {len(expected)}{_where(path)}, got {describe(got)}"
         if len(got) != len(expected):
             return (f"expected {len(expected)} items{_where(path)}, got {len(got)}: "
-                    f"{_describe(got)}")
+                    f"{describe(got)}")
         for index, (want, have) in enumerate(zip(expected, got)):
             message = _compare(want, have, f"{path}[{index}]", rtol, atol, exact)
             if message:
@@ -141,7 +142,7 @@ def _compare(expected: Any, got: Any, path: str, rtol: float, atol: float,
         return None
     if isinstance(expected, dict):
         if not isinstance(got, dict):
-            return f"expected a dict with keys {sorted(expected)}{_where(path)}, got {_describe(got)}"
+            return f"expected a dict with keys {sorted(expected)}{_where(path)}, got {describe(got)}"
         missing = [key for key in expected if key not in got]
         extra = [key for key in got if key not in expected]
         if missing or extra:
@@ -157,7 +158,7 @@ def _compare(expected: Any, got: Any, path: str, rtol: float, atol: float,
                 return message
         return None
     if expected != got or type(expected) is not type(got):
-        return f"expected {_describe(expected)}{_where(path)}, got {_describe(got)}"
+        return f"expected {describe(expected)}{_where(path)}, got {describe(got)}"
     return None
 
 
@@ -180,14 +181,14 @@ def _compare_arrays(expected: np.ndarray, got: Any, path: str, rtol: float, atol
         try:
             got = np.asarray(got, dtype=expected.dtype if expected.dtype.kind in "biuf" else None)
         except (TypeError, ValueError):
-            return f"expected an array{_where(path)}, got {_describe(got)}"
+            return f"expected an array{_where(path)}, got {describe(got)}"
     if not isinstance(got, np.ndarray):
-        return f"expected an array{_where(path)}, got {type(got).__name__}: {_describe(got)}"
+        return f"expected an array{_where(path)}, got {type(got).__name__}: {describe(got)}"
     if got.shape != expected.shape:
         return f"expected an array of shape {expected.shape}{_where(path)}, got shape {got.shape}"
     if expected.dtype.kind not in "biufc" or got.dtype.kind not in "biufc":
         if not np.array_equal(expected, got):
-            return f"expected {_describe(expected)}{_where(path)}, got {_describe(got)}"
+            return f"expected {describe(expected)}{_where(path)}, got {describe(got)}"
         return None
     want = expected.astype(np.float64)
     have = got.astype(np.float64)
