@@ -221,6 +221,15 @@ def test_backpropagate_reproduces_the_worked_example() -> None:
         "a": 45.0, "b": 30.0, "c": 14.0, "u": 15.0, "v": 14.0}
 
 
+def test_random_programs_stay_finite_and_use_fan_in() -> None:
+    for seed in range(50):
+        for (program,) in BY_ID["02.3"].hidden(np.random.default_rng(seed)):
+            result = reference.backpropagate(program)
+            assert all(abs(v) <= 1e4 for v in result["value"].values())
+            assert all(math.isfinite(g) for g in result["grad"].values())
+            assert any(step[1] == "*" and step[2] == step[3] for step in program)  # an x * x
+
+
 def test_backpropagate_matches_the_value_engine() -> None:
     for seed in SEEDS:
         for (program,) in BY_ID["02.3"].hidden(np.random.default_rng(seed)):

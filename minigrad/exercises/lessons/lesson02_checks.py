@@ -142,8 +142,11 @@ def _random_program(rng: np.random.Generator) -> list[list]:
             if (op == "log" and first <= 0.1) or (op == "exp" and first > 3.0) or (
                     op == "**" and (first <= 0.1 or abs(value[operands[1]]) > 3.0)):
                 op, operands = "tanh", operands[:1]
-        inputs = [value[operand] for operand in operands]
-        value[name] = _apply(op, inputs)
+        result = _apply(op, [value[operand] for operand in operands])
+        if abs(result) > 100.0:  # keep values moderate: squash instead
+            op, operands = "tanh", operands[:1]
+            result = _apply(op, [value[operands[0]]])
+        value[name] = result
         program.append([name, op, *operands])
     # The output combines the last node with an earlier one: more fan-in.
     names = list(value)
