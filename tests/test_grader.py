@@ -354,7 +354,7 @@ def test_nothing_to_grade_still_writes_results(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- a class
-def test_class_folder_csv_and_results(tmp_path: Path) -> None:
+def test_class_folder_csv_and_results(tmp_path: Path, capsys) -> None:
     klass = tmp_path / "class"
     write_exercises(LESSON01, klass / "alice", solutions=True)
     write_exercises(LESSON01, klass / "bob")
@@ -367,6 +367,8 @@ def test_class_folder_csv_and_results(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert cli_main(["grade", str(klass), "--csv", str(scores), "--out", str(out), "--jobs", "3",
                      "--lesson", "01"]) == 0
+    progress = capsys.readouterr().err
+    assert "grading [" in progress and "4/4" in progress
     rows = list(csv.DictReader(scores.open()))
     assert [row["student"] for row in rows] == ["alice", "bob", "carol", "dave"]
     totals = {row["student"]: float(row["total"]) for row in rows}

@@ -24,8 +24,9 @@ from minigrad.lessons import Lesson
 class Progress:
     """A plain-text progress bar on stderr: redrawn in place on a terminal, one line otherwise."""
 
-    def __init__(self, total: int, stream: TextIO = sys.stderr, width: int = 30) -> None:
-        self.total, self.done, self.stream, self.width = total, 0, stream, width
+    def __init__(self, total: int, stream: Optional[TextIO] = None, width: int = 30) -> None:
+        self.total, self.done, self.width = total, 0, width
+        self.stream = sys.stderr if stream is None else stream
         self.lock = threading.Lock()
         self.interactive = getattr(stream, "isatty", lambda: False)()
 
@@ -46,7 +47,7 @@ class Progress:
 
 def grade_class(path: Path, lesson: Optional[Lesson], seed: int, timeout: float = 10.0,
                 jobs: int = 2, memory_mb: int = DEFAULT_MEMORY_MB,
-                progress_stream: TextIO = sys.stderr) -> dict[str, SubmissionResult]:
+                progress_stream: Optional[TextIO] = None) -> dict[str, SubmissionResult]:
     """Grade every student's submission under ``path``; results by student, in name order."""
     load_references()
     members = class_members(path)

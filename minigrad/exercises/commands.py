@@ -103,7 +103,14 @@ def run_grade(args: argparse.Namespace) -> int:
         print(f"Scores: {csv_path}\nResults per student: {out}")
         return 0
 
-    result = grade_submission(args.path, lesson, seed, args.timeout, args.memory)
+    try:
+        result = grade_submission(args.path, lesson, seed, args.timeout, args.memory)
+    except Exception as error:  # a grader bug must still leave a results file behind
+        if args.json:
+            _write_json(args.json, {"score": 0, "tests": [], "output":
+                                    f"internal grader error ({type(error).__name__}: {error}); "
+                                    "please tell your instructor"})
+        raise
     print(format_table(result))
     if args.json:
         _write_json(args.json, gradescope_results(result))

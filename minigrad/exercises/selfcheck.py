@@ -30,6 +30,9 @@ class CheckResult:
     def __bool__(self) -> bool:
         return self.attempted and self.total > 0 and self.passed == self.total
 
+    def _ipython_display_(self) -> None:
+        """In a notebook the printed lines say it all; do not echo the result as well."""
+
     def __repr__(self) -> str:
         if not self.attempted:
             return f"<check {self.exercise_id}: not attempted yet>"
