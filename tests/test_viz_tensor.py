@@ -24,6 +24,11 @@ def parse_dot(source: str) -> tuple[dict[str, str], dict[str, str], list[tuple[s
     return labels, attrs, EDGE_LINE.findall(source)
 
 
+def fields(record_label: str) -> list[str]:
+    """The fields of a record label, whichever way they are laid out."""
+    return record_label.strip("{} ").split(" | ")
+
+
 def lesson03_graph():
     """x = ones(2,2) requiring grad, y = x + 2, z = y·y·3 (lesson 03, before the mean)."""
     x = mg.ones(2, 2, requires_grad=True)
@@ -50,9 +55,10 @@ def test_backward_graph_has_one_box_per_grad_fn_and_accumulate_grad_beside_each_
     assert sorted(functions.values()) == ["AccumulateGrad", "AddBackward0", "MulBackward0",
                                           "MulBackward0"]
     accumulate = next(node for node, label in functions.items() if label == "AccumulateGrad")
-    assert labels[f"{accumulate}_leaf"] == "{ x (2, 2) | data [[1, 1], [1, 1]] | grad None }"
+    leaf = fields(labels[f"{accumulate}_leaf"])
+    assert leaf == ["x (2, 2)", "data [[1, 1], [1, 1]]", "grad None"]
     assert (accumulate, f"{accumulate}_leaf") in edges
-    assert labels["output"] == "{ (2, 2) | data [[27, 27], [27, 27]] | grad None }"
+    assert fields(labels["output"]) == ["(2, 2)", "data [[27, 27], [27, 27]]", "grad None"]
     assert ("output", "f0") in edges and functions["f0"] == z.grad_fn.name()
     assert "shape=\"record\"" in attrs["output"]
 
@@ -71,9 +77,9 @@ def test_backward_edges_follow_next_functions_and_skip_constants():
         assert drawn == expected
     # MulBackward0 has (AddBackward0, None): the Python number 2.0 is not drawn.
     assert [fn is None for fn, _ in out.grad_fn.next_functions] == [False, True]
-    leaves = [labels[node] for node in labels if node.endswith("_leaf")]
-    assert sorted(leaves) == sorted(["{ (2, 2) | data [[1, 2], [3, 4]] | grad None }",
-                                     "{ (2, 1) | data [[0.5], [0.25]] | grad None }"])
+    leaves = [fields(labels[node]) for node in labels if node.endswith("_leaf")]
+    assert sorted(leaves) == sorted([["(2, 2)", "data [[1, 2], [3, 4]]", "grad None"],
+                                     ["(2, 1)", "data [[0.5], [0.25]]", "grad None"]])
     assert sum(label == "AccumulateGrad" for label in labels.values()) == 2
 
 
@@ -117,10 +123,11 @@ def test_show_order_numbers_each_node_after_all_its_consumers():
 def test_leaf_and_constant_roots_are_a_single_box():
     x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
     labels, _, edges = parse_dot(draw_graph(x, kind="backward", names={"x": x}).source)
-    assert labels == {"output": "{ x (3,) | data [1, 2, 3] | grad None }"} and edges == []
+    assert list(labels) == ["output"] and edges == []
+    assert fields(labels["output"]) == ["x (3,)", "data [1, 2, 3]", "grad None"]
     constant = mg.tensor(5.0)
     labels, _, _ = parse_dot(draw_graph(constant, kind="forward").source)
-    assert list(labels.values()) == ["{ () | data 5 | grad None }"]
+    assert [fields(label) for label in labels.values()] == [["()", "data 5", "grad None"]]
 
 
 @pytest.mark.oracle
@@ -151,8 +158,9 @@ def test_forward_graph_has_tensors_ops_and_constants_in_argument_order():
     assert len(order) == 4  # x, y, y·y, z
     records = [node for node in labels if 'shape="record"' in attrs[node]]
     assert records == ["t0", "t1", "t2", "t3"]
-    assert labels["t0"] == "{ x (2, 2) | data [[1, 1], [1, 1]] | grad [[18, 18], [18, 18]] }"
-    assert labels["t1"] == "{ y (2, 2) | data [[3, 3], [3, 3]] | grad None }"
+    assert fields(labels["t0"]) == ["x (2, 2)", "data [[1, 1], [1, 1]]",
+                                    "grad [[18, 18], [18, 18]]"]
+    assert fields(labels["t1"]) == ["y (2, 2)", "data [[3, 3], [3, 3]]", "grad None"]
     assert [labels[f"t{i}_op"] for i in (1, 2, 3)] == ["+", "*", "*"]
     assert labels["t1_op_c1"] == "2" and labels["t3_op_c1"] == "3"
     assert [tail for tail, head in edges if head == "t1_op"] == ["t0", "t1_op_c1"]
@@ -164,7 +172,7 @@ def test_forward_graph_has_tensors_ops_and_constants_in_argument_order():
 def test_forward_graph_marks_tensors_that_do_not_require_grad():
     w, a, b, out = two_leaf_graph()
     labels, attrs, _ = parse_dot(draw_graph(out, names=[("w", w), ("a", a)]).source)
-    by_label = {label.split(" |")[0].strip("{ "): node for node, label in labels.items()}
+    by_label = {fields(label)[0]: node for node, label in labels.items()}
     assert 'style="dashed"' in attrs[by_label["a (2, 1)"]]
     assert 'fillcolor' in attrs[by_label["w (2, 2)"]]
     assert labels[[n for n in labels if n.endswith("_op") and labels[n] == "@"][0]] == "@"
@@ -176,7 +184,7 @@ def test_large_tensors_are_summarised():
     y = x * 2
     labels, _, _ = parse_dot(draw_graph(y).source)
     assert re.search(r"data mean -?[\d.e-]+, range \[-?[\d.e-]+, -?[\d.e-]+\]", labels["t1"])
-    assert labels["t0"].startswith("{ (10, 10) |")
+    assert fields(labels["t0"])[0] == "(10, 10)"
 
 
 def test_drawing_reads_no_grad_of_a_non_leaf_with_a_warning():

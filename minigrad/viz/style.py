@@ -32,6 +32,13 @@ def base_graph(rankdir: str, *, title: str | None = None, caption: str | None = 
                     edge_attrs={"fontname": FONT, "fontsize": "10", "arrowsize": "0.7"})
 
 
+def op_style(label: str) -> dict[str, str]:
+    """A small circle for a symbol (``*``, ``+``, ``@``), an ellipse for a word (``tanh``)."""
+    longest_line = max(len(line) for line in label.split("\n"))
+    shape = "circle" if longest_line <= 2 else "ellipse"
+    return {"shape": shape, "fontsize": "11", "margin": "0.02", "width": "0.3", "height": "0.3"}
+
+
 def value_style(role: str) -> dict[str, str]:
     """Node attributes for a Value or Tensor box: ``role`` is "leaf", "inner" or "root"."""
     if role == "leaf":

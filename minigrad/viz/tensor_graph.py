@@ -23,9 +23,7 @@ import numpy as np
 from minigrad.tensor.tensor import Tensor
 from minigrad.viz.dot import DotGraph, Record
 from minigrad.viz.labels import format_number, format_shape, summarize_array
-from minigrad.viz.style import FUNCTION_FILL, SAVED_FILL, base_graph, value_style
-
-OP_NODE = {"shape": "circle", "fontsize": "11", "margin": "0.02", "width": "0.3"}
+from minigrad.viz.style import FUNCTION_FILL, SAVED_FILL, base_graph, op_style, value_style
 FUNCTION_NODE = {"shape": "box", "style": "filled", "fillcolor": FUNCTION_FILL}
 SAVED_NODE = {"shape": "box", "style": "filled", "fillcolor": SAVED_FILL, "fontsize": "10"}
 TENSOR_BACKWARD_CAPTION = (
@@ -40,7 +38,7 @@ OP_SYMBOLS = {"Add": "+", "Sub": "-", "Rsub": "-", "Mul": "*", "Div": "/", "Pow"
 
 
 def op_symbol(node_name: str) -> str:
-    """The forward label of a node: ``MulBackward0`` → ``*``, ``LogSoftmaxBackward0`` → ``log_softmax``."""
+    """The forward label of a node: ``MulBackward0`` → ``*``, ``ExpBackward0`` → ``exp``."""
     base = re.sub(r"Backward\d*$", "", node_name)
     if base in OP_SYMBOLS:
         return OP_SYMBOLS[base]
@@ -61,7 +59,8 @@ def tensor_graph(root: Tensor, kind: str = "backward", *, show_data: bool = True
 
 
 class _TensorLabeller:
-    """The record of a tensor: ``name (shape) | data … | grad …``."""
+    """The record of a tensor: ``name (shape) | data … | grad …``, one field per row
+    (array summaries are long; stacked, the boxes stay narrow)."""
 
     def __init__(self, names_by_id: dict[int, str], show_data: bool, show_grad: bool,
                  digits: int) -> None:
@@ -80,7 +79,7 @@ class _TensorLabeller:
                 grad = tensor.grad
             text = "None" if grad is None else summarize_array(grad.numpy(), self.digits)
             fields.append("grad " + text)
-        return Record(tuple(fields))
+        return Record(tuple(fields), horizontal=False)
 
 
 def _tensor_role(tensor: Tensor, root: Tensor) -> dict[str, str]:
@@ -129,7 +128,8 @@ def _forward(root: Tensor, describe: _TensorLabeller, rankdir: str,
         if node is None:
             continue
         op_id = f"{node_id}_op"
-        dot.node(op_id, op_symbol(node.name()), ordering="in", tooltip=node.name(), **OP_NODE)
+        symbol = op_symbol(node.name())
+        dot.node(op_id, symbol, ordering="in", tooltip=node.name(), **op_style(symbol))
         for argument, value in enumerate(getattr(node, "inputs", ())):
             if isinstance(value, Tensor):
                 dot.edge(f"t{index[id(value)]}", op_id)

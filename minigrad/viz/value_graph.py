@@ -19,9 +19,7 @@ from typing import Mapping
 from minigrad.value import Value, topological_order
 from minigrad.viz.dot import DotGraph, Record
 from minigrad.viz.labels import format_number
-from minigrad.viz.style import BACKWARD_CAPTION, base_graph, value_style
-
-OP_NODE = {"shape": "circle", "fontsize": "11", "margin": "0.02", "width": "0.3"}
+from minigrad.viz.style import BACKWARD_CAPTION, base_graph, op_style, value_style
 
 
 def backward_steps(root: Value) -> dict[int, int]:
@@ -70,12 +68,12 @@ def value_graph(root: Value, kind: str = "forward", *, show_data: bool = True,
         parent_ids = [f"v{index[id(parent)]}" for parent in value.parents]
         if kind == "forward":
             # ordering=in keeps the parents in argument order (a - b, a ** b read correctly).
-            dot.node(op_id, op_label, ordering="in", **OP_NODE)
+            dot.node(op_id, op_label, ordering="in", **op_style(op_label))
             for parent_id in parent_ids:
                 dot.edge(parent_id, op_id)
             dot.edge(op_id, node_id)
         else:
-            dot.node(op_id, op_label, ordering="out", **OP_NODE)
+            dot.node(op_id, op_label, ordering="out", **op_style(op_label))
             dot.edge(node_id, op_id)
             for parent_id in parent_ids:
                 dot.edge(op_id, parent_id)
