@@ -180,3 +180,61 @@ def test_every_case_crosses_the_process_boundary(lesson) -> None:
             assert compare_values(exercise.compare, answer, decode(encode(answer)),
                                   tuple(args)) is None
             assert encode(decode(encode(tuple(args)))) == encode(tuple(args))
+
+
+# ---------------------------------------------------------------------------- lesson 01 mistakes
+def _passes(exercise_id: str, function) -> bool:
+    """Does ``function`` pass every visible and hidden case (seed 0) of the exercise?"""
+    from minigrad.exercises.grader import draw_cases
+
+    lesson, exercise = all_exercises()[exercise_id]
+    reference = reference_function(lesson, exercise)
+    for _, args in draw_cases(exercise, seed=0):
+        expected = decode(encode(reference(*args)))
+        try:
+            got = decode(encode(function(*args)))
+        except Exception:  # noqa: BLE001
+            return False
+        if compare_values(exercise.compare, expected, got, args) is not None:
+            return False
+    return True
+
+
+def test_lesson01_common_mistakes_fail() -> None:
+    # 01.1: forgetting the inner derivative; a different but correct form passes.
+    assert not _passes("01.1", lambda x: 3 * (x * x + 1) ** 2)
+    assert _passes("01.1", lambda x: 6 * x**5 + 12 * x**3 + 6 * x)
+
+    # 01.2: dropping u's direct path to L.
+    def one_path(a, b, c):
+        v = a * b + c
+        return {"L": v * v + a * b, "dL_dv": 2 * v, "dL_du": 2 * v, "dL_da": 2 * v * b,
+                "dL_db": 2 * v * a, "dL_dc": 2 * v}
+
+    assert not _passes("01.2", one_path)
+
+    # 01.3: only the path through b for a.
+    def half(a, w1, w2, w3, w4):
+        return {"L": 10 - (w3 * w1 * a + w4 * w2 * a), "dL_dw1": -w3 * a, "dL_dw2": -w4 * a,
+                "dL_dw3": -w1 * a, "dL_dw4": -w2 * a, "dL_da": -w3 * w1}
+
+    assert not _passes("01.3", half)
+
+    # 01.4: the one-sided difference, and dividing by ε instead of 2ε.
+    assert not _passes("01.4", lambda f, x, eps: (f(x + eps) - f(x)) / eps)
+    assert not _passes("01.4", lambda f, x, eps: (f(x + eps) - f(x - eps)) / eps)
+    assert _passes("01.4", lambda f, x, eps: (f(x + eps) - f(x - eps)) * 0.5 / eps)
+
+    # 01.5: a signed error, or a forward difference.
+    def signed(f, x, eps_values):
+        return np.array([(f(x + e) - f(x - e)) / (2 * e) - f.derivative(x) for e in eps_values])
+
+    def forward(f, x, eps_values):
+        return np.array([abs((f(x + e) - f(x)) / e - f.derivative(x)) for e in eps_values])
+
+    def vectorised(f, x, eps_values):
+        return np.abs((f(x + eps_values) - f(x - eps_values)) / (2 * eps_values) - f.derivative(x))
+
+    assert not _passes("01.5", signed)
+    assert not _passes("01.5", forward)
+    assert _passes("01.5", vectorised)
