@@ -229,6 +229,9 @@ def grade_submission(path: Path, lesson: Optional[Lesson] = None, seed: Optional
 def _case_lines(result: ExerciseResult, visible: bool) -> str:
     lines = []
     chosen = [case for case in result.cases if case.visible == visible]
+    messages = {case.message for case in chosen}
+    if chosen and not any(case.passed for case in chosen) and len(messages) == 1:
+        return f"every case: {messages.pop()}"  # e.g. a syntax error: say it once
     for number, case in enumerate(chosen, start=1):
         mark = "passed" if case.passed else f"FAILED — {case.message}"
         lines.append(f"case {number}: {case.call}: {mark}")
@@ -249,10 +252,8 @@ def gradescope_results(result: SubmissionResult) -> dict[str, Any]:
         for visible, label, visibility in ((True, "visible cases", "visible"),
                                            (False, "hidden cases", "after_published")):
             score, max_score = item.points_for(visible)
-            if max_score == 0 and not (visible and not item.cases):
+            if max_score == 0:
                 continue
-            if not item.cases:
-                score, max_score = 0.0, item.max_score
             tests.append({"name": f"{name} ({label})", "score": score, "max_score": max_score,
                           "output": _case_lines(item, visible) or item.feedback,
                           "visibility": visibility})
