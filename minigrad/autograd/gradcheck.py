@@ -205,7 +205,9 @@ def _compare(j_num: np.ndarray, j_ana: np.ndarray, atol: float, rtol: float) -> 
     bad = ~(difference <= allowed)
     if not bad.any():
         return None
-    excess = np.where(np.isnan(difference), np.inf, difference / allowed)
+    with np.errstate(divide="ignore", invalid="ignore"):  # allowed may be 0 when atol=0
+        excess = np.where(bad, difference / allowed, 0.0)
+    excess[np.isnan(excess) & bad] = np.inf
     row, col = np.unravel_index(int(np.argmax(excess)), excess.shape)
     return {
         "row": int(row), "col": int(col),

@@ -103,33 +103,37 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     if isinstance(key, slice):  # x[a:b] always records a slice, even x[:]
         return Slice.apply(x, key=(_checked_slice(key),))
     items = _expand_ellipsis(key if isinstance(key, tuple) else (key,), x.ndim)
-    result, dim = x, 0
+    result, dim, source_dim = x, 0, 0  # dim: in the result so far; source_dim: in x
     advanced: dict[int, np.ndarray] = {}
     for item in items:
         if item is None:
             result = unsqueeze(result, dim)
             dim += 1
-        elif isinstance(item, slice):
+            continue
+        size = x.shape[source_dim]
+        if isinstance(item, slice):
             item = _checked_slice(item)
-            if item.indices(result.shape[dim]) != (0, result.shape[dim], 1):
+            if item.indices(size) != (0, size, 1):
                 result = Slice.apply(result, key=(slice(None),) * dim + (item,))
             dim += 1
         elif _is_integer(item):
-            size = result.shape[dim]
             if not -size <= item < size:
-                raise IndexError(f"index {item} is out of bounds for dimension {dim} with size {size}")
+                raise IndexError(f"index {item} is out of bounds for dimension {source_dim} "
+                                 f"with size {size}")
             result = Select.apply(result, key=(slice(None),) * dim + (int(item),))
         else:
             array = _index_array(item)
             if array.dtype == np.bool_:
-                _check_mask(array, result.shape, dim)
+                _check_mask(array, x.shape, source_dim)
                 for offset, positions in enumerate(np.nonzero(array)):
                     advanced[dim + offset] = positions
                 dim += array.ndim
-            else:
-                _check_bounds(array, result.shape[dim], dim)
-                advanced[dim] = array
-                dim += 1
+                source_dim += array.ndim
+                continue
+            _check_bounds(array, size, source_dim)
+            advanced[dim] = array
+            dim += 1
+        source_dim += 1
     if advanced:
         key = tuple(advanced.get(d, slice(None)) for d in range(max(advanced) + 1))
         result = Index.apply(result, key=key)

@@ -42,6 +42,8 @@ def wrap_dims(dims: int | Iterable[int], ndim: int) -> tuple[int, ...]:
     """A dim or a sequence of dims as sorted axes; a repeated dim is an error."""
     if isinstance(dims, (int, np.integer)) and not isinstance(dims, bool):
         dims = (dims,)
+    elif not isinstance(dims, (tuple, list)):
+        raise TypeError(f"dim must be an int or a tuple of ints, got {type(dims).__name__}: {dims!r}")
     wrapped: list[int] = []
     for dim in dims:
         axis = wrap_dim(dim, ndim)
@@ -166,7 +168,8 @@ def permute(x: Tensor, *dims: int | Sequence[int]) -> Tensor:
             f"(shape {tuple(x.shape)}) but {len(order)} were given: {list(order)}")
     wrapped = tuple(wrap_dim(d, x.ndim) for d in order)
     if len(set(wrapped)) != len(wrapped):
-        raise RuntimeError(f"permute(): duplicate dims are not allowed (got {list(order)})")
+        raise RuntimeError(f"permute(): duplicate dims are not allowed. Got dims {list(order)} "
+                           f"for a tensor of shape {tuple(x.shape)}.")
     return Permute.apply(x, dims=wrapped)
 
 

@@ -23,13 +23,18 @@ def _floating(x: np.ndarray) -> np.ndarray:
     return x if x.dtype.kind == "f" else x.astype(float32)
 
 
+def _array(value: np.ndarray | np.generic) -> np.ndarray:
+    """numpy ufuncs turn a 0-d array into a scalar; keep an array (it is saved for backward)."""
+    return value if type(value) is np.ndarray else np.asarray(value)
+
+
 class Exp(Function):
     """y = e^x;  dy/dx = e^x = y."""
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore"):
-            result = np.exp(_floating(x))
+            result = _array(np.exp(_floating(x)))
         ctx.save_for_backward(result)
         return result
 
@@ -60,7 +65,7 @@ class Sqrt(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore"):
-            result = np.sqrt(_floating(x))
+            result = _array(np.sqrt(_floating(x)))
         ctx.save_for_backward(result)
         return result
 
@@ -89,7 +94,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
-        result = np.tanh(_floating(x))
+        result = _array(np.tanh(_floating(x)))
         ctx.save_for_backward(result)
         return result
 
@@ -107,7 +112,7 @@ class Sigmoid(Function):
         x = _floating(x)
         # e^-|x| never overflows: σ(x) = 1/(1+e^-x) for x >= 0 and e^x/(1+e^x) for x < 0.
         small = np.exp(-np.abs(x))
-        result = np.where(x >= 0, 1 / (1 + small), small / (1 + small)).astype(x.dtype)
+        result = _array(np.where(x >= 0, 1 / (1 + small), small / (1 + small)).astype(x.dtype))
         ctx.save_for_backward(result)
         return result
 
@@ -122,7 +127,7 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
-        result = np.maximum(x, 0).astype(x.dtype)
+        result = _array(np.maximum(x, 0).astype(x.dtype))
         ctx.save_for_backward(result)
         return result
 
