@@ -337,3 +337,60 @@ def test_errors_match_torch(name, mg_fn, torch_fn):
     assert isinstance(mg_error.value, torch_error.type), (mg_error.value, torch_error.value)
     expected = _key_words(str(torch_error.value))
     assert expected in str(mg_error.value), (str(mg_error.value), str(torch_error.value))
+
+
+# ---- the same expressions through Tensor methods (the public surface) ---------------------
+METHOD_EXPRESSIONS = [
+    "x.exp()", "(x * x + 1).log()", "(x * x).sqrt()", "x.abs()", "abs(x)", "x.tanh()",
+    "x.sigmoid()", "x.relu()",
+    "x.sum()", "x.sum(1)", "x.sum(dim=(0, 2), keepdim=True)", "x.sum(dim=-1)",
+    "x.mean()", "x.mean(dim=0)", "x.mean(-1, keepdim=True)",
+    "x.max()", "x.min()", "x.max(dim=1)", "x.max(1).values", "x.min(dim=-1, keepdim=True)",
+    "x.reshape(4, -1)", "x.reshape((6, 4))", "x.view(-1)", "x.view(2, 12)",
+    "x.transpose(0, 1)", "x.permute(2, 0, 1)", "x.flatten()", "x.flatten(1)",
+    "x.flatten(start_dim=0, end_dim=1)", "x.unsqueeze(0)", "x.unsqueeze(dim=-1)",
+    "x[:1].squeeze()", "x[:1].squeeze(0)", "x[:1].squeeze(dim=0)",
+    "x[:, :1].expand(2, 5, 4)", "x[0].T", "x[1]", "x[:, 1:]", "x[..., -1]",
+    "x[0, [0, 0, 2]]", "x[[1, 0, 1]]", "x[None]", "x[:, None, 1]",
+    "x.softmax(-1)", "x.log_softmax(dim=1)", "x.softmax(0).log()",
+]
+
+
+@pytest.mark.parametrize("expression", METHOD_EXPRESSIONS)
+def test_tensor_methods(expression):
+    """Evaluate the very same Python expression with minigrad and with torch tensors."""
+    run_both(lambda x: eval(expression), lambda x: eval(expression), randn(2, 3, 4, seed=16))
+
+
+def test_module_level_functions():
+    a, b = randn(2, 3, seed=17), randn(2, 3, seed=18)
+    condition = a > 0
+    for mg_fn, torch_fn in [
+        (lambda s, t: mg.cat([s, t], 1), lambda s, t: torch.cat([s, t], 1)),
+        (lambda s, t: mg.cat((s, t), dim=0), lambda s, t: torch.cat((s, t), dim=0)),
+        (lambda s, t: mg.stack([s, t], dim=-1), lambda s, t: torch.stack([s, t], dim=-1)),
+        (lambda s, t: mg.where(mg.tensor(condition), s, t),
+         lambda s, t: torch.where(torch.as_tensor(condition), s, t)),
+        (lambda s, t: mg.where(s > 0, s, 0.0), lambda s, t: torch.where(s > 0, s, 0.0)),
+    ]:
+        run_both(mg_fn, torch_fn, a, b)
+
+
+SAVED_EXPRESSIONS = [
+    "x.exp()", "x.log()", "x.sqrt()", "x.abs()", "x.tanh()", "x.sigmoid()", "x.relu()",
+    "x.sum(1)", "x.mean()", "x.max()", "x.min()", "x.max(1).values", "x.min(0).values",
+    "x.reshape(-1)", "x.transpose(0, 1)", "x[0]", "x[[0, 0]]", "x.softmax(1)", "x.log_softmax(0)",
+]
+
+
+@pytest.mark.parametrize("expression", SAVED_EXPRESSIONS)
+def test_nodes_save_what_torch_saves(expression):
+    """node.saved_arrays() names the tensors PyTorch keeps as `_saved_<name>`."""
+    data = np.random.default_rng(19).random((3, 4)) + 0.5
+    theirs = eval(expression, {"x": torch.tensor(data, requires_grad=True)}).grad_fn
+    mine = eval(expression, {"x": mg.tensor(data, requires_grad=True)}).grad_fn
+    torch_names = sorted(name.removeprefix("_saved_") for name in dir(theirs)
+                         if name.startswith("_saved_") and isinstance(getattr(theirs, name), torch.Tensor))
+    assert sorted(mine.saved_arrays()) == torch_names
+    for name, array in mine.saved_arrays().items():
+        np.testing.assert_allclose(array, getattr(theirs, "_saved_" + name).detach().numpy().reshape(array.shape))
