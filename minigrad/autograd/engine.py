@@ -64,8 +64,9 @@ def _node_of(tensor: Tensor) -> Node:
     return tensor.grad_fn if tensor.grad_fn is not None else tensor._get_accumulator()
 
 
-def _count_dependencies(roots: Iterable[Node]) -> tuple[dict[Node, int], dict[Node, list[Node]]]:
-    """For each reachable node, the number of edges into it; and each node's consumers."""
+def _count_dependencies(roots: Iterable[Node], want_consumers: bool
+                        ) -> tuple[dict[Node, int], dict[Node, list[Node]]]:
+    """For each reachable node, the number of edges into it (and, if asked, its consumers)."""
     dependencies: dict[Node, int] = {}
     consumers: dict[Node, list[Node]] = {}
     stack = list(dict.fromkeys(roots))
@@ -75,8 +76,12 @@ def _count_dependencies(roots: Iterable[Node]) -> tuple[dict[Node, int], dict[No
         for child in node._next:
             if child is None:
                 continue
-            dependencies[child] = dependencies.get(child, 0) + 1
-            consumers.setdefault(child, []).append(node)
+            if child in dependencies:
+                dependencies[child] += 1
+            else:
+                dependencies[child] = 1
+            if want_consumers:
+                consumers.setdefault(child, []).append(node)
             if child not in seen:
                 seen.add(child)
                 stack.append(child)
@@ -130,13 +135,42 @@ def _checked(gradient: Any, node: Node, index: int) -> Tensor:
     return gradient
 
 
+def _run_hooks(node: Node, gradient: Tensor) -> Tensor:
+    """Tensor hooks, in registration order; each may return a replacement gradient."""
+    for hook in tuple(node._pre_hooks.values()):
+        replaced = hook(gradient)
+        if replaced is not None:
+            gradient = replaced
+    return gradient
+
+
+def _retain(node: Node, gradient: Tensor, create_graph: bool, handed_out: set[int]) -> None:
+    """Store the gradient of a retain_grad() tensor whose node this is."""
+    retained = node._retained()
+    if retained is not None and retained.grad_fn is node:
+        _accumulate(retained, gradient, create_graph, handed_out)
+
+
+def _call_backward(node: Node, gradient: Tensor, retain_graph: bool) -> tuple:
+    """Run the op's backward rule; free its saved values unless the graph is retained."""
+    input_grads = node._function.backward(node, gradient)
+    if not retain_graph:
+        node._release()
+    if type(input_grads) is not tuple:
+        input_grads = (input_grads,)
+    if len(input_grads) != len(node._next):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {len(node._next)}, got {len(input_grads)})")
+    return input_grads
+
+
 def run_backward(outputs: Sequence[Tensor], gradients: Sequence[Tensor], retain_graph: bool,
                  create_graph: bool, inputs: Sequence[Tensor] | None = None,
                  accumulate: bool = True) -> dict[Node, Tensor]:
     """The engine. With `inputs`, returns the gradients arriving at their nodes instead of
     running the whole graph (that is `autograd.grad`); otherwise fills `.grad` of leaves."""
     root_nodes = [_node_of(output) for output in outputs]
-    dependencies, consumers = _count_dependencies(root_nodes)
+    dependencies, consumers = _count_dependencies(root_nodes, inputs is not None)
     capture: set[Node] | None = None
     needed: set[Node] | None = None
     if inputs is not None:
@@ -155,44 +189,33 @@ def run_backward(outputs: Sequence[Tensor], gradients: Sequence[Tensor], retain_
         while ready:
             node = ready.pop()
             gradient = pending.pop(node, None)
-            run_node = gradient is not None and (needed is None or node in needed)
+            input_grads = None
             if gradient is not None:
                 if node._pre_hooks:
-                    for hook in tuple(node._pre_hooks.values()):
-                        replaced = hook(gradient)
-                        if replaced is not None:
-                            gradient = replaced
+                    gradient = _run_hooks(node, gradient)
                 if capture is not None and node in capture:
                     captured[node] = gradient
                 elif accumulate:
                     if type(node) is AccumulateGrad:
                         _accumulate(node.variable, gradient, create_graph, handed_out)
                     elif node._retained is not None:
-                        retained = node._retained()
-                        if retained is not None and retained.grad_fn is node:
-                            _accumulate(retained, gradient, create_graph, handed_out)
-            if run_node and type(node) is not AccumulateGrad:
-                input_grads = node._function.backward(node, gradient)
-                if not retain_graph:
-                    node._release()
-                if not isinstance(input_grads, tuple):
-                    input_grads = (input_grads,)
-                if len(input_grads) != len(node._next):
-                    raise RuntimeError(f"function {node.name()} returned an incorrect number of "
-                                       f"gradients (expected {len(node._next)}, got "
-                                       f"{len(input_grads)})")
-            else:
-                input_grads = None
+                        _retain(node, gradient, create_graph, handed_out)
+                if type(node) is not AccumulateGrad and (needed is None or node in needed):
+                    input_grads = _call_backward(node, gradient, retain_graph)
             for index, child in enumerate(node._next):
                 if child is None:
                     continue
-                if input_grads is not None and input_grads[index] is not None and \
-                        (needed is None or child in needed or child in capture):
-                    child_grad = _checked(input_grads[index], node, index)
-                    if child in pending:
-                        pending[child] = pending[child] + child_grad
-                    else:
-                        pending[child] = child_grad
+                if input_grads is not None:
+                    child_grad = input_grads[index]
+                    if child_grad is not None and (needed is None or child in needed or child in capture):
+                        expected = node.inputs[index].data
+                        if type(child_grad) is not Tensor or child_grad.data.shape != expected.shape \
+                                or child_grad.data.dtype != expected.dtype:
+                            child_grad = _checked(child_grad, node, index)
+                        if child in pending:
+                            pending[child] = pending[child] + child_grad
+                        else:
+                            pending[child] = child_grad
                 remaining = dependencies[child] - 1
                 dependencies[child] = remaining
                 if remaining == 0:

@@ -128,14 +128,17 @@ class BackwardNode(Node):
         saved = self._saved
         if saved is None:
             raise RuntimeError(_FREED_MESSAGE)
-        return tuple(self._unpack(entry) for entry in saved)
+        unpack = self._unpack
+        return tuple([unpack(entry) for entry in saved])
 
     def _unpack(self, entry: tuple) -> Any:
         kind, value, counter, expected = entry
+        if kind == "input":
+            if counter[0] != expected:
+                raise RuntimeError(_modified_message(value, counter[0], expected, self, kind))
+            return value
         if counter is not None and counter[0] != expected:
             raise RuntimeError(_modified_message(value, counter[0], expected, self, kind))
-        if kind == "input":
-            return value
         if kind == "result":
             result = Tensor._make(value, True, self)
             result._version_counter = counter
@@ -221,17 +224,15 @@ class Function:
         ctx = cls._node_class()
         arrays = []
         needs_grad = []
-        record = False
         grad_enabled = GradMode.enabled
         for arg in args:
             if isinstance(arg, Tensor):
                 arrays.append(arg.data)
-                wants = grad_enabled and arg._requires_grad
-                needs_grad.append(wants)
-                record = record or wants
+                needs_grad.append(grad_enabled and arg._requires_grad)
             else:
                 arrays.append(_constant(arg, cls))
                 needs_grad.append(False)
+        record = True in needs_grad
         ctx.needs_input_grad = tuple(needs_grad)
         output = cls.forward(ctx, *arrays, **kwargs)
         if type(output) is not np.ndarray:
@@ -239,14 +240,20 @@ class Function:
         if not record:
             return Tensor._make(output, False, None)
 
+        # Record the call: the node remembers its inputs and where their gradients go next.
         result = Tensor._make(output, True, ctx)
         ctx.inputs = args
-        ctx._next = tuple(
-            (arg.grad_fn or arg._get_accumulator()) if wants else None
-            for arg, wants in zip(args, needs_grad)
-        )
+        next_nodes = []
+        for arg, needed in zip(args, needs_grad):
+            if not needed:
+                next_nodes.append(None)
+            elif arg.grad_fn is not None:
+                next_nodes.append(arg.grad_fn)
+            else:
+                next_nodes.append(arg._get_accumulator())
+        ctx._next = tuple(next_nodes)
         if ctx._to_save:
-            ctx._saved = tuple(_saved_entry(value, args, arrays, result) for value in ctx._to_save)
+            ctx._saved = tuple([_saved_entry(value, args, arrays, result) for value in ctx._to_save])
             ctx._to_save = ()
         return result
 

@@ -342,7 +342,7 @@ class MatrixTranspose(Function):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
-        view = np.swapaxes(x, -1, -2)
+        view = x.T if x.ndim == 2 else np.swapaxes(x, -1, -2)
         view.flags.writeable = False  # a view: writing to it would change x
         return view
 
@@ -378,6 +378,9 @@ def _matmul_backward(grad_output: Tensor, a: Tensor | None, b: Tensor | None, ne
 
 
 def _matmul_error(a: np.ndarray, b: np.ndarray) -> ShapeError | None:
+    """None if numpy can multiply a and b, else the error to raise (both shapes named)."""
+    if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0]:
+        return None  # the common case, checked first because matmul is called so often
     if a.ndim == 0 or b.ndim == 0:
         return ShapeError(f"both arguments to matmul need to be at least 1D, but they are "
                           f"{a.ndim}D and {b.ndim}D")
@@ -391,7 +394,8 @@ def _matmul_error(a: np.ndarray, b: np.ndarray) -> ShapeError | None:
             f"operand {a.shape} must equal the {'first' if b.ndim == 1 else 'second-to-last'} "
             f"size of the second {b.shape}")
     try:
-        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        if a.ndim > 2 and b.ndim > 2:
+            np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
         return ShapeError(f"matmul batch shapes {a.shape[:-2]} and {b.shape[:-2]} (of operands "
                           f"{a.shape} and {b.shape}) cannot be broadcast together")
@@ -451,8 +455,11 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     error = _matmul_error(a_data, b_data)
     if error is not None:
         raise error
-    kind = {(1, 1): Dot, (2, 1): Mv, (2, 2): Mm}.get((a_data.ndim, b_data.ndim), Matmul)
-    return kind.apply(a, b)
+    return _MATMUL_NODES.get((a_data.ndim, b_data.ndim), Matmul).apply(a, b)
+
+
+# PyTorch records 1-D @ 1-D, 2-D @ 1-D and 2-D @ 2-D under these names.
+_MATMUL_NODES = {(1, 1): Dot, (2, 1): Mv, (2, 2): Mm}
 
 
 def _number(value: Any) -> float:

@@ -74,8 +74,6 @@ class Tensor(TensorOperators):
         self._grad = None
         self.grad_fn = None
         self._version_counter = [0]
-        self._retains_grad = False
-        self._accumulator = None
         self._requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
@@ -89,9 +87,7 @@ class Tensor(TensorOperators):
         tensor._grad = None
         tensor.grad_fn = grad_fn
         tensor._version_counter = [0]
-        tensor._retains_grad = False
-        tensor._accumulator = None
-        return tensor
+        return tensor  # _retains_grad and _accumulator are set only when needed
 
     # ---- basic attributes -------------------------------------------------------------
     @property
@@ -159,7 +155,7 @@ class Tensor(TensorOperators):
     @property
     def grad(self) -> Tensor | None:
         """d(output)/d(self) after backward: kept for leaves and for retain_grad() tensors."""
-        if self.grad_fn is not None and not self._retains_grad:
+        if self.grad_fn is not None and not self.retains_grad:
             warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
             return None
         return self._grad
@@ -176,7 +172,8 @@ class Tensor(TensorOperators):
 
     @property
     def retains_grad(self) -> bool:
-        return self._retains_grad
+        """True after retain_grad() on a non-leaf."""
+        return getattr(self, "_retains_grad", False)
 
     def retain_grad(self) -> None:
         """Keep `.grad` for this intermediate (non-leaf) tensor at the next backward."""
@@ -201,7 +198,7 @@ class Tensor(TensorOperators):
 
     def _get_accumulator(self) -> Any:
         """The AccumulateGrad node of this leaf (always the same object)."""
-        accumulator = self._accumulator
+        accumulator = getattr(self, "_accumulator", None)
         if accumulator is None:
             from minigrad.autograd.function import AccumulateGrad
 
