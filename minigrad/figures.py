@@ -213,3 +213,80 @@ def _moons_boundary(path: Path) -> None:
     plot_loss_curve(history.losses, ax=right, label="hinge loss + weight penalty",
                     title="Training loss")
     _save_png(fig, path)
+
+
+# ------------------------------------------------------------------ lesson 03
+def lesson03_example() -> tuple:
+    """The first tensor example of lesson 03, returned as ``(x, y, z, out)`` before backward.
+
+    x = ones(2, 2) requiring grad, y = x + 2, z = y·y·3, out = mean(z) = 27;
+    after ``out.backward()``, x.grad = 6(x + 2)/4 = 4.5 in every entry.
+    """
+    import minigrad as mg
+
+    x = mg.ones(2, 2, requires_grad=True)
+    y = x + 2
+    z = y * y * 3
+    out = z.mean()
+    return x, y, z, out
+
+
+@figure("lesson03_backward_graph.svg", lesson=3,
+        description="backward graph of out = mean(3·(x+2)²): MeanBackward0 … AccumulateGrad (x)")
+def _lesson03_backward_graph(path: Path) -> None:
+    from minigrad.viz import draw_graph
+
+    x, _, _, out = lesson03_example()
+    draw_graph(out, kind="backward", show_grad=False, names={"x": x, "out": out}).save(path)
+
+
+@figure("lesson03_forward_graph.svg", lesson=3,
+        description="forward graph of the same example after backward: data and grad of x, y, z, out")
+def _lesson03_forward_graph(path: Path) -> None:
+    from minigrad.viz import draw_graph
+
+    x, y, z, out = lesson03_example()
+    out.backward()
+    draw_graph(out, kind="forward", names={"x": x, "y": y, "z": z, "out": out}).save(path)
+
+
+def lesson03_jacobian(fn: Callable, point: Iterable[float]) -> "numpy.ndarray":
+    """Jacobian of ``fn`` at ``point`` (1-D, used as float64), by reverse mode: one backward per row.
+
+    Row i is the vector-Jacobian product with the one-hot vector e_i:  e_iᵀ J = J[i, :].
+    """
+    import numpy as np
+
+    import minigrad as mg
+
+    rows = []
+    size = fn(mg.tensor(point, dtype=mg.float64)).shape[0]
+    for i in range(size):
+        x = mg.tensor(point, dtype=mg.float64, requires_grad=True)
+        one_hot = np.zeros(size)
+        one_hot[i] = 1.0
+        fn(x).backward(gradient=mg.tensor(one_hot, dtype=mg.float64))
+        rows.append(x.grad.numpy())
+    return np.stack(rows)
+
+
+@figure("lesson03_jacobians.png", lesson=3,
+        description="Jacobians built row by row by backward: tanh (diagonal) and softmax (dense)")
+def _lesson03_jacobians(path: Path) -> None:
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    point = np.linspace(-1.5, 1.5, 6)
+    jacobians = {
+        "tanh (elementwise)": lesson03_jacobian(lambda t: t.tanh(), point),
+        "softmax": lesson03_jacobian(lambda t: t.softmax(dim=0), point),
+    }
+    fig, axes = plt.subplots(1, 2, figsize=(7, 3.2), layout="constrained")
+    for ax, (title, matrix) in zip(axes, jacobians.items()):
+        limit = np.abs(matrix).max()
+        image = ax.imshow(matrix, cmap="RdBu_r", vmin=-limit, vmax=limit)
+        ax.set_title(f"Jacobian of {title}")
+        ax.set_xlabel("input j")
+        ax.set_ylabel("output i")
+        fig.colorbar(image, ax=ax, shrink=0.8)
+    _save_png(fig, path)
