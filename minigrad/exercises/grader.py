@@ -126,7 +126,7 @@ def draw_cases(exercise: Exercise, seed: int) -> list[tuple[bool, tuple]]:
 
 
 def _call_text(function: str, args: tuple) -> str:
-    inside = ", ".join(describe(arg, 40) for arg in args)
+    inside = ", ".join(describe(arg, 60) for arg in args)
     return f"{function}({inside})"
 
 

@@ -57,7 +57,7 @@ def check(exercise_id: str, function: Callable[..., Any]) -> CheckResult:
         result.attempted = False
         return result
     for number, args in enumerate(cases, start=1):
-        call = f"{exercise.function}({', '.join(describe(arg, 40) for arg in args)})"
+        call = f"{exercise.function}({', '.join(describe(arg, 60) for arg in args)})"
         expected = from_json(to_json(reference(*copy.deepcopy(args))))
         try:
             answer = function(*copy.deepcopy(args))

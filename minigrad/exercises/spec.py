@@ -98,9 +98,11 @@ def exact() -> Comparator:
 
 def describe(value: Any, limit: int = 80) -> str:
     """A short, one-line description of a value for messages (arrays with shape and dtype)."""
-    if isinstance(value, np.ndarray):
-        text = f"array of shape {value.shape}, dtype {value.dtype}: " + np.array2string(
-            value, precision=8, threshold=12)
+    if isinstance(value, np.ndarray) and value.size <= 8:
+        dtype = "" if value.dtype == np.float64 else f", dtype={value.dtype}"
+        text = f"array({np.array2string(value, precision=6, separator=', ')}{dtype})"
+    elif isinstance(value, np.ndarray):
+        text = f"array of shape {value.shape}, dtype {value.dtype}"
     else:
         text = repr(value)
     text = " ".join(text.split())
@@ -202,4 +204,4 @@ def _compare_arrays(expected: np.ndarray, got: Any, path: str, rtol: float, atol
     index = tuple(int(i) for i in np.argwhere(~ok)[0])
     count = int((~ok).sum())
     return (f"{count} of {want.size} entries differ{_where(path)}; first at index {index}: "
-            f"expected {want[index]!r}, got {have[index]!r}")
+            f"expected {float(want[index])!r}, got {float(have[index])!r}")

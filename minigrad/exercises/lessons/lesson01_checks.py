@@ -62,7 +62,8 @@ EXERCISES = [
         hint="One central-difference estimate per ε; the error is the absolute value of "
              "(estimate − f.derivative(x)); return a float64 array shaped like eps_values.",
         visible=lambda: [(NamedFunction("cube"), 2.0, np.logspace(-1, -4, 4)),
-                         (NamedFunction("exp"), 0.0, np.array([0.1, 0.01]))],
+                         (NamedFunction("exp"), 0.0, np.array([0.1, 0.01])),
+                         (NamedFunction("sin"), 0.5, np.array([0.1, 0.01, 0.001]))],
         hidden=lambda rng: [(NamedFunction(str(rng.choice(SMOOTH))), float(rng.uniform(-2, 2)),
                              np.logspace(-1, -4, int(rng.integers(3, 8))))
                             for _ in range(3)],
