@@ -108,6 +108,8 @@ REDUCTIONS = [
     ("sum_neg_dim", lambda x: reduce.sum(x, -1), lambda x: x.sum(-1)),
     ("sum_dims_keep", lambda x: reduce.sum(x, (0, 2), keepdim=True), lambda x: x.sum((0, 2), keepdim=True)),
     ("sum_empty_dims", lambda x: reduce.sum(x, ()), lambda x: x.sum(())),
+    ("sum_none_keep", lambda x: reduce.sum(x, None, True), lambda x: x.sum(None, True)),
+    ("mean_none_keep", lambda x: reduce.mean(x, keepdim=True), lambda x: x.mean(dim=None, keepdim=True)),
     ("mean", lambda x: reduce.mean(x), lambda x: x.mean()),
     ("mean_dim", lambda x: reduce.mean(x, 0), lambda x: x.mean(0)),
     ("mean_dims_keep", lambda x: reduce.mean(x, (-1, 1), keepdim=True), lambda x: x.mean((-1, 1), keepdim=True)),
@@ -229,6 +231,10 @@ def test_getitem_with_an_integer_tensor():
     positions = mg.tensor([2, 2, 0])
     run_both(lambda x: index.getitem(x, positions), lambda x: x[torch.tensor([2, 2, 0])],
              randn(3, 2, seed=10))
+    run_both(lambda x: index.getitem(x, (slice(1, 2), mg.tensor(1))),
+             lambda x: x[1:2, torch.tensor(1)], randn(3, 2, seed=10))
+    run_both(lambda x: index.getitem(x, [True, False, True]),
+             lambda x: x[[True, False, True]], randn(3, 2, seed=10))
 
 
 @pytest.mark.parametrize("dim", [0, 1, -1])

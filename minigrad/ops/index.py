@@ -102,7 +102,8 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     """x[key] with basic indexing (ints, slices, None, ...) and integer-array/mask indexing."""
     if isinstance(key, slice):  # x[a:b] always records a slice, even x[:]
         return Slice.apply(x, key=(_checked_slice(key),))
-    items = _expand_ellipsis(key if isinstance(key, tuple) else (key,), x.ndim)
+    items = tuple(_scalar_index(item) for item in (key if isinstance(key, tuple) else (key,)))
+    items = _expand_ellipsis(items, x.ndim)
     result, dim, source_dim = x, 0, 0  # dim: in the result so far; source_dim: in x
     advanced: dict[int, np.ndarray] = {}
     for item in items:
@@ -160,6 +161,14 @@ def _expand_ellipsis(items: tuple, ndim: int) -> tuple:
         return items
     at = ellipses[0]
     return items[:at] + (slice(None),) * (ndim - consumed) + items[at + 1:]
+
+
+def _scalar_index(item: Any) -> Any:
+    """A 0-d integer tensor or array indexes like a plain int (it selects), as in PyTorch."""
+    array = item.data if isinstance(item, Tensor) else item
+    if isinstance(array, np.ndarray) and array.ndim == 0 and array.dtype.kind in "iu":
+        return int(array)
+    return item
 
 
 def _is_integer(item: Any) -> bool:

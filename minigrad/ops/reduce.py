@@ -39,7 +39,9 @@ def _spread(grad_output: Tensor, input_shape: tuple[int, ...], axes: tuple[int, 
 
 
 def _axes(x: Tensor, dim: Dims) -> tuple[int, ...]:
-    """The numpy axes for `dim`; an empty tuple of dims means all of them, as in PyTorch."""
+    """The numpy axes for `dim`; None or an empty tuple means all of them, as in PyTorch."""
+    if dim is None:
+        return tuple(range(x.ndim))
     if x.ndim == 0:
         wrap_dims(dim, 0)  # still validates: only 0 and -1 are allowed
         return ()
@@ -78,7 +80,7 @@ class SumDim(Function):
 
 def sum(x: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """Sum of all elements (dim=None), or along `dim` (an int or a tuple of ints)."""
-    if dim is None:
+    if dim is None and not keepdim:
         return Sum.apply(x)
     return SumDim.apply(x, axes=_axes(x, dim), keepdim=keepdim)
 
@@ -123,7 +125,7 @@ def mean(x: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {dtypes.dtype_name(x.dtype)} (convert with x.float())")
-    if dim is None:
+    if dim is None and not keepdim:
         return Mean.apply(x)
     return MeanDim.apply(x, axes=_axes(x, dim), keepdim=keepdim)
 
@@ -203,6 +205,9 @@ class MinDim(MaxDim):
 def _extreme(x: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor | ValuesIndices:
     whole, along_dim, arg = {"max": (Max, MaxDim, np.argmax), "min": (Min, MinDim, np.argmin)}[name]
     if dim is None:
+        if keepdim:
+            raise TypeError(f"{name}(): keepdim=True needs a dim to reduce along, e.g. "
+                            f"x.{name}(dim=0, keepdim=True)")
         if x.data.size == 0:
             raise RuntimeError(
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
