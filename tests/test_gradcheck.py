@@ -200,3 +200,15 @@ def test_gradgradcheck_catches_a_backward_that_cuts_the_graph():
     assert gradcheck(TanhDetachedBackward.apply, (x,))  # first order is right ...
     with pytest.raises(GradcheckError):                    # ... second order is not
         gradgradcheck(TanhDetachedBackward.apply, (x,))
+
+
+def test_output_positions_count_integer_outputs_too():
+    # fn returns (indices, wrong values): the message must say output 1, as the caller sees it.
+    x = leaf(2, 3)
+    with pytest.raises(GradcheckError, match="output 1 with respect to input 0"):
+        gradcheck(lambda t: (mg.tensor([0, 1]), SquareMissingFactor2.apply(t)), (x,))
+
+
+def test_scalar_entries_are_named_without_brackets():
+    with pytest.raises(GradcheckError, match=r"d output\[0\] / d input\[0\]\n"):
+        gradcheck(SquareMissingFactor2.apply, (mg.tensor(1.5, dtype=mg.float64, requires_grad=True),))

@@ -76,19 +76,16 @@ def gradcheck(
             )
 
     numerical = _numerical_jacobians(fn, inputs, checked, eps)
-    analytical = _analytical_jacobians(fn, inputs, checked)
+    analytical, output_shapes = _analytical_jacobians(fn, inputs, checked)
     for (out_index, in_index), j_num in numerical.items():
-        j_ana = analytical[out_index, in_index]
-        problem = _compare(j_num, j_ana, atol, rtol)
+        problem = _compare(j_num, analytical[out_index, in_index], atol, rtol)
         if problem is None:
             continue
         if not raise_exception:
             return False
-        out_shape = analytical["shapes"][out_index]
-        raise GradcheckError(
-            _mismatch_message(problem, out_index, out_shape, in_index, inputs[in_index].shape,
-                              atol, rtol)
-        )
+        raise GradcheckError(_mismatch_message(
+            problem, out_index, output_shapes[out_index], in_index, inputs[in_index].shape,
+            atol, rtol))
     return True
 
 
@@ -110,7 +107,7 @@ def gradgradcheck(
     """
     inputs = _as_tuple(inputs)
     checked = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
-    outputs = _call(fn, inputs)
+    outputs = [out for _, out in _float_outputs(fn, _fresh_copies(inputs))]
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
@@ -127,10 +124,13 @@ def gradgradcheck(
 
     def first_derivative(*args: Any) -> tuple[Tensor, ...]:
         xs, vs = args[:n_inputs], args[n_inputs:]
-        ys = _call(fn, xs)
+        pairs = [(y, v) for (_, y), v in zip(_float_outputs(fn, xs), vs) if y.requires_grad]
         wrt = [xs[i] for i in checked]
-        grads = autograd_grad(ys, wrt, grad_outputs=vs, create_graph=True, allow_unused=True)
-        # An input the output does not depend on has derivative zero (a constant).
+        grads = [None] * len(wrt)
+        if pairs:
+            grads = autograd_grad([y for y, _ in pairs], wrt, grad_outputs=[v for _, v in pairs],
+                                  create_graph=True, allow_unused=True)
+        # An input the outputs do not depend on has derivative zero (a constant).
         return tuple(
             g if g is not None else tensor(np.zeros(x.shape), dtype=x.dtype)
             for g, x in zip(grads, wrt)
@@ -145,12 +145,12 @@ def _numerical_jacobians(
     fn: Callable, inputs: tuple, checked: list[int], eps: float
 ) -> dict[tuple[int, int], np.ndarray]:
     """{(output, input): J_num of shape (output.size, input.size)} by central differences."""
-    output_sizes = [_size(out.shape) for out in _call(fn, _fresh_copies(inputs))]
+    output_sizes = {k: _size(out.shape) for k, out in _float_outputs(fn, _fresh_copies(inputs))}
     jacobians: dict[tuple[int, int], np.ndarray] = {}
     for in_index in checked:
         x = inputs[in_index]
         base = x.numpy()
-        for out_index, out_size in enumerate(output_sizes):
+        for out_index, out_size in output_sizes.items():
             jacobians[out_index, in_index] = np.zeros((out_size, base.size))
         for j in range(base.size):
             values = {}
@@ -159,20 +159,23 @@ def _numerical_jacobians(
                 moved.flat[j] += step
                 args = list(_fresh_copies(inputs))
                 args[in_index] = tensor(moved, dtype=x.dtype, requires_grad=True)
-                values[step] = [_as_float64(out).ravel() for out in _call(fn, args)]
-            for out_index in range(len(output_sizes)):
+                values[step] = {k: _as_float64(out).ravel() for k, out in _float_outputs(fn, args)}
+            for out_index in output_sizes:
                 column = (values[+eps][out_index] - values[-eps][out_index]) / (2 * eps)
                 jacobians[out_index, in_index][:, j] = column
     return jacobians
 
 
-def _analytical_jacobians(fn: Callable, inputs: tuple, checked: list[int]) -> dict:
-    """{(output, input): J_ana} one row per backward pass with a one-hot grad_output."""
+def _analytical_jacobians(
+    fn: Callable, inputs: tuple, checked: list[int]
+) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, tuple[int, ...]]]:
+    """{(output, input): J_ana}, one row per backward pass with a one-hot grad_output;
+    and {output: its shape}."""
     args = _fresh_copies(inputs)
-    outputs = _call(fn, args)
+    outputs = _float_outputs(fn, args)
     wrt = [args[i] for i in checked]
-    result: dict = {"shapes": [out.shape for out in outputs]}
-    for out_index, out in enumerate(outputs):
+    jacobians: dict[tuple[int, int], np.ndarray] = {}
+    for out_index, out in outputs:
         rows = {i: np.zeros((_size(out.shape), _size(args[i].shape))) for i in checked}
         if out.requires_grad:
             for k in range(_size(out.shape)):
@@ -192,8 +195,8 @@ def _analytical_jacobians(fn: Callable, inputs: tuple, checked: list[int]) -> di
                         )
                     rows[in_index][k] = g.numpy().astype(np.float64).ravel()
         for in_index in checked:
-            result[out_index, in_index] = rows[in_index]
-    return result
+            jacobians[out_index, in_index] = rows[in_index]
+    return jacobians, {k: out.shape for k, out in outputs}
 
 
 # ----------------------------------------------------------------------------- comparison
@@ -236,7 +239,9 @@ def _mismatch_message(problem: dict, out_index: int, out_shape: tuple, in_index:
 
 
 def _entry(flat_index: int, shape: tuple) -> str:
-    """The entry's index in the tensor, e.g. "[1, 0]" ("[]" for a scalar)."""
+    """The entry's index in the tensor, e.g. "[1, 0]" ("" for a 0-d tensor)."""
+    if not shape:
+        return ""
     return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat_index, shape)) + "]"
 
 
@@ -260,7 +265,9 @@ def _fresh_copies(inputs: Sequence[Any]) -> tuple:
     )
 
 
-def _call(fn: Callable, args: Sequence[Any]) -> tuple[Tensor, ...]:
+def _float_outputs(fn: Callable, args: Sequence[Any]) -> list[tuple[int, Tensor]]:
+    """fn(*args) as (position, output) pairs, keeping only floating point outputs
+    (integer outputs such as the indices of max carry no gradient)."""
     outputs = fn(*args)
     outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     for k, out in enumerate(outputs):
@@ -269,7 +276,7 @@ def _call(fn: Callable, args: Sequence[Any]) -> tuple[Tensor, ...]:
                 f"gradcheck: fn must return a Tensor or a tuple of Tensors; "
                 f"output {k} is a {type(out).__name__}"
             )
-    return tuple(out for out in outputs if np.issubdtype(out.dtype, np.floating))
+    return [(k, out) for k, out in enumerate(outputs) if np.issubdtype(out.dtype, np.floating)]
 
 
 def _as_float64(out: Tensor) -> np.ndarray:

@@ -26,8 +26,8 @@ from minigrad.tensor import dtypes
 from minigrad.tensor.tensor import Tensor
 
 
-# ---- gather (forward) and scatter-add (backward) -------------------------------------------
-class Gather(Function):
+# ---- pick (forward) and scatter-add (backward) -------------------------------------------
+class Pick(Function):
     """out = x[key] for a numpy index `key`;  grad_x = zeros(x.shape) with grad added at key."""
 
     @staticmethod
@@ -41,19 +41,19 @@ class Gather(Function):
         return scatter.apply(grad_output, key=ctx.key, shape=ctx.input_shape)
 
 
-class Select(Gather):
+class Select(Pick):
     """x[..., i, ...]: one position along one dim (the dim disappears)."""
 
 
-class Slice(Gather):
+class Slice(Pick):
     """x[..., start:stop:step, ...] along one dim."""
 
 
-class Index(Gather):
+class Index(Pick):
     """x[arrays]: integer-array ("advanced") indexing; positions may repeat."""
 
 
-class Alias(Gather):
+class Alias(Pick):
     """x[...] or x[:, :]: all of x, unchanged."""
 
 
@@ -72,7 +72,7 @@ class ScatterAdd(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
-        return _GATHER_OF[ctx._function].apply(grad_output, key=ctx.key)
+        return _PICK_OF[ctx._function].apply(grad_output, key=ctx.key)
 
 
 class SelectBackward(ScatterAdd):
@@ -91,10 +91,10 @@ class AliasBackward(ScatterAdd):
     node_name = "AliasBackwardBackward0"
 
 
-# Each gather's backward is its scatter, and each scatter's backward is its gather.
+# Each pick's backward is its scatter-add, and each scatter-add's backward is its pick.
 _SCATTER_OF = {Select: SelectBackward, Slice: SliceBackward, Index: IndexBackward,
                Alias: AliasBackward}
-_GATHER_OF = {scatter: gather for gather, scatter in _SCATTER_OF.items()}
+_PICK_OF = {scatter: pick for pick, scatter in _SCATTER_OF.items()}
 
 
 # ---- x[key] --------------------------------------------------------------------------------

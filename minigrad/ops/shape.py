@@ -160,7 +160,7 @@ class Permute(Function):
 
 
 def permute(x: Tensor, *dims: int | Sequence[int]) -> Tensor:
-    """Reorder all dims: permute(x, 2, 0, 1) turns (C, H, W)... into (W, C, H)."""
+    """Reorder all dims: out.shape[i] = x.shape[dims[i]]; (2, 3, 4) -> (4, 2, 3) for (2, 0, 1)."""
     order = _sizes(dims)
     if len(order) != x.ndim:
         raise RuntimeError(

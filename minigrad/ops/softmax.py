@@ -29,7 +29,7 @@ from minigrad.tensor.tensor import Tensor
 
 
 def _shifted(x: np.ndarray, axis: int | None) -> np.ndarray:
-    """x - max(x) along axis; rows that are all -inf stay -inf-free (shift by 0 there)."""
+    """x - max(x) along axis (a slice whose max is ±inf or nan is not shifted)."""
     peak = np.max(x, axis=axis, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0)
     return x - peak
@@ -43,7 +43,8 @@ class Softmax(Function):
         axis = dim if x.ndim else None
         ctx.dim = dim
         exps = np.exp(_shifted(x, axis))
-        result = exps / np.sum(exps, axis=axis, keepdims=True)
+        with np.errstate(invalid="ignore"):  # a slice of all -inf gives nan, as in PyTorch
+            result = exps / np.sum(exps, axis=axis, keepdims=True)
         ctx.save_for_backward(result, names=("result",))
         return result
 
