@@ -212,3 +212,11 @@ def test_output_positions_count_integer_outputs_too():
 def test_scalar_entries_are_named_without_brackets():
     with pytest.raises(GradcheckError, match=r"d output\[0\] / d input\[0\]\n"):
         gradcheck(SquareMissingFactor2.apply, (mg.tensor(1.5, dtype=mg.float64, requires_grad=True),))
+
+
+def test_reachable_as_mg_autograd_gradcheck_every_time():
+    import minigrad.autograd.gradcheck  # noqa: F401  (importing the module must not hide the function)
+
+    x = leaf(2)
+    assert mg.autograd.gradcheck(unary.exp, (x,)) is True
+    assert mg.autograd.gradcheck(unary.exp, (x,)) is True
