@@ -112,7 +112,7 @@ class Sigmoid(Function):
         x = _floating(x)
         # e^-|x| never overflows: σ(x) = 1/(1+e^-x) for x >= 0 and e^x/(1+e^x) for x < 0.
         small = np.exp(-np.abs(x))
-        result = _array(np.where(x >= 0, 1 / (1 + small), small / (1 + small)).astype(x.dtype))
+        result = _array(np.where(x >= 0, 1 / (1 + small), small / (1 + small)).astype(x.dtype, copy=False))
         ctx.save_for_backward(result)
         return result
 
@@ -127,7 +127,7 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
-        result = _array(np.maximum(x, 0).astype(x.dtype))
+        result = _array(np.maximum(x, 0).astype(x.dtype, copy=False))
         ctx.save_for_backward(result)
         return result
 
