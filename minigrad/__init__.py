@@ -8,12 +8,22 @@ from minigrad.tensor import (
 from minigrad.tensor.dtypes import bool_ as bool  # noqa: A001  (PyTorch's name: minigrad.bool)
 from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minigrad import autograd
+# PyTorch's functional names: minigrad.exp(x), minigrad.sum(x, dim), minigrad.cat([...]) …
 from minigrad.ops.arithmetic import add, div, matmul, mul, neg, pow, sub  # noqa: A004
+from minigrad.ops.index import cat, stack, where
+from minigrad.ops.reduce import max, mean, min, sum  # noqa: A004
+from minigrad.ops.shape import flatten, permute, reshape, squeeze, transpose, unsqueeze
+from minigrad.ops.softmax import log_softmax, softmax
+from minigrad.ops.unary import abs, exp, log, relu, sigmoid, sqrt, tanh  # noqa: A004
 
+# `from minigrad import *` leaves out sum, max, min, abs and pow so that it never hides
+# Python's built-ins; use minigrad.sum(...) etc.
 __all__ = [
     "Value", "Tensor", "tensor", "float32", "float64", "int32", "int64", "bool",
     "zeros", "ones", "full", "randn", "rand", "arange", "eye", "zeros_like", "ones_like",
     "manual_seed", "no_grad", "enable_grad", "is_grad_enabled", "set_grad_enabled", "autograd",
-    "add", "sub", "mul", "div", "pow", "matmul", "neg",
+    "add", "sub", "mul", "div", "matmul", "neg", "exp", "log", "sqrt", "tanh",
+    "sigmoid", "relu", "mean", "reshape", "transpose", "permute", "flatten",
+    "unsqueeze", "squeeze", "cat", "stack", "where", "softmax", "log_softmax",
 ]
 __version__ = "0.1.0"

@@ -195,11 +195,12 @@ def run_backward(outputs: Sequence[Tensor], gradients: Sequence[Tensor], retain_
                     gradient = _run_hooks(node, gradient)
                 if capture is not None and node in capture:
                     captured[node] = gradient
-                elif accumulate:
-                    if type(node) is AccumulateGrad:
+                elif type(node) is AccumulateGrad:
+                    if accumulate:
                         _accumulate(node.variable, gradient, create_graph, handed_out)
-                    elif node._retained is not None:
-                        _retain(node, gradient, create_graph, handed_out)
+                    continue  # a leaf: nothing further back
+                elif node._retained is not None and accumulate:
+                    _retain(node, gradient, create_graph, handed_out)
                 if type(node) is not AccumulateGrad and (needed is None or node in needed):
                     input_grads = _call_backward(node, gradient, retain_graph)
             for index, child in enumerate(node._next):

@@ -190,6 +190,8 @@ def _modified_message(value: Any, version: int, expected: int, node: Node, kind:
 
 def _constant(value: Any, op: type) -> Any:
     """A non-Tensor positional argument: a Python number or an ndarray acting as a constant."""
+    if type(value) is float or type(value) is int:
+        return value
     if isinstance(value, (bool, int, float, np.number, np.bool_)):
         return value.item() if isinstance(value, np.generic) else value
     if isinstance(value, np.ndarray):
@@ -197,6 +199,9 @@ def _constant(value: Any, op: type) -> Any:
     raise TypeError(
         f"{op.__name__} expects Tensors or numbers as inputs, got {type(value).__name__}"
     )
+
+
+_NO_GRAD = tuple((False,) * n for n in range(8))
 
 
 class Function:
@@ -222,13 +227,17 @@ class Function:
     def apply(cls, *args: Any, **kwargs: Any) -> Tensor:
         """Run `forward` on the inputs' arrays and, if needed, record a node for backward."""
         ctx = cls._node_class()
+        if not GradMode.enabled:  # the common case inside backward: nothing to record
+            ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 8 else (False,) * len(args)
+            output = cls.forward(ctx, *[arg.data if isinstance(arg, Tensor) else _constant(arg, cls)
+                                        for arg in args], **kwargs)
+            return Tensor._make(output if type(output) is np.ndarray else np.asarray(output), False, None)
         arrays = []
         needs_grad = []
-        grad_enabled = GradMode.enabled
         for arg in args:
             if isinstance(arg, Tensor):
                 arrays.append(arg.data)
-                needs_grad.append(grad_enabled and arg._requires_grad)
+                needs_grad.append(arg._requires_grad)
             else:
                 arrays.append(_constant(arg, cls))
                 needs_grad.append(False)

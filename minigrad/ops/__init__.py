@@ -1,5 +1,14 @@
-"""The differentiable operations, one module per family (each op: forward + backward)."""
+"""The differentiable operations, one module per family (each op: forward + backward).
 
-from minigrad.ops.arithmetic import add, broadcast_to, div, matmul, mul, neg, pow, reciprocal, sub, sum_to
+arithmetic  + - * / ** @, negation, broadcasting and its adjoint (sum_to)
+unary       exp log sqrt abs tanh sigmoid relu
+reduce      sum mean max min
+shape       reshape view transpose permute flatten unsqueeze squeeze expand
+index       x[key], cat, stack, where
+softmax     softmax, log_softmax
+cast        dtype conversion (x.double(), x.to(dtype))
 
-__all__ = ["add", "broadcast_to", "div", "matmul", "mul", "neg", "pow", "reciprocal", "sub", "sum_to"]
+Import ops from their module (`from minigrad.ops.unary import exp`) or use the public names
+re-exported by `minigrad` (`minigrad.exp`). This package re-exports nothing, so that
+`minigrad.ops.softmax` is always the module, never the function of the same name.
+"""

@@ -15,8 +15,6 @@ from minigrad.tensor import dtypes
 if TYPE_CHECKING:
     from minigrad.tensor.tensor import Tensor
 
-_SCALAR_TYPES = (int, float, np.number, np.bool_)
-
 
 class TensorOperators:
     """Mixin with every operator of `Tensor` (kept apart so each file reads in one sitting)."""
@@ -262,9 +260,12 @@ def _unsupported(symbol: str, tensor: Any, other: Any, reflected: bool = False) 
 
 
 def _is_operand(value: Any) -> bool:
-    """Types an arithmetic operator accepts next to a Tensor (others get NotImplemented,
-    so Python raises "unsupported operand type(s) for *: 'Tensor' and 'str'")."""
-    return isinstance(value, (TensorOperators, np.ndarray) + _SCALAR_TYPES) and not isinstance(value, complex)
+    """Types an arithmetic operator accepts next to a Tensor: Tensors, arrays and real numbers
+    (others raise "unsupported operand type(s) for *: 'Tensor' and 'str'")."""
+    return isinstance(value, _OPERAND_TYPES) and not isinstance(value, complex)
+
+
+_OPERAND_TYPES = (TensorOperators, float, int, np.ndarray, np.number, np.bool_)
 
 
 def load_ops() -> None:
