@@ -112,7 +112,8 @@ class Sigmoid(Function):
         x = _floating(x)
         # e^-|x| never overflows: σ(x) = 1/(1+e^-x) for x >= 0 and e^x/(1+e^x) for x < 0.
         small = np.exp(-np.abs(x))
-        result = _array(np.where(x >= 0, 1 / (1 + small), small / (1 + small)).astype(x.dtype, copy=False))
+        at_positive = 1 / (1 + small)
+        result = _array(np.where(x >= 0, at_positive, small * at_positive).astype(x.dtype, copy=False))
         ctx.save_for_backward(result)
         return result
 
