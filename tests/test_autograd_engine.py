@@ -423,3 +423,48 @@ def test_hooks_retain_grad_and_accumulation_match_pytorch():
         results[library.__name__] = (x.grad.numpy().copy(), h.grad.numpy().copy())
     for ours, theirs in zip(results["minigrad"], results["torch"]):
         np.testing.assert_allclose(ours, theirs)
+
+
+def test_backward_on_a_leaf_scalar():
+    x = mg.tensor(2.0, requires_grad=True)
+    x.backward()
+    assert x.grad.item() == 1.0
+
+
+def test_backward_with_inputs_only_fills_those_leaves():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    w = mg.tensor([3.0, 4.0], requires_grad=True)
+    (x * w).backward(mg.ones(2), inputs=[w])
+    assert x.grad is None
+    np.testing.assert_array_equal(w.grad.numpy(), [1.0, 2.0])
+
+
+def test_gradients_stored_in_two_leaves_are_not_shared():
+    a = mg.tensor([1.0, 2.0], requires_grad=True)
+    b = mg.tensor([3.0, 4.0], requires_grad=True)
+    (a + b).backward(mg.ones(2))                 # the same gradient reaches both leaves
+    a.grad.zero_()
+    np.testing.assert_array_equal(b.grad.numpy(), [1.0, 1.0])
+    seed = mg.ones(2)
+    c = mg.tensor([0.0, 0.0], requires_grad=True)
+    (c + 0).backward(seed)
+    c.grad.add_(5)
+    np.testing.assert_array_equal(seed.numpy(), [1.0, 1.0])   # the user's gradient untouched
+
+
+def test_accumulated_grad_is_updated_in_place():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    (x * 2).backward(mg.ones(2))
+    first = x.grad
+    (x * 3).backward(mg.ones(2))
+    assert x.grad is first                         # PyTorch also accumulates in place
+    np.testing.assert_array_equal(first.numpy(), [5.0, 5.0])
+
+
+def test_create_graph_makes_grad_part_of_a_graph_and_accumulates():
+    x = mg.tensor([1.0, 3.0], requires_grad=True)
+    (x * x * x).backward(mg.ones(2), create_graph=True)
+    assert x.grad.grad_fn is not None
+    np.testing.assert_array_equal(x.grad.detach().numpy(), [3.0, 27.0])
+    gradient_of_gradient, = mg.autograd.grad(x.grad, x, grad_outputs=mg.ones(2))
+    np.testing.assert_array_equal(gradient_of_gradient.numpy(), [6.0, 18.0])   # 6x

@@ -169,3 +169,28 @@ def test_construction_dtypes_match_pytorch():
     torch = pytest.importorskip("torch")
     for data in ([1.0, 2.0], [1, 2], [True], 3.0, np.zeros(2), np.zeros(2, dtype=np.float32)):
         assert str(torch.tensor(data).dtype).split(".")[1] == mg.tensor(data).dtype.name
+
+
+def test_iteration_formatting_and_index():
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    rows = list(x)
+    assert len(rows) == 2 and rows[1].tolist() == [3.0, 4.0] and rows[0].requires_grad
+    assert f"{(x * 1).sum():.2f}" == "10.00"
+    assert ["a", "b", "c"][mg.tensor(1)] == "b"
+    with pytest.raises(TypeError):
+        ["a"][mg.tensor(0.0)]
+
+
+def test_setitem_in_place_outside_the_graph():
+    t = mg.zeros(3)
+    t[mg.tensor([0, 2])] = 1.0
+    t[1] = mg.tensor(5.0)
+    assert t.tolist() == [1.0, 5.0, 1.0] and t._version == 2
+    w = mg.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        w[0] = 3.0
+    with mg.no_grad():
+        w[0] = 3.0
+    assert w.tolist() == [3.0, 1.0]
+    with pytest.raises(RuntimeError, match="out of place"):
+        (w * 2)[0] = 1.0

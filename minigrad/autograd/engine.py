@@ -112,7 +112,8 @@ def _owned(gradient: Tensor, handed_out: set[int]) -> Tensor:
 def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool, handed_out: set[int]) -> None:
     """tensor.grad += gradient (the first time: tensor.grad = gradient)."""
     if tensor._grad is None:
-        tensor._grad = gradient if create_graph else _owned(gradient, handed_out)
+        # With create_graph the gradient may be part of a graph: store it as it is.
+        tensor._grad = gradient if gradient.requires_grad else _owned(gradient, handed_out)
     elif create_graph or tensor._grad.requires_grad or gradient.requires_grad:
         tensor._grad = tensor._grad + gradient
     else:

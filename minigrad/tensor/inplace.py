@@ -92,6 +92,27 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
     return tensor
 
 
+def setitem(tensor: Tensor, key: Any, value: Any) -> None:
+    """tensor[key] = value in place. Not recorded: refused when tensor or value is in a graph."""
+    _check_leaf(tensor)
+    value_requires = isinstance(value, Tensor) and value._requires_grad
+    if GradMode.enabled and (tensor._requires_grad or value_requires):
+        raise RuntimeError(
+            "minigrad does not record assignments into a tensor that is part of a graph "
+            "(x[key] = value); build the new tensor out of place instead, e.g. with "
+            "minigrad.where(mask, value, x) or minigrad.cat, or assign under minigrad.no_grad()")
+    if isinstance(key, Tensor):
+        key = key.data
+    elif isinstance(key, tuple):
+        key = tuple(part.data if isinstance(part, Tensor) else part for part in key)
+    try:
+        tensor.data[key] = value.data if isinstance(value, Tensor) else value
+    except (IndexError, ValueError) as error:
+        raise type(error)(f"cannot assign to a tensor of shape {tensor.shape} at {key!r}: "
+                          f"{error}") from None
+    tensor._version_counter[0] += 1
+
+
 def fill_(tensor: Tensor, value: Any) -> Tensor:
     """Set every element to `value` (in place)."""
     if isinstance(value, Tensor):

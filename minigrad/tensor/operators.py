@@ -242,6 +242,16 @@ class TensorOperators:
     def __getitem__(self, key: Any) -> Tensor:
         return index.getitem(self, key)
 
+    def __iter__(self) -> Any:
+        """Iterate over the first dim: `for row in matrix` (each row stays in the graph)."""
+        if self.data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (index.getitem(self, i) for i in range(self.data.shape[0]))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """x[key] = value, written in place (for tensors outside the graph, or under no_grad)."""
+        inplace.setitem(self, key, value)
+
     def softmax(self, dim: int) -> Tensor:
         return softmax_ops.softmax(self, dim)
 

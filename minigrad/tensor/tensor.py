@@ -247,6 +247,16 @@ class Tensor(TensorOperators):
     def __int__(self) -> int:
         return int(self._scalar("int"))
 
+    def __index__(self) -> int:
+        if self.data.dtype.kind not in "iub":
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._scalar("int"))
+
+    def __format__(self, spec: str) -> str:
+        if spec and self.data.size == 1:
+            return format(self.data.item(), spec)  # f"{loss:.3f}" works for one-element tensors
+        return format(repr(self), spec)
+
     # ---- backward ---------------------------------------------------------------------
     def backward(self, gradient: Any = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Iterable[Tensor] | None = None) -> None:
