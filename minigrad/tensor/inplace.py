@@ -28,6 +28,8 @@ _TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32
 class Fill(Function):
     """out = a tensor of a's shape filled with `value`;  d(out)/da = 0."""
 
+    node_name = "FillBackward2"
+
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, value: float) -> np.ndarray:
         return np.full_like(a, value)
@@ -35,6 +37,12 @@ class Fill(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         return grad_output * 0.0
+
+
+class Zero(Fill):
+    """out = zeros of a's shape;  d(out)/da = 0."""
+
+    node_name = "ZeroBackward0"
 
 
 def _check_leaf(tensor: Tensor) -> None:
@@ -119,7 +127,8 @@ def fill_(tensor: Tensor, value: Any) -> Tensor:
         value = value.item()
     _check_leaf(tensor)
     if GradMode.enabled and tensor._requires_grad:
-        result = Fill.apply(Tensor._make(tensor.data.copy(), True, tensor.grad_fn), value=value)
+        kind = Zero if value == 0 else Fill
+        result = kind.apply(Tensor._make(tensor.data.copy(), True, tensor.grad_fn), value=value)
         tensor.grad_fn = result.grad_fn
     tensor.data.fill(value)
     tensor._version_counter[0] += 1

@@ -16,12 +16,12 @@ def _float_formatter(values: np.ndarray) -> Callable[[float], str]:
     """PyTorch's choice: `1.` when every value is whole, else 4 decimals, else scientific."""
     finite = values[np.isfinite(values)]
     magnitudes = np.abs(finite[finite != 0])
-    if finite.size and np.all(finite == np.round(finite)) and (magnitudes.size == 0 or magnitudes.max() < 1e8):
+    spread = magnitudes.size and (magnitudes.max() / magnitudes.min() > 1000 or magnitudes.max() > 1e8)
+    if finite.size and np.all(finite == np.round(finite)) and not spread:
         def whole(x: float) -> str:
             return f"{x:.0f}." if np.isfinite(x) else str(x)
         formatter = whole
-    elif magnitudes.size and (magnitudes.max() / magnitudes.min() > 1000 or magnitudes.max() > 1e8
-                              or magnitudes.min() < 1e-4):
+    elif spread or (magnitudes.size and magnitudes.min() < 1e-4):
         def scientific(x: float) -> str:
             return f"{x:.4e}" if np.isfinite(x) else str(x)
         formatter = scientific
