@@ -431,6 +431,13 @@ def test_softmax_and_log_softmax(dim):
         assert gradgradcheck(lambda t: op(t, dim), (x,))
 
 
+def test_softmax_of_a_scalar_is_one_and_differentiable_twice():
+    x = f64(0.3)
+    assert softmax.softmax(x, 0).item() == 1.0 and softmax.log_softmax(x, -1).item() == 0.0
+    for op in (softmax.softmax, softmax.log_softmax):
+        assert gradgradcheck(lambda t: op(t * t, 0) * t, (x,))
+
+
 def test_softmax_is_stable_for_large_inputs():
     x = mg.tensor([[1000.0, 1000.0, -1000.0]], dtype=mg.float64)
     with np.errstate(over="raise", divide="raise", invalid="raise"):

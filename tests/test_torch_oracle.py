@@ -137,6 +137,11 @@ def test_reductions_with_ties(name, mg_fn, torch_fn):
     run_both(mg_fn, torch_fn, data)
 
 
+def test_softmax_of_a_scalar_tensor():
+    for mg_fn, torch_fn in [(softmax.softmax, torch.softmax), (softmax.log_softmax, torch.log_softmax)]:
+        run_both(lambda x: mg_fn(x * x, -1), lambda x: torch_fn(x * x, -1), np.array(0.7))
+
+
 def test_reductions_of_a_scalar_tensor():
     data = np.array(1.5)
     for mg_fn, torch_fn in [(lambda x: reduce.sum(x, 0), lambda x: x.sum(0)),
@@ -205,6 +210,8 @@ INDEXES = [
     ("int_colon_list", (0, slice(None), [1, 1, 0])), ("list_colon_list", ([0, 2], slice(None), [3, 3])),
     ("slice_none_list", (slice(1, 2), None, [0, 2])), ("array_2d", np.array([[0, 1], [1, 2]])),
     ("colon_list_int", (slice(None), [0, 2, 2], 1)), ("empty_slice", (slice(None), slice(5, 9))),
+    # PyTorch skips a slice written as "everything" (0:big) but not one with a negative start.
+    ("whole_slices", (slice(0, 100), slice(None, 4))), ("negative_start", (slice(-3, None), 1)),
 ]
 
 

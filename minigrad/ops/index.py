@@ -114,7 +114,7 @@ def getitem(x: Tensor, key: Any) -> Tensor:
         size = x.shape[source_dim]
         if isinstance(item, slice):
             item = _checked_slice(item)
-            if item.indices(size) != (0, size, 1):
+            if not _takes_everything(item, size):
                 result = Slice.apply(result, key=(slice(None),) * dim + (item,))
             dim += 1
         elif _is_integer(item):
@@ -169,6 +169,12 @@ def _scalar_index(item: Any) -> Any:
     if isinstance(array, np.ndarray) and array.ndim == 0 and array.dtype.kind in "iu":
         return int(array)
     return item
+
+
+def _takes_everything(item: slice, size: int) -> bool:
+    """PyTorch skips a slice that is written to take a whole dim (`:`, `0:`, `:n`, `0:big`)."""
+    return (item.start in (None, 0) and (item.stop is None or item.stop >= size)
+            and item.step in (None, 1))
 
 
 def _is_integer(item: Any) -> bool:

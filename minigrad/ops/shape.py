@@ -113,9 +113,9 @@ def view(x: Tensor, *shape: int | Sequence[int]) -> Tensor:
 
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dims start_dim..end_dim (inclusive) into one: (2, 3, 4) -> (2, 12) for start_dim=1."""
+    start, end = wrap_dim(start_dim, x.ndim), wrap_dim(end_dim, x.ndim)
     if x.ndim == 0:
         return reshape(x, 1)
-    start, end = wrap_dim(start_dim, x.ndim), wrap_dim(end_dim, x.ndim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:

@@ -44,7 +44,7 @@ class Softmax(Function):
         ctx.dim = dim
         exps = np.exp(_shifted(x, axis))
         with np.errstate(invalid="ignore"):  # a slice of all -inf gives nan, as in PyTorch
-            result = exps / np.sum(exps, axis=axis, keepdims=True)
+            result = np.asarray(exps / np.sum(exps, axis=axis, keepdims=True))  # 0-d stays an array
         ctx.save_for_backward(result, names=("result",))
         return result
 
@@ -64,7 +64,7 @@ class LogSoftmax(Function):
         ctx.dim = dim
         shifted = _shifted(x, axis)
         with np.errstate(divide="ignore"):
-            result = shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+            result = np.asarray(shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)))
         ctx.save_for_backward(result, names=("result",))
         return result
 
