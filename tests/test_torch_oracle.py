@@ -410,3 +410,87 @@ def test_nodes_save_what_torch_saves(expression):
     assert sorted(mine.saved_arrays()) == torch_names
     for name, array in mine.saved_arrays().items():
         np.testing.assert_allclose(array, getattr(theirs, "_saved_" + name).detach().numpy().reshape(array.shape))
+
+
+# ---- seeded random cases: many small shapes, dims and index keys --------------------------
+def _compare_or_both_raise(mg_fn, torch_fn, data, rng):
+    """Both raise the same kind of error, or both give the same values, names and grads."""
+    x_torch = torch.tensor(data, requires_grad=True)
+    x_mg = mg.tensor(data, requires_grad=True)
+    try:
+        out_torch = torch_fn(x_torch)
+    except Exception as error:  # noqa: BLE001 - any error torch raises, we must raise too
+        with pytest.raises(type(error)):
+            mg_fn(x_mg)
+        return
+    out_torch, out_mg = _first(out_torch), _first(mg_fn(x_mg))
+    assert tuple(out_mg.shape) == tuple(out_torch.shape)
+    np.testing.assert_allclose(out_mg.numpy(), out_torch.detach().numpy(), rtol=1e-12, atol=1e-12)
+    if out_torch.grad_fn is None:  # torch returned its input unchanged (e.g. flatten of 1-D)
+        assert out_mg.grad_fn is None
+        return
+    assert out_mg.grad_fn.name() == out_torch.grad_fn.name()
+    grad_output = rng.standard_normal(tuple(out_torch.shape))
+    out_torch.backward(torch.tensor(grad_output))
+    out_mg.backward(mg.tensor(grad_output))
+    np.testing.assert_allclose(x_mg.grad.numpy(), x_torch.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def _random_index_item(rng, size):
+    kind = rng.integers(0, 6)
+    if kind == 0:
+        return int(rng.integers(-size, size))
+    if kind == 1:
+        start, stop = (int(v) for v in rng.integers(-size - 1, size + 2, 2))
+        return slice(start if rng.random() < 0.7 else None, stop if rng.random() < 0.7 else None,
+                     int(rng.integers(1, 3)) if rng.random() < 0.5 else None)
+    if kind == 2:
+        return None
+    if kind == 3:
+        return [int(v) for v in rng.integers(-size, size, rng.integers(1, 4))]
+    if kind == 4:
+        return slice(None)
+    return rng.integers(0, size, (2, 2))
+
+
+def test_random_index_keys():
+    rng = np.random.default_rng(2024)
+    for _ in range(400):
+        shape_ = tuple(int(s) for s in rng.integers(1, 4, rng.integers(1, 4)))
+        items, dim = [], 0
+        for _ in range(int(rng.integers(1, len(shape_) + 1))):
+            item = _random_index_item(rng, shape_[dim])
+            items.append(item)
+            dim += item is not None
+        if rng.random() < 0.2:
+            items.insert(int(rng.integers(0, len(items) + 1)), Ellipsis)
+        key = tuple(items) if len(items) != 1 or rng.random() < 0.5 else items[0]
+        _compare_or_both_raise(lambda x: x[key], lambda x: x[_torch_key(key)],
+                               rng.standard_normal(shape_), rng)
+
+
+def test_random_dims_and_shapes():
+    rng = np.random.default_rng(7)
+    for _ in range(120):
+        ndim = int(rng.integers(0, 4))
+        shape_ = tuple(int(s) for s in rng.integers(1, 4, ndim))
+        # Small integers make ties, which max/min must break exactly like torch.
+        data = (rng.integers(-2, 3, shape_).astype(float) if rng.random() < 0.3
+                else rng.standard_normal(shape_))
+        bound = max(ndim, 1)
+        d, d2 = (int(v) for v in rng.integers(-bound - 1, bound + 1, 2))
+        dims = tuple(int(v) for v in rng.integers(-bound, bound, rng.integers(1, bound + 1)))
+        keep = bool(rng.random() < 0.5)
+        sizes = tuple(int(v) for v in rng.integers(1, 4, rng.integers(max(ndim, 1), ndim + 2)))
+        for expression in [
+            "x.sum(d, keepdim=keep)", "x.sum(dims, keepdim=keep)", "x.mean(dims, keepdim=keep)",
+            "x.max(d, keepdim=keep)", "x.min(dim=d, keepdim=keep)", "x.max()", "x.min()",
+            "x.transpose(d, d2)", "x.unsqueeze(d)", "x.squeeze(d)", "x.squeeze(dims)",
+            "x.squeeze()", "x.flatten(d, d2)", "x.reshape(-1)", "x.expand(*sizes)",
+            "x.softmax(d)", "x.log_softmax(d)", "lib.cat([x, x * 2], d)",
+            "lib.stack([x, x * 2], d)", "lib.where(x > 0, x, x * 3)",
+        ]:
+            names = {"d": d, "d2": d2, "dims": dims, "keep": keep, "sizes": sizes}
+            _compare_or_both_raise(lambda x: eval(expression, {"x": x, "lib": mg, **names}),
+                                   lambda x: eval(expression, {"x": x, "lib": torch, **names}),
+                                   data, rng)
