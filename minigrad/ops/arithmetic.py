@@ -57,11 +57,14 @@ class SumTo(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         ctx.input_shape = x.shape
-        leading = x.ndim - len(shape)
-        axes = tuple(range(leading)) + tuple(
-            leading + i for i, size in enumerate(shape) if size == 1 and x.shape[leading + i] != 1)
-        summed = x.sum(axis=axes, keepdims=True) if axes else x
-        return summed.reshape(shape)
+        leading = x.ndim - len(shape)  # axes that broadcasting added in front
+        stretched = tuple(leading + i for i, size in enumerate(shape)
+                          if size == 1 and x.shape[leading + i] != 1)  # size-1 axes it stretched
+        if stretched:
+            x = x.sum(axis=stretched, keepdims=True)
+        if leading:
+            x = x.sum(axis=tuple(range(leading)))
+        return x
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
@@ -107,7 +110,6 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        ctx.shapes = (_shape(a), _shape(b))
         try:
             return _promote(np.add(a, b), a, b)
         except ValueError:
@@ -116,8 +118,8 @@ class Add(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         need_a, need_b = ctx.needs_input_grad
-        return (sum_to(grad_output, ctx.shapes[0]) if need_a else None,
-                sum_to(grad_output, ctx.shapes[1]) if need_b else None)
+        return (sum_to(grad_output, ctx.inputs[0].shape) if need_a else None,
+                sum_to(grad_output, ctx.inputs[1].shape) if need_b else None)
 
 
 class Sub(Function):
@@ -125,7 +127,6 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        ctx.shapes = (_shape(a), _shape(b))
         try:
             return _promote(np.subtract(a, b), a, b)
         except ValueError:
@@ -134,8 +135,8 @@ class Sub(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         need_a, need_b = ctx.needs_input_grad
-        return (sum_to(grad_output, ctx.shapes[0]) if need_a else None,
-                sum_to(-grad_output, ctx.shapes[1]) if need_b else None)
+        return (sum_to(grad_output, ctx.inputs[0].shape) if need_a else None,
+                sum_to(-grad_output, ctx.inputs[1].shape) if need_b else None)
 
 
 class Rsub(Function):
@@ -160,7 +161,6 @@ class Mul(Function):
         need_a, need_b = ctx.needs_input_grad
         # Keep only what backward will read: b for a's gradient, a for b's.
         ctx.save_for_backward(a if need_b else None, b if need_a else None, names=("self", "other"))
-        ctx.shapes = (_shape(a), _shape(b))
         try:
             return _promote(np.multiply(a, b), a, b)
         except ValueError:
@@ -170,8 +170,8 @@ class Mul(Function):
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        return (sum_to(grad_output * b, ctx.shapes[0]) if need_a else None,
-                sum_to(grad_output * a, ctx.shapes[1]) if need_b else None)
+        return (sum_to(grad_output * b, ctx.inputs[0].shape) if need_a else None,
+                sum_to(grad_output * a, ctx.inputs[1].shape) if need_b else None)
 
 
 class Div(Function):
@@ -180,7 +180,6 @@ class Div(Function):
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b, names=("self", "other"))
-        ctx.shapes = (_shape(a), _shape(b))
         try:
             return _promote(np.true_divide(a, b), a, b)
         except ValueError:
@@ -190,8 +189,8 @@ class Div(Function):
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        return (sum_to(grad_output / b, ctx.shapes[0]) if need_a else None,
-                sum_to(-grad_output * a / (b * b), ctx.shapes[1]) if need_b else None)
+        return (sum_to(grad_output / b, ctx.inputs[0].shape) if need_a else None,
+                sum_to(-grad_output * a / (b * b), ctx.inputs[1].shape) if need_b else None)
 
 
 class Reciprocal(Function):
@@ -246,7 +245,6 @@ class PowTensor(Function):
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        ctx.shapes = (_shape(a), _shape(b))
         try:
             result = _promote(np.power(a, b), a, b)
         except ValueError:
@@ -259,14 +257,14 @@ class PowTensor(Function):
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b, result = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        grad_a = sum_to(grad_output * b * a ** (b - 1), ctx.shapes[0]) if need_a else None
+        grad_a = sum_to(grad_output * b * a ** (b - 1), ctx.inputs[0].shape) if need_a else None
         grad_b = None
         if need_b:
             from minigrad.ops.unary import log
 
             # 0 ** b has derivative 0 in b (for b >= 0), not 0 * log(0) = nan: use log(1) there.
             safe_base = a + (a.data == 0).astype(a.dtype)
-            grad_b = sum_to(grad_output * result * log(safe_base), ctx.shapes[1])
+            grad_b = sum_to(grad_output * result * log(safe_base), ctx.inputs[1].shape)
         return grad_a, grad_b
 
 
@@ -302,14 +300,14 @@ class Matmul(Function):
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b if need_a else None, names=("self", "other"))
-        ctx.shapes = (a.shape, b.shape)
         return _promote(np.matmul(a, b), a, b)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        return _matmul_backward(grad_output, a, b, need_a, need_b, ctx.shapes)
+        shapes = (np.shape(ctx.inputs[0]), np.shape(ctx.inputs[1]))
+        return _matmul_backward(grad_output, a, b, need_a, need_b, shapes)
 
 
 class Dot(Matmul):
@@ -450,6 +448,9 @@ def pow(a: Operand, exponent: Operand) -> Tensor:  # noqa: A001 - PyTorch's name
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """a @ b like numpy.matmul; 2-D @ 2-D records an MmBackward0 node, as in PyTorch."""
+    if type(a) is Tensor and type(b) is Tensor and a.data.ndim == 2 == b.data.ndim \
+            and a.data.shape[1] == b.data.shape[0]:
+        return Mm.apply(a, b)  # the common case, first: matmul sits in every layer
     a_data = a.data if isinstance(a, Tensor) else np.asarray(a)
     b_data = b.data if isinstance(b, Tensor) else np.asarray(b)
     error = _matmul_error(a_data, b_data)

@@ -68,6 +68,13 @@ def _write(tensor: Tensor, values: np.ndarray, op_name: str) -> None:
 def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
                   ufunc: np.ufunc, op_name: str) -> Tensor:
     """tensor = op(tensor, other), written into tensor's own array."""
+    if not GradMode.enabled:  # e.g. an optimizer step: plain numpy, when shapes and dtypes agree
+        other_data = other.data if isinstance(other, Tensor) else None
+        if other_data is not None and other_data.shape == tensor.data.shape \
+                and other_data.dtype == tensor.data.dtype and tensor.data.flags.writeable:
+            ufunc(tensor.data, other_data, out=tensor.data)
+            tensor._version_counter[0] += 1
+            return tensor
     _check_leaf(tensor)
     other_requires = isinstance(other, Tensor) and other._requires_grad
     if GradMode.enabled and (tensor._requires_grad or other_requires):
