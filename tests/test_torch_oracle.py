@@ -395,7 +395,8 @@ def test_module_level_functions():
 SAVED_EXPRESSIONS = [
     "x.exp()", "x.log()", "x.sqrt()", "x.abs()", "x.tanh()", "x.sigmoid()", "x.relu()",
     "x.sum(1)", "x.mean()", "x.max()", "x.min()", "x.max(1).values", "x.min(0).values",
-    "x.reshape(-1)", "x.transpose(0, 1)", "x[0]", "x[[0, 0]]", "x.softmax(1)", "x.log_softmax(0)",
+    "x.reshape(-1)", "x.transpose(0, 1)", "x[0]", "x[[0, 0]]", "x[:, [1, 1, 0]]", "x.softmax(1)",
+    "x.log_softmax(0)", "lib.where(x > 1, x, 0.0)",
 ]
 
 
@@ -403,13 +404,18 @@ SAVED_EXPRESSIONS = [
 def test_nodes_save_what_torch_saves(expression):
     """node.saved_arrays() names the tensors PyTorch keeps as `_saved_<name>`."""
     data = np.random.default_rng(19).random((3, 4)) + 0.5
-    theirs = eval(expression, {"x": torch.tensor(data, requires_grad=True)}).grad_fn
-    mine = eval(expression, {"x": mg.tensor(data, requires_grad=True)}).grad_fn
-    torch_names = sorted(name.removeprefix("_saved_") for name in dir(theirs)
-                         if name.startswith("_saved_") and isinstance(getattr(theirs, name), torch.Tensor))
-    assert sorted(mine.saved_arrays()) == torch_names
+    theirs = eval(expression, {"x": torch.tensor(data, requires_grad=True), "lib": torch}).grad_fn
+    mine = eval(expression, {"x": mg.tensor(data, requires_grad=True), "lib": mg}).grad_fn
+    torch_saved = {name.removeprefix("_saved_"): getattr(theirs, name) for name in dir(theirs)
+                   if name.startswith("_saved_")}
+    torch_saved = {name: value for name, value in torch_saved.items()
+                   if isinstance(value, torch.Tensor)
+                   or isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value)}
+    assert sorted(mine.saved_arrays()) == sorted(torch_saved)
     for name, array in mine.saved_arrays().items():
-        np.testing.assert_allclose(array, getattr(theirs, "_saved_" + name).detach().numpy().reshape(array.shape))
+        value = torch_saved[name]
+        value = value if isinstance(value, torch.Tensor) else next(v for v in value if v is not None)
+        np.testing.assert_allclose(array, value.detach().numpy().reshape(array.shape))
 
 
 # ---- seeded random cases: many small shapes, dims and index keys --------------------------
@@ -494,3 +500,22 @@ def test_random_dims_and_shapes():
             _compare_or_both_raise(lambda x: eval(expression, {"x": x, "lib": mg, **names}),
                                    lambda x: eval(expression, {"x": x, "lib": torch, **names}),
                                    data, rng)
+
+
+@pytest.mark.parametrize("expression", ["x[[0, 0]]", "x[x > 1]", "x[0]", "x[1:]", "x.sum(0)",
+                                        "lib.where(x > 1, x, 0.0)", "x.max()", "x.exp()",
+                                        "x.reshape(-1)", "lib.cat([x, x])"])
+def test_second_backward_raises_exactly_when_torch_does(expression):
+    """Nodes that saved tensors free them after backward; nodes that saved none do not."""
+    outcomes = []
+    for lib in (torch, mg):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = eval(expression, {"x": x, "lib": lib}).sum()
+        y.backward()
+        try:
+            y.backward()
+            outcomes.append("no error")
+        except RuntimeError as error:
+            assert "retain_graph=True" in str(error)
+            outcomes.append("error")
+    assert outcomes[0] == outcomes[1]

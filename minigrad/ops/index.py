@@ -28,17 +28,32 @@ from minigrad.tensor.tensor import Tensor
 
 # ---- pick (forward) and scatter-add (backward) -------------------------------------------
 class Pick(Function):
-    """out = x[key] for a numpy index `key`;  grad_x = zeros(x.shape) with grad added at key."""
+    """out = x[key] for a numpy index `key`;  grad_x = zeros(x.shape) with grad added at key.
+
+    Index arrays in `key` are saved for backward (as PyTorch saves `indices`), so they are
+    freed after backward like any saved tensor; ints and slices are kept as plain settings.
+    """
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, key: tuple) -> np.ndarray:
-        ctx.key, ctx.input_shape = key, x.shape
+        arrays = [part for part in key if isinstance(part, np.ndarray)]
+        names = ("indices",) if len(arrays) == 1 else tuple(f"indices{i}" for i in range(len(arrays)))
+        ctx.save_for_backward(*arrays, names=names)
+        ctx.key_layout = tuple(None if isinstance(part, np.ndarray) else part for part in key)
+        ctx.input_shape = x.shape
         return np.array(x[key])  # a copy, never a view into x
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        key = _rebuild_key(ctx)
         scatter = _SCATTER_OF[ctx._function]
-        return scatter.apply(grad_output, key=ctx.key, shape=ctx.input_shape)
+        return scatter.apply(grad_output, key=key, shape=ctx.input_shape)
+
+
+def _rebuild_key(ctx: Context) -> tuple:
+    """The index key again, with the saved index arrays put back in their places."""
+    arrays = iter(saved.data for saved in ctx.saved_tensors)
+    return tuple(next(arrays) if part is None else part for part in ctx.key_layout)
 
 
 class Select(Pick):
@@ -76,18 +91,26 @@ class ScatterAdd(Function):
 
 
 class SelectBackward(ScatterAdd):
+    """The backward of Select, as an op (recorded when create_graph=True)."""
+
     node_name = "SelectBackwardBackward0"
 
 
 class SliceBackward(ScatterAdd):
+    """The backward of Slice, as an op."""
+
     node_name = "SliceBackwardBackward0"
 
 
 class IndexBackward(ScatterAdd):
+    """The backward of Index, as an op (PyTorch's index_put with accumulate=True)."""
+
     node_name = "IndexPutImplBackward0"
 
 
 class AliasBackward(ScatterAdd):
+    """The backward of Alias, as an op."""
+
     node_name = "AliasBackwardBackward0"
 
 
@@ -309,7 +332,7 @@ class Where(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Any, b: Any, condition: np.ndarray) -> np.ndarray:
-        ctx.condition = condition
+        ctx.save_for_backward(condition, names=("condition",))
         ctx.shapes = (np.shape(a), np.shape(b))
         try:
             shape = np.broadcast_shapes(condition.shape, np.shape(a), np.shape(b))
@@ -321,9 +344,10 @@ class Where(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        (condition,) = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        grad_a = sum_to(where(ctx.condition, grad_output, 0.0), ctx.shapes[0]) if need_a else None
-        grad_b = sum_to(where(ctx.condition, 0.0, grad_output), ctx.shapes[1]) if need_b else None
+        grad_a = sum_to(where(condition, grad_output, 0.0), ctx.shapes[0]) if need_a else None
+        grad_b = sum_to(where(condition, 0.0, grad_output), ctx.shapes[1]) if need_b else None
         return grad_a, grad_b
 
 
