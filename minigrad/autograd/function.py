@@ -128,8 +128,10 @@ class BackwardNode(Node):
         saved = self._saved
         if saved is None:
             raise RuntimeError(_FREED_MESSAGE)
-        unpack = self._unpack
-        return tuple([unpack(entry) for entry in saved])
+        unpacked = []
+        for entry in saved:
+            unpacked.append(self._unpack(entry))
+        return tuple(unpacked)
 
     def _unpack(self, entry: tuple) -> Any:
         kind, value, counter, expected = entry
@@ -229,8 +231,10 @@ class Function:
         ctx = cls._node_class()
         if not GradMode.enabled:  # the common case inside backward: nothing to record
             ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 8 else (False,) * len(args)
-            output = cls.forward(ctx, *[arg.data if isinstance(arg, Tensor) else _constant(arg, cls)
-                                        for arg in args], **kwargs)
+            arrays = []
+            for arg in args:
+                arrays.append(arg.data if isinstance(arg, Tensor) else _constant(arg, cls))
+            output = cls.forward(ctx, *arrays, **kwargs)
             return Tensor._make(output if type(output) is np.ndarray else np.asarray(output), False, None)
         arrays = []
         needs_grad = []
@@ -262,7 +266,10 @@ class Function:
                 next_nodes.append(arg._get_accumulator())
         ctx._next = tuple(next_nodes)
         if ctx._to_save:
-            ctx._saved = tuple([_saved_entry(value, args, arrays, result) for value in ctx._to_save])
+            saved = []
+            for value in ctx._to_save:
+                saved.append(_saved_entry(value, args, arrays, result))
+            ctx._saved = tuple(saved)
             ctx._to_save = ()
         return result
 

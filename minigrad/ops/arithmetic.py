@@ -80,7 +80,7 @@ class BroadcastTo(Function):
     def forward(ctx: Context, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         ctx.input_shape = x.shape
         try:
-            return np.broadcast_to(x, shape)
+            return _broadcast_view(x, shape)
         except ValueError:
             raise ShapeError(f"cannot broadcast a tensor of shape {x.shape} to shape "
                              f"{tuple(shape)}") from None
@@ -88,6 +88,28 @@ class BroadcastTo(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         return sum_to(grad_output, ctx.input_shape)
+
+
+def _broadcast_view(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """np.broadcast_to(x, shape): a read-only view whose broadcast axes have stride 0.
+
+    Built directly for contiguous arrays (numpy's own broadcast_to is ~10x slower on the
+    small arrays of a backward pass); anything else goes through numpy.
+    """
+    leading = len(shape) - x.ndim
+    if leading < 0 or not x.flags.c_contiguous:
+        return np.broadcast_to(x, shape)
+    strides = [0] * leading
+    for size, target, stride in zip(x.shape, shape[leading:], x.strides):
+        if size == target:
+            strides.append(stride)
+        elif size == 1:
+            strides.append(0)
+        else:
+            raise ValueError(f"cannot broadcast {x.shape} to {shape}")
+    view = np.ndarray(shape, x.dtype, x, 0, tuple(strides))
+    view.flags.writeable = False
+    return view
 
 
 def sum_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
