@@ -136,11 +136,10 @@ class Max(Function):
     equally (each gets grad_output / k), as in PyTorch."""
 
     node_name = "MaxBackward1"
-    reduce = staticmethod(np.max)
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
-        result = np.asarray(ctx._function.reduce(x))
+        result = np.asarray(np.max(x))
         ctx.save_for_backward(x, result, names=("self", "result"))
         return result
 
@@ -153,10 +152,15 @@ class Max(Function):
 
 
 class Min(Max):
-    """out = min_i x_i; the gradient is shared equally by tied minima."""
+    """out = min_i x_i; the gradient is shared equally by tied minima (backward as for max)."""
 
     node_name = "MinBackward1"
-    reduce = staticmethod(np.min)
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        result = np.asarray(np.min(x))
+        ctx.save_for_backward(x, result, names=("self", "result"))
+        return result
 
 
 # ---- max / min along a dim ----------------------------------------------------------------
