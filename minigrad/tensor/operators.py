@@ -24,40 +24,64 @@ class TensorOperators:
 
     # ---- arithmetic operators (the ops live in minigrad.ops.arithmetic) --------------
     def __add__(self, other: Any) -> Tensor:
-        return arithmetic.add(self, other) if _is_operand(other) else _unsupported("+", self, other)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("+", self, other)
+        return arithmetic.add(self, other)
 
     def __radd__(self, other: Any) -> Tensor:
-        return arithmetic.add(self, other) if _is_operand(other) else _unsupported("+", self, other, reflected=True)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("+", self, other, reflected=True)
+        return arithmetic.add(self, other)
 
     def __sub__(self, other: Any) -> Tensor:
-        return arithmetic.sub(self, other) if _is_operand(other) else _unsupported("-", self, other)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("-", self, other)
+        return arithmetic.sub(self, other)
 
     def __rsub__(self, other: Any) -> Tensor:
-        return arithmetic.sub(other, self) if _is_operand(other) else _unsupported("-", self, other, reflected=True)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("-", self, other, reflected=True)
+        return arithmetic.sub(other, self)
 
     def __mul__(self, other: Any) -> Tensor:
-        return arithmetic.mul(self, other) if _is_operand(other) else _unsupported("*", self, other)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("*", self, other)
+        return arithmetic.mul(self, other)
 
     def __rmul__(self, other: Any) -> Tensor:
-        return arithmetic.mul(self, other) if _is_operand(other) else _unsupported("*", self, other, reflected=True)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("*", self, other, reflected=True)
+        return arithmetic.mul(self, other)
 
     def __truediv__(self, other: Any) -> Tensor:
-        return arithmetic.div(self, other) if _is_operand(other) else _unsupported("/", self, other)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("/", self, other)
+        return arithmetic.div(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return arithmetic.div(other, self) if _is_operand(other) else _unsupported("/", self, other, reflected=True)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("/", self, other, reflected=True)
+        return arithmetic.div(other, self)
 
     def __pow__(self, exponent: Any) -> Tensor:
-        return arithmetic.pow(self, exponent) if _is_operand(exponent) else _unsupported("**", self, exponent)
+        if not isinstance(exponent, _OPERANDS):
+            return _unsupported("**", self, exponent)
+        return arithmetic.pow(self, exponent)
 
     def __rpow__(self, base: Any) -> Tensor:
-        return arithmetic.pow(base, self) if _is_operand(base) else _unsupported("**", self, base, reflected=True)
+        if not isinstance(base, _OPERANDS):
+            return _unsupported("**", self, base, reflected=True)
+        return arithmetic.pow(base, self)
 
     def __matmul__(self, other: Any) -> Tensor:
-        return arithmetic.matmul(self, other) if _is_operand(other) else _unsupported("@", self, other)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("@", self, other)
+        return arithmetic.matmul(self, other)
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        return arithmetic.matmul(other, self) if _is_operand(other) else _unsupported("@", self, other, reflected=True)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("@", self, other, reflected=True)
+        return arithmetic.matmul(other, self)
 
     def __neg__(self) -> Tensor:
         return arithmetic.neg(self)
@@ -95,22 +119,30 @@ class TensorOperators:
         return self._make(ufunc(self.data, other_data), False, None)
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return self._compare(other, np.equal) if _is_operand(other) else _unsupported("==", self, other)
+        return self._compare(other, np.equal) if isinstance(other, _OPERANDS) else NotImplemented
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return self._compare(other, np.not_equal) if _is_operand(other) else _unsupported("!=", self, other)
+        return self._compare(other, np.not_equal) if isinstance(other, _OPERANDS) else NotImplemented
 
     def __lt__(self, other: Any) -> Tensor:
-        return self._compare(other, np.less) if _is_operand(other) else _unsupported("<", self, other)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("<", self, other)
+        return self._compare(other, np.less)
 
     def __le__(self, other: Any) -> Tensor:
-        return self._compare(other, np.less_equal) if _is_operand(other) else _unsupported("<=", self, other)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("<=", self, other)
+        return self._compare(other, np.less_equal)
 
     def __gt__(self, other: Any) -> Tensor:
-        return self._compare(other, np.greater) if _is_operand(other) else _unsupported(">", self, other)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported(">", self, other)
+        return self._compare(other, np.greater)
 
     def __ge__(self, other: Any) -> Tensor:
-        return self._compare(other, np.greater_equal) if _is_operand(other) else _unsupported(">=", self, other)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported(">=", self, other)
+        return self._compare(other, np.greater_equal)
 
     # ---- dtype conversions (differentiable for float -> float) ------------------------
     def to(self, dtype: Any) -> Tensor:
@@ -156,16 +188,24 @@ class TensorOperators:
         return inplace.fill_(self, value)
 
     def __iadd__(self, other: Any) -> Tensor:
-        return self.add_(other) if _is_operand(other) else _unsupported("+=", self, other)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("+=", self, other)
+        return self.add_(other)
 
     def __isub__(self, other: Any) -> Tensor:
-        return self.sub_(other) if _is_operand(other) else _unsupported("-=", self, other)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("-=", self, other)
+        return self.sub_(other)
 
     def __imul__(self, other: Any) -> Tensor:
-        return self.mul_(other) if _is_operand(other) else _unsupported("*=", self, other)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("*=", self, other)
+        return self.mul_(other)
 
     def __itruediv__(self, other: Any) -> Tensor:
-        return self.div_(other) if _is_operand(other) else _unsupported("/=", self, other)
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("/=", self, other)
+        return self.div_(other)
 
     def __hash__(self) -> int:
         return id(self)  # `==` is elementwise, so hash by identity (as PyTorch does)
@@ -261,21 +301,15 @@ class TensorOperators:
 
 def _unsupported(symbol: str, tensor: Any, other: Any, reflected: bool = False) -> Any:
     """Raise Python's usual TypeError naming both operand types (as PyTorch does)."""
-    if symbol in ("==", "!="):
-        return NotImplemented  # `tensor == "a"` is simply False, like for any Python object
     left, right = "Tensor", type(other).__name__
     if reflected:
         left, right = right, left
     raise TypeError(f"unsupported operand type(s) for {symbol}: '{left}' and '{right}'")
 
 
-def _is_operand(value: Any) -> bool:
-    """Types an arithmetic operator accepts next to a Tensor: Tensors, arrays and real numbers
-    (others raise "unsupported operand type(s) for *: 'Tensor' and 'str'")."""
-    return isinstance(value, _OPERAND_TYPES) and not isinstance(value, complex)
-
-
-_OPERAND_TYPES = (TensorOperators, float, int, np.ndarray, np.number, np.bool_)
+# What an operator accepts next to a Tensor: Tensors, arrays and real numbers. Anything else
+# raises "unsupported operand type(s) for *: 'Tensor' and 'str'".
+_OPERANDS = (TensorOperators, float, int, np.ndarray, np.floating, np.integer, np.bool_)
 
 
 def load_ops() -> None:
