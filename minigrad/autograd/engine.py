@@ -47,7 +47,7 @@ def _root_gradients(outputs: list[Tensor], gradients: list[Any]) -> list[Tensor]
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
                                    f"(this output has shape {output.shape}; pass "
                                    "gradient=<tensor of that shape>, the vector v of v^T J)")
-            gradient = Tensor._make(np.ones_like(output.data), False, None)
+            gradient = Tensor._make(np.ones(output.data.shape, output.data.dtype), False, None)
         elif not isinstance(gradient, Tensor):
             gradient = Tensor(np.asarray(gradient), dtype=output.dtype)
         if gradient.shape != output.shape:
