@@ -238,3 +238,26 @@ def test_gradients_match_pytorch_on_a_broadcast_expression():
         out.backward(type(out)(np.ones((4, 3))) if inputs is ours else torch.ones(4, 3))
     for mine, reference in zip(ours, theirs):
         np.testing.assert_allclose(mine.grad.numpy(), reference.grad.numpy(), rtol=1e-5)
+
+
+GRADCHECK_CASES = {
+    "add_broadcast": (lambda a, b: a + b, [(2, 3), (3,)]),
+    "sub_column": (lambda a, b: a - b, [(2, 3), (2, 1)]),
+    "mul_scalar_tensor": (lambda a, b: a * b, [(), (2, 2)]),
+    "div": (lambda a, b: a / b, [(3,), (3,)]),
+    "pow_tensor": (lambda a, b: a ** b, [(2, 2), (2, 2)]),
+    "matmul_batched": (lambda a, b: a @ b, [(2, 3, 4), (4, 2)]),
+    "matmul_vector": (lambda a, b: a @ b, [(3,), (3, 2)]),
+    "mixed": (lambda a, b: (a * b - a / (b * b + 1)) ** 2, [(2, 3), (3,)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADCHECK_CASES))
+def test_gradcheck_and_gradgradcheck(name):
+    gradcheck = pytest.importorskip("minigrad.autograd.gradcheck")
+    function, shapes = GRADCHECK_CASES[name]
+    rng = np.random.default_rng(5)
+    inputs = [mg.tensor(rng.uniform(0.5, 1.5, shape), dtype=mg.float64, requires_grad=True)
+              for shape in shapes]
+    assert gradcheck.gradcheck(function, inputs)
+    assert gradcheck.gradgradcheck(function, inputs)
