@@ -261,3 +261,21 @@ def test_gradcheck_and_gradgradcheck(name):
               for shape in shapes]
     assert gradcheck.gradcheck(function, inputs)
     assert gradcheck.gradgradcheck(function, inputs)
+
+
+@pytest.mark.oracle
+def test_result_dtypes_match_pytorch():
+    torch = pytest.importorskip("torch")
+    values = [np.ones(2, np.float32), np.ones(2), np.array(2.0), np.array(2.0, np.float32),
+              np.ones((), np.float32), np.array([1, 2]), np.array(3), 2.5, 3]
+    for a in values:
+        for b in values:
+            if not isinstance(a, np.ndarray):
+                continue
+            theirs_b = torch.tensor(b) if isinstance(b, np.ndarray) else b
+            ours_b = mg.tensor(b) if isinstance(b, np.ndarray) else b
+            for op in (lambda x, y: x + y, lambda x, y: x * y, lambda x, y: x / y,
+                       lambda x, y: y - x):
+                theirs = op(torch.tensor(a), theirs_b).dtype
+                ours = op(mg.tensor(a), ours_b).dtype
+                assert str(theirs).split(".")[1] == ours.name, (a, b)

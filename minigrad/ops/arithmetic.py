@@ -40,12 +40,22 @@ def _broadcast_error(a: Any, b: Any, symbol: str) -> ShapeError:
 
 
 def _promote(result: np.ndarray, a: Any, b: Any) -> np.ndarray:
-    """numpy makes float64 from int tensors and Python floats; PyTorch keeps float32."""
-    if result.dtype == float64 and not (
-        (type(a) is np.ndarray and a.dtype == float64) or (type(b) is np.ndarray and b.dtype == float64)
-    ):
-        return result.astype(float32)
-    return result
+    """Correct numpy's float64 results to PyTorch's dtype.
+
+    numpy gives float64 for int tensors with Python floats, for int / int, and for a float32
+    tensor with a 0-d float64 array; PyTorch keeps float32 there. Its rule: a float64 result
+    needs a float64 operand with at least one dim, or a 0-d float64 operand and no other
+    floating point operand with dims.
+    """
+    if result.dtype != float64:
+        return result
+    arrays = [x for x in (a, b) if type(x) is np.ndarray]
+    dimensioned_floats = [x for x in arrays if x.ndim > 0 and x.dtype.kind == "f"]
+    if dimensioned_floats:
+        keep = any(x.dtype == float64 for x in dimensioned_floats)
+    else:
+        keep = any(x.dtype == float64 for x in arrays)
+    return result if keep else result.astype(float32)
 
 
 # ---- broadcasting and its adjoint -------------------------------------------------------
