@@ -116,8 +116,9 @@ def main() -> None:
     engine_median, numpy_median = statistics.median(engine_times), statistics.median(numpy_times)
     print(f"MLP {'-'.join(map(str, SIZES))}, batch {args.batch}, float32, one SGD step "
           f"({args.repeats} repeats after {args.warmup} warm-up)")
-    print(f"  numpy by hand : median {numpy_median * 1e3:7.3f} ms   best {min(numpy_times) * 1e3:7.3f} ms")
-    print(f"  minigrad      : median {engine_median * 1e3:7.3f} ms   best {min(engine_times) * 1e3:7.3f} ms")
+    for label, times in (("numpy by hand", numpy_times), ("minigrad", engine_times)):
+        print(f"  {label:14s}: median {statistics.median(times) * 1e3:7.3f} ms   "
+              f"best {min(times) * 1e3:7.3f} ms")
     print(f"  ratio minigrad / numpy: {engine_median / numpy_median:.2f}x (median), "
           f"{min(engine_times) / min(numpy_times):.2f}x (best)")
 

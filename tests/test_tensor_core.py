@@ -194,3 +194,14 @@ def test_setitem_in_place_outside_the_graph():
     assert w.tolist() == [3.0, 1.0]
     with pytest.raises(RuntimeError, match="out of place"):
         (w * 2)[0] = 1.0
+
+
+def test_clone_copies_data_and_keeps_the_graph():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = x.clone()
+    assert y.grad_fn.name() == "CloneBackward0"
+    with mg.no_grad():
+        y.add_(1)
+    assert x.tolist() == [1.0, 2.0]
+    (y * y).backward(mg.ones(2))
+    np.testing.assert_array_equal(x.grad.numpy(), [4.0, 6.0])

@@ -209,10 +209,12 @@ def run_backward(outputs: Sequence[Tensor], gradients: Sequence[Tensor], retain_
                     continue
                 if input_grads is not None:
                     child_grad = input_grads[index]
-                    if child_grad is not None and (needed is None or child in needed or child in capture):
+                    wanted = needed is None or child in needed or child in capture
+                    if child_grad is not None and wanted:
                         expected = node.inputs[index].data
-                        if type(child_grad) is not Tensor or child_grad.data.shape != expected.shape \
-                                or child_grad.data.dtype != expected.dtype:
+                        if type(child_grad) is not Tensor or \
+                                child_grad.data.shape != expected.shape or \
+                                child_grad.data.dtype != expected.dtype:
                             child_grad = _checked(child_grad, node, index)
                         if child in pending:
                             pending[child] = pending[child] + child_grad

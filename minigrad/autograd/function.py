@@ -215,7 +215,8 @@ class Function:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward0"
-        cls._node_class = type(name, (BackwardNode,), {"_function": cls, "__module__": cls.__module__})
+        attributes = {"_function": cls, "__module__": cls.__module__}
+        cls._node_class = type(name, (BackwardNode,), attributes)
 
     @staticmethod
     def forward(ctx: BackwardNode, *args: Any, **kwargs: Any) -> np.ndarray:
@@ -235,7 +236,9 @@ class Function:
             for arg in args:
                 arrays.append(arg.data if isinstance(arg, Tensor) else _constant(arg, cls))
             output = cls.forward(ctx, *arrays, **kwargs)
-            return Tensor._make(output if type(output) is np.ndarray else np.asarray(output), False, None)
+            if type(output) is not np.ndarray:
+                output = np.asarray(output)
+            return Tensor._make(output, False, None)
         arrays = []
         needs_grad = []
         for arg in args:

@@ -1,4 +1,7 @@
-"""Changing a tensor's dtype (`x.double()`, `x.to(minigrad.float64)`): differentiable."""
+"""Copies: `x.clone()`, and dtype changes `x.double()`, `x.to(minigrad.float64)`.
+
+Both stay in the graph: the gradient passes through unchanged (converted back to x's dtype).
+"""
 
 from __future__ import annotations
 
@@ -23,6 +26,23 @@ class ToCopy(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         return to(grad_output, ctx.input_dtype)
+
+
+class Clone(Function):
+    """out = a copy of x;  d(out)/dx = 1."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        return x.copy()
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        return grad_output
+
+
+def clone(x: Tensor) -> Tensor:
+    """A copy of x with its own data that stays in the graph (gradient passes unchanged)."""
+    return Clone.apply(x)
 
 
 def to(x: Tensor, dtype: Any) -> Tensor:

@@ -20,7 +20,9 @@ bool_ = np.dtype(np.bool_)
 default_float: np.dtype = float32
 FLOATING = (float32, float64)
 SUPPORTED = (float32, float64, int32, int64, bool_)
-_OTHER_INTEGERS = {np.dtype(t) for t in (np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64)}
+# Other integer types are stored as int64, as PyTorch does with Python ints.
+_OTHER_INTEGERS = {np.dtype(t) for t in
+                   (np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64)}
 
 _SUPPORTED_NAMES = "float32, float64 (floating point), int32, int64, bool"
 
@@ -66,7 +68,7 @@ def _is_dtype(value: Any) -> bool:
 
 
 def as_dtype(dtype: Any) -> np.dtype:
-    """Turn a user's `dtype=` argument (mg.float64, np.float32, "float64", float…) into a dtype."""
+    """A user's `dtype=` (mg.float64, np.float32, "float64", float…) as a numpy dtype."""
     if dtype is float:
         return float32  # PyTorch: dtype=float means the default floating dtype
     if dtype is int:
@@ -90,7 +92,7 @@ def infer_dtype(array: np.ndarray, from_python: bool) -> np.dtype:
     """
     kind = array.dtype.kind
     if kind == "f":
-        if array.dtype == float16_dtype:
+        if array.dtype == np.float16:
             raise _unsupported(array.dtype)
         return default_float if from_python else array.dtype
     if kind in "iu":
@@ -102,13 +104,20 @@ def infer_dtype(array: np.ndarray, from_python: bool) -> np.dtype:
     raise _unsupported(array.dtype)
 
 
-float16_dtype = np.dtype(np.float16)
+def promote(result: np.ndarray, a: Any, b: Any) -> np.ndarray:
+    """Correct numpy's float64 results to PyTorch's dtype.
 
-
-def result_float_dtype(*dtypes: np.dtype) -> np.dtype:
-    """Promotion for arithmetic: float64 if any tensor is float64, else float32.
-
-    Python numbers do not take part (they never promote a tensor), so `float32 * 2.5` stays
-    float32, and integer tensors divided or mixed with floats give the default float32.
+    numpy gives float64 for int tensors with Python floats, for int / int, and for a float32
+    tensor with a 0-d float64 array; PyTorch keeps float32 there. Its rule: a float64 result
+    needs a float64 operand with at least one dim, or a 0-d float64 operand and no other
+    floating point operand with dims.
     """
-    return float64 if float64 in dtypes else float32
+    if result.dtype != float64:
+        return result
+    arrays = [x for x in (a, b) if type(x) is np.ndarray]
+    dimensioned_floats = [x for x in arrays if x.ndim > 0 and x.dtype.kind == "f"]
+    if dimensioned_floats:
+        keep = any(x.dtype == float64 for x in dimensioned_floats)
+    else:
+        keep = any(x.dtype == float64 for x in arrays)
+    return result if keep else result.astype(float32)

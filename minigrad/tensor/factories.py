@@ -102,11 +102,11 @@ def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = F
 
 def zeros_like(other: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Zeros with the shape (and, by default, the dtype) of `other`."""
-    return _leaf(np.zeros(other.shape, dtype=other.dtype if dtype is None else dtypes.as_dtype(dtype)),
-                 requires_grad)
+    target = other.dtype if dtype is None else dtypes.as_dtype(dtype)
+    return _leaf(np.zeros(other.shape, dtype=target), requires_grad)
 
 
 def ones_like(other: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Ones with the shape (and, by default, the dtype) of `other`."""
-    return _leaf(np.ones(other.shape, dtype=other.dtype if dtype is None else dtypes.as_dtype(dtype)),
-                 requires_grad)
+    target = other.dtype if dtype is None else dtypes.as_dtype(dtype)
+    return _leaf(np.ones(other.shape, dtype=target), requires_grad)

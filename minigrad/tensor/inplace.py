@@ -22,7 +22,8 @@ from minigrad.autograd.grad_mode import GradMode
 from minigrad.tensor import dtypes
 from minigrad.tensor.tensor import _LEAF_INPLACE_MESSAGE, Tensor
 
-_TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
+_TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+                "bool": "Bool"}
 
 
 class Fill(Function):
@@ -95,7 +96,8 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
         ufunc(tensor.data, other_data, out=tensor.data, casting="same_kind")
     except TypeError:  # numpy's UFuncTypeError: e.g. an int tensor += 1.5
         result_dtype = np.result_type(tensor.data, other_data)
-        if result_dtype.kind == "f" and not (isinstance(other_data, np.ndarray) and other_data.dtype == np.float64):
+        other_is_double = isinstance(other_data, np.ndarray) and other_data.dtype == np.float64
+        if result_dtype.kind == "f" and not other_is_double:
             result_dtype = np.dtype(np.float32)  # a Python float does not make a Double tensor
         raise RuntimeError(
             f"result type {_TORCH_NAMES.get(result_dtype.name, result_dtype.name)} can't be "

@@ -119,10 +119,14 @@ class TensorOperators:
         return self._make(ufunc(self.data, other_data), False, None)
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return self._compare(other, np.equal) if isinstance(other, _OPERANDS) else NotImplemented
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented  # `tensor == "a"` is simply False, as for any object
+        return self._compare(other, np.equal)
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return self._compare(other, np.not_equal) if isinstance(other, _OPERANDS) else NotImplemented
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return self._compare(other, np.not_equal)
 
     def __lt__(self, other: Any) -> Tensor:
         if not isinstance(other, _OPERANDS):
@@ -162,7 +166,7 @@ class TensorOperators:
 
     def clone(self) -> Tensor:
         """A copy of this tensor that stays in the graph (gradient flows through unchanged)."""
-        return arithmetic.mul(self, 1) if self._requires_grad else self._make(self.data.copy(), False, None)
+        return cast.clone(self)
 
     # ---- in place (see minigrad.tensor.inplace) ---------------------------------------
     def add_(self, other: Any, alpha: float = 1) -> Tensor:
@@ -315,8 +319,8 @@ _OPERANDS = (TensorOperators, float, int, np.ndarray, np.floating, np.integer, n
 def load_ops() -> None:
     """Import the op modules these methods call. `minigrad.tensor.tensor` calls this once
     `Tensor` exists, because every op module builds on `Tensor`."""
-    global arithmetic, index, inplace, reduce, shape_ops, softmax_ops, unary
-    from minigrad.ops import arithmetic, index, reduce, unary
+    global arithmetic, cast, index, inplace, reduce, shape_ops, softmax_ops, unary
+    from minigrad.ops import arithmetic, cast, index, reduce, unary
     from minigrad.ops import shape as shape_ops
     from minigrad.ops import softmax as softmax_ops
     from minigrad.tensor import inplace

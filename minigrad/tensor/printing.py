@@ -16,7 +16,8 @@ def _float_formatter(values: np.ndarray) -> Callable[[float], str]:
     """PyTorch's choice: `1.` when every value is whole, else 4 decimals, else scientific."""
     finite = values[np.isfinite(values)]
     magnitudes = np.abs(finite[finite != 0])
-    spread = magnitudes.size and (magnitudes.max() / magnitudes.min() > 1000 or magnitudes.max() > 1e8)
+    spread = magnitudes.size and (magnitudes.max() / magnitudes.min() > 1000
+                                  or magnitudes.max() > 1e8)
     if finite.size and np.all(finite == np.round(finite)) and not spread:
         def whole(x: float) -> str:
             return f"{x:.0f}." if np.isfinite(x) else str(x)
@@ -61,5 +62,6 @@ def _edges(data: np.ndarray) -> np.ndarray:
     """The values a summarised print shows (first and last three along each axis)."""
     for axis in range(data.ndim):
         if data.shape[axis] > 6:
-            data = np.concatenate([np.take(data, range(3), axis), np.take(data, range(-3, 0), axis)], axis)
+            edges = [np.take(data, range(3), axis), np.take(data, range(-3, 0), axis)]
+            data = np.concatenate(edges, axis)
     return data

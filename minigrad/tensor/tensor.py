@@ -164,7 +164,8 @@ class Tensor(TensorOperators):
     def grad(self, value: Tensor | None) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad must be a Tensor or None, got {type(value).__name__}")
+                raise TypeError("assigned grad must be a Tensor or None, got "
+                                f"{type(value).__name__}")
             if value.shape != self.shape:
                 raise RuntimeError(f"assigned grad has shape {value.shape} but the tensor has "
                                    f"shape {self.shape}; they must match")

@@ -1,0 +1,146 @@
+"""The matrix product `a @ b`, with numpy's rules (1-D vectors, batched stacks).
+
+PyTorch names the node by the shapes: DotBackward0 (1-D @ 1-D), MvBackward0 (2-D @ 1-D),
+MmBackward0 (2-D @ 2-D). Other cases record MatmulBackward0 (one node where PyTorch records
+several reshapes around a batched product).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autograd.function import BackwardNode as Context
+from minigrad.autograd.function import Function
+from minigrad.ops.broadcast import ShapeError, sum_to
+from minigrad.tensor.dtypes import promote
+from minigrad.tensor.tensor import Tensor
+
+
+class Matmul(Function):
+    """out = a @ b with numpy's rules (1-D vectors, batched stacks with broadcasting).
+
+    d(out)/da = grad @ bᵀ,  d(out)/db = aᵀ @ grad  (a 1-D operand is treated as a row/column,
+    broadcast batch axes are summed away).
+    """
+
+    node_name = "MatmulBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b if need_a else None, names=("self", "other"))
+        return promote(np.matmul(a, b), a, b)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        shapes = (np.shape(ctx.inputs[0]), np.shape(ctx.inputs[1]))
+        return _matmul_backward(grad_output, a, b, need_a, need_b, shapes)
+
+
+class Dot(Matmul):
+    """1-D @ 1-D: the dot product."""
+
+    node_name = "DotBackward0"
+
+
+class Mv(Matmul):
+    """2-D @ 1-D: matrix times vector."""
+
+    node_name = "MvBackward0"
+
+
+class Mm(Matmul):
+    """2-D @ 2-D: matrix product."""
+
+    node_name = "MmBackward0"
+
+
+class MatrixTranspose(Function):
+    """out = x with its last two axes swapped, as a read-only view (no copy);
+    d(out)/dx = the gradient swapped back.
+
+    matmul's backward needs bᵀ and aᵀ; numpy's matmul reads a transposed view directly, so
+    not copying keeps backward as cheap as the hand-written numpy version.
+    """
+
+    node_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        view = x.T if x.ndim == 2 else np.swapaxes(x, -1, -2)
+        view.flags.writeable = False  # a view: writing to it would change x
+        return view
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        return MatrixTranspose.apply(grad_output)
+
+
+def _matmul_backward(grad_output: Tensor, a: Tensor | None, b: Tensor | None, need_a: bool,
+                     need_b: bool, shapes: tuple) -> tuple[Tensor | None, Tensor | None]:
+    a_shape, b_shape = shapes
+    if len(a_shape) == 1 and len(b_shape) == 1:  # dot product: grad_output is a scalar
+        return (grad_output * b if need_a else None, grad_output * a if need_b else None)
+    transpose = MatrixTranspose.apply
+    if len(a_shape) == 2 and len(b_shape) == 2:
+        return (grad_output @ transpose(b) if need_a else None,
+                transpose(a) @ grad_output if need_b else None)
+    from minigrad.ops.shape import reshape
+
+    # Treat a 1-D operand as a 1-row (a) or 1-column (b) matrix, as numpy does.
+    a2_shape = (1,) + a_shape if len(a_shape) == 1 else a_shape
+    b2_shape = b_shape + (1,) if len(b_shape) == 1 else b_shape
+    grad_shape = np.broadcast_shapes(a2_shape[:-2], b2_shape[:-2]) + (a2_shape[-2], b2_shape[-1])
+    grad2 = reshape(grad_output, grad_shape)
+    grad_a = grad_b = None
+    if need_a:
+        grad_a = grad2 @ transpose(reshape(b, b2_shape))
+        grad_a = reshape(sum_to(grad_a, a2_shape), a_shape)
+    if need_b:
+        grad_b = transpose(reshape(a, a2_shape)) @ grad2
+        grad_b = reshape(sum_to(grad_b, b2_shape), b_shape)
+    return grad_a, grad_b
+
+
+def _matmul_error(a: np.ndarray, b: np.ndarray) -> ShapeError | None:
+    """None if numpy can multiply a and b, else the error to raise (both shapes named)."""
+    if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0]:
+        return None  # the common case, checked first because matmul is called so often
+    if a.ndim == 0 or b.ndim == 0:
+        return ShapeError(f"both arguments to matmul need to be at least 1D, but they are "
+                          f"{a.ndim}D and {b.ndim}D")
+    inner_a = a.shape[-1]
+    inner_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if inner_a != inner_b:
+        rows_a = a.shape[-2] if a.ndim > 1 else 1
+        return ShapeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows_a}x{inner_a} and "
+            f"{inner_b}x{b.shape[-1] if b.ndim > 1 else 1}): the last size of the first "
+            f"operand {a.shape} must equal the {'first' if b.ndim == 1 else 'second-to-last'} "
+            f"size of the second {b.shape}")
+    try:
+        if a.ndim > 2 and b.ndim > 2:
+            np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        return ShapeError(f"matmul batch shapes {a.shape[:-2]} and {b.shape[:-2]} (of operands "
+                          f"{a.shape} and {b.shape}) cannot be broadcast together")
+    return None
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """a @ b like numpy.matmul; 2-D @ 2-D records an MmBackward0 node, as in PyTorch."""
+    if type(a) is Tensor and type(b) is Tensor and a.data.ndim == 2 == b.data.ndim \
+            and a.data.shape[1] == b.data.shape[0]:
+        return Mm.apply(a, b)  # the common case, first: matmul sits in every layer
+    a_data = a.data if isinstance(a, Tensor) else np.asarray(a)
+    b_data = b.data if isinstance(b, Tensor) else np.asarray(b)
+    error = _matmul_error(a_data, b_data)
+    if error is not None:
+        raise error
+    return _MATMUL_NODES.get((a_data.ndim, b_data.ndim), Matmul).apply(a, b)
+
+
+# PyTorch records 1-D @ 1-D, 2-D @ 1-D and 2-D @ 2-D under these names.
+_MATMUL_NODES = {(1, 1): Dot, (2, 1): Mv, (2, 2): Mm}
