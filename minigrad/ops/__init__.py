@@ -1,12 +1,14 @@
 """The differentiable operations, one module per family (each op: forward + backward).
 
-arithmetic  + - * / ** @, negation, broadcasting and its adjoint (sum_to)
+arithmetic  + - * / **, negation
+broadcast   broadcast_to and its adjoint sum_to (the gradient of a broadcast input)
+matmul      @ (dot, matrix-vector, matrix-matrix, batched)
 unary       exp log sqrt abs tanh sigmoid relu
 reduce      sum mean max min
 shape       reshape view transpose permute flatten unsqueeze squeeze expand
 index       x[key], cat, stack, where
 softmax     softmax, log_softmax
-cast        dtype conversion (x.double(), x.to(dtype))
+cast        copies and dtype conversion (x.clone(), x.double(), x.to(dtype))
 
 Import ops from their module (`from minigrad.ops.unary import exp`) or use the public names
 re-exported by `minigrad` (`minigrad.exp`). This package re-exports nothing, so that
