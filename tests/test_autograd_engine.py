@@ -468,3 +468,23 @@ def test_create_graph_makes_grad_part_of_a_graph_and_accumulates():
     np.testing.assert_array_equal(x.grad.detach().numpy(), [3.0, 27.0])
     gradient_of_gradient, = mg.autograd.grad(x.grad, x, grad_outputs=mg.ones(2))
     np.testing.assert_array_equal(gradient_of_gradient.numpy(), [6.0, 18.0])   # 6x
+
+
+@pytest.mark.oracle
+def test_autograd_grad_multiple_outputs_and_double_backward_match_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(11)
+    xv, wv = rng.uniform(0.5, 1.5, (3, 2)), rng.uniform(0.5, 1.5, (2,))
+    results = {}
+    for library in (mg, torch):
+        x = library.tensor(xv, requires_grad=True)
+        w = library.tensor(wv, requires_grad=True)
+        h = x * w + w ** 3
+        a, b = h * h, h / (x + 1)
+        ga = library.tensor(np.ones((3, 2)))
+        gb = library.tensor(np.full((3, 2), 0.5))
+        dx, dw = library.autograd.grad([a, b], [x, w], grad_outputs=[ga, gb], create_graph=True)
+        (ddw,) = library.autograd.grad((dx * dx).sum() + dw.sum(), w)
+        results[library.__name__] = [t.detach().numpy() for t in (dx, dw, ddw)]
+    for ours, theirs in zip(results["minigrad"], results["torch"]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5)

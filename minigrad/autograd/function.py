@@ -27,6 +27,7 @@ constants); keyword arguments are settings such as `dim=` and are passed to `for
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from typing import Any, Callable
 
@@ -43,6 +44,9 @@ _FREED_MESSAGE = (
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward."
 )
+
+
+_hook_keys = itertools.count()  # each registered hook gets its own key, in registration order
 
 
 class RemovableHandle:
@@ -82,9 +86,7 @@ class Node:
     def _add_pre_hook(self, hook: Callable) -> RemovableHandle:
         if self._pre_hooks is None:
             self._pre_hooks = {}
-        key = id(hook) ^ len(self._pre_hooks) << 48
-        while key in self._pre_hooks:
-            key += 1
+        key = next(_hook_keys)
         self._pre_hooks[key] = hook
         return RemovableHandle(self._pre_hooks, key)
 
@@ -159,7 +161,7 @@ class BackwardNode(Node):
                 continue
             if names is not None and position < len(names):
                 key = names[position]
-            elif kind == "input":
+            elif kind == "input" and any(arg is value for arg in self.inputs):
                 index = next(i for i, arg in enumerate(self.inputs) if arg is value)
                 key = ("self", "other")[index] if index < 2 else f"input{index}"
             elif kind == "result":
