@@ -488,3 +488,16 @@ def test_autograd_grad_multiple_outputs_and_double_backward_match_pytorch():
         results[library.__name__] = [t.detach().numpy() for t in (dx, dw, ddw)]
     for ours, theirs in zip(results["minigrad"], results["torch"]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+
+
+def test_set_grad_enabled_as_call_and_context_manager():
+    x = mg.ones(2, requires_grad=True)
+    with mg.set_grad_enabled(False):
+        assert not (x * 2).requires_grad
+    assert (x * 2).requires_grad
+    mg.set_grad_enabled(False)
+    try:
+        assert not mg.is_grad_enabled()
+    finally:
+        mg.set_grad_enabled(True)
+    assert mg.is_grad_enabled()

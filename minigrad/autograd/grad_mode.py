@@ -24,11 +24,6 @@ def is_grad_enabled() -> bool:
     return GradMode.enabled
 
 
-def set_grad_enabled(mode: bool) -> None:
-    """Turn graph recording on or off (prefer the context managers below)."""
-    GradMode.enabled = bool(mode)
-
-
 class _GradModeContext:
     """Base for context managers that set grad mode on entry and restore it on exit."""
 
@@ -66,3 +61,18 @@ class enable_grad(_GradModeContext):
     """Record operations again, e.g. inside a `no_grad` block."""
 
     target_mode = True
+
+
+class set_grad_enabled:
+    """Turn recording on or off: `set_grad_enabled(False)` acts at once, and as a context
+    manager (`with set_grad_enabled(training): ...`) it restores the previous mode on exit."""
+
+    def __init__(self, mode: bool) -> None:
+        self._previous = GradMode.enabled
+        GradMode.enabled = bool(mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc_info: object) -> None:
+        GradMode.enabled = self._previous
