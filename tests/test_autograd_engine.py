@@ -501,3 +501,11 @@ def test_set_grad_enabled_as_call_and_context_manager():
     finally:
         mg.set_grad_enabled(True)
     assert mg.is_grad_enabled()
+
+
+def test_hook_returning_a_wrong_shape_is_reported():
+    x = mg.ones(3, requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda grad: grad[:2])
+    with pytest.raises(RuntimeError, match=r"returned \(2,\) for a gradient of shape \(3,\)"):
+        y.backward(mg.ones(3))

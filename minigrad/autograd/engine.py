@@ -114,7 +114,8 @@ def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool, handed_out
     if tensor._grad is None:
         # With create_graph the gradient may be part of a graph: store it as it is.
         tensor._grad = gradient if gradient.requires_grad else _owned(gradient, handed_out)
-    elif create_graph or tensor._grad.requires_grad or gradient.requires_grad:
+    elif create_graph or tensor._grad.requires_grad or gradient.requires_grad \
+            or not tensor._grad.data.flags.writeable:
         tensor._grad = tensor._grad + gradient
     else:
         np.add(tensor._grad.data, gradient.data, out=tensor._grad.data)
@@ -140,8 +141,14 @@ def _run_hooks(node: Node, gradient: Tensor) -> Tensor:
     """Tensor hooks, in registration order; each may return a replacement gradient."""
     for hook in tuple(node._pre_hooks.values()):
         replaced = hook(gradient)
-        if replaced is not None:
-            gradient = replaced
+        if replaced is None:
+            continue
+        if not isinstance(replaced, Tensor) or replaced.shape != gradient.shape:
+            shape = getattr(replaced, "shape", type(replaced).__name__)
+            raise RuntimeError(f"hook {getattr(hook, '__name__', hook)!r} returned {shape} for a "
+                               f"gradient of shape {gradient.shape}; a hook must return None "
+                               "or a Tensor of the same shape")
+        gradient = replaced
     return gradient
 
 
