@@ -87,7 +87,7 @@ def timed(step: Callable[[], float]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--repeats", type=int, default=100)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--warmup", type=int, default=10)
     args = parser.parse_args()
