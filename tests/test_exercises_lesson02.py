@@ -9,45 +9,24 @@ from __future__ import annotations
 import math
 import sys
 from collections import deque
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 import numpy as np
 import pytest
+from exercise_cases import ExerciseCases
 
 from minigrad import Value
-from minigrad.exercises.codec import decode, encode
+from minigrad.exercises.codec import encode
 from minigrad.exercises.lessons import lesson02 as reference
 from minigrad.exercises.lessons.lesson02_checks import EXERCISES, WORKED_PROGRAM
-from minigrad.exercises.spec import compare_values
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}
 SEEDS = range(6)
 
 
-def _case_sets(exercise_id: str, seeds: range = SEEDS) -> list[list[tuple]]:
-    exercise = BY_ID[exercise_id]
-    return [list(exercise.visible())] + [list(exercise.hidden(np.random.default_rng(seed)))
-                                         for seed in seeds]
-
-
-def failures(exercise_id: str, function: Callable, sets: Optional[list] = None) -> list[str]:
-    """Messages for every case ``function`` gets wrong (visible and several hidden sets)."""
-    exercise = BY_ID[exercise_id]
-    expected_function = getattr(reference, exercise.function)
-    messages = []
-    for cases in sets if sets is not None else _case_sets(exercise_id):
-        for args in cases:
-            args = decode(encode(args))
-            expected = decode(encode(expected_function(*args)))
-            try:
-                got = decode(encode(function(*decode(encode(args)))))
-            except Exception as error:  # a wrong answer may crash: that is a failure too
-                messages.append(f"{type(error).__name__}: {error}")
-                continue
-            message = compare_values(exercise.compare, expected, got, args)
-            if message:
-                messages.append(message)
-    return messages
+_cases = ExerciseCases(EXERCISES, reference, SEEDS)
+_case_sets = _cases.case_sets
+failures = _cases.failures
 
 
 def test_every_exercise_is_well_formed() -> None:

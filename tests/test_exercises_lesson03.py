@@ -6,54 +6,24 @@ process, and is judged by the exercise's own comparator against the reference.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable
 
 import numpy as np
 import pytest
+from exercise_cases import ExerciseCases
 
-from minigrad.exercises.codec import NamedFunction, decode, encode
+from minigrad.exercises.codec import NamedFunction, encode
 from minigrad.exercises.lessons import lesson03 as reference
 from minigrad.exercises.lessons.lesson03_checks import EXERCISES
-from minigrad.exercises.spec import compare_values
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}
 SEEDS = range(8)
 
 
-def _case_sets(exercise_id: str, seeds: range = SEEDS) -> list[list[tuple]]:
-    exercise = BY_ID[exercise_id]
-    return [list(exercise.visible())] + [list(exercise.hidden(np.random.default_rng(seed)))
-                                         for seed in seeds]
-
-
-def failures(exercise_id: str, function: Callable, sets: Optional[list] = None) -> list[str]:
-    """Messages for every case ``function`` gets wrong (visible and several hidden sets)."""
-    exercise = BY_ID[exercise_id]
-    expected_function = getattr(reference, exercise.function)
-    messages = []
-    for cases in sets if sets is not None else _case_sets(exercise_id):
-        for args in cases:
-            args = decode(encode(args))
-            expected = decode(encode(expected_function(*args)))
-            try:
-                with np.errstate(all="ignore"):
-                    got = decode(encode(function(*decode(encode(args)))))
-            except Exception as error:  # a wrong answer may crash: that is a failure too
-                messages.append(f"{type(error).__name__}: {error}")
-                continue
-            message = compare_values(exercise.compare, expected, got, args)
-            if message:
-                messages.append(message)
-    return messages
-
-
-def caught(exercise_id: str, wrong: Callable) -> list[str]:
-    """Check that ``wrong`` fails the visible cases and, separately, the hidden ones."""
-    visible = failures(exercise_id, wrong, _case_sets(exercise_id)[:1])
-    hidden = failures(exercise_id, wrong, _case_sets(exercise_id)[1:])
-    assert visible, "the visible cases let this mistake through"
-    assert hidden, "the hidden cases let this mistake through"
-    return visible + hidden
+_cases = ExerciseCases(EXERCISES, reference, SEEDS)
+_case_sets = _cases.case_sets
+failures = _cases.failures
+caught = _cases.caught
 
 
 def test_every_exercise_is_well_formed() -> None:
