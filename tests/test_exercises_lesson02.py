@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import sys
 from collections import deque
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 import pytest
