@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Callable, Sequence
 
 from minigrad import figures
@@ -16,13 +15,9 @@ from minigrad.exercises.commands import (EXERCISES_HELP, GRADE_HELP, add_exercis
                                          add_grade_arguments, run_exercises, run_grade)
 from minigrad.lessons import LESSONS
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-
-
 def _lessons_command(args: argparse.Namespace) -> int:
     for lesson in LESSONS:
-        reading = REPO_ROOT / "lessons" / f"{lesson.name}.md"
-        status = "" if reading.exists() else "  (coming soon)"
+        status = "" if lesson.ready else "  (coming soon)"
         print(f"{lesson.number:02d}  {lesson.title}{status}")
         print(f"    {lesson.covers}")
     return 0

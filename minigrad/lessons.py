@@ -15,6 +15,7 @@ class Lesson:
     slug: str
     title: str
     covers: str
+    ready: bool = False  # True once its reading, notebook and exercises have landed
 
     @property
     def name(self) -> str:
@@ -24,11 +25,14 @@ class Lesson:
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson(1, "derivatives", "Derivatives and the chain rule",
-           "the chain rule by hand, several paths adding up, central differences and their error"),
+           "the chain rule by hand, several paths adding up, central differences and their error",
+           ready=True),
     Lesson(2, "scalar-autograd", "A scalar autograd engine",
-           "Value, topological order, gradient accumulation, graph drawing, a tiny MLP"),
+           "Value, topological order, gradient accumulation, graph drawing, a tiny MLP",
+           ready=True),
     Lesson(3, "tensors", "Tensors, Jacobians and vector-Jacobian products",
-           "Tensor, grad_fn graphs, broadcasting, leaves, hooks, graph lifetime, gradcheck"),
+           "Tensor, grad_fn graphs, broadcasting, leaves, hooks, graph lifetime, gradcheck",
+           ready=True),
     Lesson(4, "mlp", "Layers as operators: the MLP",
            "Linear, activations and losses as one rule; the 2-2-2 network; digits"),
     Lesson(5, "convolution", "Convolution, forward and backward",
