@@ -276,17 +276,14 @@ def _lesson03_jacobians(path: Path) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    point = np.linspace(-1.5, 1.5, 6)
+    from minigrad.plotting import plot_matrix
+
+    point = np.linspace(-1.5, 1.5, 6)  # the notebook uses the same point
     jacobians = {
         "tanh (elementwise)": lesson03_jacobian(lambda t: t.tanh(), point),
         "softmax": lesson03_jacobian(lambda t: t.softmax(dim=0), point),
     }
     fig, axes = plt.subplots(1, 2, figsize=(7, 3.2), layout="constrained")
     for ax, (title, matrix) in zip(axes, jacobians.items()):
-        limit = np.abs(matrix).max()
-        image = ax.imshow(matrix, cmap="RdBu_r", vmin=-limit, vmax=limit)
-        ax.set_title(f"Jacobian of {title}")
-        ax.set_xlabel("input j")
-        ax.set_ylabel("output i")
-        fig.colorbar(image, ax=ax, shrink=0.8)
+        plot_matrix(matrix, ax=ax, title=f"Jacobian of {title}")
     _save_png(fig, path)

@@ -1,4 +1,5 @@
-"""The course's plots: finite-difference error, a classifier's decision boundary, a loss curve.
+"""The course's plots: finite-difference error, a classifier's decision boundary, a loss curve,
+a matrix (e.g. a Jacobian) as a heat map.
 
 Each function draws on a matplotlib ``Axes`` (a new figure if none is given) and returns that
 ``Axes``, so a notebook cell can show it and :mod:`minigrad.figures` can save it. Nothing here
@@ -196,6 +197,34 @@ def plot_loss_curve(losses: Sequence[float] | np.ndarray, *,
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
+    return ax
+
+
+# ------------------------------------------------------------------ matrix (Jacobian)
+def plot_matrix(matrix: Sequence[Sequence[float]] | np.ndarray, *,
+                ax: Axes | None = None,
+                title: str | None = None,
+                xlabel: str = "input j",
+                ylabel: str = "output i",
+                colorbar: bool = True) -> Axes:
+    """Show a 2-D matrix as a heat map: entry (i, j) at row i, column j.
+
+    The colour scale is symmetric around 0 (blue negative, white 0, red positive), so zero
+    entries — the structure of a Jacobian J[i, j] = ∂y_i/∂x_j — show as white whatever the
+    values. ``colorbar`` adds the scale beside the axes.
+    """
+    values = np.asarray(matrix, dtype=np.float64)
+    if values.ndim != 2 or values.size == 0:
+        raise ValueError(f"matrix must be a non-empty 2-D array, got shape {values.shape}")
+    ax = _new_axes(ax, (3.8, 3.2))
+    limit = float(np.abs(values).max()) or 1.0
+    image = ax.imshow(values, cmap="RdBu_r", vmin=-limit, vmax=limit)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, shrink=0.8)
     return ax
 
 
