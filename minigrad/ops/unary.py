@@ -136,7 +136,7 @@ class Relu(Function):
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
         positive = (result.data > 0).astype(grad_output.dtype)  # a constant 0/1 mask
-        return grad_output * positive
+        return grad_output * Tensor._make(positive, False, None)  # wrapped as is: no copy
 
 
 def exp(x: Tensor) -> Tensor:
