@@ -266,8 +266,9 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     input_list = _as_tensor_list(inputs, "inputs")
     for index, tensor_input in enumerate(input_list):
         if not isinstance(tensor_input, Tensor) or not tensor_input.requires_grad:
-            raise RuntimeError(f"One of the differentiated Tensors (input {index}) does not "
-                               "require grad")
+            raise RuntimeError("One of the differentiated Tensors does not require grad "
+                               f"(input {index}); autograd.grad can only differentiate with "
+                               "respect to tensors that require grad")
     if grad_outputs is None:
         grad_list: list[Any] = [None] * len(output_list)
     else:
@@ -281,9 +282,14 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     for index, tensor_input in enumerate(input_list):
         result = captured.get(_node_of(tensor_input))
         if result is None and not allow_unused:
-            raise RuntimeError(f"One of the differentiated Tensors (input {index}) appears to "
-                               "not have been used in the graph. Set allow_unused=True if "
-                               "this is the desired behavior.")
+            # Both wordings: the classic one and PyTorch 2.x's, which names the index.
+            raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                               "used in the graph. Set allow_unused=True if this is the "
+                               f"desired behavior. The differentiated Tensor at index {index} "
+                               "appears to not have been used in the graph. Set "
+                               "allow_unused=True if this is the desired behavior. (The "
+                               "outputs do not depend on it; with allow_unused=True its "
+                               "gradient is returned as None.)")
         if result is not None and not create_graph:
             result = result.detach() if result.requires_grad else result
         results.append(result)

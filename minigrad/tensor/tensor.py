@@ -145,8 +145,11 @@ class Tensor(TensorOperators):
                     "use var_no_grad = var.detach().")
             return self
         if requires_grad and not dtypes.is_floating(self.data.dtype):
+            # PyTorch 2.x: "Only Tensors of floating point and complex dtype can require
+            # gradients"; minigrad has no complex dtype, hence the shorter second sentence.
             raise RuntimeError(
-                "only Tensors of floating point dtype can require gradients "
+                "Only Tensors of floating point and complex dtype can require gradients: "
+                "only Tensors of floating point dtype can require gradients in minigrad "
                 f"(this tensor is {dtypes.dtype_name(self.data.dtype)}; "
                 "create it from floats or pass dtype=minigrad.float32)")
         self._requires_grad = bool(requires_grad)
@@ -233,10 +236,10 @@ class Tensor(TensorOperators):
 
     def _scalar(self, kind: str) -> Any:
         if self.data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous"
-                               if kind == "bool" else
-                               f"only one element tensors can be converted to Python scalars "
-                               f"(this one has shape {self.shape})")
+            if kind == "bool":
+                raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            raise ValueError("only one element tensors can be converted to Python scalars "
+                             f"(this one has shape {self.shape})")
         return self.data.item()
 
     def __bool__(self) -> bool:
