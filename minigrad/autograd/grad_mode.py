@@ -29,6 +29,19 @@ class _GradModeContext:
 
     target_mode: bool = True
 
+    def __new__(cls, function: Callable[..., Any] | None = None) -> Any:
+        """`@no_grad()` and bare `@no_grad` both decorate (as in PyTorch)."""
+        instance = super().__new__(cls)
+        if function is None:
+            return instance
+        if not callable(function):
+            raise TypeError(f"{cls.__name__}() takes no arguments, or a function to decorate; "
+                            f"got {type(function).__name__}")
+        return instance(function)
+
+    def __init__(self, function: Callable[..., Any] | None = None) -> None:
+        pass
+
     def __enter__(self) -> None:
         self._previous = GradMode.enabled
         GradMode.enabled = self.target_mode
