@@ -32,9 +32,21 @@ def _shape(value: Any) -> tuple[int, ...]:
 
 
 def _broadcast_error(a: Any, b: Any, symbol: str) -> ShapeError:
+    shape_a, shape_b = _shape(a), _shape(b)
+    ndim = max(len(shape_a), len(shape_b))
+    padded_a = (1,) * (ndim - len(shape_a)) + tuple(shape_a)
+    padded_b = (1,) * (ndim - len(shape_b)) + tuple(shape_b)
+    torch_words = ""
+    for dim in reversed(range(ndim)):  # PyTorch names the last mismatching dim
+        size_a, size_b = padded_a[dim], padded_b[dim]
+        if size_a != size_b and size_a != 1 and size_b != 1:
+            torch_words = (f" (The size of tensor a ({size_a}) must match the size of tensor b "
+                           f"({size_b}) at non-singleton dimension {dim})")
+            break
     return ShapeError(
-        f"shapes {_shape(a)} and {_shape(b)} cannot be broadcast together for {symbol}: "
-        "compare the shapes from the right; each pair of sizes must be equal or one of them 1")
+        f"shapes {shape_a} and {shape_b} cannot be broadcast together for {symbol}: "
+        "compare the shapes from the right; each pair of sizes must be equal or one of them 1"
+        + torch_words)
 
 
 # ---- + - * / ------------------------------------------------------------------------------
@@ -161,7 +173,10 @@ class Pow(Function):
     def forward(ctx: Context, a: np.ndarray, exponent: float) -> np.ndarray:
         ctx.exponent = exponent
         ctx.save_for_backward(a)
-        return promote(np.power(a, exponent), a, None)
+        try:
+            return promote(np.power(a, exponent), a, None)
+        except ValueError as error:  # numpy: "Integers to negative integer powers ..."
+            raise RuntimeError(str(error)) from None
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
@@ -190,7 +205,15 @@ class PowTensor(Function):
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b, result = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        grad_a = sum_to(grad_output * b * a ** (b - 1), ctx.inputs[0].shape) if need_a else None
+        grad_a = None
+        if need_a:
+            # Where b == 0 the derivative is 0 (as in PyTorch), not 0 * a^(-1) = nan at a = 0.
+            grad_a = grad_output * b * a ** (b - 1)
+            if (b.data == 0).any():
+                from minigrad.ops.index import where
+
+                grad_a = where(Tensor._make(b.data != 0, False, None), grad_a, 0.0)
+            grad_a = sum_to(grad_a, ctx.inputs[0].shape)
         grad_b = None
         if need_b:
             from minigrad.ops.unary import log
@@ -208,15 +231,21 @@ class RPow(Function):
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, base: float) -> np.ndarray:
+        if a.dtype.kind in "iub" and isinstance(base, int):  # 2 ** int tensor stays integer
+            if (a < 0).any():
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            return np.power(base, a.astype(np.int64) if a.dtype.kind == "b" else a)
         ctx.log_base = math.log(base) if base > 0 else float("nan") if base < 0 else -math.inf
         result = promote(np.power(base, a if a.dtype.kind == "f" else a.astype(float32)), a, None)
+        if base == 0:  # d(0 ** a)/da is 0 where a >= 0 (PyTorch's choice), not 1 * ln(0)
+            ctx.log_base = np.where(a >= 0, 0.0, -math.inf).astype(result.dtype)
         ctx.save_for_backward(result)
         return result
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        return grad_output * result * ctx.log_base
+        return grad_output * (result * ctx.log_base)
 
 
 # ---- the functions users and Tensor operators call ----------------------------------------
