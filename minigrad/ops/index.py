@@ -257,7 +257,7 @@ class Cat(Function):
     @staticmethod
     def forward(ctx: Context, *arrays: np.ndarray, dim: int) -> np.ndarray:
         ctx.dim, ctx.sizes = dim, [array.shape[dim] for array in arrays]
-        return np.concatenate(arrays, axis=dim)
+        return np.concatenate(arrays, axis=dim, dtype=dtypes.result_type(*arrays))
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor, ...]:
@@ -274,7 +274,7 @@ class Stack(Function):
     @staticmethod
     def forward(ctx: Context, *arrays: np.ndarray, dim: int) -> np.ndarray:
         ctx.dim, ctx.count = dim, len(arrays)
-        return np.stack(arrays, axis=dim)
+        return np.stack(arrays, axis=dim, dtype=dtypes.result_type(*arrays))
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor, ...]:
@@ -353,22 +353,17 @@ class Where(Function):
 
 def _result_dtype(a: Any, b: Any) -> np.dtype:
     """PyTorch's promotion: tensors decide; Python numbers only make an int result float32."""
-    arrays = [v for v in (a, b) if isinstance(v, np.ndarray)]
-    numbers = [v for v in (a, b) if not isinstance(v, np.ndarray)]
-    if arrays:
-        dtype = np.result_type(*arrays)
-        if dtype.kind != "f" and any(isinstance(n, float) for n in numbers):
-            return dtypes.float32
-        return dtype
-    return dtypes.float32 if any(isinstance(n, float) for n in numbers) else np.dtype(np.int64)
+    return dtypes.result_type(a, b)
 
 
 def where(condition: Tensor | np.ndarray, input: Tensor | float, other: Tensor | float) -> Tensor:  # noqa: A002
     """Pick from `input` where `condition` is True, from `other` elsewhere (all broadcast)."""
     mask = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
     if mask.dtype != np.bool_:
-        raise TypeError(f"where expected condition to be a boolean tensor, but got a tensor "
-                        f"with dtype {mask.dtype.name} (write e.g. x > 0 to make a mask)")
+        name = dtypes.type_name(mask.dtype).removeprefix("minigrad.").removesuffix("Tensor")
+        raise dtypes.DtypeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {name or mask.dtype.name} (write e.g. x > 0 to make a "
+                           "mask)")
     return Where.apply(input, other, condition=mask)
 
 

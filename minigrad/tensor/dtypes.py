@@ -27,6 +27,11 @@ _OTHER_INTEGERS = {np.dtype(t) for t in
 _SUPPORTED_NAMES = "float32, float64 (floating point), int32, int64, bool"
 
 
+class DtypeError(RuntimeError, TypeError):
+    """A tensor of the wrong dtype for an op. PyTorch raises RuntimeError for most of these,
+    Python code expects TypeError: this is both."""
+
+
 def dtype_name(dtype: np.dtype) -> str:
     """The name we print, e.g. `minigrad.float32`."""
     return f"minigrad.{np.dtype(dtype).name}"
@@ -121,3 +126,26 @@ def promote(result: np.ndarray, a: Any, b: Any) -> np.ndarray:
     else:
         keep = any(x.dtype == float64 for x in arrays)
     return result if keep else result.astype(float32)
+
+
+def result_type(*values: Any) -> np.dtype:
+    """PyTorch's type promotion for several operands (arrays or Python numbers).
+
+    The result's category (bool < integer < floating point) is the highest among all
+    operands; inside it, tensors with dims decide first, then 0-d tensors, then Python
+    numbers (which give int64 or the default float). So int64 with float32 is float32
+    (numpy would say float64), and a 0-d float64 does not promote a float32 matrix.
+    """
+    def category(dtype: np.dtype) -> int:
+        return {"b": 0, "i": 1, "u": 1, "f": 2}[dtype.kind]
+
+    arrays = [np.asarray(v) for v in values if isinstance(v, np.ndarray)]
+    numbers = [v for v in values if not isinstance(v, np.ndarray)]
+    number_kinds = [2 if isinstance(v, float) else 0 if isinstance(v, bool) else 1
+                    for v in numbers]
+    top = max([category(a.dtype) for a in arrays] + number_kinds)
+    for group in ([a for a in arrays if a.ndim > 0], [a for a in arrays if a.ndim == 0]):
+        candidates = [a.dtype for a in group if category(a.dtype) == top]
+        if candidates:
+            return np.result_type(*candidates)
+    return (bool_, int64, default_float)[top]
