@@ -124,7 +124,8 @@ def mean(x: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     if not dtypes.is_floating(x.dtype):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {dtypes.dtype_name(x.dtype)} (convert with x.float())")
+            f"or complex dtype. Got: {dtypes.type_name(x.dtype)[9:-6]} (a "
+            f"{dtypes.dtype_name(x.dtype)} tensor; convert it with x.float())")
     if dim is None and not keepdim:
         return Mean.apply(x)
     return MeanDim.apply(x, axes=_axes(x, dim), keepdim=keepdim)

@@ -133,7 +133,7 @@ class Transpose(Function):
         ctx.dims = (dim0, dim1)
         if x.ndim == 0:
             return x.copy()
-        return np.ascontiguousarray(np.swapaxes(x, dim0, dim1))
+        return np.swapaxes(x, dim0, dim1).copy()  # a copy even when no data moves (dim0 == dim1)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
@@ -151,7 +151,7 @@ class Permute(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
         ctx.dims = dims
-        return np.ascontiguousarray(np.transpose(x, dims))
+        return np.transpose(x, dims).copy()  # a copy even when no data moves (x.T of a vector)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:

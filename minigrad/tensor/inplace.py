@@ -96,6 +96,8 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
         ufunc(tensor.data, other_data, out=tensor.data, casting="same_kind")
     except TypeError:  # numpy's UFuncTypeError: e.g. an int tensor += 1.5
         result_dtype = np.result_type(tensor.data, other_data)
+        if ufunc is np.true_divide and result_dtype.kind != "f":
+            result_dtype = np.dtype(np.float32)  # int / int is a float (true division)
         other_is_double = isinstance(other_data, np.ndarray) and other_data.dtype == np.float64
         if result_dtype.kind == "f" and not other_is_double:
             result_dtype = np.dtype(np.float32)  # a Python float does not make a Double tensor
