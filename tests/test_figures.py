@@ -120,3 +120,23 @@ def test_a_figure_that_writes_nothing_is_an_error(tmp_path: Path, monkeypatch) -
     figures.figure("empty.png", lesson=1, description="writes nothing")(lambda path: None)
     with pytest.raises(RuntimeError, match="did not write"):
         figures.make_figures(tmp_path)
+
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+
+
+def test_assets_hold_exactly_the_registered_figures() -> None:
+    assert {path.name for path in ASSETS.iterdir() if path.suffix in (".png", ".svg")} \
+        == set(figures.FIGURES), "run `make assets` after adding or removing a figure"
+
+
+def test_committed_graph_figures_are_up_to_date(tmp_path: Path) -> None:
+    """The SVG graphs are deterministic for one renderer: a stale asset means `make assets`."""
+    from minigrad.viz.render import find_renderer
+
+    if find_renderer().name != "graphviz-pure":
+        pytest.skip("assets are rendered with graphviz-pure; a system dot lays out differently")
+    graphs = sorted(name for name in figures.FIGURES if name.endswith(".svg"))
+    for path in figures.make_figures(tmp_path, only=graphs):
+        assert path.read_bytes() == (ASSETS / path.name).read_bytes(), (
+            f"assets/{path.name} is stale: run `make assets`")
