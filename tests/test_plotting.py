@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 
 from minigrad.numerical import difference_errors  # noqa: E402
 from minigrad.plotting import (fit_error_guides, plot_decision_boundary,  # noqa: E402
-                               plot_difference_errors, plot_loss_curve)
+                               plot_difference_errors, plot_loss_curve, plot_matrix)
 
 
 @pytest.fixture(autouse=True)
@@ -162,3 +162,24 @@ def test_loss_curve_plots_one_point_per_step() -> None:
 def test_an_empty_loss_history_is_refused() -> None:
     with pytest.raises(ValueError, match="empty"):
         plot_loss_curve([])
+
+
+# ------------------------------------------------------------------ plot_matrix
+def test_matrix_colours_are_symmetric_around_zero() -> None:
+    ax = plot_matrix([[0.0, -2.0], [1.0, 0.5]], title="J")
+    (image,) = ax.get_images()
+    assert image.get_clim() == (-2.0, 2.0)  # 0 sits in the middle of the scale: white
+    np.testing.assert_array_equal(image.get_array(), [[0.0, -2.0], [1.0, 0.5]])
+    assert ax.get_title() == "J" and ax.get_xlabel() == "input j"
+    assert len(ax.figure.axes) == 2  # the heat map and its colour bar
+
+
+def test_an_all_zero_matrix_still_has_a_scale() -> None:
+    (image,) = plot_matrix(np.zeros((2, 3)), colorbar=False).get_images()
+    assert image.get_clim() == (-1.0, 1.0)
+
+
+@pytest.mark.parametrize("bad", [[1.0, 2.0], np.zeros((0, 3)), np.zeros((2, 2, 2))])
+def test_a_matrix_must_be_non_empty_and_2d(bad) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match="non-empty 2-D array, got shape"):
+        plot_matrix(bad)
