@@ -131,25 +131,15 @@ class BackwardNode(Node):
         if saved is None:
             raise RuntimeError(_FREED_MESSAGE)
         unpacked = []
-        for entry in saved:
-            unpacked.append(self._unpack(entry))
-        return tuple(unpacked)
-
-    def _unpack(self, entry: tuple) -> Any:
-        kind, value, counter, expected = entry
-        if kind == "input":
-            if counter[0] != expected:
+        for kind, value, counter, expected in saved:
+            if counter is not None and counter[0] != expected:
                 raise RuntimeError(_modified_message(value, counter[0], expected, self, kind))
-            return value
-        if counter is not None and counter[0] != expected:
-            raise RuntimeError(_modified_message(value, counter[0], expected, self, kind))
-        if kind == "result":
-            result = Tensor._make(value, True, self)
-            result._version_counter = counter
-            return result
-        if type(value) is np.ndarray:
-            return Tensor._make(value, False, None)
-        return value
+            if kind == "result":
+                # Rebuilt on each access: a node holding its own output would be a cycle.
+                value = Tensor._make(value, True, self)
+                value._version_counter = counter
+            unpacked.append(value)
+        return tuple(unpacked)
 
     def saved_arrays(self) -> dict[str, np.ndarray]:
         if not self._saved:
@@ -287,6 +277,7 @@ def _saved_entry(value: Any, args: tuple, arrays: list, result: Tensor) -> tuple
                 return ("input", arg, arg._version_counter, arg._version_counter[0])
         if value is result.data:
             return ("result", value, result._version_counter, 0)
-    elif isinstance(value, Tensor):
+        return ("constant", Tensor._make(value, False, None), None, 0)
+    if isinstance(value, Tensor):
         return ("input", value, value._version_counter, value._version_counter[0])
     return ("constant", value, None, 0)

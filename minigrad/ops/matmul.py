@@ -35,7 +35,7 @@ class Matmul(Function):
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        shapes = (np.shape(ctx.inputs[0]), np.shape(ctx.inputs[1]))
+        shapes = (ctx.inputs[0].shape, ctx.inputs[1].shape)  # inputs: Tensors or arrays
         return _matmul_backward(grad_output, a, b, need_a, need_b, shapes)
 
 

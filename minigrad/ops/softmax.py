@@ -30,7 +30,7 @@ from minigrad.tensor.tensor import Tensor
 
 def _shifted(x: np.ndarray, axis: int | None) -> np.ndarray:
     """x - max(x) along axis (a slice whose max is ±inf or nan is not shifted)."""
-    peak = np.max(x, axis=axis, keepdims=True)
+    peak = x.max(axis=axis, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0)
     return x - peak
 
@@ -44,7 +44,7 @@ class Softmax(Function):
         ctx.dim = dim
         exps = np.exp(_shifted(x, axis))
         with np.errstate(invalid="ignore"):  # a slice of all -inf gives nan, as in PyTorch
-            result = np.asarray(exps / np.sum(exps, axis=axis, keepdims=True))  # 0-d stays an array
+            result = np.asarray(exps / exps.sum(axis=axis, keepdims=True))  # 0-d stays an array
         ctx.save_for_backward(result, names=("result",))
         return result
 
@@ -64,7 +64,7 @@ class LogSoftmax(Function):
         ctx.dim = dim
         shifted = _shifted(x, axis)
         with np.errstate(divide="ignore"):
-            result = np.asarray(shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)))
+            result = np.asarray(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
         ctx.save_for_backward(result, names=("result",))
         return result
 
