@@ -48,10 +48,26 @@ def _to_array(data: Any, dtype: Any = None) -> np.ndarray:
                         "supported dtypes are float32, float64 (floating point), int32, int64, "
                         "bool. Use numbers, nested lists of numbers or a numpy array "
                         "(nested lists must be rectangular).")
+    if from_python and array.dtype == np.float64 and _holds_double(data):
+        from_python = False  # [np.float64(1.0), 2.0] is float64, as in PyTorch
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.infer_dtype(array, from_python)
     if array.dtype != target:
         array = array.astype(target)
     return array
+
+
+def _holds_double(data: Any) -> bool:
+    """True if nested lists hold a float64 numpy scalar, array or tensor (not just floats)."""
+    if not isinstance(data, (list, tuple)):
+        return False
+    for item in data:
+        if isinstance(item, (list, tuple)):
+            if _holds_double(item):
+                return True
+        elif type(item) is np.float64 or (
+                isinstance(item, (np.ndarray, Tensor)) and item.dtype == np.float64):
+            return True
+    return False
 
 
 class Tensor(TensorOperators):
@@ -170,8 +186,11 @@ class Tensor(TensorOperators):
                 raise TypeError("assigned grad must be a Tensor or None, got "
                                 f"{type(value).__name__}")
             if value.shape != self.shape:
-                raise RuntimeError(f"assigned grad has shape {value.shape} but the tensor has "
-                                   f"shape {self.shape}; they must match")
+                raise RuntimeError(f"attempting to assign a gradient of size "
+                                   f"'{list(value.shape)}' to a tensor of size "
+                                   f"'{list(self.shape)}'. Please ensure that the gradient and "
+                                   f"the tensor are the same size (gradient shape {value.shape}, "
+                                   f"tensor shape {self.shape})")
         self._grad = value
 
     @property
