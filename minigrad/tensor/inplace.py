@@ -12,6 +12,7 @@ Rules, as in PyTorch:
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -52,6 +53,13 @@ def _check_leaf(tensor: Tensor) -> None:
                            "`with minigrad.no_grad():`, or work on a copy (x = x + 1).")
 
 
+def _move_node(tensor: Tensor, node: Any) -> None:
+    """Make `node` (the in-place op's) the tensor's grad_fn; a retain_grad() stays on."""
+    tensor.grad_fn = node
+    if tensor.retains_grad:
+        node._retained = weakref.ref(tensor)
+
+
 def _write(tensor: Tensor, values: np.ndarray, op_name: str) -> None:
     """Copy `values` into tensor.data, with PyTorch's shape and dtype rules."""
     if values.shape != tensor.data.shape:
@@ -83,7 +91,7 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
         before = Tensor._make(tensor.data.copy(), tensor._requires_grad, tensor.grad_fn)
         result = op(before, other)
         _write(tensor, result.data, op_name)
-        tensor.grad_fn = result.grad_fn
+        _move_node(tensor, result.grad_fn)
         tensor._requires_grad = True
         return tensor
     other_data = other.data if isinstance(other, Tensor) else other
@@ -135,12 +143,15 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
 def fill_(tensor: Tensor, value: Any) -> Tensor:
     """Set every element to `value` (in place)."""
     if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
         value = value.item()
     _check_leaf(tensor)
     if GradMode.enabled and tensor._requires_grad:
         kind = Zero if value == 0 else Fill
         result = kind.apply(Tensor._make(tensor.data.copy(), True, tensor.grad_fn), value=value)
-        tensor.grad_fn = result.grad_fn
+        _move_node(tensor, result.grad_fn)
     tensor.data.fill(value)
     tensor._version_counter[0] += 1
     return tensor
