@@ -21,6 +21,7 @@ import numpy as np
 
 from minigrad.autograd.function import AccumulateGrad, Node
 from minigrad.autograd.grad_mode import GradMode
+from minigrad.tensor.dtypes import type_name
 from minigrad.tensor.tensor import Tensor
 
 
@@ -143,11 +144,15 @@ def _run_hooks(node: Node, gradient: Tensor) -> Tensor:
         replaced = hook(gradient)
         if replaced is None:
             continue
+        name = getattr(hook, "__name__", hook)
         if not isinstance(replaced, Tensor) or replaced.shape != gradient.shape:
             shape = getattr(replaced, "shape", type(replaced).__name__)
-            raise RuntimeError(f"hook {getattr(hook, '__name__', hook)!r} returned {shape} for a "
-                               f"gradient of shape {gradient.shape}; a hook must return None "
-                               "or a Tensor of the same shape")
+            raise RuntimeError(f"hook {name!r} has changed the size of value: it returned "
+                               f"{shape} for a gradient of shape {gradient.shape}; a hook must "
+                               "return None or a Tensor of the same shape")
+        if replaced.dtype != gradient.dtype:
+            raise RuntimeError(f"hook {name!r} has changed the type of value (was "
+                               f"{type_name(gradient.dtype)} got {type_name(replaced.dtype)})")
         gradient = replaced
     return gradient
 
