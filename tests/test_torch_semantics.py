@@ -132,6 +132,8 @@ r = L.tensor(3.0).shape, L.tensor(np.float64(2.5)), L.tensor(np.float32(2.5)), L
 ---
 r = L.tensor(L.tensor([1.0, 2.0])), L.tensor([]), L.tensor([1, 2], dtype=L.float64)
 ---
+r = L.tensor([np.float64(1.0), 2.0]), L.tensor([np.int32(1)]), L.tensor([[np.float64(1.0)], [2.0]]), L.tensor([np.float32(1.0)])
+---
 r = L.tensor([1, 2], requires_grad=True)
 """)
 
@@ -269,6 +271,27 @@ x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 2; y.retain_grad(); r = y.
 x = L.tensor([1.0, 2.0]); x.retain_grad()
 ---
 x = L.tensor([1.0, 2.0]); x.register_hook(lambda g: g)
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); x.register_hook(lambda g: L.ones(3)); (x * 2).sum().backward()
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); x.register_hook(lambda g: g.sum()); (x * 2).sum().backward()
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 2; y.register_hook(lambda g: g.double()); (y * 2).sum().backward()
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; y.register_hook(lambda g: g * 2); r = L.autograd.grad((y * 3).sum(), x)
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 2; y.retain_grad(); y += 1; z = y * 3; z.sum().backward()
+r = y.grad, x.grad, y.grad_fn
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 2; y.retain_grad(); y.zero_(); (y * 3).sum().backward(); r = y.grad, x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); (x * 2).sum().backward(); x.grad = None; r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); x.grad = L.tensor([1.0])
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); g = L.tensor([5.0, 5.0]); x.grad = g; (x * 2).sum().backward(); r = x.grad, g, x.grad is g
+---
+x = L.tensor([[3.0]], requires_grad=True); y = x * 2; y.backward(); r = x.grad, x.grad.requires_grad, x.grad.grad_fn
 """)
 
 
@@ -512,6 +535,25 @@ w = L.ones(2, requires_grad=True); x = L.ones(2); x.mul_(w); r = x.requires_grad
 x.sum().backward(); r = r, w.grad
 ---
 x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 2; y.zero_(); y.sum().backward(); r = x.grad, y.grad_fn
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 2; y.fill_(3); y.sum().backward(); r = x.grad, y.grad_fn
+---
+x = L.tensor([1.0, 2.0]); r = x.fill_(L.tensor(7.0)), x._version
+---
+x = L.tensor([1.0, 2.0]); r = x.fill_(L.tensor([7.0]))
+---
+x = L.tensor([1.0, 2.0]); r = x.add_(L.tensor([1.0, 2.0]), alpha=2), x.sub_(1, alpha=3), x._version
+---
+x = L.ones(2, 2); x[0] = 5; x[:, 1] = L.tensor([7.0, 8.0]); r = x, x._version
+---
+x = L.ones(2, 2, requires_grad=True)
+with L.no_grad():
+    x[0] = 5
+r = x, x._version
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x.exp(); z = y.detach(); z += 1; y.sum().backward()
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 2; z = y.detach(); z += 1; y.sum().backward(); r = x.grad, y
 """)
 
 
