@@ -288,10 +288,17 @@ def test_junk_on_the_answer_channel_is_refused(tmp_path: Path) -> None:
 
 def test_student_code_cannot_rewrite_the_results(tmp_path: Path) -> None:
     results = tmp_path / "results.json"
+    # The write itself is refused now (PermissionError: another user id, and the guard);
+    # a submission that swallows the refusal must still not change the results.
     path = solution_with(tmp_path, f"""
-        open({str(results)!r}, "w").write('{{"score": 100, "tests": []}}')
+        def forge():
+            try:
+                open({str(results)!r}, "w").write('{{"score": 100, "tests": []}}')
+            except OSError:
+                pass
+        forge()
         def composite_derivative(x):
-            open({str(results)!r}, "w").write('{{"score": 100, "tests": []}}')
+            forge()
             return -1.0
         """)
     assert_only_01_1_lost(grade_cli(path, tmp_path), "expected")

@@ -4,20 +4,32 @@ The child (:mod:`minigrad.exercises.worker`) runs ``python -I`` (no user site, n
 ``PYTHON*`` variables, no current directory on ``sys.path``) in a fresh temporary directory, in
 its own process group, with no shell. It limits its own address space (``RLIMIT_AS``) and the
 size of what it prints (``RLIMIT_FSIZE``). Requests and answers travel over two dedicated
-pipes; stdout and stderr go to a file. A call that runs past its time limit gets the whole
-process group killed, and the next call starts a fresh child.
+pipes; stdout and stderr go to a file the grader keeps open. A call that runs past its time
+limit gets the whole process group killed, and the next call starts a fresh child.
+
+When the grader runs as root (as in Gradescope), each child switches, once Python and numpy are
+loaded and before any student code runs, to its own unused user id (from
+:data:`SANDBOX_UIDS`, no supplementary groups, at most :data:`SANDBOX_PROCESSES` processes),
+so it cannot signal the grader or another student's child, nor write the grader's files; when
+the sandbox stops, every process of that user id is killed, including ones that left the
+process group (``setsid``). Not as root, the grader kills what is left by a token in
+the environment of the child and its descendants.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import pwd
+import secrets
 import select
 import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +47,14 @@ _BOOTSTRAP = (
 
 DEFAULT_MEMORY_MB = 2048
 OUTPUT_LIMIT_BYTES = 4_000_000
+#: How long the child may take to start Python, numpy and the worker (not the student's time).
+STARTUP_SECONDS = 60.0
+#: Unused user ids that children run as when the grader is root (one per live sandbox).
+SANDBOX_UIDS = range(64100, 64600)
+#: Processes (and threads) a child running under its own user id may have.
+SANDBOX_PROCESSES = 64
+#: Set to "0" to keep children under the grader's own user id even when it is root.
+DROP_ENV = "MINIGRAD_SANDBOX_DROP"
 
 
 @dataclass
@@ -71,7 +91,11 @@ class Sandbox:
         self.directory = Path(tempfile.mkdtemp(prefix="minigrad-grade-"))
         self.process: Optional[subprocess.Popen] = None
         self.import_error: Optional[ImportFailed] = None
-        self._buffer = b""
+        self.uid = _acquire_uid()
+        self._buffer = bytearray()
+        self._output = -1  # the grader's own descriptor of the child's stdout/stderr file
+        self._starts = 0
+        self._token = secrets.token_hex(16)
 
     # ------------------------------------------------------------------ life cycle
     def __enter__(self) -> "Sandbox":
@@ -82,37 +106,56 @@ class Sandbox:
 
     def close(self) -> None:
         self._stop()
+        _release_uid(self.uid)
+        self.uid = None
         shutil.rmtree(self.directory, ignore_errors=True)
 
     def _start(self) -> None:
-        work = self.directory / "work"
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir()
+        # Everything is created afresh on each start, with names the child cannot foresee and
+        # without following links, so nothing a previous child left behind is trusted.
+        self._starts += 1
+        self.directory.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix="work-", dir=self.directory))
         submission = work / "submission.py"
-        submission.write_text(self.submission_text, encoding="utf-8")
-        output = open(self.directory / "output.txt", "wb")
+        with open(submission, "x", encoding="utf-8", errors="surrogateescape") as handle:
+            handle.write(self.submission_text)
+        if self.uid is not None:
+            os.chmod(self.directory, 0o711)  # the child may enter, not list or change it
+            for item in (work, submission):
+                os.chown(item, self.uid, self.uid)
+        self._output = os.open(self.directory / f"output-{self._starts}.txt",
+                               os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                               0o600)
         request_read, request_write = os.pipe()
         response_read, response_write = os.pipe()
         env = {"PATH": os.defpath, "HOME": str(work), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
                "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                "NUMBA_NUM_THREADS": "1", "NUMBA_CACHE_DIR": str(work),
-               "MPLCONFIGDIR": str(work)}
+               "MPLCONFIGDIR": str(work), "MINIGRAD_SANDBOX": self._token}
+        processes = 0 if self.uid is None else SANDBOX_PROCESSES
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-I", "-c", _BOOTSTRAP, PACKAGE_ROOT, str(request_read),
                  str(response_write), str(self.memory_mb * 2**20), str(OUTPUT_LIMIT_BYTES),
-                 str(submission)],
-                cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=output,
+                 str(processes), str(self.uid or 0), str(submission)],
+                cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=self._output,
                 stderr=subprocess.STDOUT, pass_fds=(request_read, response_write),
                 start_new_session=True, close_fds=True,
             )
         finally:
             os.close(request_read)
             os.close(response_write)
-            output.close()
         self._requests = request_write
         self._responses = response_read
-        self._buffer = b""
+        self._buffer = bytearray()
+        # The child's own start-up (Python, numpy, the worker) is not the student's time.
+        message = self._read_message(time.monotonic() + max(STARTUP_SECONDS, self.timeout))
+        if message != {"ready": True}:
+            kind, text = self._death("while starting Python and numpy", message)
+            if kind == "timeout":
+                text = f"it did not start within {max(STARTUP_SECONDS, self.timeout):g} s"
+            raise ImportFailed("sandbox", f"the grading sandbox could not start ({text}); "
+                                          f"is --memory ({self.memory_mb} MB) too small?")
         deadline = time.monotonic() + self.timeout
         message = self._read_message(deadline)
         if message is None or not isinstance(message, dict) or "import" not in message:
@@ -123,6 +166,7 @@ class Sandbox:
                                str(message.get("message", ""))[:2000])
 
     def _stop(self) -> None:
+        """Kill the child, its process group and anything it left running; close the pipes."""
         if self.process is None:
             return
         try:
@@ -130,11 +174,16 @@ class Sandbox:
         except (ProcessLookupError, PermissionError):
             pass
         self.process.wait()
-        for fd in (self._requests, self._responses):
+        if self.uid is not None:
+            _kill_user(self.uid)
+        else:
+            _kill_by_token(self._token)
+        for fd in (self._requests, self._responses, self._output):
             try:
                 os.close(fd)
             except OSError:
                 pass
+        self._output = -1
         self.process = None
 
     # ------------------------------------------------------------------ calls
@@ -146,6 +195,8 @@ class Sandbox:
         """
         if self.import_error is not None:
             raise self.import_error
+        if self.process is not None and self._has_stale_answers():
+            self._stop()  # something the child left running wrote on the answer pipe
         if self.process is None:
             try:
                 self._start()
@@ -179,6 +230,15 @@ class Sandbox:
         return outcomes
 
     # ------------------------------------------------------------------ plumbing
+    def _has_stale_answers(self) -> bool:
+        if self._buffer:
+            return True
+        try:
+            ready, _, _ = select.select([self._responses], [], [], 0)
+        except (OSError, ValueError):
+            return True
+        return bool(ready)
+
     def _send(self, data: bytes, deadline: float) -> bool:
         """Write ``data`` to the child without ever blocking past ``deadline``."""
         os.set_blocking(self._requests, False)
@@ -208,13 +268,18 @@ class Sandbox:
             ready, _, _ = select.select([self._responses], [], [], remaining)
             if not ready:
                 return "timeout"
-            chunk = os.read(self._responses, 1 << 20)
+            try:
+                chunk = os.read(self._responses, 1 << 20)
+            except OSError:
+                return "eof"
             if not chunk:
                 return "eof"
             self._buffer += chunk
             if len(self._buffer) > MAX_TEXT + 1000:
                 return "too-long"
-        line, self._buffer = self._buffer.split(b"\n", 1)
+        end = self._buffer.index(b"\n")
+        line = bytes(self._buffer[:end])
+        del self._buffer[:end + 1]
         try:
             return json.loads(line.decode())
         except (ValueError, RecursionError, UnicodeDecodeError):
@@ -237,8 +302,8 @@ class Sandbox:
         except subprocess.TimeoutExpired:
             self._stop()
             return "garbage", f"closed the answer channel {during}"
-        self._stop()
         tail = self._output_tail()
+        self._stop()
         if code is not None and code < 0:
             number = -code
             if number == signal.SIGXFSZ:
@@ -250,8 +315,135 @@ class Sandbox:
 
     def _output_tail(self, limit: int = 300) -> str:
         try:
-            data = (self.directory / "output.txt").read_bytes()[-limit:]
+            size = os.fstat(self._output).st_size
+            data = os.pread(self._output, limit, max(0, size - limit))
         except OSError:
             return ""
         text = data.decode(errors="replace").strip()
         return f"; last output: …{text}" if text else ""
+
+
+# ---------------------------------------------------------------------------- who runs it
+_uid_lock = threading.Lock()
+_uids_in_use: set[int] = set()
+
+
+def _acquire_uid() -> Optional[int]:
+    """An unused user id for a new child when the grader is root and dropping works; else None."""
+    if not _can_drop_privileges():
+        return None
+    with _uid_lock:
+        start = os.getpid() % len(SANDBOX_UIDS)  # two graders on one machine rarely collide
+        busy = _uids_with_processes()
+        for offset in range(len(SANDBOX_UIDS)):
+            uid = SANDBOX_UIDS[(start + offset) % len(SANDBOX_UIDS)]
+            if uid in _uids_in_use or uid in busy or _uid_has_account(uid):
+                continue
+            _uids_in_use.add(uid)
+            return uid
+    return None
+
+
+def _release_uid(uid: Optional[int]) -> None:
+    if uid is not None:
+        with _uid_lock:
+            _uids_in_use.discard(uid)
+
+
+def _uid_has_account(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+    except KeyError:
+        return False
+    return True
+
+
+def _uids_with_processes() -> set[int]:
+    return {uid for uid in map(_process_uid, _process_ids()) if uid is not None}
+
+
+def _process_ids() -> list[str]:
+    try:
+        return [entry for entry in os.listdir("/proc") if entry.isdigit()]
+    except OSError:
+        return []
+
+
+_warned = False
+
+
+def _can_drop_privileges() -> bool:
+    """True when the grader is root and may give children their own user id."""
+    global _warned
+    drop = (hasattr(os, "geteuid") and os.geteuid() == 0 and hasattr(os, "setresuid")
+            and os.environ.get(DROP_ENV) != "0")
+    if drop and not _warned:
+        _warned = True
+        hidden = [folder for folder in (sysconfig.get_path("stdlib"), PACKAGE_ROOT)
+                  if not _world_readable(folder)]
+        if hidden:
+            print(f"minigrad grade: note: {', '.join(hidden)} cannot be read by other users; "
+                  f"student code (run as another user) can import numpy, minigrad and the "
+                  f"common standard modules loaded beforehand, not others", file=sys.stderr)
+    return drop
+
+
+def _world_readable(folder: str) -> bool:
+    """True if every user may enter ``folder`` and its parents and list ``folder``."""
+    path = Path(folder).resolve()
+    try:
+        if not os.stat(path).st_mode & 0o004:
+            return False
+        return all(os.stat(item).st_mode & 0o001 for item in [path, *path.parents])
+    except OSError:
+        return False
+
+
+def _kill_user(uid: int) -> None:
+    """SIGKILL every process running as ``uid`` (found in ``/proc``) until none is left."""
+    for _ in range(50):
+        victims = [int(entry) for entry in _process_ids() if _process_uid(entry) == uid]
+        if not victims:
+            return
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.01)
+
+
+def _process_uid(entry: str) -> Optional[int]:
+    """The real user id of a live process (None for a zombie: it is dead already)."""
+    try:
+        with open(f"/proc/{entry}/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"State:") and line.split()[1] in (b"Z", b"X"):
+                    return None
+                if line.startswith(b"Uid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _kill_by_token(token: str) -> None:
+    """SIGKILL every process of ours whose environment holds ``token`` (the child's leftovers)."""
+    needle = f"MINIGRAD_SANDBOX={token}".encode()
+    me = os.getpid()
+    for _ in range(3):
+        found = False
+        for entry in _process_ids():
+            if int(entry) == me:
+                continue
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if needle not in handle.read():
+                        continue
+                os.kill(int(entry), signal.SIGKILL)
+                found = True
+            except (OSError, ValueError):
+                continue
+        if not found:
+            return
+        time.sleep(0.05)

@@ -1,8 +1,11 @@
 """The student side of the sandbox: runs in its own process, imports one submission, calls it.
 
 Started by :mod:`minigrad.exercises.sandbox` as ``python -I -c <bootstrap> REQUEST_FD
-RESPONSE_FD MEMORY_BYTES OUTPUT_BYTES SUBMISSION``. It limits its own memory and output, imports
-the submission, then answers requests read from REQUEST_FD — one line of JSON each,
+RESPONSE_FD MEMORY_BYTES OUTPUT_BYTES PROCESSES UID SUBMISSION``. It limits its own memory, output
+and (with a UID) number of processes, loads numpy and the common standard modules, switches to
+user id UID when it is not 0 (started by a root grader), says ``{"ready": true}``, installs the
+guard (:mod:`minigrad.exercises.guard`), imports the
+submission (``{"import": true}`` or why not), then answers requests read from REQUEST_FD — one line of JSON each,
 ``{"function": name, "cases": [encoded argument tuples]}`` — with one line of JSON per case on
 RESPONSE_FD, ``{"case": i, "ok": true, "value": encoded result}`` or
 ``{"case": i, "ok": false, "kind": ..., "message": ...}``, then ``{"done": true}``.
@@ -22,6 +25,7 @@ import os
 import resource
 import sys
 import traceback
+from pathlib import Path
 
 # Reference solutions and the grader stay out of reach of a plain import in student code.
 _BLOCKED = ("minigrad.exercises.lessons", "minigrad.exercises.grader",
@@ -35,11 +39,24 @@ class _BlockReferenceImports(importlib.abc.MetaPathFinder):
         return None
 
 
-def _limit_resources(memory_bytes: int, output_bytes: int) -> None:
+# Standard modules a submission may well import, loaded before the worker gives up root.
+_PRELOADED = ("math", "cmath", "random", "statistics", "fractions", "decimal", "itertools",
+              "functools", "collections", "collections.abc", "operator", "heapq", "bisect",
+              "copy", "typing", "dataclasses", "re", "string", "time", "numbers", "warnings",
+              "enum", "contextlib", "textwrap", "pprint", "array", "struct", "linecache",
+              "tokenize", "traceback", "threading", "queue", "io", "unicodedata", "hashlib",
+              "datetime", "inspect", "types", "weakref", "abc", "signal", "errno", "tempfile",
+              "subprocess", "shutil", "pathlib", "json", "csv", "glob", "fnmatch", "secrets",
+              "base64", "binascii", "zlib", "gc", "platform", "sys", "os", "logging")
+
+
+def _limit_resources(memory_bytes: int, output_bytes: int, processes: int) -> None:
     if memory_bytes > 0:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_FSIZE, (output_bytes, output_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if processes > 0:
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
 
 def _describe_failure(error: BaseException, depth: int = 6) -> tuple[str, str]:
@@ -67,14 +84,16 @@ def _check_skipped(*args: object, **kwargs: object) -> None:
 
 
 def main(argv: list[str]) -> None:
-    request_fd, response_fd, memory_bytes, output_bytes = (int(item) for item in argv[:4])
-    submission = argv[4]
-    _limit_resources(memory_bytes, output_bytes)
+    request_fd, response_fd, memory_bytes, output_bytes, processes, uid = (
+        int(item) for item in argv[:6])
+    submission = argv[6]
+    _limit_resources(memory_bytes, output_bytes, processes)
     sys.meta_path.insert(0, _BlockReferenceImports())
     sys.setrecursionlimit(5000)
 
     import numpy  # noqa: F401  (loaded before student code, like a student's kernel would)
 
+    from minigrad.exercises import guard
     from minigrad.exercises.codec import CodecError, from_json, to_json
 
     dumps, loads = json.dumps, json.loads
@@ -89,6 +108,25 @@ def main(argv: list[str]) -> None:
     import minigrad.exercises as exercises_package
 
     exercises_package.check = _check_skipped
+    # Loaded now: once the worker switches user, the standard library may be out of reach.
+    for name in _PRELOADED:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    # Its fork_exec starts processes without an audit event: keep it out of graded code's reach
+    # (the guard refuses to import it again).
+    sys.modules.pop("_posixsubprocess", None)
+    subprocess_module = sys.modules.get("subprocess")
+    if subprocess_module is not None and hasattr(subprocess_module, "_posixsubprocess"):
+        delattr(subprocess_module, "_posixsubprocess")
+    if uid:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    send({"ready": True})
+    guard.install(Path(exercises_package.__file__).resolve().parent / "lessons",
+                  Path(submission).resolve().parent)
 
     module = None
     try:
