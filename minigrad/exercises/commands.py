@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -31,6 +32,10 @@ def run_exercises(args: argparse.Namespace) -> int:
         written = write_exercises(args.lesson, args.to, args.solutions, args.force)
     except (ValueError, WouldOverwrite, NotADirectoryError) as error:
         print(f"minigrad exercises: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"minigrad exercises: cannot write into {args.to}: {error.strerror or error}",
+              file=sys.stderr)
         return 2
     kind = "reference solutions" if args.solutions else "exercises"
     print(f"Wrote the {kind}:")
@@ -67,39 +72,76 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"address-space limit of student code (default {DEFAULT_MEMORY_MB})")
 
 
+def _usage_error(args: argparse.Namespace) -> str:
+    """What is wrong with the options of ``minigrad grade``, or "" when nothing is."""
+    if not args.path.exists():
+        return f"no such file or folder: {args.path}"
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        return f"--timeout must be a positive number of seconds, got {args.timeout:g}"
+    if args.jobs < 1:
+        return f"--jobs must be at least 1, got {args.jobs}"
+    if args.memory < 1:
+        return f"--memory must be a positive number of MB, got {args.memory}"
+    for option, target, folder in (("--json", args.json, False), ("--csv", args.csv, False),
+                                   ("--out", args.out, True)):
+        if target is None:
+            continue
+        if target.is_dir() != folder and target.exists():
+            kind = "a folder" if target.is_dir() else "a file"
+            return f"{option} {target} is {kind}; give a {'folder' if folder else 'file'}"
+        parent = next((item for item in target.parents if item.exists()), None)
+        if parent is not None and not parent.is_dir():
+            return f"{option} {target}: {parent} is a file, not a folder"
+    return ""
+
+
 def run_grade(args: argparse.Namespace) -> int:
-    from minigrad.exercises.classroom import (grade_class, write_csv, write_results)
+    from minigrad.exercises.classroom import (grade_class, write_csv, write_results,
+                                              write_text_atomic)
     from minigrad.exercises.grader import (format_table, grade_submission, gradescope_results,
                                            new_seed)
     from minigrad.exercises.source import lesson_for
     from minigrad.exercises.submission import is_class_folder
 
-    if not args.path.exists():
-        print(f"minigrad grade: no such file or folder: {args.path}", file=sys.stderr)
+    # Messages may quote what a submission printed or raised: never fail to print them.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    problem = _usage_error(args)
+    if problem:
+        print(f"minigrad grade: {problem}", file=sys.stderr)
         return 2
     try:
-        lesson = lesson_for(args.lesson) if args.lesson else None
+        lesson = lesson_for(args.lesson) if args.lesson is not None else None
     except ValueError as error:
         print(f"minigrad grade: {error}", file=sys.stderr)
-        return 2
-    if args.timeout <= 0 or args.jobs < 1:
-        print("minigrad grade: --timeout must be positive and --jobs at least 1", file=sys.stderr)
         return 2
     seed = new_seed() if args.seed is None else args.seed
 
     if is_class_folder(args.path):
-        results = grade_class(args.path, lesson, seed, args.timeout, args.jobs, args.memory)
         out = args.out or args.path.resolve().parent / f"{args.path.resolve().name}-grades"
-        write_results(results, out)
         csv_path = args.csv or out / "scores.csv"
+        print(f"Grading the class in {args.path} (seed {seed}); results go to {out} as each "
+              f"student is graded", file=sys.stderr)
+        results = grade_class(args.path, lesson, seed, args.timeout, args.jobs, args.memory,
+                              out=out, csv_path=csv_path)
+        write_results(results, out)
         write_csv(results, csv_path)
         if args.json:
-            _write_json(args.json, {student: gradescope_results(result)
-                                    for student, result in results.items()})
+            write_text_atomic(args.json, json.dumps(
+                {student: gradescope_results(result) for student, result in results.items()},
+                indent=2))
+        lessons = sorted({item.lesson.number for result in results.values()
+                          for item in result.exercises})
+        if lesson is None and len(lessons) > 1:
+            print(f"minigrad grade: warning: the students' files are for different lessons "
+                  f"({', '.join(f'{number:02d}' for number in lessons)}); add --lesson N to "
+                  f"grade everyone on the same exercises", file=sys.stderr)
         width = max([len(name) for name in results] + [7])
         print(f"{'student':<{width}}  {'total':>7}  {'max':>5}   (seed {seed})")
         for student, result in results.items():
-            print(f"{student:<{width}}  {result.score:>7.2f}  {result.max_score:>5g}")
+            note = f"   {result.notes[0]}" if result.notes and not result.exercises else ""
+            print(f"{student:<{width}}  {result.score:>7.2f}  {result.max_score:>5g}{note}")
         print(f"Scores: {csv_path}\nResults per student: {out}")
         return 0
 
@@ -107,19 +149,14 @@ def run_grade(args: argparse.Namespace) -> int:
         result = grade_submission(args.path, lesson, seed, args.timeout, args.memory)
     except Exception as error:  # a grader bug must still leave a results file behind
         if args.json:
-            _write_json(args.json, {"score": 0, "tests": [], "output":
-                                    f"internal grader error ({type(error).__name__}: {error}); "
-                                    "please tell your instructor"})
+            write_text_atomic(args.json, json.dumps({
+                "score": 0, "tests": [], "output": f"internal grader error "
+                f"({type(error).__name__}: {error}); please tell your instructor"}, indent=2))
         raise
     print(format_table(result))
     if args.json:
-        _write_json(args.json, gradescope_results(result))
+        write_text_atomic(args.json, json.dumps(gradescope_results(result), indent=2))
         print(f"Results: {args.json}")
     if args.csv:
         write_csv({args.path.stem: result}, args.csv)
     return 0
-
-
-def _write_json(path: Path, data: object) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2), encoding="utf-8")

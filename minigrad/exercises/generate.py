@@ -8,7 +8,7 @@ Writes two files generated from the one lesson source:
   form; when the course notebooks are not installed, a notebook with the exercise cells alone.
 
 A file that already exists with different content is never overwritten without ``--force``:
-it may hold a student's work.
+it may hold a student's work. With ``--force`` it is renamed to ``NAME.bak`` (``.bak2``…) first.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def write_exercises(key: int | str | Lesson, to: Path, solutions: bool = False,
     """Write the lesson's exercise files into folder ``to``; return their paths.
 
     Raises :class:`WouldOverwrite` (and writes nothing) if a file exists with other content,
-    unless ``force``.
+    unless ``force``; then the old file is kept as ``NAME.bak`` (see :func:`backup_path`).
     """
     lesson = lesson_for(key)
     target = Path(to)
@@ -74,10 +74,22 @@ def write_exercises(key: int | str | Lesson, to: Path, solutions: bool = False,
     if clashes and not force:
         raise WouldOverwrite(
             f"{target} already has {', '.join(clashes)} with different content — maybe your work. "
-            f"Nothing was written. Choose another folder, or add --force to replace them.")
+            f"Nothing was written. Choose another folder, or add --force to replace them "
+            f"(the old files are kept as NAME.bak).")
     target.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in files.items():
+        if name in clashes:  # --force: replaced, but the old content is kept beside it
+            (target / name).replace(backup_path(target / name))
         (target / name).write_text(text, encoding="utf-8")
         written.append(target / name)
     return written
+
+
+def backup_path(path: Path) -> Path:
+    """``NAME.bak``, or ``NAME.bak2``, ``NAME.bak3``… — the first that does not exist yet."""
+    candidate, number = path.with_name(path.name + ".bak"), 1
+    while candidate.exists():
+        number += 1
+        candidate = path.with_name(f"{path.name}.bak{number}")
+    return candidate

@@ -24,6 +24,8 @@ from minigrad.lessons import Lesson
 
 EXERCISE_TAG = "minigrad-exercise"
 SKIPPED_DIRECTORIES = {"__pycache__", ".ipynb_checkpoints", ".git", "__MACOSX"}
+MAX_SOURCE_BYTES = 10_000_000
+MAX_NOTEBOOK_BYTES = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,17 @@ def find_sources(path: Path, lesson: Optional[Lesson] = None) -> tuple[list[Sour
     notes: list[str] = []
     files = _candidate_files(path)
     for file in files:
+        if file != path and file.is_symlink():
+            # A link could point at anything readable by the grader, such as the solutions.
+            notes.append(f"skipped {file.name}: a symbolic link (submit the file itself)")
+            continue
         try:
+            size = file.stat().st_size
+            limit = MAX_NOTEBOOK_BYTES if file.suffix == ".ipynb" else MAX_SOURCE_BYTES
+            if size > limit:
+                notes.append(f"skipped {file.name}: {size / 1e6:.1f} MB is more than the "
+                             f"{limit / 1e6:g} MB a {file.suffix} file may have")
+                continue
             code = read_code(file)
         except (OSError, ValueError) as error:
             notes.append(f"skipped {file.name}: {error}")
@@ -207,11 +219,19 @@ def is_class_folder(path: Path) -> bool:
 
 
 def class_members(path: Path) -> list[tuple[str, Path]]:
-    """(student, their submission) for each entry of a class folder, sorted by name."""
+    """(student, their submission) for each entry of a class folder, sorted by name.
+
+    A student is named after the folder, or the file without its suffix; when two entries
+    would get the same name (``alice/`` and ``alice.py``), files keep their suffix. Links are
+    left out (they could point anywhere, the solutions included).
+    """
+    entries = [item for item in sorted(Path(path).iterdir())
+               if not (item.name.startswith(".") or item.name in SKIPPED_DIRECTORIES
+                       or item.is_symlink())
+               and (item.is_dir() or (item.is_file() and item.suffix in (".py", ".ipynb")))]
+    stems = [item.stem if item.is_file() else item.name for item in entries]
     members = []
-    for item in sorted(Path(path).iterdir()):
-        if item.name.startswith(".") or item.name in SKIPPED_DIRECTORIES:
-            continue
-        if item.is_dir() or item.suffix in (".py", ".ipynb"):
-            members.append((item.stem if item.is_file() else item.name, item))
+    for item, stem in zip(entries, stems):
+        name = item.name if item.is_file() and stems.count(stem) > 1 else stem
+        members.append((name, item))
     return members
