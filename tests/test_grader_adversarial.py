@@ -1,0 +1,538 @@
+"""The grader against clever, careless or hostile submissions, and against a busy instructor.
+
+Every case: the grader keeps running, the submission gets 0 for what failed with a message that
+says what happened, and a results file is written all the same. Tests that could kill the test
+process if the sandbox failed run the grader in a subprocess.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from minigrad.cli import main as cli_main
+from minigrad.exercises import sandbox as sandbox_module
+from minigrad.exercises.generate import python_file_text, write_exercises
+from minigrad.exercises.grader import grade_submission
+from minigrad.exercises.source import source_path, student_file_name
+from minigrad.lessons import find_lesson
+
+LESSON01 = find_lesson(1)
+LESSON02 = find_lesson(2)
+FILE01 = student_file_name(LESSON01)
+OTHERS = ("01.2", "01.3", "01.4", "01.5")
+
+
+def solution_with(folder: Path, extra: str, name: str = FILE01) -> Path:
+    """Lesson 01's reference file with ``extra`` appended (a later ``def`` replaces one)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(python_file_text(LESSON01, solutions=True) + "\n\n"
+                    + textwrap.dedent(extra), encoding="utf-8")
+    return path
+
+
+def by_exercise(results: dict) -> dict[str, tuple[float, float, str]]:
+    """Exercise id -> (score, max score, all output) summed over its visible/hidden tests."""
+    table: dict[str, tuple[float, float, str]] = {}
+    for test in results["tests"]:
+        exercise_id = test["name"].split()[0]
+        score, max_score, output = table.get(exercise_id, (0.0, 0.0, ""))
+        table[exercise_id] = (score + test["score"], max_score + test["max_score"],
+                              output + test["output"] + "\n")
+    return table
+
+
+def grade_cli(path: Path, tmp_path: Path, *options: str) -> dict:
+    """`minigrad grade` in this process; the Gradescope JSON it wrote."""
+    results = tmp_path / "results.json"
+    assert cli_main(["grade", str(path), "--json", str(results), "--timeout", "3",
+                     *options]) == 0
+    return json.loads(results.read_text())
+
+
+def run_cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """`minigrad ...` in a separate process (safe even if a submission could kill its grader)."""
+    return subprocess.run([sys.executable, "-m", "minigrad.cli", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env)
+
+
+def grade_subprocess(path: Path, tmp_path: Path, *options: str) -> dict:
+    results = tmp_path / "results.json"
+    done = run_cli("grade", str(path), "--json", str(results), "--timeout", "3", *options)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(results.read_text())
+
+
+def assert_only_01_1_lost(results: dict, *phrases: str) -> str:
+    table = by_exercise(results)
+    score, max_score, output = table["01.1"]
+    assert score == 0 and max_score == 2, output
+    for phrase in phrases:
+        assert phrase in output, output
+    for exercise_id in OTHERS:
+        assert table[exercise_id][0] == table[exercise_id][1] > 0, (exercise_id, table)
+    assert results["score"] == pytest.approx(13.0)
+    return output
+
+
+def is_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            return "State:\tZ" not in handle.read()
+    except OSError:
+        return False
+
+
+# ---------------------------------------------------------------------------- the grader survives
+def test_killing_the_grader_is_refused(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", """
+        import os, signal
+        def composite_derivative(x):
+            os.kill(os.getppid(), signal.SIGKILL)
+            return 0.0
+        """)
+    assert_only_01_1_lost(grade_subprocess(path, tmp_path), "signals to other processes")
+
+
+def test_killing_every_process_is_refused(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", """
+        import os, signal
+        def composite_derivative(x):
+            os.kill(-1, signal.SIGKILL)
+            return 0.0
+        """)
+    assert_only_01_1_lost(grade_subprocess(path, tmp_path), "signals to other processes")
+
+
+def test_killing_its_own_process_group_only_stops_itself(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", """
+        import os, signal
+        def composite_derivative(x):
+            os.killpg(0, signal.SIGKILL)
+        """)
+    assert_only_01_1_lost(grade_subprocess(path, tmp_path), "killed by signal SIGKILL")
+
+
+@pytest.mark.skipif(not sandbox_module._can_drop_privileges(),
+                    reason="needs a root grader (and MINIGRAD_SANDBOX_DROP not 0)")
+def test_as_root_student_code_runs_as_another_user(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", """
+        import os
+        def composite_derivative(x):
+            raise ValueError(f"uid={os.getuid()} euid={os.geteuid()} groups={os.getgroups()}")
+        """)
+    output = assert_only_01_1_lost(grade_cli(path, tmp_path), "groups=[]")
+    uid = int(output.split("uid=")[1].split()[0])
+    assert uid != 0 and uid in sandbox_module.SANDBOX_UIDS
+    assert "euid=0" not in output
+
+
+@pytest.mark.parametrize("code, phrase", [
+    ("os.fork()", "start processes"),
+    ("subprocess.Popen(['sleep', '30'], start_new_session=True)", "start processes"),
+    ("os.system('sleep 30 &')", "start processes"),
+    ("ctypes.CDLL(None).fork()", "ctypes"),
+])
+def test_starting_processes_is_refused(tmp_path: Path, code: str, phrase: str) -> None:
+    path = solution_with(tmp_path / "work", f"""
+        import ctypes, os, subprocess
+        def composite_derivative(x):
+            {code}
+            return 0.0
+        """)
+    assert_only_01_1_lost(grade_subprocess(path, tmp_path), phrase)
+
+
+def test_threads_left_running_are_stopped(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", """
+        import os, threading, time
+        def spin():
+            while True:
+                time.sleep(0.01)
+        threading.Thread(target=spin).start()           # not a daemon: would keep Python alive
+        def composite_derivative(x):
+            threading.Thread(target=spin).start()
+            raise ValueError(f"pid={os.getpid()}")
+        """)
+    output = assert_only_01_1_lost(grade_cli(path, tmp_path), "pid=")
+    pid = int(output.split("pid=")[1].split()[0])
+    assert not is_alive(pid)
+
+
+def test_leftover_processes_are_killed(tmp_path: Path) -> None:
+    # Whatever the guard misses, the sandbox kills when it stops: here a process the test
+    # starts "on behalf of" the child, in a new session, with the child's environment.
+    box = sandbox_module.Sandbox(python_file_text(LESSON01, solutions=True), timeout=5)
+    with box:
+        assert box.run("composite_derivative", [(1.0,)])[0].ok
+        env = {"MINIGRAD_SANDBOX": box._token}
+        if box.uid is not None:
+            escaped = subprocess.Popen(["sleep", "60"], env=env, start_new_session=True,
+                                       user=box.uid, group=box.uid, extra_groups=[])
+        else:
+            escaped = subprocess.Popen(["sleep", "60"], env=env, start_new_session=True)
+    try:
+        assert escaped.wait(timeout=5) == -signal.SIGKILL
+    finally:
+        if escaped.poll() is None:
+            escaped.kill()
+
+
+def test_closing_or_redirecting_the_answer_pipe(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", """
+        import os
+        def composite_derivative(x):
+            for fd in range(3, 64):
+                try:
+                    os.dup2(1, fd)
+                except OSError:
+                    pass
+            return 0.0
+        """)
+    # The request pipe now reads the output file: the child sees no more work and exits.
+    assert_only_01_1_lost(grade_cli(path, tmp_path), "the process exited")
+
+
+def test_blocking_sigterm_and_hanging(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", """
+        import signal
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        def composite_derivative(x):
+            while True:
+                pass
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path, "--timeout", "1"), "longer than 1 s")
+
+
+# ---------------------------------------------------------------------------- answers
+@pytest.mark.parametrize("body, phrase", [
+    ("return 'x' * 25_000_000", "more than 20000000 characters"),
+    ("return __import__('functools').reduce(lambda a, _: [a], range(5000), [])",
+     "nested more than 100 levels"),
+    ("return {str(i): i for i in range(200_000)}", "expected a number"),
+    ("return float('nan')", "got nan"),
+    ("return float('inf')", "got inf"),
+    ("return object()", "cannot be graded"),
+    ("return composite_derivative(x)", "RecursionError"),
+    ("return input('x? ')", "EOFError"),
+])
+def test_strange_answers(tmp_path: Path, body: str, phrase: str) -> None:
+    path = solution_with(tmp_path / "work", f"""
+        def composite_derivative(x):
+            {body}
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path), phrase)
+
+
+def test_a_stack_overflow_crash_is_contained(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", """
+        import sys
+        sys.setrecursionlimit(10**7)
+        def composite_derivative(x):
+            return composite_derivative(x) + 1
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path), "composite_derivative")
+
+
+def test_numpy_scalars_are_plain_answers(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", """
+        import numpy as np
+        _reference = composite_derivative
+        def composite_derivative(x):
+            return np.float32(_reference(x)) if abs(x) < 0 else np.float64(_reference(x))
+        """)
+    assert grade_cli(path, tmp_path)["score"] == 15
+
+
+def test_malicious_eq_does_not_cross_the_boundary(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", """
+        import numpy as np
+        class Liar(float):
+            def __eq__(self, other): return True
+            def __ne__(self, other): return False
+            def __sub__(self, other): return 0.0
+            def __rsub__(self, other): return 0.0
+            def __abs__(self): return 0.0
+            def __repr__(self): return "24.0"
+        class LiarArray(np.ndarray):
+            def __eq__(self, other): return np.ones(np.shape(other), bool)
+            def tolist(self): return [24.0]
+        def composite_derivative(x):
+            return Liar(-1.0)
+        def several_paths(a, b, c):
+            return np.zeros(3).view(LiarArray)
+        """)
+    table = by_exercise(grade_cli(path, tmp_path))
+    assert table["01.1"][0] == 0 and "expected" in table["01.1"][2]
+    assert table["01.2"][0] == 0
+    assert table["01.3"][0] == table["01.3"][1]
+
+
+def test_unicode_everywhere(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", """
+        print("héllo ✓ 😀 \\u2028")
+        def composite_derivative(x):
+            print("ünïcødé ✓")
+            raise ValueError("ünïcødé ✓ 😀 \\udcff")
+        def several_paths(a, b, c):
+            return {"d\\udcffa": 1.0}
+        """)
+    env = dict(os.environ, PYTHONIOENCODING="ascii", LC_ALL="C")
+    results = tmp_path / "results.json"
+    done = run_cli("grade", str(path), "--json", str(results), env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "ValueError" in done.stdout
+    table = by_exercise(json.loads(results.read_text()))
+    assert table["01.1"][0] == 0 and "ünïcødé" in table["01.1"][2]
+    assert table["01.2"][0] == 0 and table["01.3"][0] == 3
+
+
+# ---------------------------------------------------------------------------- files and imports
+def test_reading_the_reference_solutions_is_refused(tmp_path: Path) -> None:
+    reference = str(source_path(LESSON01))
+    path = solution_with(tmp_path / "work", f"""
+        import importlib.util, os, sys
+        def steal(how):
+            try:
+                return how()
+            except PermissionError as error:
+                return str(error)
+        def by_open():
+            return open({reference!r}).read()
+        def by_loader():
+            sys.meta_path[:] = [f for f in sys.meta_path if "Block" not in type(f).__name__]
+            import minigrad.exercises.lessons.lesson01 as solutions
+            return solutions
+        def by_relative_path():
+            os.chdir(os.path.dirname({reference!r}))
+            return open("lesson01.py").read()
+        def by_link():
+            os.symlink({reference!r}, "copy.py")
+            return open("copy.py").read()
+        def composite_derivative(x):
+            raise ValueError(" | ".join(str(steal(how))[:80] for how in
+                                        (by_open, by_loader, by_relative_path, by_link)))
+        """)
+    output = assert_only_01_1_lost(grade_cli(path, tmp_path), "read the reference solutions")
+    assert "BEGIN SOLUTION" not in output and "def composite_derivative" not in output
+    assert output.count("graded code may not") >= 4, output
+
+
+def test_writing_outside_its_folder_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "results.json"
+    target.write_text("{}")
+    path = solution_with(tmp_path / "work", f"""
+        import os, shutil
+        def composite_derivative(x):
+            open("scratch.txt", "w").write("allowed in its own folder")
+            open({str(target)!r}, "w").write("forged")
+        """)
+    results = tmp_path / "other.json"
+    assert cli_main(["grade", str(path), "--json", str(results), "--timeout", "3"]) == 0
+    assert target.read_text() == "{}"
+    assert_only_01_1_lost(json.loads(results.read_text()), "write outside its own folder")
+
+
+def test_changing_cwd_and_deleting_its_folder(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", """
+        import os
+        def composite_derivative(x):
+            for name in os.listdir("."):
+                if os.path.isfile(name):
+                    os.remove(name)              # its own files: allowed
+            os.chdir("/")
+            os._exit(3)
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path), "exited with code 3")
+
+
+def test_a_slow_import_within_the_limit_is_fine(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", "import time\ntime.sleep(0.7)\n")
+    # Only the submission's own import counts against the limit, not Python's and numpy's.
+    assert grade_cli(path, tmp_path, "--timeout", "1.5")["score"] == 15
+
+
+def test_sleeping_at_import_time(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", "import time\ntime.sleep(30)\n")
+    started = time.monotonic()
+    results = grade_cli(path, tmp_path, "--timeout", "1")
+    assert time.monotonic() - started < 15
+    assert results["score"] == 0
+    assert all("longer than 1 s while importing" in test["output"] for test in results["tests"])
+
+
+def test_a_sandbox_that_cannot_start_says_why(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", "")
+    results = grade_cli(path, tmp_path, "--memory", "20")
+    assert results["score"] == 0
+    assert "--memory" in results["tests"][0]["output"]
+
+
+# ---------------------------------------------------------------------------- a class
+def make_class(root: Path) -> Path:
+    klass = root / "class"
+    write_exercises(LESSON01, klass / "alice", solutions=True)          # full marks
+    solution_with(klass, "", name="alice.py")                           # same name as a folder
+    solution_with(klass, "", name="bob.py")                             # one file
+    (klass / "carol.ipynb").write_text("{ this is not json")            # corrupt notebook
+    (klass / "dave").mkdir()                                            # empty folder
+    (klass / "erin").mkdir()
+    (klass / "erin" / "notes.ipynb").write_text(json.dumps({            # no exercise cells
+        "cells": [{"cell_type": "markdown", "metadata": {}, "source": "# notes"}],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    write_exercises(LESSON02, klass / "frank", solutions=True)          # the wrong lesson
+    (klass / "gina").mkdir()
+    (klass / "gina" / FILE01).write_bytes(                              # not UTF-8
+        b"# caf\xe9 \xff\n" + python_file_text(LESSON01, solutions=True).encode())
+    (klass / "hank").mkdir()
+    (klass / "hank" / FILE01).symlink_to(source_path(LESSON01))        # a link to the answers
+    (klass / "ivan").mkdir()
+    solution_with(klass / "ivan", "import os\nos.kill(os.getppid(), 9)\n")  # kills at import
+    return klass
+
+
+def test_a_messy_class_folder(tmp_path: Path) -> None:
+    klass = make_class(tmp_path)
+    out, scores = tmp_path / "grades", tmp_path / "scores.csv"
+    done = run_cli("grade", str(klass), "--lesson", "01", "--jobs", "2", "--timeout", "3",
+                   "--out", str(out), "--csv", str(scores), "--json", str(tmp_path / "all.json"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = list(csv.DictReader(scores.open(encoding="utf-8")))
+    names = [row["student"] for row in rows]
+    assert names == sorted(names) and len(names) == len(set(names))
+    assert set(names) == {"alice", "alice.py", "bob", "carol", "dave", "erin", "frank", "gina",
+                          "hank", "ivan"}
+    assert list(rows[0]) == ["student", "total", "max", "01.1", "01.2", "01.3", "01.4", "01.5"]
+    totals = {row["student"]: float(row["total"]) for row in rows}
+    assert totals == {"alice": 15, "alice.py": 15, "bob": 15, "carol": 0, "dave": 0, "erin": 0,
+                      "frank": 0, "gina": 15, "hank": 0, "ivan": 0}
+    for row in rows:
+        assert float(row["max"]) == 15
+        assert sum(float(row[column]) for column in list(row)[3:]) == pytest.approx(
+            float(row["total"]))
+    every = json.loads((tmp_path / "all.json").read_text())
+    assert set(every) == set(names)
+    for name in names:
+        assert json.loads((out / f"{name}.json").read_text())["score"] == totals[name]
+    assert "symbolic link" in every["hank"]["output"]
+    assert "not a readable notebook" in every["carol"]["output"]
+    assert "signals to other processes" in json.dumps(every["ivan"])
+    progress = [line for line in done.stderr.splitlines() if line.startswith("grading [")]
+    assert len(progress) == 10 and progress[-1].split()[2] == "10/10"
+
+
+def test_a_class_without_lesson_warns_about_mixed_lessons(tmp_path: Path) -> None:
+    klass = tmp_path / "class"
+    write_exercises(LESSON01, klass / "alice", solutions=True)
+    write_exercises(LESSON02, klass / "bob")
+    done = run_cli("grade", str(klass), "--out", str(tmp_path / "out"), "--timeout", "3")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "different lessons" in done.stderr and "--lesson" in done.stderr
+
+
+def test_killing_the_grader_keeps_finished_students(tmp_path: Path) -> None:
+    klass = tmp_path / "class"
+    write_exercises(LESSON01, klass / "a-fast", solutions=True)
+    solution_with(klass / "z-slow", "import time\ntime.sleep(60)\n")
+    out = tmp_path / "out"
+    grader = subprocess.Popen([sys.executable, "-m", "minigrad.cli", "grade", str(klass),
+                               "--lesson", "1", "--jobs", "1", "--timeout", "30", "--out",
+                               str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / "a-fast.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.3)
+    finally:
+        grader.kill()
+        grader.wait()
+    assert json.loads((out / "a-fast.json").read_text())["score"] == 15
+    rows = list(csv.DictReader((out / "scores.csv").open()))
+    assert [(row["student"], row["total"]) for row in rows] == [("a-fast", "15")]
+    assert not [item for item in out.iterdir() if item.name.endswith(".tmp")]
+
+
+# ---------------------------------------------------------------------------- the command line
+@pytest.mark.parametrize("lesson", ["", "0", "99", "-1", "1.5", "xyz", "04"])
+def test_bad_lesson_values(tmp_path: Path, lesson: str, capsys) -> None:
+    path = solution_with(tmp_path / "work", "")
+    assert cli_main(["grade", str(path), "--lesson", lesson]) == 2
+    message = capsys.readouterr().err
+    assert "minigrad grade:" in message and ("no lesson" in message or "no exercises" in message)
+
+
+@pytest.mark.parametrize("timeout", ["0", "-1", "nan", "inf"])
+def test_bad_timeouts(tmp_path: Path, timeout: str, capsys) -> None:
+    path = solution_with(tmp_path / "work", "")
+    assert cli_main(["grade", str(path), "--timeout", timeout]) == 2
+    assert "--timeout must be a positive number" in capsys.readouterr().err
+
+
+def test_json_paths(tmp_path: Path, capsys) -> None:
+    path = solution_with(tmp_path / "work", "")
+    deep = tmp_path / "not" / "yet" / "results.json"
+    assert cli_main(["grade", str(path), "--json", str(deep)]) == 0
+    assert json.loads(deep.read_text())["score"] == 15
+    assert cli_main(["grade", str(path), "--json", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+    assert cli_main(["grade", str(path), "--json", str(path / "results.json")]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+
+
+def test_exit_code_is_zero_whatever_the_score(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", "raise SystemExit(5)\n")
+    done = run_cli("grade", str(path), "--json", str(tmp_path / "r.json"))
+    assert done.returncode == 0 and json.loads((tmp_path / "r.json").read_text())["score"] == 0
+
+
+@pytest.mark.parametrize("lesson, code", [("1", 0), ("01", 0), ("derivatives", 0),
+                                          ("bad", 2), ("0", 2), ("4", 2)])
+def test_exercises_lesson_values(tmp_path: Path, lesson: str, code: int) -> None:
+    assert cli_main(["exercises", lesson, "--to", str(tmp_path / "out")]) == code
+    assert (tmp_path / "out" / FILE01).exists() == (code == 0)
+
+
+def test_exercises_never_lose_work(tmp_path: Path, capsys) -> None:
+    work = tmp_path / "work"
+    assert cli_main(["exercises", "1", "--to", str(work)]) == 0
+    assert cli_main(["exercises", "1", "--to", str(work)]) == 0  # same content: fine
+    mine = (work / FILE01).read_text().replace("raise NotImplementedError", "return 42", 1)
+    (work / FILE01).write_text(mine)
+    assert cli_main(["exercises", "1", "--to", str(work)]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert (work / FILE01).read_text() == mine
+    assert cli_main(["exercises", "1", "--to", str(work), "--solutions"]) == 2
+    assert (work / FILE01).read_text() == mine
+    assert cli_main(["exercises", "1", "--to", str(work), "--force"]) == 0
+    assert (work / (FILE01 + ".bak")).read_text() == mine
+    assert "return 42" not in (work / FILE01).read_text()
+    assert cli_main(["exercises", "1", "--to", str(work / FILE01)]) == 2
+
+
+def test_progress_and_csv_for_a_small_class(tmp_path: Path) -> None:
+    klass = tmp_path / "class"
+    for name in ("b", "a", "c"):
+        write_exercises(LESSON01, klass / name, solutions=(name != "c"))
+    scores = tmp_path / "s.csv"
+    done = run_cli("grade", str(klass), "--jobs", "2", "--csv", str(scores), "--out",
+                   str(tmp_path / "out"), "--timeout", "3")
+    assert done.returncode == 0
+    lines = [line for line in done.stderr.splitlines() if line.startswith("grading [")]
+    assert [line.split()[2] for line in lines] == ["1/3", "2/3", "3/3"]
+    assert lines[-1].startswith("grading [" + "#" * 30 + "]")
+    rows = list(csv.reader(scores.open()))
+    assert rows[0][:3] == ["student", "total", "max"]
+    assert [row[:3] for row in rows[1:]] == [["a", "15", "15"], ["b", "15", "15"],
+                                             ["c", "0", "15"]]
+    assert "a" in done.stdout and "15.00" in done.stdout
