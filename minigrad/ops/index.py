@@ -125,10 +125,11 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     """x[key] with basic indexing (ints, slices, None, ...) and integer-array/mask indexing."""
     if isinstance(key, slice):  # x[a:b] always records a slice, even x[:]
         return Slice.apply(x, key=(_checked_slice(key),))
-    items = tuple(_scalar_index(item) for item in (key if isinstance(key, tuple) else (key,)))
+    items = tuple(_index_item(item) for item in (key if isinstance(key, tuple) else (key,)))
     items = _expand_ellipsis(items, x.ndim)
     result, dim, source_dim = x, 0, 0  # dim: in the result so far; source_dim: in x
     advanced: dict[int, np.ndarray] = {}
+    bounds: list[tuple[np.ndarray, int, int]] = []  # (index array, size, dim of x) to check
     for item in items:
         if item is None:
             result = unsqueeze(result, dim)
@@ -146,7 +147,7 @@ def getitem(x: Tensor, key: Any) -> Tensor:
                                  f"with size {size}")
             result = Select.apply(result, key=(slice(None),) * dim + (int(item),))
         else:
-            array = _index_array(item)
+            array = item  # an index array (see _index_item)
             if array.dtype == np.bool_:
                 _check_mask(array, x.shape, source_dim)
                 for offset, positions in enumerate(np.nonzero(array)):
@@ -154,13 +155,18 @@ def getitem(x: Tensor, key: Any) -> Tensor:
                 dim += array.ndim
                 source_dim += array.ndim
                 continue
-            _check_bounds(array, size, source_dim)
+            bounds.append((array, size, source_dim))
             advanced[dim] = array
             dim += 1
         source_dim += 1
     if advanced:
         key = tuple(advanced.get(d, slice(None)) for d in range(max(advanced) + 1))
-        result = Index.apply(result, key=key)
+        try:
+            result = Index.apply(result, key=key)
+        except IndexError:  # numpy checks the bounds; we say which index and dim were wrong
+            for array, size, source_dim in bounds:
+                _check_bounds(array, size, source_dim)
+            raise
     if result is x:
         result = Alias.apply(x, key=())
     return result
@@ -172,8 +178,8 @@ def _expand_ellipsis(items: tuple, ndim: int) -> tuple:
     for item in items:
         if item is None or item is Ellipsis:
             continue
-        array = _index_array(item) if not isinstance(item, slice) and not _is_integer(item) else None
-        consumed += array.ndim if array is not None and array.dtype == np.bool_ else 1
+        is_mask = isinstance(item, np.ndarray) and item.dtype == np.bool_
+        consumed += item.ndim if is_mask else 1  # a mask indexes as many dims as it has
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim} "
                          f"(got {consumed} indices for shape of {ndim} dims)")
@@ -184,6 +190,14 @@ def _expand_ellipsis(items: tuple, ndim: int) -> tuple:
         return items
     at = ellipses[0]
     return items[:at] + (slice(None),) * (ndim - consumed) + items[at + 1:]
+
+
+def _index_item(item: Any) -> Any:
+    """One part of a key, normalised: None, Ellipsis, a slice, an int, or an index array."""
+    item = _scalar_index(item)
+    if item is None or item is Ellipsis or isinstance(item, slice) or _is_integer(item):
+        return item
+    return _index_array(item)
 
 
 def _scalar_index(item: Any) -> Any:

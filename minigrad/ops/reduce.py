@@ -13,6 +13,7 @@ the reduced dims with size 1, which is exactly the shape that broadcasts back ov
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -56,7 +57,7 @@ class Sum(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
         ctx.input_shape = x.shape
-        return np.asarray(np.sum(x))
+        return np.asarray(x.sum())
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
@@ -71,7 +72,7 @@ class SumDim(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
         ctx.input_shape, ctx.axes = x.shape, axes
-        return np.asarray(np.sum(x, axis=axes, keepdims=keepdim))
+        return np.asarray(x.sum(axis=axes, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
@@ -93,11 +94,11 @@ class Mean(Function):
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
         ctx.input_shape = x.shape
         with np.errstate(invalid="ignore", divide="ignore"):  # mean of nothing is nan
-            return np.asarray(np.sum(x) / x.size, dtype=x.dtype)
+            return np.asarray(x.sum() / x.size, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
-        count = int(np.prod(ctx.input_shape, dtype=np.int64))
+        count = math.prod(ctx.input_shape)
         return broadcast_to(grad_output / count, ctx.input_shape)
 
 
@@ -109,13 +110,13 @@ class MeanDim(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
         ctx.input_shape, ctx.axes = x.shape, axes
-        count = int(np.prod([x.shape[axis] for axis in axes], dtype=np.int64))
+        count = math.prod(x.shape[axis] for axis in axes)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray(np.sum(x, axis=axes, keepdims=keepdim) / count, dtype=x.dtype)
+            return np.asarray(x.sum(axis=axes, keepdims=keepdim) / count, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
-        count = int(np.prod([ctx.input_shape[axis] for axis in ctx.axes], dtype=np.int64))
+        count = math.prod(ctx.input_shape[axis] for axis in ctx.axes)
         return _spread(grad_output / count, ctx.input_shape, ctx.axes)
 
 
