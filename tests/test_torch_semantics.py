@@ -863,3 +863,43 @@ a = L.ones(2, 3, requires_grad=True); r = (a @ L.ones(3, 4)).grad_fn, (a @ L.one
 @pytest.mark.parametrize("code", GRAPH, ids=case_id)
 def test_graph_introspection(code):
     same_as_torch(code)
+
+
+# ---- assignment into a tensor of the graph (x[key] = value) -------------------------------------
+SETITEM = oracle_cases("""
+x = L.tensor([1.0, 2.0, 3.0], requires_grad=True); w = L.tensor(7.0, requires_grad=True)
+y = x * 2; y[0] = w; r = y.grad_fn, y.grad_fn.next_functions, y._version, y
+(y * L.tensor([1., 2., 3.])).sum().backward(); r = r, x.grad, w.grad
+---
+x = L.tensor([1.0, 2.0, 3.0], requires_grad=True); y = x * 2; y[y > 3] = 0; r = y, y.grad_fn, y.grad_fn.next_functions
+y.sum().backward(); r = r, x.grad
+---
+x = L.ones(2, 3, requires_grad=True); w = L.tensor([1., 2., 3.], requires_grad=True); y = x + 0; y[[0, 0]] = w
+y.sum().backward(); r = x.grad, w.grad, y.grad_fn
+---
+x = L.ones(2, 3, requires_grad=True); w = L.tensor([[1.], [2.]], requires_grad=True); y = x + 0; y[:, 1:] = w
+y.backward(L.arange(6.).reshape(2, 3)); r = y, x.grad, w.grad, y.grad_fn
+---
+x = L.ones(2, 3); w = L.tensor([1., 2., 3.], requires_grad=True); x[1] = w * 2; r = x, x.requires_grad, x.grad_fn, x.is_leaf
+x.sum().backward(); r = r, w.grad
+---
+x = L.ones(2, 3, requires_grad=True); y = x * 1; y[0, 0] = 5; y[1] *= 3; y.sum().backward(); r = y, x.grad, y.grad_fn
+---
+x = L.ones(2, 2, requires_grad=True); x[0] = 5
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", SETITEM, ids=case_id)
+def test_setitem_in_the_graph(code):
+    same_as_torch(code)
+
+
+def test_setitem_changes_a_saved_tensor():
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    z = y * y
+    y[0] = 0.0
+    with pytest.raises(RuntimeError, match="modified by an inplace operation.*output 0 of CopySlices"):
+        z.sum().backward()
+

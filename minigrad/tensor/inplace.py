@@ -1,4 +1,4 @@
-"""In-place operations: `x += y`, `x.add_(y)`, `x.mul_(2)`, `x.zero_()`, `x.fill_(v)`.
+"""In-place operations: `x += y`, `x.add_(y)`, `x.mul_(2)`, `x.zero_()`, `x.fill_(v)`, `x[i] = v`.
 
 They write into `x.data` and bump `x._version`, so that a node which saved `x` for backward
 can tell that the value it needs is gone (and raise instead of returning a wrong gradient).
@@ -47,9 +47,9 @@ class Zero(Fill):
     node_name = "ZeroBackward0"
 
 
-def _check_leaf(tensor: Tensor) -> None:
+def _check_leaf(tensor: Tensor, prefix: str = "") -> None:
     if GradMode.enabled and tensor._requires_grad and tensor.grad_fn is None:
-        raise RuntimeError(_LEAF_INPLACE_MESSAGE + " Wrap parameter updates in "
+        raise RuntimeError(prefix + _LEAF_INPLACE_MESSAGE + " Wrap parameter updates in "
                            "`with minigrad.no_grad():`, or work on a copy (x = x + 1).")
 
 
@@ -119,19 +119,73 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
     return tensor
 
 
+class SetItem(Function):
+    """out = a with out[key] = b;  grad_a = g with g[key] set to 0,
+    grad_b = g[key] summed to b's shape (b was broadcast into the slots)."""
+
+    node_name = "CopySlices"  # PyTorch's node for an assignment through basic indexing
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, b: Any, key: Any) -> np.ndarray:
+        ctx.key, ctx.b_shape = key, np.shape(b)
+        out = a.copy()
+        try:
+            out[key] = b
+        except (IndexError, ValueError) as error:
+            raise type(error)(f"cannot assign to a tensor of shape {a.shape} at {key!r}: "
+                              f"{error}") from None
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from minigrad.ops.broadcast import sum_to
+        from minigrad.ops.index import getitem, where
+
+        need_a, need_b = ctx.needs_input_grad
+        grad_a = grad_b = None
+        if need_a:
+            overwritten = np.zeros(grad_output.shape, dtype=bool)
+            overwritten[ctx.key] = True
+            grad_a = where(Tensor._make(overwritten, False, None), 0.0, grad_output)
+        if need_b:
+            grad_b = sum_to(getitem(grad_output, ctx.key), ctx.b_shape)
+        return grad_a, grad_b
+
+
+class IndexPut(SetItem):
+    """SetItem through integer-array or mask indexing (PyTorch's IndexPutBackward0)."""
+
+    node_name = "IndexPutBackward0"
+
+
+def _plain_key(key: Any) -> Any:
+    """The key with Tensors replaced by their arrays (numpy indexes with it)."""
+    if isinstance(key, Tensor):
+        return key.data
+    if isinstance(key, tuple):
+        return tuple(part.data if isinstance(part, Tensor) else part for part in key)
+    return key
+
+
+def _is_advanced(key: Any) -> bool:
+    parts = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(part, (list, np.ndarray)) and np.ndim(part) > 0 for part in parts)
+
+
 def setitem(tensor: Tensor, key: Any, value: Any) -> None:
-    """tensor[key] = value in place. Not recorded: refused when tensor or value is in a graph."""
-    _check_leaf(tensor)
+    """tensor[key] = value in place. In a graph it is recorded (CopySlices / IndexPutBackward0):
+    the overwritten slots get no gradient, `value` gets the gradient of its slots."""
+    _check_leaf(tensor, prefix="a view of ")  # PyTorch: x[key] is a view of the leaf x
+    key = _plain_key(key)
     value_requires = isinstance(value, Tensor) and value._requires_grad
     if GradMode.enabled and (tensor._requires_grad or value_requires):
-        raise RuntimeError(
-            "minigrad does not record assignments into a tensor that is part of a graph "
-            "(x[key] = value); build the new tensor out of place instead, e.g. with "
-            "minigrad.where(mask, value, x) or minigrad.cat, or assign under minigrad.no_grad()")
-    if isinstance(key, Tensor):
-        key = key.data
-    elif isinstance(key, tuple):
-        key = tuple(part.data if isinstance(part, Tensor) else part for part in key)
+        before = Tensor._make(tensor.data.copy(), tensor._requires_grad, tensor.grad_fn)
+        kind = IndexPut if _is_advanced(key) else SetItem
+        result = kind.apply(before, value, key=key)
+        _write(tensor, result.data, "setitem")
+        _move_node(tensor, result.grad_fn)
+        tensor._requires_grad = True
+        return
     try:
         tensor.data[key] = value.data if isinstance(value, Tensor) else value
     except (IndexError, ValueError) as error:

@@ -293,7 +293,7 @@ class TensorOperators:
         return (index.getitem(self, i) for i in range(self.data.shape[0]))
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        """x[key] = value, written in place (for tensors outside the graph, or under no_grad)."""
+        """x[key] = value, written in place; recorded in the graph like PyTorch (CopySlices)."""
         inplace.setitem(self, key, value)
 
     def softmax(self, dim: int) -> Tensor:
