@@ -216,22 +216,21 @@ def run_backward(outputs: Sequence[Tensor], gradients: Sequence[Tensor], retain_
                     _retain(node, gradient, create_graph, handed_out)
                 if type(node) is not AccumulateGrad and (needed is None or node in needed):
                     input_grads = _call_backward(node, gradient, retain_graph)
+            inputs = node.inputs
             for index, child in enumerate(node._next):
                 if child is None:
                     continue
                 if input_grads is not None:
                     child_grad = input_grads[index]
-                    wanted = needed is None or child in needed or child in capture
-                    if child_grad is not None and wanted:
-                        expected = node.inputs[index].data
+                    if child_grad is not None and (needed is None or child in needed
+                                                   or child in capture):
+                        expected = inputs[index].data
                         if type(child_grad) is not Tensor or \
                                 child_grad.data.shape != expected.shape or \
                                 child_grad.data.dtype != expected.dtype:
                             child_grad = _checked(child_grad, node, index)
-                        if child in pending:
-                            pending[child] = pending[child] + child_grad
-                        else:
-                            pending[child] = child_grad
+                        earlier = pending.get(child)
+                        pending[child] = child_grad if earlier is None else earlier + child_grad
                 remaining = dependencies[child] - 1
                 dependencies[child] = remaining
                 if remaining == 0:

@@ -126,6 +126,11 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     if isinstance(key, slice):  # x[a:b] always records a slice, even x[:]
         return Slice.apply(x, key=(_checked_slice(key),))
     items = tuple(_index_item(item) for item in (key if isinstance(key, tuple) else (key,)))
+    if 0 < len(items) <= x.ndim and all(type(item) is np.ndarray and item.dtype.kind == "i"
+                                    for item in items):
+        # Only integer index arrays, one per leading dim (x[rows, labels]): numpy's own
+        # advanced indexing, recorded as one IndexBackward0, the same as the general loop below.
+        return _index(x, items, [(item, x.shape[dim], dim) for dim, item in enumerate(items)])
     items = _expand_ellipsis(items, x.ndim)
     result, dim, source_dim = x, 0, 0  # dim: in the result so far; source_dim: in x
     advanced: dict[int, np.ndarray] = {}
@@ -161,15 +166,20 @@ def getitem(x: Tensor, key: Any) -> Tensor:
         source_dim += 1
     if advanced:
         key = tuple(advanced.get(d, slice(None)) for d in range(max(advanced) + 1))
-        try:
-            result = Index.apply(result, key=key)
-        except IndexError:  # numpy checks the bounds; we say which index and dim were wrong
-            for array, size, source_dim in bounds:
-                _check_bounds(array, size, source_dim)
-            raise
+        result = _index(result, key, bounds)
     if result is x:
         result = Alias.apply(x, key=())
     return result
+
+
+def _index(x: Tensor, key: tuple, bounds: list[tuple[np.ndarray, int, int]]) -> Tensor:
+    """x[key] for a key with index arrays; `bounds` lists (array, size, dim) to blame."""
+    try:
+        return Index.apply(x, key=key)
+    except IndexError:  # numpy checks the bounds; we say which index and dim were wrong
+        for array, size, dim in bounds:
+            _check_bounds(array, size, dim)
+        raise
 
 
 def _expand_ellipsis(items: tuple, ndim: int) -> tuple:

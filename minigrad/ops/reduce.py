@@ -43,6 +43,8 @@ def _axes(x: Tensor, dim: Dims) -> tuple[int, ...]:
     """The numpy axes for `dim`; None or an empty tuple means all of them, as in PyTorch."""
     if dim is None:
         return tuple(range(x.ndim))
+    if type(dim) is int and -x.ndim <= dim < x.ndim:  # the common case, without wrap_dims
+        return (dim % x.ndim,)
     if x.ndim == 0:
         wrap_dims(dim, 0)  # still validates: only 0 and -1 are allowed
         return ()
