@@ -903,3 +903,32 @@ def test_setitem_changes_a_saved_tensor():
     with pytest.raises(RuntimeError, match="modified by an inplace operation.*output 0 of CopySlices"):
         z.sum().backward()
 
+
+
+# ---- gradcheck ----------------------------------------------------------------------------------------
+GRADCHECK = oracle_cases("""
+x = L.tensor([0.3, 0.5], dtype=L.float64, requires_grad=True); r = L.autograd.gradcheck(lambda t: (t * t).sum(), (x,))
+---
+x = L.tensor([0.3, 0.5], dtype=L.float64, requires_grad=True); r = L.autograd.gradcheck(lambda t: t.exp(), x)
+---
+x = L.tensor([0.3, 0.5], dtype=L.float64, requires_grad=True); y = L.tensor([1.3, 0.5], dtype=L.float64)
+r = L.autograd.gradcheck(lambda a, b: (a * b, a + b), (x, y))
+---
+x = L.tensor([0.3, 0.5], dtype=L.float64, requires_grad=True); r = L.autograd.gradcheck(lambda t: t.relu(), (x,), eps=1e-6, atol=1e-5, rtol=1e-3)
+---
+x = L.tensor([0.3, 0.5], dtype=L.float64, requires_grad=True); r = L.autograd.gradcheck(lambda t: t.detach() * t, (x,), raise_exception=False)
+---
+x = L.tensor([0.3, 0.5], dtype=L.float64); r = L.autograd.gradcheck(lambda t: t * 2, (x,))
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", GRADCHECK, ids=case_id)
+def test_gradcheck(code):
+    same_as_torch(code)
+
+
+def test_gradcheck_names_the_mismatch():
+    x = mg.tensor([0.3, 0.5], dtype=mg.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Jacobian mismatch for output 0 with respect to input 0"):
+        mg.autograd.gradcheck(lambda t: t.detach() * t, (x,))

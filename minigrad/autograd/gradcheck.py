@@ -64,8 +64,9 @@ def gradcheck(
     checked = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not checked:
         raise ValueError(
-            "gradcheck: none of the inputs requires grad, so there is nothing to check; "
-            "create them with requires_grad=True"
+            "gradcheck expects at least one input tensor to require gradient, but none of them "
+            "have requires_grad=True. (No input requires grad, so there is nothing to check: "
+            "create them with requires_grad=True.)"
         )
     for i in checked:
         if inputs[i].dtype != np.float64:
