@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -138,15 +139,36 @@ def test_as_root_student_code_runs_as_another_user(tmp_path: Path) -> None:
     assert "euid=0" not in output
 
 
+def test_a_private_temporary_folder_still_works(tmp_path: Path, monkeypatch) -> None:
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    path = solution_with(tmp_path / "work", """
+        import tempfile
+        def composite_derivative(x):
+            handle, name = tempfile.mkstemp()       # in its own folder
+            return 6 * x * (x * x + 1) ** 2
+        """)
+    assert grade_submission(path, timeout=5).score == 15
+
+
 @pytest.mark.parametrize("code, phrase", [
     ("os.fork()", "start processes"),
     ("subprocess.Popen(['sleep', '30'], start_new_session=True)", "start processes"),
     ("os.system('sleep 30 &')", "start processes"),
     ("ctypes.CDLL(None).fork()", "ctypes"),
+    ("__import__('posix').fork()", "start processes"),
+    ("__import__('_posixsubprocess')", "import _posixsubprocess"),
+    ("[threading.Thread(target=time.sleep, args=(3,)).start() for _ in range(500)]",
+     "can't start new thread"),                         # processes or memory run out
+    ("open(f'/proc/{os.getppid()}/mem', 'rb')", "only /proc/NAME"),
+    ("signal.pidfd_send_signal", "has no attribute"),
+    ("[f for f in gc.get_objects() if getattr(f, '__name__', '') == 'guard'][0].__code__ = "
+     "(lambda *a: None).__code__", "guard"),
 ])
 def test_starting_processes_is_refused(tmp_path: Path, code: str, phrase: str) -> None:
     path = solution_with(tmp_path / "work", f"""
-        import ctypes, os, subprocess
+        import ctypes, gc, os, signal, subprocess, threading, time
         def composite_derivative(x):
             {code}
             return 0.0

@@ -4,8 +4,9 @@ Graded code may read ordinary files and write files only inside its own temporar
 may not read the reference solutions (``minigrad/exercises/lessons``, refused by inode, so
 links and other spellings of the path do not help), open directories other than its own (whose
 descriptors could reach files by relative name), start processes
-(``fork``, ``subprocess``, ``os.system``, ``exec``), send signals to other processes, rename
-or link files, or call C functions through ``ctypes``. A refused operation raises
+(``fork``, ``subprocess``, ``os.system``, ``exec``), send signals to other processes, open
+other processes' files in ``/proc`` (their memory, say), rename or link files, or call C
+functions through ``ctypes``. A refused operation raises
 ``PermissionError`` with a message that says so.
 
 This is a guard rail for honest and careless code, not a security boundary: a determined
@@ -47,6 +48,13 @@ def _identity(path: str) -> tuple[int, int]:
     return info.st_dev, info.st_ino
 
 
+def _device(path: str) -> int:
+    try:
+        return os.stat(path).st_dev
+    except OSError:
+        return -1
+
+
 def protected_inodes(folder: Path) -> frozenset:
     """(device, inode) of ``folder``, its sub-folders and every file in them."""
     found = set()
@@ -68,7 +76,7 @@ def install(protected: Path, workdir: Path) -> None:
             delattr(module, name)  # a way to signal another process that is not audited
 
     def guard(event, args, _ids=protected_inodes(protected), _work=_identity(str(workdir)),
-              _root=_identity("/"), _stat=os.stat, _S_ISDIR=stat.S_ISDIR, _getpid=os.getpid,
+              _root=_identity("/"), _proc=_device("/proc"), _stat=os.stat, _S_ISDIR=stat.S_ISDIR, _getpid=os.getpid,
               _getpgrp=os.getpgrp, _isinstance=isinstance, _type=type, _str=str, _bytes=bytes,
               _int=int, _len=len, _range=range, _paths=(PosixPath, PurePosixPath, Path),
               _process=_PROCESS_EVENTS, _ctypes=_CTYPES_EVENTS, _refused=_REFUSED_EVENTS,
@@ -123,6 +131,11 @@ def install(protected: Path, workdir: Path) -> None:
                 info = None
             if info is not None and (info.st_dev, info.st_ino) in _ids:
                 refuse(f"read the reference solutions ({name})")
+            if info is not None and info.st_dev == _proc and not (
+                    not flags & _write_flags and ".." not in name and name.startswith("/proc/")
+                    and (name.count("/") == 2 or (name.startswith("/proc/self/")
+                                                  and name.count("/") == 3))):
+                refuse(f"open {name} (only /proc/NAME and /proc/self/NAME, for reading)")
             if info is not None and _S_ISDIR(info.st_mode) and not inside_work(name):
                 refuse(f"open a directory outside its own folder ({name})")
             writing = (flags & _write_flags) or (

@@ -88,10 +88,15 @@ class Sandbox:
         self.submission_text = code
         self.timeout = timeout
         self.memory_mb = memory_mb
-        self.directory = Path(tempfile.mkdtemp(prefix="minigrad-grade-"))
+        self.uid = _acquire_uid()
+        # A child under another user id must be able to reach its folder by its full path.
+        base = None
+        if self.uid is not None and not _world_enterable(tempfile.gettempdir()):
+            base = next((folder for folder in ("/tmp", "/var/tmp", "/dev/shm")
+                         if _world_enterable(folder)), None)
+        self.directory = Path(tempfile.mkdtemp(prefix="minigrad-grade-", dir=base))
         self.process: Optional[subprocess.Popen] = None
         self.import_error: Optional[ImportFailed] = None
-        self.uid = _acquire_uid()
         self._buffer = bytearray()
         self._output = -1  # the grader's own descriptor of the child's stdout/stderr file
         self._starts = 0
@@ -131,13 +136,14 @@ class Sandbox:
         env = {"PATH": os.defpath, "HOME": str(work), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
                "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                "NUMBA_NUM_THREADS": "1", "NUMBA_CACHE_DIR": str(work),
-               "MPLCONFIGDIR": str(work), "MINIGRAD_SANDBOX": self._token}
+               "MPLCONFIGDIR": str(work), "TMPDIR": ".",  # relative: the absolute path may be unreachable
+               "MINIGRAD_SANDBOX": self._token}
         processes = 0 if self.uid is None else SANDBOX_PROCESSES
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-I", "-c", _BOOTSTRAP, PACKAGE_ROOT, str(request_read),
                  str(response_write), str(self.memory_mb * 2**20), str(OUTPUT_LIMIT_BYTES),
-                 str(processes), str(self.uid or 0), str(submission)],
+                 str(processes), str(self.uid or 0), submission.name],  # relative to cwd
                 cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=self._output,
                 stderr=subprocess.STDOUT, pass_fds=(request_read, response_write),
                 start_new_session=True, close_fds=True,
@@ -386,6 +392,15 @@ def _can_drop_privileges() -> bool:
                   f"student code (run as another user) can import numpy, minigrad and the "
                   f"common standard modules loaded beforehand, not others", file=sys.stderr)
     return drop
+
+
+def _world_enterable(folder: str) -> bool:
+    """True if every user may enter ``folder`` (and so every folder above it)."""
+    path = Path(folder).resolve()
+    try:
+        return all(os.stat(item).st_mode & 0o001 for item in [path, *path.parents])
+    except OSError:
+        return False
 
 
 def _world_readable(folder: str) -> bool:

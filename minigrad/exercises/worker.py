@@ -1,13 +1,13 @@
 """The student side of the sandbox: runs in its own process, imports one submission, calls it.
 
 Started by :mod:`minigrad.exercises.sandbox` as ``python -I -c <bootstrap> REQUEST_FD
-RESPONSE_FD MEMORY_BYTES OUTPUT_BYTES PROCESSES UID SUBMISSION``. It limits its own memory, output
-and (with a UID) number of processes, loads numpy and the common standard modules, switches to
-user id UID when it is not 0 (started by a root grader), says ``{"ready": true}``, installs the
-guard (:mod:`minigrad.exercises.guard`), imports the
-submission (``{"import": true}`` or why not), then answers requests read from REQUEST_FD — one line of JSON each,
-``{"function": name, "cases": [encoded argument tuples]}`` — with one line of JSON per case on
-RESPONSE_FD, ``{"case": i, "ok": true, "value": encoded result}`` or
+RESPONSE_FD MEMORY_BYTES OUTPUT_BYTES PROCESSES UID SUBMISSION``. It limits its own memory,
+output and (with a UID) number of processes; loads numpy and the common standard modules;
+installs the guard (:mod:`minigrad.exercises.guard`); switches to user id UID unless it is 0
+(started by a root grader); says ``{"ready": true}``; imports SUBMISSION, a file in the current
+folder (``{"import": true}`` or why not); then answers requests read from REQUEST_FD — one line
+of JSON each, ``{"function": name, "cases": [encoded argument tuples]}`` — with one line of JSON
+per case on RESPONSE_FD, ``{"case": i, "ok": true, "value": encoded result}`` or
 ``{"case": i, "ok": false, "kind": ..., "message": ...}``, then ``{"done": true}``.
 
 Nothing here is trusted by the grader: whatever comes back is decoded, checked and compared
@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import errno
 import importlib.abc
-import importlib.util
+import importlib
 import json
 import os
 import resource
 import sys
 import traceback
+import types
 from pathlib import Path
 
 # Reference solutions and the grader stay out of reach of a plain import in student code.
@@ -120,20 +121,25 @@ def main(argv: list[str]) -> None:
     subprocess_module = sys.modules.get("subprocess")
     if subprocess_module is not None and hasattr(subprocess_module, "_posixsubprocess"):
         delattr(subprocess_module, "_posixsubprocess")
+    # The guard notes the solutions' inodes while it can still see them (root, before the switch).
+    guard.install(Path(exercises_package.__file__).resolve().parent / "lessons",
+                  Path("."))  # the work folder: the current one (its path may be unreachable)
     if uid:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
     send({"ready": True})
-    guard.install(Path(exercises_package.__file__).resolve().parent / "lessons",
-                  Path(submission).resolve().parent)
 
     module = None
     try:
-        spec = importlib.util.spec_from_file_location("submission", submission)
-        module = importlib.util.module_from_spec(spec)
+        # Read by its name in the current folder: the absolute path may lie in a folder the
+        # child (another user) cannot enter, such as a root-only TMPDIR.
+        with open(submission, "rb") as handle:
+            code = compile(handle.read(), submission, "exec")
+        module = types.ModuleType("submission")
+        module.__file__ = submission
         sys.modules["submission"] = module
-        spec.loader.exec_module(module)
+        exec(code, module.__dict__)
     except SyntaxError as error:
         send({"import": False, "kind": "syntax",
               "message": f"line {error.lineno}: {error.msg}: {(error.text or '').strip()[:120]}"})
