@@ -52,9 +52,17 @@ class Mv(Matmul):
 
 
 class Mm(Matmul):
-    """2-D @ 2-D: matrix product."""
+    """2-D @ 2-D: matrix product;  d(out)/da = grad @ bᵀ,  d(out)/db = aᵀ @ grad."""
 
     node_name = "MmBackward0"
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors  # (a is None when b needs no gradient, and vice versa)
+        need_a, need_b = ctx.needs_input_grad
+        transpose = MatrixTranspose.apply
+        return (matmul(grad_output, transpose(b)) if need_a else None,
+                matmul(transpose(a), grad_output) if need_b else None)
 
 
 class MatrixTranspose(Function):
@@ -83,10 +91,7 @@ def _matmul_backward(grad_output: Tensor, a: Tensor | None, b: Tensor | None, ne
     a_shape, b_shape = shapes
     if len(a_shape) == 1 and len(b_shape) == 1:  # dot product: grad_output is a scalar
         return (grad_output * b if need_a else None, grad_output * a if need_b else None)
-    transpose = MatrixTranspose.apply
-    if len(a_shape) == 2 and len(b_shape) == 2:
-        return (grad_output @ transpose(b) if need_a else None,
-                transpose(a) @ grad_output if need_b else None)
+    transpose = MatrixTranspose.apply  # (2-D @ 2-D is Mm, with its own backward)
     from minigrad.ops.shape import reshape
 
     # Treat a 1-D operand as a 1-row (a) or 1-column (b) matrix, as numpy does.
