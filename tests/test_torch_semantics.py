@@ -932,3 +932,116 @@ def test_gradcheck_names_the_mismatch():
     x = mg.tensor([0.3, 0.5], dtype=mg.float64, requires_grad=True)
     with pytest.raises(RuntimeError, match="Jacobian mismatch for output 0 with respect to input 0"):
         mg.autograd.gradcheck(lambda t: t.detach() * t, (x,))
+
+
+# ---- which in-place changes break a later backward: exactly those PyTorch refuses ----------------
+# (One known difference: after z = 2 ** y, changing y in place is fine here, since the
+# gradient only needs z; PyTorch also saves y and refuses.)
+INPLACE_SAVED = oracle_cases("""
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 2; z = y * y
+with L.no_grad():
+    y += 1
+r = y.grad_fn, y._version, y.requires_grad
+z.sum().backward()
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 2
+with L.no_grad():
+    y *= 3
+y.sum().backward(); r = x.grad, y
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x.exp()
+with L.no_grad():
+    y *= 3
+y.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; y += x; y.sum().backward(); r = x.grad, y.grad_fn.next_functions
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; y *= x; y.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; y /= x; y.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; y -= 2 * x; y.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; y.add_(x, alpha=3); y.sum().backward(); r = x.grad, y.grad_fn
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y * 2; y.mul_(2); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x.sigmoid(); z = y * 2; y.mul_(2); z.sum().backward()
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x.relu(); y.mul_(2); y.sum().backward()
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x ** 2; y.add_(1); y.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x.sqrt(); y.add_(1); y.sum().backward()
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x.log(); y.add_(1); y.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x.softmax(0); y.add_(1); y.sum().backward()
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x.log_softmax(0); y.add_(1); y.sum().backward()
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x.abs(); y.add_(1); y.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x.sum(); y.add_(1); y.backward(); r = x.grad
+---
+x = L.tensor([[1.0, 2.0]], requires_grad=True); y = x.max(); y.add_(1); y.backward(); r = x.grad
+---
+x = L.tensor([[1.0, 2.0]], requires_grad=True); y = x.max(1).values; y.add_(1); y.sum().backward(); r = x.grad
+---
+x = L.tensor([[1.0, 2.0]], requires_grad=True); y = x.mean(); y.add_(1); y.backward(); r = x.grad
+---
+x = L.tensor([[1.0, 2.0]], requires_grad=True); w = L.tensor([[1.0], [2.0]], requires_grad=True); y = x @ w; x2 = x * 1; y2 = x2 @ w; x2.add_(1); y2.sum().backward()
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x / 2; y.add_(1); y.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = 2 / x; y.add_(1); y.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = 2 / y; y.add_(1); z.sum().backward()
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y / 2; y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y.tanh(); y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y.exp(); y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y.relu(); y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y[0]; y.add_(1); z.backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y[[0, 0]]; y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y.max(); y.add_(1); z.backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y.abs(); y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y.sigmoid(); y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y.softmax(0); y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = L.where(y > 1, y, 0.0); y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y.reshape(2, 1); y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = L.cat([y, y]); y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y ** 2; y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y ** y; y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y.log_softmax(0); y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 1; z = y.mean(); y.add_(1); z.backward(); r = x.grad
+---
+x = L.tensor([[1.0, 2.0]], requires_grad=True); y = x * 1; z = y.min(1).values; y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([[1.0, 2.0]], requires_grad=True); y = x * 1; z = y.to(L.float64); y.add_(1); z.sum().backward(); r = x.grad
+---
+x = L.tensor([[1.0, 2.0]], requires_grad=True); y = x * 1; z = y.clone(); y.add_(1); z.sum().backward(); r = x.grad
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", INPLACE_SAVED, ids=case_id)
+def test_inplace_on_saved_tensors(code):
+    same_as_torch(code)
+

@@ -172,8 +172,9 @@ def _modified_message(value: Any, version: int, expected: int, node: Node, kind:
     shape = ", ".join(str(n) for n in array.shape)
     described = f"[{type_name(array.dtype)} [{shape}]]"
     producer = value.grad_fn if isinstance(value, Tensor) else (node if kind == "result" else None)
-    if producer is not None:
-        described += f", which is output 0 of {producer.name().removesuffix('Backward0')}"
+    if producer is not None:  # PyTorch drops "Backward0": MulBackward0 -> Mul, MaxBackward1 -> Max1
+        op_name = producer.name().removesuffix("Backward0").replace("Backward", "")
+        described += f", which is output 0 of {op_name}"
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: {described}, is at version {version}; expected version {expected} instead. "
