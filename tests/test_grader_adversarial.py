@@ -401,6 +401,26 @@ def test_a_sandbox_that_cannot_start_says_why(tmp_path: Path) -> None:
     assert "--memory" in results["tests"][0]["output"]
 
 
+def test_a_notebook_with_ipython_calls_and_no_exercise_tags(tmp_path: Path) -> None:
+    cells = ["%matplotlib inline\nget_ipython().run_line_magic('load_ext', 'autoreload')",
+             python_file_text(LESSON01, solutions=True), "display(composite_derivative(1.0))"]
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [],
+                           "execution_count": None, "source": text} for text in cells],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "homework.ipynb"
+    path.write_text(json.dumps(notebook))
+    assert grade_cli(path, tmp_path)["score"] == 15
+
+
+def test_a_submission_uploaded_as_one_folder_is_one_student(tmp_path: Path) -> None:
+    # Gradescope: /autograder/submission/my-work/lesson01_derivatives.py — results.json must
+    # be one student's results, not a class's.
+    submission = tmp_path / "submission"
+    write_exercises(LESSON01, submission / "my-work", solutions=True)
+    results = grade_cli(submission, tmp_path, "--lesson", "1")
+    assert results["score"] == 15 and len(results["tests"]) == 10
+
+
 # ---------------------------------------------------------------------------- a class
 def make_class(root: Path) -> Path:
     klass = root / "class"

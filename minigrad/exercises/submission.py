@@ -25,6 +25,7 @@ from minigrad.lessons import Lesson
 EXERCISE_TAG = "minigrad-exercise"
 SKIPPED_DIRECTORIES = {"__pycache__", ".ipynb_checkpoints", ".git", "__MACOSX"}
 MAX_SOURCE_BYTES = 10_000_000
+_FUTURE = re.compile(r"^from\s+__future__\s+import\s")
 MAX_NOTEBOOK_BYTES = 50_000_000
 
 
@@ -52,12 +53,17 @@ def notebook_code(path: Path) -> str:
     tagged = [cell for cell in cells
               if EXERCISE_TAG in (cell.get("metadata", {}).get("tags") or [])]
     chosen = tagged or cells
-    parts = []
+    parts, futures = [], []
     for number, cell in enumerate(chosen, start=1):
         source = cell.get("source", "")
         text = "".join(source) if isinstance(source, list) else str(source)
-        parts.append(f"# --- notebook cell {number} ---\n{_clean_cell(text)}")
-    return "\n\n".join(parts) + "\n"
+        # Each cell is compiled on its own in a kernel, so `from __future__` may open any cell;
+        # in one file it must come first.
+        lines = _clean_cell(text).splitlines()
+        futures += [line for line in lines if _FUTURE.match(line) and line not in futures]
+        body = "\n".join(line for line in lines if not _FUTURE.match(line))
+        parts.append(f"# --- notebook cell {number} ---\n{body}")
+    return "".join(line + "\n" for line in futures) + "\n\n".join(parts) + "\n"
 
 
 def _clean_cell(text: str) -> str:
@@ -204,7 +210,9 @@ def is_class_folder(path: Path) -> bool:
     """True if ``path`` holds one sub-folder per student rather than one submission.
 
     One submission has its lesson files at the top (as ``minigrad exercises`` writes them); a
-    class folder has sub-folders with code in them and no lesson-named files at the top.
+    class folder has sub-folders with code in them and no lesson-named files at the top. A
+    folder whose only content is one such sub-folder is one submission (a student who uploaded
+    their folder, as in Gradescope's ``/autograder/submission/my-work/``).
     """
     path = Path(path)
     if not path.is_dir():
@@ -213,9 +221,11 @@ def is_class_folder(path: Path) -> bool:
                  and item.suffix in (".py", ".ipynb")]
     if any(lesson_from_name(item) for item in top_files):
         return False
-    return any(item.is_dir() and item.name not in SKIPPED_DIRECTORIES
+    if not any(item.is_dir() and item.name not in SKIPPED_DIRECTORIES
                and not item.name.startswith(".") and _candidate_files(item)
-               for item in path.iterdir())
+               for item in path.iterdir()):
+        return False
+    return len(class_members(path)) > 1
 
 
 def class_members(path: Path) -> list[tuple[str, Path]]:

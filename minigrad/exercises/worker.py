@@ -84,6 +84,17 @@ def _check_skipped(*args: object, **kwargs: object) -> None:
     """Stands in for ``check`` while grading."""
 
 
+def _ignore(*args: object, **kwargs: object) -> None:
+    """Stands in for IPython's ``display`` while grading."""
+
+
+class _NoShell:
+    """Stands in for ``get_ipython()`` while grading: every method does nothing."""
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return _ignore
+
+
 def main(argv: list[str]) -> None:
     request_fd, response_fd, memory_bytes, output_bytes, processes, uid = (
         int(item) for item in argv[:6])
@@ -138,6 +149,8 @@ def main(argv: list[str]) -> None:
             code = compile(handle.read(), submission, "exec")
         module = types.ModuleType("submission")
         module.__file__ = submission
+        # Notebook code may call IPython's display() or get_ipython() at top level.
+        module.__dict__.update(display=_ignore, get_ipython=lambda: _NoShell())
         sys.modules["submission"] = module
         exec(code, module.__dict__)
     except SyntaxError as error:
