@@ -1045,3 +1045,79 @@ x = L.tensor([[1.0, 2.0]], requires_grad=True); y = x * 1; z = y.clone(); y.add_
 def test_inplace_on_saved_tensors(code):
     same_as_torch(code)
 
+
+
+# ---- random graphs: first and second derivatives through every op, fan-in included -------------
+UNARY_STEPS = [
+    lambda L, a: a.exp() * 0.1, lambda L, a: (a * a + 1).log(), lambda L, a: (a * a + 0.5).sqrt(),
+    lambda L, a: a.abs(), lambda L, a: a.tanh(), lambda L, a: a.sigmoid(), lambda L, a: a.relu(),
+    lambda L, a: a.softmax(-1), lambda L, a: a.log_softmax(0), lambda L, a: a.sum(-1, keepdim=True),
+    lambda L, a: a.mean(0, keepdim=True), lambda L, a: a.max(-1, keepdim=True).values,
+    lambda L, a: a.T.T, lambda L, a: a.reshape(-1).reshape(a.shape),
+    lambda L, a: a[:, ::2].sum(1, keepdim=True), lambda L, a: -a, lambda L, a: a ** 2,
+    lambda L, a: 1.5 / (a * a + 1), lambda L, a: 2 ** a * 0.1, lambda L, a: a.clone(),
+    lambda L, a: L.where(a > 0, a, a * 0.1), lambda L, a: L.cat([a[:, :1], a[:, 1:]], 1),
+]
+BINARY_STEPS = [
+    lambda L, a, b: a + b, lambda L, a, b: a - b, lambda L, a, b: a * b,
+    lambda L, a, b: a / (b * b + 1), lambda L, a, b: L.stack([a + 0 * b, b + 0 * a]).sum(0),
+    lambda L, a, b: a @ b.T @ a * 0.1 if a.shape == b.shape else a * b,
+    lambda L, a, b: (a * a + 1) ** (b * 0.1),
+]
+
+
+def _random_program(seed: int) -> list[tuple[int, int, int, int]]:
+    rng = np.random.default_rng(seed)
+    program, count = [], 3
+    for _ in range(rng.integers(2, 8)):
+        if rng.random() < 0.5:
+            program.append((0, int(rng.integers(count)), 0, int(rng.integers(len(UNARY_STEPS)))))
+        else:
+            program.append((1, int(rng.integers(count)), int(rng.integers(count)),
+                            int(rng.integers(len(BINARY_STEPS)))))
+        count += 1
+    return program
+
+
+def _derivatives(library, arrays, program):
+    inputs = [library.tensor(a, dtype=library.float64, requires_grad=True) for a in arrays]
+    values = list(inputs)
+    for kind, i, j, k in program:
+        values.append(UNARY_STEPS[k](library, values[i]) if kind == 0
+                      else BINARY_STEPS[k](library, values[i], values[j]))
+    out = library.tensor(0.0, dtype=library.float64)
+    for n, value in enumerate(values[len(inputs):][-3:]):
+        out = out + (value * (n + 1)).sum()
+    first = library.autograd.grad(out, inputs, create_graph=True, allow_unused=True)
+    norm = library.tensor(0.0, dtype=library.float64)
+    for g in first:
+        if g is not None:
+            norm = norm + (g * g).sum()
+    second = library.autograd.grad(norm, inputs, allow_unused=True, retain_graph=True) \
+        if norm.requires_grad else (None,) * len(inputs)
+    out.backward()
+
+    def plain(t):  # None and torch's zero tensors both mean "zero"
+        if t is None or getattr(t, "_is_zerotensor", lambda: False)():
+            return None
+        return np.array(t.detach().tolist())
+    return ([out.item()], [plain(g) for g in first], [plain(g) for g in second],
+            [plain(x.grad) for x in inputs])
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", range(40))
+def test_random_graphs(seed):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1000 + seed)
+    arrays = [rng.standard_normal((3, 4)), rng.standard_normal((3, 4)), rng.standard_normal((1, 4))]
+    program = _random_program(1000 + seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mine, theirs = _derivatives(mg, arrays, program), _derivatives(torch, arrays, program)
+    for group_mine, group_theirs in zip(mine, theirs):
+        for a, b in zip(group_mine, group_theirs):
+            if a is None or b is None:  # unused input: None here, None or zeros in torch
+                assert np.allclose(a if a is not None else 0.0, b if b is not None else 0.0)
+            else:
+                np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9, err_msg=str(program))
