@@ -164,17 +164,9 @@ def _retain(node: Node, gradient: Tensor, create_graph: bool, handed_out: set[in
         _accumulate(retained, gradient, create_graph, handed_out)
 
 
-def _call_backward(node: Node, gradient: Tensor, retain_graph: bool) -> tuple:
-    """Run the op's backward rule; free its saved values unless the graph is retained."""
-    input_grads = node._function.backward(node, gradient)
-    if not retain_graph:
-        node._release()
-    if type(input_grads) is not tuple:
-        input_grads = (input_grads,)
-    if len(input_grads) != len(node._next):
-        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                           f"(expected {len(node._next)}, got {len(input_grads)})")
-    return input_grads
+def _wrong_count(node: Node, input_grads: tuple) -> RuntimeError:
+    return RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                        f"(expected {len(node._next)}, got {len(input_grads)})")
 
 
 def run_backward(outputs: Sequence[Tensor], gradients: Sequence[Tensor], retain_graph: bool,
@@ -215,7 +207,14 @@ def run_backward(outputs: Sequence[Tensor], gradients: Sequence[Tensor], retain_
                 elif node._retained is not None and accumulate:
                     _retain(node, gradient, create_graph, handed_out)
                 if type(node) is not AccumulateGrad and (needed is None or node in needed):
-                    input_grads = _call_backward(node, gradient, retain_graph)
+                    # The op's backward rule, then free its saved values (unless retained).
+                    input_grads = node._function.backward(node, gradient)
+                    if not retain_graph:
+                        node._release()
+                    if type(input_grads) is not tuple:
+                        input_grads = (input_grads,)
+                    if len(input_grads) != len(node._next):
+                        raise _wrong_count(node, input_grads)
             inputs = node.inputs
             for index, child in enumerate(node._next):
                 if child is None:

@@ -14,7 +14,8 @@ x[key] follows PyTorch, one step per index, left to right:
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import functools
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -36,10 +37,10 @@ class Pick(Function):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, key: tuple) -> np.ndarray:
-        arrays = [part for part in key if isinstance(part, np.ndarray)]
-        names = ("indices",) if len(arrays) == 1 else tuple(f"indices{i}" for i in range(len(arrays)))
-        ctx.save_for_backward(*arrays, names=names)
-        ctx.key_layout = tuple(None if isinstance(part, np.ndarray) else part for part in key)
+        is_array = [type(part) is np.ndarray for part in key]
+        arrays = [part for part, array in zip(key, is_array) if array]
+        ctx.save_for_backward(*arrays, names=_index_names(len(arrays)))
+        ctx.key_layout = tuple([None if array else part for part, array in zip(key, is_array)])
         ctx.input_shape = x.shape
         return np.array(x[key])  # a copy, never a view into x
 
@@ -48,6 +49,12 @@ class Pick(Function):
         key = _rebuild_key(ctx)
         scatter = _SCATTER_OF[ctx._function]
         return scatter.apply(grad_output, key=key, shape=ctx.input_shape)
+
+
+@functools.cache
+def _index_names(count: int) -> tuple[str, ...]:
+    """Names of the saved index arrays: ("indices",) for one, ("indices0", "indices1") for two…"""
+    return ("indices",) if count == 1 else tuple(f"indices{i}" for i in range(count))
 
 
 def _rebuild_key(ctx: Context) -> tuple:
@@ -130,7 +137,7 @@ def getitem(x: Tensor, key: Any) -> Tensor:
                                     for item in items):
         # Only integer index arrays, one per leading dim (x[rows, labels]): numpy's own
         # advanced indexing, recorded as one IndexBackward0, the same as the general loop below.
-        return _index(x, items, [(item, x.shape[dim], dim) for dim, item in enumerate(items)])
+        return _index(x, items, ((item, x.shape[dim], dim) for dim, item in enumerate(items)))
     items = _expand_ellipsis(items, x.ndim)
     result, dim, source_dim = x, 0, 0  # dim: in the result so far; source_dim: in x
     advanced: dict[int, np.ndarray] = {}
@@ -172,8 +179,8 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     return result
 
 
-def _index(x: Tensor, key: tuple, bounds: list[tuple[np.ndarray, int, int]]) -> Tensor:
-    """x[key] for a key with index arrays; `bounds` lists (array, size, dim) to blame."""
+def _index(x: Tensor, key: tuple, bounds: Iterable[tuple[np.ndarray, int, int]]) -> Tensor:
+    """x[key] for a key with index arrays; `bounds` gives (array, size, dim) to blame."""
     try:
         return Index.apply(x, key=key)
     except IndexError:  # numpy checks the bounds; we say which index and dim were wrong
