@@ -495,14 +495,38 @@ def test_killing_the_grader_keeps_finished_students(tmp_path: Path) -> None:
         deadline = time.monotonic() + 60
         while not (out / "a-fast.json").exists() and time.monotonic() < deadline:
             time.sleep(0.1)
-        time.sleep(0.3)
+        time.sleep(0.5)
+        children = [int(pid) for task in Path(f"/proc/{grader.pid}/task").iterdir()
+                    for pid in (task / "children").read_text().split()]
     finally:
         grader.kill()
         grader.wait()
     assert json.loads((out / "a-fast.json").read_text())["score"] == 15
+    time.sleep(0.5)  # the sleeping child dies with its grader (PR_SET_PDEATHSIG)
+    assert children and not [pid for pid in children if is_alive(pid)]
     rows = list(csv.DictReader((out / "scores.csv").open()))
     assert [(row["student"], row["total"]) for row in rows] == [("a-fast", "15")]
     assert not [item for item in out.iterdir() if item.name.endswith(".tmp")]
+
+
+def test_sigterm_stops_a_class_run_and_keeps_what_is_done(tmp_path: Path) -> None:
+    klass = tmp_path / "class"
+    write_exercises(LESSON01, klass / "a-fast", solutions=True)
+    for name in ("m-slow", "n-slow", "o-slow"):
+        solution_with(klass / name, "import time\ntime.sleep(60)\n")
+    out = tmp_path / "out"
+    grader = subprocess.Popen([sys.executable, "-m", "minigrad.cli", "grade", str(klass),
+                               "--lesson", "1", "--jobs", "1", "--timeout", "2", "--out",
+                               str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    deadline = time.monotonic() + 60
+    while not (out / "a-fast.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    grader.send_signal(signal.SIGTERM)
+    _, err = grader.communicate(timeout=30)
+    assert grader.returncode == 130 and "interrupted" in err
+    assert json.loads((out / "a-fast.json").read_text())["score"] == 15
+    assert len(list(out.glob("*.json"))) <= 2  # the one being graded may finish; no more
 
 
 # ---------------------------------------------------------------------------- the command line

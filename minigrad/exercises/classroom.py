@@ -80,8 +80,13 @@ def grade_class(path: Path, lesson: Optional[Lesson], seed: int, timeout: float 
                 write_csv({name: done[name] for name, _ in members if name in done}, csv_path)
         progress.advance(student)
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         list(pool.map(one, members))
+    except BaseException:  # Ctrl-C, SIGTERM: grade no one new; what is written stays
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return {student: done[student] for student, _ in members}
 
 

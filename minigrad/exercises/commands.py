@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import sys
 from pathlib import Path
 
@@ -72,6 +73,10 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"address-space limit of student code (default {DEFAULT_MEMORY_MB})")
 
 
+def _interrupt(number: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM stops a class run the way Ctrl-C does
+
+
 def _usage_error(args: argparse.Namespace) -> str:
     """What is wrong with the options of ``minigrad grade``, or "" when nothing is."""
     if not args.path.exists():
@@ -123,8 +128,16 @@ def run_grade(args: argparse.Namespace) -> int:
         csv_path = args.csv or out / "scores.csv"
         print(f"Grading the class in {args.path} (seed {seed}); results go to {out} as each "
               f"student is graded", file=sys.stderr)
-        results = grade_class(args.path, lesson, seed, args.timeout, args.jobs, args.memory,
-                              out=out, csv_path=csv_path)
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            results = grade_class(args.path, lesson, seed, args.timeout, args.jobs, args.memory,
+                                  out=out, csv_path=csv_path)
+        except KeyboardInterrupt:
+            print(f"\nminigrad grade: interrupted; the students graded so far are in {out} "
+                  f"(finishing the ones being graded now)", file=sys.stderr)
+            return 130
+        finally:
+            signal.signal(signal.SIGTERM, previous)
         write_results(results, out)
         write_csv(results, csv_path)
         if args.json:

@@ -67,15 +67,16 @@ def protected_inodes(folder: Path) -> frozenset:
     return frozenset(found)
 
 
-def install(protected: Path, workdir: Path) -> None:
-    """Install the hook: nothing under ``protected`` may be read; writes only in ``workdir``."""
+def install(protected: frozenset, workdir: Path) -> None:
+    """Install the hook: no file in ``protected`` (from :func:`protected_inodes`) may be read;
+    writes only in ``workdir``."""
     for module, name in ((os, "pidfd_open"), (sys.modules.get("posix"), "pidfd_open"),
                          (sys.modules.get("signal"), "pidfd_send_signal"),
                          (sys.modules.get("_signal"), "pidfd_send_signal")):
         if module is not None and hasattr(module, name):
             delattr(module, name)  # a way to signal another process that is not audited
 
-    def guard(event, args, _ids=protected_inodes(protected), _work=_identity(str(workdir)),
+    def guard(event, args, _ids=protected, _work=_identity(str(workdir)),
               _root=_identity("/"), _proc=_device("/proc"), _stat=os.stat, _S_ISDIR=stat.S_ISDIR, _getpid=os.getpid,
               _getpgrp=os.getpgrp, _isinstance=isinstance, _type=type, _str=str, _bytes=bytes,
               _int=int, _len=len, _range=range, _paths=(PosixPath, PurePosixPath, Path),

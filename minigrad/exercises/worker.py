@@ -51,6 +51,20 @@ _PRELOADED = ("math", "cmath", "random", "statistics", "fractions", "decimal", "
               "base64", "binascii", "zlib", "gc", "platform", "sys", "os", "logging")
 
 
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when the grader dies (say, killed by a time limit), so
+    no child is left running; elsewhere the grader's own clean-up has to do."""
+    try:
+        import ctypes
+
+        parent = os.getppid()
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+        if os.getppid() != parent:
+            os._exit(1)  # the grader died before the request took effect
+    except (OSError, AttributeError):
+        pass
+
+
 def _limit_resources(memory_bytes: int, output_bytes: int, processes: int) -> None:
     if memory_bytes > 0:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
@@ -132,13 +146,15 @@ def main(argv: list[str]) -> None:
     subprocess_module = sys.modules.get("subprocess")
     if subprocess_module is not None and hasattr(subprocess_module, "_posixsubprocess"):
         delattr(subprocess_module, "_posixsubprocess")
-    # The guard notes the solutions' inodes while it can still see them (root, before the switch).
-    guard.install(Path(exercises_package.__file__).resolve().parent / "lessons",
-                  Path("."))  # the work folder: the current one (its path may be unreachable)
+    # The solutions' inodes are noted while they can still be seen (root, before the switch).
+    protected = guard.protected_inodes(
+        Path(exercises_package.__file__).resolve().parent / "lessons")
     if uid:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
+    _die_with_parent()  # after the switch, which would clear it
+    guard.install(protected, Path("."))  # the work folder: "." (its full path may be unreachable)
     send({"ready": True})
 
     module = None
