@@ -1121,3 +1121,24 @@ def test_random_graphs(seed):
                 assert np.allclose(a if a is not None else 0.0, b if b is not None else 0.0)
             else:
                 np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9, err_msg=str(program))
+
+
+# ---- masks ------------------------------------------------------------------------------------
+MASKS = oracle_cases("""
+x = L.tensor([1.0, -2.0, 3.0]); m = x > 0
+r = ~m, m & (x < 2), m | (x < 0), m ^ m, m.logical_not(), m.all(), m.any(), (x == x).all(), ~L.tensor([1, 2])
+---
+r = ~L.tensor([1.0])
+---
+r = -L.tensor([True])
+---
+x = L.tensor([1.0, -2.0, 3.0], requires_grad=True); m = x > 0; r = (~m).requires_grad, (m & m).grad_fn, x[~m]
+---
+x = L.tensor([1.0, -2.0, 3.0]); r = (x > 0) & True, True & (x > 0)
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", MASKS, ids=case_id)
+def test_masks(code):
+    same_as_torch(code)

@@ -158,6 +158,12 @@ class Neg(Function):
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray) -> np.ndarray:
+        if a.dtype == np.bool_:
+            from minigrad.tensor.dtypes import DtypeError
+
+            raise DtypeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                             "you are trying to invert a mask, use the `~` or `logical_not()` "
+                             "operator instead.")
         return np.negative(a)
 
     @staticmethod

@@ -148,6 +148,46 @@ class TensorOperators:
             return _unsupported(">=", self, other)
         return self._compare(other, np.greater_equal)
 
+    # ---- masks: ~ & | ^ on bool (and integer) tensors, all/any --------------------------
+    def _bitwise(self, other: Any, ufunc: np.ufunc, symbol: str) -> Tensor:
+        other_data = other.data if isinstance(other, TensorOperators) else other
+        for array in (self.data, np.asarray(other_data)):
+            if array.dtype.kind not in "biu":
+                raise dtypes.DtypeError(
+                    f"{symbol} works on bool and integer tensors only (masks such as x > 0), "
+                    f"got {dtypes.dtype_name(array.dtype)}")
+        return self._make(ufunc(self.data, other_data), False, None)
+
+    def __invert__(self) -> Tensor:
+        """~mask: logical not of a bool tensor (bitwise not of an integer one)."""
+        if self.data.dtype.kind not in "biu":
+            raise TypeError("~ (operator.invert) is only implemented on integer and "
+                            f"Boolean-type tensors (this one is {dtypes.dtype_name(self.dtype)}; "
+                            "for a mask write e.g. ~(x > 0))")
+        return self._make(np.invert(self.data), False, None)
+
+    def __and__(self, other: Any) -> Tensor:
+        return self._bitwise(other, np.bitwise_and, "&")
+
+    def __or__(self, other: Any) -> Tensor:
+        return self._bitwise(other, np.bitwise_or, "|")
+
+    def __xor__(self, other: Any) -> Tensor:
+        return self._bitwise(other, np.bitwise_xor, "^")
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def logical_not(self) -> Tensor:
+        return self._make(np.logical_not(self.data), False, None)
+
+    def all(self) -> Tensor:
+        """True (a 0-d bool tensor) if every element is nonzero."""
+        return self._make(np.array(self.data.all()), False, None)
+
+    def any(self) -> Tensor:
+        """True (a 0-d bool tensor) if some element is nonzero."""
+        return self._make(np.array(self.data.any()), False, None)
+
     # ---- dtype conversions (differentiable for float -> float) ------------------------
     def to(self, dtype: Any) -> Tensor:
         """This tensor converted to `dtype` (itself if it already has it)."""

@@ -78,6 +78,10 @@ class Tensor(TensorOperators):
     >>> y.backward()
     >>> x.grad        # dy/dx = 2x
     tensor([[2., 4.]])
+
+    `Tensor(data)` chooses the dtype as `tensor(data)` does (ints stay int64); PyTorch's
+    legacy constructor `torch.Tensor(data)` always makes float32, and `torch.Tensor(2, 3)`
+    an uninitialised 2×3 tensor, which minigrad does not offer (use `zeros(2, 3)`).
     """
 
     __slots__ = ("data", "_requires_grad", "_grad", "grad_fn", "_version_counter",
