@@ -71,8 +71,34 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        total = reduce_sum(grad_output, dim=ctx.dim, keepdim=True)
-        return grad_output - exp(result) * total
+        return LogSoftmaxBackwardData.apply(grad_output, result, dim=ctx.dim)
+
+
+class LogSoftmaxBackwardData(Function):
+    """log_softmax's backward as one op (PyTorch's `_log_softmax_backward_data`):
+
+        out = g - e^y · Σ g        (y = log_softmax(x), g = its grad_output, Σ along dim)
+
+    One numpy expression instead of four recorded ops; it is differentiable itself, so
+    create_graph=True works. With h = grad_output of this op:
+        d/dg:  grad_g = h - Σ (h · e^y)        d/dy:  grad_y = -h · e^y · Σ g
+    """
+
+    @staticmethod
+    def forward(ctx: Context, g: np.ndarray, y: np.ndarray, dim: int) -> np.ndarray:
+        ctx.dim = dim
+        ctx.save_for_backward(g, y, names=("grad_output", "output"))
+        axis = dim if g.ndim else None
+        return g - np.exp(y) * g.sum(axis=axis, keepdims=True)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        g, y = ctx.saved_tensors
+        need_g, need_y = ctx.needs_input_grad
+        weighted = grad_output * exp(y)
+        grad_g = grad_output - reduce_sum(weighted, dim=ctx.dim, keepdim=True) if need_g else None
+        grad_y = -weighted * reduce_sum(g, dim=ctx.dim, keepdim=True) if need_y else None
+        return grad_g, grad_y
 
 
 def _check_floating(x: Tensor, name: str) -> None:
