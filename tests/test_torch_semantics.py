@@ -1142,3 +1142,18 @@ x = L.tensor([1.0, -2.0, 3.0]); r = (x > 0) & True, True & (x > 0)
 @pytest.mark.parametrize("code", MASKS, ids=case_id)
 def test_masks(code):
     same_as_torch(code)
+
+
+# ---- printing ---------------------------------------------------------------------------------
+PRINTING = [
+    "[[1.0, -2.5], [3.25, 4.0]]", "[1e-5, 1.0]", "[1e10, 1.0]", "[float('nan'), float('inf'), -float('inf')]",
+    "[1.0, float('nan')]", "[1.5, float('nan')]", "[100.0, float('nan')]", "[[1.0, -float('inf')], [2.0, 3.0]]",
+    "L.arange(2000)", "L.arange(2000.) / 7", "L.arange(3000.).reshape(1000, 3)", "L.arange(4000.).reshape(40, 100)",
+    "L.arange(1001.) / 3", "(L.arange(12000.).reshape(100, 120) - 500) / 7", "L.arange(8000).reshape(20, 20, 20)",
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("data", PRINTING)
+def test_printing(data):
+    same_as_torch(f"d = {data}\nr = repr(d if not isinstance(d, list) else L.tensor(d))")

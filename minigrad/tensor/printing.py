@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def _float_formatter(values: np.ndarray) -> Callable[[float], str]:
     """PyTorch's choice: `1.` when every value is whole, else 4 decimals, else scientific."""
     finite = values[np.isfinite(values)]
-    magnitudes = np.abs(finite[finite != 0])
+    magnitudes = np.abs(finite[finite != 0]).astype(np.float64)  # ratios in double, as torch
     spread = magnitudes.size and (magnitudes.max() / magnitudes.min() > 1000
                                   or magnitudes.max() > 1e8)
     if finite.size and np.all(finite == np.round(finite)) and not spread:
@@ -30,7 +30,8 @@ def _float_formatter(values: np.ndarray) -> Callable[[float], str]:
         def fixed(x: float) -> str:
             return f"{x:.4f}" if np.isfinite(x) else str(x)
         formatter = fixed
-    width = max((len(formatter(float(v))) for v in values.flat), default=0)
+    # PyTorch pads to the widest *finite* value: nan and inf never widen a column.
+    width = max((len(formatter(float(v))) for v in finite.flat), default=0)
     return lambda x: formatter(float(x)).rjust(width)
 
 
@@ -45,7 +46,10 @@ def tensor_repr(tensor: Tensor) -> str:
             shown = data if data.size <= 1000 else _edges(data)
             formatter = {"float_kind": _float_formatter(shown)}
         body = np.array2string(data, separator=", ", prefix=prefix, formatter=formatter,
-                               threshold=1000, edgeitems=3, max_line_width=80)
+                               threshold=1000, edgeitems=3,
+                               max_line_width=80 if data.size <= 1000 else 79)
+        # PyTorch's spacing inside a summarised row (one space more, hence the 79 above)
+        body = body.replace(", ..., ", ",  ..., ")
     suffix = []
     if data.size == 0 and data.ndim != 1:
         suffix.append(f"size={data.shape}")
