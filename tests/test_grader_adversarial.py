@@ -545,6 +545,32 @@ def test_bad_timeouts(tmp_path: Path, timeout: str, capsys) -> None:
     assert "--timeout must be a positive number" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("option, value, phrase", [
+    ("--seed", "-1", "--seed must be"), ("--jobs", "0", "--jobs must be"),
+    ("--memory", "0", "--memory must be")])
+def test_bad_numbers(tmp_path: Path, option: str, value: str, phrase: str, capsys) -> None:
+    path = solution_with(tmp_path / "work", "")
+    assert cli_main(["grade", str(path), option, value]) == 2
+    assert phrase in capsys.readouterr().err
+
+
+def test_progress_redraws_in_place_on_a_terminal() -> None:
+    import io
+
+    from minigrad.exercises.classroom import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    progress = Progress(2, screen)
+    progress.advance("alice")
+    progress.advance("bob")
+    text = screen.getvalue()
+    assert text.count("\r") == 2 and text.endswith("\n") and "2/2  bob" in text
+
+
 def test_json_paths(tmp_path: Path, capsys) -> None:
     path = solution_with(tmp_path / "work", "")
     deep = tmp_path / "not" / "yet" / "results.json"

@@ -85,6 +85,8 @@ def _usage_error(args: argparse.Namespace) -> str:
         return f"--timeout must be a positive number of seconds, got {args.timeout:g}"
     if args.jobs < 1:
         return f"--jobs must be at least 1, got {args.jobs}"
+    if args.seed is not None and args.seed < 0:
+        return f"--seed must be a whole number 0 or more, got {args.seed}"
     if args.memory < 1:
         return f"--memory must be a positive number of MB, got {args.memory}"
     for option, target, folder in (("--json", args.json, False), ("--csv", args.csv, False),

@@ -53,7 +53,8 @@ STARTUP_SECONDS = 60.0
 SANDBOX_UIDS = range(64100, 64600)
 #: Processes (and threads) a child running under its own user id may have.
 SANDBOX_PROCESSES = 64
-#: Set to "0" to keep children under the grader's own user id even when it is root.
+#: "0": children keep the grader's user id even when it is root; "1": a root grader always
+#: switches them to their own; unset: it switches where every user can read Python and numpy.
 DROP_ENV = "MINIGRAD_SANDBOX_DROP"
 
 
@@ -375,23 +376,38 @@ def _process_ids() -> list[str]:
         return []
 
 
-_warned = False
+_drop_decision: Optional[bool] = None
 
 
 def _can_drop_privileges() -> bool:
-    """True when the grader is root and may give children their own user id."""
-    global _warned
-    drop = (hasattr(os, "geteuid") and os.geteuid() == 0 and hasattr(os, "setresuid")
-            and os.environ.get(DROP_ENV) != "0")
-    if drop and not _warned:
-        _warned = True
-        hidden = [folder for folder in (sysconfig.get_path("stdlib"), PACKAGE_ROOT)
-                  if not _world_readable(folder)]
+    """True when the grader is root and children should get their own user id.
+
+    ``MINIGRAD_SANDBOX_DROP=0`` never switches, ``=1`` always does (as root); by default the
+    switch happens only where every user can read Python's standard library, numpy and minigrad,
+    so that student code can import what it could import as root. Otherwise a warning says why
+    children stay root (then only the guard protects the grader).
+    """
+    global _drop_decision
+    if _drop_decision is not None:
+        return _drop_decision
+    choice = os.environ.get(DROP_ENV, "")
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0 and hasattr(os, "setresuid")):
+        _drop_decision = False
+    elif choice in ("0", "1"):
+        _drop_decision = choice == "1"
+    else:
+        import numpy
+
+        folders = (sysconfig.get_path("stdlib"), str(Path(numpy.__file__).parent.parent),
+                   PACKAGE_ROOT)
+        hidden = [folder for folder in folders if not _world_readable(folder)]
+        _drop_decision = not hidden
         if hidden:
-            print(f"minigrad grade: note: {', '.join(hidden)} cannot be read by other users; "
-                  f"student code (run as another user) can import numpy, minigrad and the "
-                  f"common standard modules loaded beforehand, not others", file=sys.stderr)
-    return drop
+            print(f"minigrad grade: warning: running as root, but other users cannot read "
+                  f"{', '.join(hidden)}; student code runs as root (guarded, but not as safe "
+                  f"as another user id). {DROP_ENV}=1 switches anyway (then only numpy, "
+                  f"minigrad and common standard modules can be imported).", file=sys.stderr)
+    return _drop_decision
 
 
 def _world_enterable(folder: str) -> bool:
