@@ -293,9 +293,7 @@ class Tensor(TensorOperators):
         not a scalar); `retain_graph` keeps saved values for another backward;
         `create_graph` records the backward pass so it can be differentiated again.
         """
-        from minigrad.autograd.engine import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs)
+        _engine.backward(self, gradient, retain_graph, create_graph, inputs)
 
     # ---- printing ---------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -319,3 +317,4 @@ def tensor(data: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
 from minigrad.tensor import operators as _operators  # noqa: E402
 
 _operators.load_ops()
+from minigrad.autograd import engine as _engine  # noqa: E402  (the engine needs Tensor too)
