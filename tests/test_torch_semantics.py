@@ -1157,3 +1157,30 @@ PRINTING = [
 @pytest.mark.parametrize("data", PRINTING)
 def test_printing(data):
     same_as_torch(f"d = {data}\nr = repr(d if not isinstance(d, list) else L.tensor(d))")
+
+
+# ---- floor division and remainder ------------------------------------------------------------
+ROUNDING = oracle_cases("""
+x = L.tensor([5, 7]); r = x // 2, x % 3, 7 // x, -x // 2, x % -3, 7 % x
+---
+x = L.tensor([5.0, -7.0]); r = x // 2, x % 3, x % -2.5, 7.5 % x, x // L.tensor([2, 3])
+---
+x = L.tensor([5.0, -7.0], requires_grad=True); y = x // 2; r = y, y.requires_grad
+---
+x = L.tensor([5.0, -7.0], requires_grad=True); y = x // 2; y.sum().backward()
+---
+x = L.tensor([5.0, -7.0], requires_grad=True); w = L.tensor([2.0, 3.0], requires_grad=True); z = x % w
+z.sum().backward(); r = z, x.grad, w.grad, z.grad_fn
+---
+x = L.tensor([[5.0, -7.0]], requires_grad=True); w = L.tensor([[2.0], [3.0]], requires_grad=True); z = x % w
+z.sum().backward(); r = z, x.grad, w.grad
+---
+x = L.tensor([5.0, -7.0], requires_grad=True); z = x % 3; z.sum().backward(); r = z, x.grad, z.grad_fn
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", ROUNDING, ids=case_id)
+def test_floor_division_and_remainder(code):
+    same_as_torch(code)
+

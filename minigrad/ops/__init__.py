@@ -1,6 +1,7 @@
 """The differentiable operations, one module per family (each op: forward + backward).
 
 arithmetic  + - * / **, negation
+rounding    // and % (floor division, remainder)
 broadcast   broadcast_to and its adjoint sum_to (the gradient of a broadcast input)
 matmul      @ (dot, matrix-vector, matrix-matrix, batched)
 unary       exp log sqrt abs tanh sigmoid relu

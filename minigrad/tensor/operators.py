@@ -83,6 +83,26 @@ class TensorOperators:
             return _unsupported("@", self, other, reflected=True)
         return arithmetic.matmul(other, self)
 
+    def __floordiv__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("//", self, other)
+        return rounding.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("//", self, other, reflected=True)
+        return rounding.floor_divide(other, self)
+
+    def __mod__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("%", self, other)
+        return rounding.remainder(self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            return _unsupported("%", self, other, reflected=True)
+        return rounding.remainder(other, self)
+
     def __neg__(self) -> Tensor:
         return arithmetic.neg(self)
 
@@ -359,8 +379,8 @@ _OPERANDS = (TensorOperators, float, int, np.ndarray, np.floating, np.integer, n
 def load_ops() -> None:
     """Import the op modules these methods call. `minigrad.tensor.tensor` calls this once
     `Tensor` exists, because every op module builds on `Tensor`."""
-    global arithmetic, cast, index, inplace, reduce, shape_ops, softmax_ops, unary
-    from minigrad.ops import arithmetic, cast, index, reduce, unary
+    global arithmetic, cast, index, inplace, reduce, rounding, shape_ops, softmax_ops, unary
+    from minigrad.ops import arithmetic, cast, index, reduce, rounding, unary
     from minigrad.ops import shape as shape_ops
     from minigrad.ops import softmax as softmax_ops
     from minigrad.tensor import inplace
