@@ -242,7 +242,7 @@ def test_blocking_sigterm_and_hanging(tmp_path: Path) -> None:
     ("return 'x' * 25_000_000", "more than 20000000 characters"),
     ("return __import__('functools').reduce(lambda a, _: [a], range(5000), [])",
      "nested more than 100 levels"),
-    ("return {str(i): i for i in range(200_000)}", "expected a number"),
+    ("return {str(i): i for i in range(50_000)}", "expected a number"),
     ("return float('nan')", "got nan"),
     ("return float('inf')", "got inf"),
     ("return object()", "cannot be graded"),
@@ -262,9 +262,9 @@ def test_a_stack_overflow_crash_is_contained(tmp_path: Path) -> None:
         import sys
         sys.setrecursionlimit(10**7)
         def composite_derivative(x):
-            return composite_derivative(x) + 1
+            return sorted([x], key=composite_derivative)[0] + 1   # C frames: the C stack fills
         """)
-    assert_only_01_1_lost(grade_cli(path, tmp_path), "composite_derivative")
+    assert_only_01_1_lost(grade_cli(path, tmp_path), "killed by signal")
 
 
 def test_numpy_scalars_are_plain_answers(tmp_path: Path) -> None:
@@ -419,6 +419,16 @@ def test_a_submission_uploaded_as_one_folder_is_one_student(tmp_path: Path) -> N
     write_exercises(LESSON01, submission / "my-work", solutions=True)
     results = grade_cli(submission, tmp_path, "--lesson", "1")
     assert results["score"] == 15 and len(results["tests"]) == 10
+
+
+def test_a_process_that_cannot_start_is_reported(tmp_path: Path, monkeypatch) -> None:
+    def refuse(*args, **kwargs):
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(sandbox_module.subprocess, "Popen", refuse)
+    result = grade_submission(solution_with(tmp_path / "work", ""), timeout=2)
+    assert result.score == 0 and len(result.exercises) == 5
+    assert "could not start a process" in result.exercises[0].feedback
 
 
 # ---------------------------------------------------------------------------- a class

@@ -149,6 +149,12 @@ class Sandbox:
                 stderr=subprocess.STDOUT, pass_fds=(request_read, response_write),
                 start_new_session=True, close_fds=True,
             )
+        except OSError as error:  # too many processes, no memory left...
+            for fd in (request_write, response_read, self._output):
+                os.close(fd)
+            self._output = -1
+            raise ImportFailed("sandbox", f"the grading sandbox could not start a process "
+                                          f"({error})") from None
         finally:
             os.close(request_read)
             os.close(response_write)
