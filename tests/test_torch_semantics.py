@@ -536,6 +536,12 @@ x.sum().backward(); r = r, w.grad
 ---
 x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 2; y.zero_(); y.sum().backward(); r = x.grad, y.grad_fn
 ---
+x = L.ones(1, 3); y = x.expand(2, 3); y += 1
+---
+x = L.ones(1, 3); y = x.expand(2, 3); y.mul_(2)
+---
+x = L.ones(3); y = x.flatten(); y += 1; r = x, y is x
+---
 x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 2; y.fill_(3); y.sum().backward(); r = x.grad, y.grad_fn
 ---
 x = L.tensor([1.0, 2.0]); r = x.fill_(L.tensor(7.0)), x._version

@@ -47,6 +47,14 @@ class Zero(Fill):
     node_name = "ZeroBackward0"
 
 
+def _check_writeable(tensor: Tensor) -> None:
+    """expand() results are broadcast views: one stored value stands for many elements."""
+    if not tensor.data.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+
+
 def _check_leaf(tensor: Tensor, prefix: str = "") -> None:
     if GradMode.enabled and tensor._requires_grad and tensor.grad_fn is None:
         raise RuntimeError(prefix + _LEAF_INPLACE_MESSAGE + " Wrap parameter updates in "
@@ -85,6 +93,7 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
             tensor._version_counter[0] += 1
             return tensor
     _check_leaf(tensor)
+    _check_writeable(tensor)
     other_requires = isinstance(other, Tensor) and other._requires_grad
     if GradMode.enabled and (tensor._requires_grad or other_requires):
         # Record the op on a snapshot of the old value, then make `tensor` its output.
@@ -176,6 +185,7 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
     """tensor[key] = value in place. In a graph it is recorded (CopySlices / IndexPutBackward0):
     the overwritten slots get no gradient, `value` gets the gradient of its slots."""
     _check_leaf(tensor, prefix="a view of ")  # PyTorch: x[key] is a view of the leaf x
+    _check_writeable(tensor)
     key = _plain_key(key)
     value_requires = isinstance(value, Tensor) and value._requires_grad
     if GradMode.enabled and (tensor._requires_grad or value_requires):
@@ -202,6 +212,7 @@ def fill_(tensor: Tensor, value: Any) -> Tensor:
                                f"{value.ndim} dimensions.")
         value = value.item()
     _check_leaf(tensor)
+    _check_writeable(tensor)
     if GradMode.enabled and tensor._requires_grad:
         kind = Zero if value == 0 else Fill
         result = kind.apply(Tensor._make(tensor.data.copy(), True, tensor.grad_fn), value=value)
