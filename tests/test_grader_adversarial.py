@@ -226,6 +226,15 @@ def test_closing_or_redirecting_the_answer_pipe(tmp_path: Path) -> None:
     assert_only_01_1_lost(grade_cli(path, tmp_path), "the process exited")
 
 
+def test_stale_data_on_the_answer_pipe_restarts_the_child() -> None:
+    with sandbox_module.Sandbox(python_file_text(LESSON01, solutions=True), timeout=5) as box:
+        assert box.run("composite_derivative", [(1.0,)])[0].ok
+        first = box.process.pid
+        box._buffer += b'{"case": 0, "ok": true, "value": 24.0}\n'  # left by a stray thread
+        outcome = box.run("composite_derivative", [(0.0,)])[0]
+        assert outcome.ok and outcome.value == 0.0 and box.process.pid != first
+
+
 def test_blocking_sigterm_and_hanging(tmp_path: Path) -> None:
     path = solution_with(tmp_path / "work", """
         import signal
@@ -315,7 +324,9 @@ def test_unicode_everywhere(tmp_path: Path) -> None:
     done = run_cli("grade", str(path), "--json", str(results), env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "ValueError" in done.stdout
-    table = by_exercise(json.loads(results.read_text()))
+    loaded = json.loads(results.read_text())
+    json.dumps(loaded, ensure_ascii=False).encode("utf-8")  # no lone surrogates: valid UTF-8
+    table = by_exercise(loaded)
     assert table["01.1"][0] == 0 and "ünïcødé" in table["01.1"][2]
     assert table["01.2"][0] == 0 and table["01.3"][0] == 3
 

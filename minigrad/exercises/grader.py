@@ -255,15 +255,21 @@ def gradescope_results(result: SubmissionResult) -> dict[str, Any]:
             if max_score == 0:
                 continue
             tests.append({"name": f"{name} ({label})", "score": score, "max_score": max_score,
-                          "output": _case_lines(item, visible) or item.feedback,
+                          "output": _clean(_case_lines(item, visible) or item.feedback),
                           "visibility": visibility})
     summary = [f"minigrad grader; hidden cases drawn with --seed {result.seed}"]
     if result.files:
         summary.append("graded: " + ", ".join(result.files))
     summary += result.notes
-    return {"score": result.score, "output": "\n".join(summary), "tests": tests,
+    return {"score": result.score, "output": _clean("\n".join(summary)), "tests": tests,
             "extra_data": {"seed": result.seed, "files": result.files,
                            "max_score": result.max_score}}
+
+
+def _clean(text: str) -> str:
+    """``text`` without lone surrogates (from odd file names or student messages), which some
+    JSON readers, Gradescope's among them, refuse."""
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def format_table(result: SubmissionResult, width: int = 60) -> str:
