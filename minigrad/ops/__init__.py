@@ -7,7 +7,8 @@ matmul      @ (dot, matrix-vector, matrix-matrix, batched)
 unary       exp log sqrt abs tanh sigmoid relu
 reduce      sum mean max min
 shape       reshape view transpose permute flatten unsqueeze squeeze expand
-index       x[key], cat, stack, where
+index       x[key]
+combine     cat, stack, where
 softmax     softmax, log_softmax
 cast        copies and dtype conversion (x.clone(), x.double(), x.to(dtype))
 

@@ -216,7 +216,7 @@ class PowTensor(Function):
             # Where b == 0 the derivative is 0 (as in PyTorch), not 0 * a^(-1) = nan at a = 0.
             grad_a = grad_output * b * a ** (b - 1)
             if (b.data == 0).any():
-                from minigrad.ops.index import where
+                from minigrad.ops.combine import where
 
                 grad_a = where(Tensor._make(b.data != 0, False, None), grad_a, 0.0)
             grad_a = sum_to(grad_a, ctx.inputs[0].shape)
