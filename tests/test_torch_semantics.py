@@ -836,6 +836,15 @@ x = L.tensor([[1.0, 2.0, 3.0], [0.5, 0.5, -1.0]], requires_grad=True); y = x.sof
 y.backward(L.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])); r = y, x.grad, y.grad_fn
 ---
 x = L.tensor([[1000.0, -1000.0]], requires_grad=True); y = x.log_softmax(1); y.sum().backward(); r = y, x.grad
+---
+x = L.tensor([[float('-inf'), float('-inf')], [0.0, 1.0], [float('inf'), 0.0], [float('nan'), 1.0]])
+r = x.softmax(1), x.log_softmax(1), x.softmax(0), x.log_softmax(0)
+---
+x = L.tensor([[float('nan'), 0.0]], requires_grad=True); y = x.max(); y.backward(); r = y, x.grad
+---
+x = L.tensor([[float('nan'), 0.0]], requires_grad=True); y = x.min(); y.backward(); r = y, x.grad
+---
+x = L.tensor([[float('nan'), 0.0]], requires_grad=True); y = x.max(1); y.values.sum().backward(); r = y, x.grad
 """)
 
 

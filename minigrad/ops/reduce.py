@@ -150,7 +150,9 @@ class Max(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         x, result = ctx.saved_tensors
-        winners = (x.data == result.data).astype(x.dtype)  # a constant 0/1 mask
+        # a constant 0/1 mask; a nan maximum is where the nans are (PyTorch's rule)
+        winners = (np.isnan(x.data) if np.isnan(result.data) else x.data == result.data
+                   ).astype(x.dtype)
         share = grad_output / float(winners.sum())
         return broadcast_to(share, x.shape) * winners
 

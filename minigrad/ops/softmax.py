@@ -29,10 +29,11 @@ from minigrad.tensor.tensor import Tensor
 
 
 def _shifted(x: np.ndarray, axis: int | None) -> np.ndarray:
-    """x - max(x) along axis (a slice whose max is ±inf or nan is not shifted)."""
+    """x - max(x) along axis. A slice holding inf or nan, or all -inf, becomes nan (inf - inf),
+    so its softmax is nan throughout, as in PyTorch."""
     peak = x.max(axis=axis, keepdims=True)
-    peak = np.where(np.isfinite(peak), peak, 0)
-    return x - peak
+    with np.errstate(invalid="ignore"):
+        return x - peak
 
 
 class Softmax(Function):
