@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import os
 import signal
 import subprocess
@@ -62,7 +61,8 @@ def grade_cli(path: Path, tmp_path: Path, *options: str) -> dict:
     return json.loads(results.read_text())
 
 
-def run_cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+def run_cli(*args: str, env: dict | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess:
     """`minigrad ...` in a separate process (safe even if a submission could kill its grader)."""
     return subprocess.run([sys.executable, "-m", "minigrad.cli", *args], capture_output=True,
                           text=True, timeout=timeout, env=env)

@@ -76,8 +76,12 @@ def install(protected: frozenset, workdir: Path) -> None:
         if module is not None and hasattr(module, name):
             delattr(module, name)  # a way to signal another process that is not audited
 
+    # Everything the hook uses is bound as a default argument: graded code can patch module
+    # globals and builtins, but not a function's defaults (changing them is an audited event,
+    # refused below for this function).
     def guard(event, args, _ids=protected, _work=_identity(str(workdir)),
-              _root=_identity("/"), _proc=_device("/proc"), _stat=os.stat, _S_ISDIR=stat.S_ISDIR, _getpid=os.getpid,
+              _root=_identity("/"), _proc=_device("/proc"), _stat=os.stat,
+              _S_ISDIR=stat.S_ISDIR, _getpid=os.getpid,
               _getpgrp=os.getpgrp, _isinstance=isinstance, _type=type, _str=str, _bytes=bytes,
               _int=int, _len=len, _range=range, _paths=(PosixPath, PurePosixPath, Path),
               _process=_PROCESS_EVENTS, _ctypes=_CTYPES_EVENTS, _refused=_REFUSED_EVENTS,

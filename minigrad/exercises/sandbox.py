@@ -137,7 +137,8 @@ class Sandbox:
         env = {"PATH": os.defpath, "HOME": str(work), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
                "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                "NUMBA_NUM_THREADS": "1", "NUMBA_CACHE_DIR": str(work),
-               "MPLCONFIGDIR": str(work), "TMPDIR": ".",  # relative: the absolute path may be unreachable
+               "MPLCONFIGDIR": str(work),
+               "TMPDIR": ".",  # relative: the full path may be out of the child's reach
                "MINIGRAD_SANDBOX": self._token}
         processes = 0 if self.uid is None else SANDBOX_PROCESSES
         try:
