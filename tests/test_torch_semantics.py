@@ -135,6 +135,26 @@ r = L.tensor(L.tensor([1.0, 2.0])), L.tensor([]), L.tensor([1, 2], dtype=L.float
 r = L.tensor([np.float64(1.0), 2.0]), L.tensor([np.int32(1)]), L.tensor([[np.float64(1.0)], [2.0]]), L.tensor([np.float32(1.0)])
 ---
 r = L.tensor([1, 2], requires_grad=True)
+---
+r = L.arange(0, 5, 0.5), L.arange(1.0, 4), L.arange(-3, 3, 2), L.arange(5, dtype=L.float64), L.arange(0.0), L.arange(np.int64(5))
+---
+r = L.arange(0, 5, 0)
+---
+r = L.arange(5, 0)
+---
+r = L.arange(5, 5), L.arange(0, -3, -1), L.arange(0, 1, 0.3), L.arange(1, 0, -0.3), L.arange(0.1, 0.5, 0.1)
+---
+r = L.arange(5, requires_grad=True)
+---
+r = L.eye(0), L.eye(1), L.eye(2, 0), L.eye(3, requires_grad=True).requires_grad
+---
+r = L.full((2,), -1), L.full((), 2.5), L.full((2, 1), np.float64(2.0)), L.full([0], 1)
+---
+r = L.ones(2, dtype=L.bool), L.zeros(2, dtype=L.int32), L.ones((2,), dtype=float), L.zeros(2, dtype=int)
+---
+r = L.tensor([1, 2], dtype=float), L.tensor([1.5], dtype=int), L.tensor([0, 1], dtype=bool)
+---
+r = L.rand(3).shape, L.randn(()).shape, L.randn(0).shape
 """)
 
 

@@ -75,7 +75,7 @@ def _is_dtype(value: Any) -> bool:
 def as_dtype(dtype: Any) -> np.dtype:
     """A user's `dtype=` (mg.float64, np.float32, "float64", float…) as a numpy dtype."""
     if dtype is float:
-        return float32  # PyTorch: dtype=float means the default floating dtype
+        return float64  # as in PyTorch: the Python type float stands for float64 (double)
     if dtype is int:
         return int64
     if dtype is bool:

@@ -89,6 +89,12 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
     """Values from `start` (inclusive) to `end` (exclusive) in steps of `step`."""
     if end is None:
         start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign "
+                           f"(arange({start}, {end}, {step}) would count "
+                           f"{'up' if step > 0 else 'down'} away from the end)")
     if dtype is None:
         whole = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = dtypes.int64 if whole else dtypes.default_float
