@@ -17,7 +17,18 @@ Deliberate differences from PyTorch (each has a test that pins our behaviour):
 - float16 and complex dtypes are refused with a TypeError naming the supported dtypes;
 - `matmul` is one node, `MatmulBackward0`, for batched and vector-matrix products
   (PyTorch decomposes them into views around Mm/Bmm: `UnsafeViewBackward0`, `SqueezeBackward4`);
-  2-D @ 2-D is `MmBackward0`, matrix @ vector `MvBackward0`, vector @ vector `DotBackward0`.
+  2-D @ 2-D is `MmBackward0`, matrix @ vector `MvBackward0`, vector @ vector `DotBackward0`;
+- `t.data` is the raw ndarray (PyTorch: a detached Tensor), so `p.data -= lr * p.grad` does not
+  work: update under `with minigrad.no_grad(): p -= lr * p.grad`;
+- `Tensor(data)` infers the dtype like `tensor(data)` (PyTorch's legacy `torch.Tensor` always
+  makes float32);
+- `x[[[0, 1], [2, 2]]]` (a list of lists) is one integer-array index, as in numpy (PyTorch
+  2.13 still reads it as a tuple of indices, deprecated, with a warning);
+- after `z = 2 ** y`, changing `y` in place is allowed (only z is saved; PyTorch saves y too);
+- a few lenient cases where PyTorch raises: int tensor @ float tensor (promoted),
+  `tensor([t1, t2])` of 1-D tensors (stacked), `full(3, v)` (an int size);
+- messages of some rarer errors differ in wording (same exception type): permute with the
+  wrong number of dims, expand to fewer dims, reshape(-1, 0) of an empty tensor.
 """
 
 from __future__ import annotations
