@@ -1230,3 +1230,34 @@ x = L.tensor([5.0, -7.0], requires_grad=True); z = x % 3; z.sum().backward(); r 
 def test_floor_division_and_remainder(code):
     same_as_torch(code)
 
+
+
+# ---- the deliberate differences, pinned ----------------------------------------------------------
+def test_numpy_returns_a_copy_even_with_requires_grad():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    array = x.numpy()
+    array[0] = 9.0
+    assert x.tolist() == [1.0, 2.0]
+
+
+def test_tensor_constructor_infers_the_dtype():
+    assert mg.Tensor([1, 2]).dtype == mg.int64 and mg.Tensor([1.0]).dtype == mg.float32
+
+
+def test_a_list_of_lists_is_one_integer_array_index():
+    x = mg.arange(12.0).reshape(3, 4)
+    assert x[[[0, 1], [2, 2]]].shape == (2, 2, 4)
+
+
+def test_changing_the_exponent_after_two_to_the_x_is_allowed():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1
+    z = 2 ** y
+    y.add_(1)
+    z.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2 * np.log(2), 4 * np.log(2)], rtol=1e-6)
+
+
+def test_view_of_a_transposed_tensor_works():
+    x = mg.arange(6.0).reshape(2, 3)
+    assert x.T.view(6).tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
