@@ -10,7 +10,7 @@ from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_en
 from minigrad import autograd
 # PyTorch's functional names: minigrad.exp(x), minigrad.sum(x, dim), minigrad.cat([...]) …
 from minigrad.ops.arithmetic import add, div, matmul, mul, neg, pow, sub  # noqa: A004
-from minigrad.ops.index import cat, stack, where
+from minigrad.ops.combine import cat, stack, where
 from minigrad.ops.reduce import max, mean, min, sum  # noqa: A004
 from minigrad.ops.shape import flatten, permute, reshape, squeeze, transpose, unsqueeze
 from minigrad.ops.softmax import log_softmax, softmax

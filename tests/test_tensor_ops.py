@@ -8,7 +8,7 @@ import pytest
 
 import minigrad as mg
 from minigrad.autograd.gradcheck import gradcheck, gradgradcheck
-from minigrad.ops import index, reduce, shape, softmax, unary
+from minigrad.ops import combine, index, reduce, shape, softmax, unary
 
 
 def leaf(*dims, seed=0, away_from_zero=False, positive=False):
@@ -349,26 +349,26 @@ def test_getitem_errors():
 def test_cat(dim):
     a, b = leaf(2, 3, seed=1), leaf(2, 3, seed=2)
     c = leaf(4, 3, seed=3) if dim == 0 else leaf(2, 1, seed=3)
-    out = index.cat([a, b, c], dim)
+    out = combine.cat([a, b, c], dim)
     np.testing.assert_array_equal(out.numpy(), np.concatenate([a.numpy(), b.numpy(), c.numpy()], dim))
     assert out.grad_fn.name() == "CatBackward0" and len(out.grad_fn.next_functions) == 3
-    assert gradcheck(lambda *t: index.cat(list(t), dim), (a, b, c))
-    assert gradgradcheck(lambda *t: index.cat([u * u for u in t], dim), (a, b, c))
+    assert gradcheck(lambda *t: combine.cat(list(t), dim), (a, b, c))
+    assert gradgradcheck(lambda *t: combine.cat([u * u for u in t], dim), (a, b, c))
 
 
 @pytest.mark.parametrize("dim", [0, 1, 2, -1])
 def test_stack(dim):
     a, b = leaf(2, 3, seed=1), leaf(2, 3, seed=2)
-    out = index.stack((a, b), dim)
+    out = combine.stack((a, b), dim)
     np.testing.assert_array_equal(out.numpy(), np.stack([a.numpy(), b.numpy()], dim))
     assert out.grad_fn.name() == "StackBackward0"
-    assert gradcheck(lambda *t: index.stack(list(t), dim), (a, b))
+    assert gradcheck(lambda *t: combine.stack(list(t), dim), (a, b))
 
 
 def test_cat_and_stack_with_a_constant_input():
     a = leaf(2, seed=1)
     constant = mg.tensor([5.0, 6.0], dtype=mg.float64)
-    out = index.cat([a, constant])
+    out = combine.cat([a, constant])
     assert out.grad_fn.next_functions[1] == (None, 0)
     reduce.sum(out * out).backward()
     np.testing.assert_allclose(a.grad.numpy(), 2 * a.numpy())
@@ -377,28 +377,28 @@ def test_cat_and_stack_with_a_constant_input():
 def test_cat_and_stack_errors():
     a = leaf(2, 3)
     with pytest.raises(RuntimeError, match=r"Expected size 3 but got size 4 for tensor number 1.*\(2, 4\)"):
-        index.cat([a, mg.zeros(2, 4)], 0)
+        combine.cat([a, mg.zeros(2, 4)], 0)
     with pytest.raises(RuntimeError, match="same number of dimensions: got 2 and 1"):
-        index.cat([a, mg.zeros(3)])
+        combine.cat([a, mg.zeros(3)])
     with pytest.raises(ValueError, match="non-empty"):
-        index.cat([])
+        combine.cat([])
     with pytest.raises(TypeError, match="element 1 is a ndarray"):
-        index.cat([a, np.zeros((2, 3))])
+        combine.cat([a, np.zeros((2, 3))])
     with pytest.raises(RuntimeError, match=r"equal size, but got \[2, 3\] at entry 0 and \[3, 2\] at entry 1"):
-        index.stack([a, mg.zeros(3, 2)])
+        combine.stack([a, mg.zeros(3, 2)])
     with pytest.raises(IndexError, match=r"\[-3, 2\], but got 3"):
-        index.stack([a, a], 3)
+        combine.stack([a, a], 3)
 
 
 def test_where():
     condition = np.array([[True, False, True], [False, False, True]])
     a, b = leaf(2, 3, seed=1), leaf(3, seed=2)  # b is broadcast over the rows
-    out = index.where(condition, a, b)
+    out = combine.where(condition, a, b)
     np.testing.assert_array_equal(out.numpy(), np.where(condition, a.numpy(), b.numpy()))
     assert out.grad_fn.name() == "WhereBackward0" and len(out.grad_fn.next_functions) == 2
-    assert gradcheck(lambda s, t: index.where(condition, s, t), (a, b))
-    assert gradgradcheck(lambda s, t: index.where(condition, s * t, t * t), (a, b))
-    scalar_other = index.where(mg.tensor(condition), a, 0.0)
+    assert gradcheck(lambda s, t: combine.where(condition, s, t), (a, b))
+    assert gradgradcheck(lambda s, t: combine.where(condition, s * t, t * t), (a, b))
+    scalar_other = combine.where(mg.tensor(condition), a, 0.0)
     assert scalar_other.grad_fn.next_functions[1] == (None, 0)
     assert scalar_other.dtype == mg.float64
     reduce.sum(scalar_other).backward()
@@ -407,9 +407,9 @@ def test_where():
 
 def test_where_errors():
     with pytest.raises(TypeError, match="boolean"):
-        index.where(mg.tensor([1.0, 0.0]), leaf(2), 0.0)
+        combine.where(mg.tensor([1.0, 0.0]), leaf(2), 0.0)
     with pytest.raises(ValueError, match=r"\(2,\).*\(3,\)"):
-        index.where(np.array([True, False]), leaf(3), 0.0)
+        combine.where(np.array([True, False]), leaf(3), 0.0)
 
 
 # ---- softmax ------------------------------------------------------------------------------

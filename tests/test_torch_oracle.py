@@ -13,7 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import minigrad as mg  # noqa: E402
-from minigrad.ops import index, reduce, shape, softmax, unary  # noqa: E402
+from minigrad.ops import combine, index, reduce, shape, softmax, unary  # noqa: E402
 
 pytestmark = pytest.mark.oracle
 
@@ -252,23 +252,23 @@ def test_cat(dim):
     parts = [randn(2, 3, seed=1), randn(2, 3, seed=2), randn(2, 3, seed=3)]
     if dim == 0:
         parts[1] = randn(4, 3, seed=2)
-    run_both(lambda *t: index.cat(list(t), dim), lambda *t: torch.cat(t, dim), *parts)
+    run_both(lambda *t: combine.cat(list(t), dim), lambda *t: torch.cat(t, dim), *parts)
 
 
 @pytest.mark.parametrize("dim", [0, 1, 2, -1])
 def test_stack(dim):
     parts = [randn(2, 3, seed=1), randn(2, 3, seed=2)]
-    run_both(lambda *t: index.stack(list(t), dim), lambda *t: torch.stack(t, dim), *parts)
+    run_both(lambda *t: combine.stack(list(t), dim), lambda *t: torch.stack(t, dim), *parts)
 
 
 def test_where():
     condition = randn(2, 3, seed=11) > 0
-    run_both(lambda a, b: index.where(condition, a, b),
+    run_both(lambda a, b: combine.where(condition, a, b),
              lambda a, b: torch.where(torch.as_tensor(condition), a, b),
              randn(2, 3, seed=1), randn(3, seed=2))
-    run_both(lambda a: index.where(condition, a, 0.0),
+    run_both(lambda a: combine.where(condition, a, 0.0),
              lambda a: torch.where(torch.as_tensor(condition), a, 0.0), randn(1, 3, seed=3))
-    run_both(lambda b: index.where(mg.tensor(condition[0]), 2.0, b),
+    run_both(lambda b: combine.where(mg.tensor(condition[0]), 2.0, b),
              lambda b: torch.where(torch.as_tensor(condition[0]), 2.0, b), randn(2, 3, seed=4))
 
 
@@ -331,9 +331,9 @@ ERRORS = [
     ("index_list", lambda x: index.getitem(x, [0, 5]), lambda x: x[[0, 5]]),
     ("too_many", lambda x: index.getitem(x, (0, 0, 0)), lambda x: x[0, 0, 0]),
     ("negative_step", lambda x: index.getitem(x, slice(None, None, -1)), lambda x: x[::-1]),
-    ("cat_sizes", lambda x: index.cat([x, mg.zeros(2, 4)], 0), lambda x: torch.cat([x, torch.zeros(2, 4)], 0)),
-    ("cat_ndim", lambda x: index.cat([x, mg.zeros(3)]), lambda x: torch.cat([x, torch.zeros(3)])),
-    ("stack_sizes", lambda x: index.stack([x, mg.zeros(2, 4)]), lambda x: torch.stack([x, torch.zeros(2, 4)])),
+    ("cat_sizes", lambda x: combine.cat([x, mg.zeros(2, 4)], 0), lambda x: torch.cat([x, torch.zeros(2, 4)], 0)),
+    ("cat_ndim", lambda x: combine.cat([x, mg.zeros(3)]), lambda x: torch.cat([x, torch.zeros(3)])),
+    ("stack_sizes", lambda x: combine.stack([x, mg.zeros(2, 4)]), lambda x: torch.stack([x, torch.zeros(2, 4)])),
     ("max_empty", lambda x: reduce.max(index.getitem(x, slice(0, 0))), lambda x: x[0:0].max()),
 ]
 

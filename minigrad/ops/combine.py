@@ -13,6 +13,7 @@ import numpy as np
 from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
 from minigrad.ops.broadcast import ShapeError, sum_to
+from minigrad.ops.index import Select, Slice
 from minigrad.ops.shape import wrap_dim
 from minigrad.tensor import dtypes
 from minigrad.tensor.tensor import Tensor
@@ -29,8 +30,6 @@ class Cat(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor, ...]:
-        from minigrad.ops.index import Slice  # (index re-exports this module: import late)
-
         edges = np.cumsum([0] + ctx.sizes)
         before = (slice(None),) * ctx.dim
         return tuple(Slice.apply(grad_output, key=before + (slice(int(a), int(b)),))
@@ -48,8 +47,6 @@ class Stack(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor, ...]:
-        from minigrad.ops.index import Select
-
         before = (slice(None),) * ctx.dim
         return tuple(Select.apply(grad_output, key=before + (k,)) for k in range(ctx.count))
 

@@ -279,7 +279,4 @@ def _check_mask(mask: np.ndarray, shape: tuple[int, ...], dim: int) -> None:
                 f"the shape of the indexed tensor {list(shape)} at index {dim + offset}")
 
 
-# cat, stack and where moved to minigrad.ops.combine; still importable from here.
-from minigrad.ops.combine import cat, stack, where  # noqa: E402
-
-__all__ = ["cat", "getitem", "stack", "where"]
+__all__ = ["getitem"]

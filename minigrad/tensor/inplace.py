@@ -148,7 +148,8 @@ class SetItem(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         from minigrad.ops.broadcast import sum_to
-        from minigrad.ops.index import getitem, where
+        from minigrad.ops.combine import where
+        from minigrad.ops.index import getitem
 
         need_a, need_b = ctx.needs_input_grad
         grad_a = grad_b = None
