@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from minigrad.cli import main as cli_main
+from minigrad.exercises import child_users
 from minigrad.exercises import sandbox as sandbox_module
 from minigrad.exercises.generate import python_file_text, write_exercises
 from minigrad.exercises.grader import grade_submission
@@ -125,7 +126,7 @@ def test_killing_its_own_process_group_only_stops_itself(tmp_path: Path) -> None
     assert_only_01_1_lost(grade_subprocess(path, tmp_path), "killed by signal SIGKILL")
 
 
-@pytest.mark.skipif(not sandbox_module._can_drop_privileges(),
+@pytest.mark.skipif(not child_users.can_drop_privileges(),
                     reason="needs a root grader (and MINIGRAD_SANDBOX_DROP not 0)")
 def test_as_root_student_code_runs_as_another_user(tmp_path: Path) -> None:
     path = solution_with(tmp_path / "work", """
@@ -135,7 +136,7 @@ def test_as_root_student_code_runs_as_another_user(tmp_path: Path) -> None:
         """)
     output = assert_only_01_1_lost(grade_cli(path, tmp_path), "groups=[]")
     uid = int(output.split("uid=")[1].split()[0])
-    assert uid != 0 and uid in sandbox_module.SANDBOX_UIDS
+    assert uid != 0 and uid in child_users.SANDBOX_UIDS
     assert "euid=0" not in output
 
 
