@@ -19,9 +19,12 @@ import importlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from minigrad.value import Value
+
+if TYPE_CHECKING:  # numpy and matplotlib load only when a figure is made
+    import numpy
 
 #: Other modules whose import registers more figures (each uses :func:`figure`).
 FIGURE_MODULES: tuple[str, ...] = ()
