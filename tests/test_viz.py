@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -302,21 +301,21 @@ def test_graphs_of_2500_values_render(only_graphviz_pure, build, value_count, op
     graph = draw_graph(root, kind="backward")
     assert len(topological_order(root)) == value_count
     assert graph.node_count == value_count + op_count
-    start = time.perf_counter()
-    svg = graph.svg()
+    svg = graph.svg()  # the renderer runs under a timeout, so this cannot hang
     assert svg.count('class="node"') == graph.node_count
-    assert time.perf_counter() - start < 30  # measured: about 0.5 s with graphviz-pure
 
 
-def test_a_graph_beyond_max_nodes_fails_fast_but_keeps_its_source(tmp_path):
+def test_a_graph_beyond_max_nodes_fails_fast_but_keeps_its_source(tmp_path, monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("a graph over max_nodes must be refused before rendering")
+
+    monkeypatch.setattr(render, "run_renderer", never)  # failing fast = no layout attempted
     root = sum(Value(float(i)) for i in range(5000))  # 10 001 Values, 15 001 drawn nodes
-    start = time.perf_counter()
     graph = draw_graph(root)
     with pytest.raises(GraphTooLargeError, match=r"15001 nodes, more than max_nodes=10000"):
         graph.svg()
     with pytest.raises(GraphTooLargeError, match=r"\.save\('graph\.dot'\)"):
         graph.save(tmp_path / "big.png")
-    assert time.perf_counter() - start < 5
     assert not (tmp_path / "big.png").exists()
     assert graph.source.count("_op [") == 5000
     assert graph.save(tmp_path / "big.dot").stat().st_size > 0
