@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from grading_results import by_exercise
 
 from minigrad.cli import main as cli_main
 from minigrad.exercises.generate import python_file_text, write_exercises
@@ -36,17 +37,6 @@ def grade_cli(path: Path, tmp_path: Path, *options: str) -> dict:
     results = tmp_path / "results.json"
     assert cli_main(["grade", str(path), "--json", str(results), *options]) == 0
     return json.loads(results.read_text())
-
-
-def by_exercise(results: dict) -> dict[str, tuple[float, float, str]]:
-    """Exercise id -> (score, max score, all output) summed over its visible/hidden tests."""
-    table: dict[str, tuple[float, float, str]] = {}
-    for test in results["tests"]:
-        exercise_id = test["name"].split()[0]
-        score, max_score, output = table.get(exercise_id, (0.0, 0.0, ""))
-        table[exercise_id] = (score + test["score"], max_score + test["max_score"],
-                              output + test["output"] + "\n")
-    return table
 
 
 def assert_only_01_1_lost(results: dict, *phrases: str) -> None:

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from grading_results import by_exercise
 
 from minigrad.cli import main as cli_main
 from minigrad.exercises import child_users
@@ -41,17 +42,6 @@ def solution_with(folder: Path, extra: str, name: str = FILE01) -> Path:
     path.write_text(python_file_text(LESSON01, solutions=True) + "\n\n"
                     + textwrap.dedent(extra), encoding="utf-8")
     return path
-
-
-def by_exercise(results: dict) -> dict[str, tuple[float, float, str]]:
-    """Exercise id -> (score, max score, all output) summed over its visible/hidden tests."""
-    table: dict[str, tuple[float, float, str]] = {}
-    for test in results["tests"]:
-        exercise_id = test["name"].split()[0]
-        score, max_score, output = table.get(exercise_id, (0.0, 0.0, ""))
-        table[exercise_id] = (score + test["score"], max_score + test["max_score"],
-                              output + test["output"] + "\n")
-    return table
 
 
 def grade_cli(path: Path, tmp_path: Path, *options: str) -> dict:

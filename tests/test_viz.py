@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
+from dot_parsing import PNG_MAGIC, parse_dot
 
 from minigrad import Value
 from minigrad.value import topological_order
@@ -16,19 +16,6 @@ from minigrad.viz import (Graph, GraphTooLargeError, RenderError, RendererNotFou
 from minigrad.viz import render
 from minigrad.viz.dot import escape_record_field, escape_text
 from minigrad.viz.labels import format_number, format_shape, summarize_array
-
-NODE_LINE = re.compile(r'^  (\w+) \[label="((?:[^"\\]|\\.)*)"(.*)\];$', re.M)
-EDGE_LINE = re.compile(r"^  (\w+) -> (\w+)", re.M)
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def parse_dot(source: str) -> tuple[dict[str, str], dict[str, str], list[tuple[str, str]]]:
-    """(label of each node, attributes text of each node, edges in order)."""
-    labels, attrs = {}, {}
-    for node_id, label, rest in NODE_LINE.findall(source):
-        labels[node_id], attrs[node_id] = label, rest
-    return labels, attrs, EDGE_LINE.findall(source)
-
 
 def lesson01_graph() -> dict[str, Value]:
     """u = a·b, v = u + c, L = v² + u at a=2, b=3, c=1, after L.backward()."""

@@ -9,22 +9,11 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
+from dot_parsing import PNG_MAGIC, parse_dot
 
 import minigrad as mg
 from minigrad.viz import draw_graph
 from minigrad.viz.tensor_graph import function_order, op_symbol, tensor_order
-
-NODE_LINE = re.compile(r'^  (\w+) \[label="((?:[^"\\]|\\.)*)"(.*)\];$', re.M)
-EDGE_LINE = re.compile(r"^  (\w+) -> (\w+)", re.M)
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def parse_dot(source: str) -> tuple[dict[str, str], dict[str, str], list[tuple[str, str]]]:
-    labels, attrs = {}, {}
-    for node_id, label, rest in NODE_LINE.findall(source):
-        labels[node_id], attrs[node_id] = label, rest
-    return labels, attrs, EDGE_LINE.findall(source)
-
 
 def fields(record_label: str) -> list[str]:
     """The fields of a record label, whichever way they are laid out."""
