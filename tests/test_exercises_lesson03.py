@@ -1,8 +1,5 @@
-"""Lesson 03 exercises: the references pass their checks, and common mistakes do not.
-
-Each case goes through the JSON codec both ways, as it does between the grader and a student
-process, and is judged by the exercise's own comparator against the reference.
-"""
+"""Lesson 03 exercises: the references pass their checks, and common mistakes do not
+(cases run as the grader runs them: see tests/exercise_cases.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +15,6 @@ from minigrad.exercises.lessons.lesson03_checks import EXERCISES
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}
 SEEDS = range(8)
-
 
 _cases = ExerciseCases(EXERCISES, reference, SEEDS)
 _case_sets = _cases.case_sets
