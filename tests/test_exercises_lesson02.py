@@ -17,10 +17,10 @@ from minigrad.exercises.codec import encode
 from minigrad.exercises.lessons import lesson02 as reference
 from minigrad.exercises.lessons.lesson02_checks import EXERCISES, WORKED_PROGRAM
 
-BY_ID = {exercise.id: exercise for exercise in EXERCISES}
 SEEDS = range(6)
 
 _cases = ExerciseCases(EXERCISES, reference, SEEDS)
+BY_ID = _cases.by_id
 _case_sets = _cases.case_sets
 failures = _cases.failures
 

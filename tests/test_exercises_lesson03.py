@@ -13,10 +13,10 @@ from minigrad.exercises.codec import NamedFunction, encode
 from minigrad.exercises.lessons import lesson03 as reference
 from minigrad.exercises.lessons.lesson03_checks import EXERCISES
 
-BY_ID = {exercise.id: exercise for exercise in EXERCISES}
 SEEDS = range(8)
 
 _cases = ExerciseCases(EXERCISES, reference, SEEDS)
+BY_ID = _cases.by_id
 _case_sets = _cases.case_sets
 failures = _cases.failures
 caught = _cases.caught
