@@ -15,6 +15,7 @@ from minigrad.exercises.commands import (EXERCISES_HELP, GRADE_HELP, add_exercis
                                          add_grade_arguments, run_exercises, run_grade)
 from minigrad.lessons import LESSONS
 
+
 def _lessons_command(args: argparse.Namespace) -> int:
     for lesson in LESSONS:
         status = "" if lesson.ready else "  (coming soon)"
