@@ -45,7 +45,8 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(7, "pooling", "Pooling",
            "max and average pooling, a small CNN on digits"),
     Lesson(8, "weight-decay", "Weight decay, optimizers, and what can be optimized",
-           "L2 vs decoupled decay, SGD/Adam/AdamW, leaves only, memory and checkpointing"),
+           "L2 vs decoupled decay, SGD/Adam/AdamW, leaves only, memory and checkpointing",
+           ready=True),
 )
 
 
