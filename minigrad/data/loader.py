@@ -123,7 +123,7 @@ class DataLoader:
         for start in range(0, min(stop, len(order)), self.batch_size):
             rows = order[start:start + self.batch_size]
             if fast:  # one fancy-index per tensor instead of stacking rows one by one
-                yield tuple(t[rows] if t.requires_grad else Tensor._make(t.data[rows], False, None)
+                yield tuple(t[rows] if t.requires_grad else Tensor._make(np.asarray(t)[rows], False, None)
                             for t in self.dataset.tensors)
             else:
                 yield self.collate_fn([self.dataset[int(i)] for i in rows])

@@ -20,16 +20,12 @@ class Parameter(Tensor):
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         if data is None:
             data = np.empty(0, dtype=np.float32)
-        if isinstance(data, Tensor):
-            self.data = data.data
-            self._version_counter = data._version_counter
-        else:
-            super().__init__(data)
-        self._grad = None
-        self.grad_fn = None
-        if not hasattr(self, "_version_counter"):
-            self._version_counter = [0]
-        self._requires_grad = False
+        # A detached view of `data` is a leaf sharing its storage and version counter; copying
+        # its slots makes this Parameter that same view, whatever the slots hold.
+        source = data.detach() if isinstance(data, Tensor) else Tensor(data)
+        for slot in Tensor.__slots__:
+            if slot != "__weakref__" and hasattr(source, slot):
+                object.__setattr__(self, slot, getattr(source, slot))
         self.requires_grad_(requires_grad)
 
     def __repr__(self) -> str:
