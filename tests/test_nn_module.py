@@ -202,3 +202,30 @@ def test_flatten_module():
     x = mg.randn(2, 3, 4, 5)
     assert nn.Flatten()(x).shape == (2, 60)
     assert nn.Flatten(0, 1)(x).shape == (6, 4, 5)
+
+
+def test_double_converts_parameters_and_keeps_values_and_flags():
+    net = nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1, bias=False))
+    net[0].weight.requires_grad_(False)
+    before = net[0].bias.numpy()
+    assert net.double() is net
+    assert all(p.dtype == np.float64 for p in net.parameters())
+    assert isinstance(net[0].bias, nn.Parameter) and not net[0].weight.requires_grad
+    np.testing.assert_allclose(net[0].bias.numpy(), before, rtol=1e-7)
+    assert net(mg.randn(4, 3, dtype=mg.float64)).dtype == np.float64
+    assert net.float()[2].weight.dtype == np.float32
+
+
+def test_buffers_are_saved_updated_by_assignment_and_not_learned():
+    class Running(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mean", mg.zeros(2))
+            self.scale = nn.Parameter(mg.ones(2))
+
+    module = Running()
+    module.mean = mg.ones(2)
+    assert module.mean.numpy().tolist() == [1.0, 1.0]
+    assert list(module.state_dict()) == ["scale", "mean"]
+    assert [name for name, _ in module.named_parameters()] == ["scale"]
+    assert [name for name, _ in module.named_buffers()] == ["mean"]

@@ -26,7 +26,7 @@ import numpy as np
 
 from minigrad.autograd import no_grad
 from minigrad.nn.parameter import Parameter
-from minigrad.tensor import Tensor
+from minigrad.tensor import Tensor, dtypes
 
 
 class IncompatibleKeys(NamedTuple):
@@ -63,6 +63,9 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError(f"cannot assign {name!r} before Module.__init__() call: "
                                  f"call super().__init__() first in {type(self).__name__}")
+        if name in self._buffers and (value is None or isinstance(value, Tensor)):
+            self._buffers[name] = value  # assigning to a buffer updates it, as in PyTorch
+            return
         for registry in ("_parameters", "_buffers", "_modules"):
             self.__dict__[registry].pop(name, None)
         if isinstance(value, Parameter):
@@ -196,6 +199,30 @@ class Module:
         for param in self.parameters():
             param.requires_grad_(requires_grad)
         return self
+
+    def to(self, dtype: Any) -> Module:
+        """Convert every floating parameter and buffer to `dtype` (e.g. minigrad.float64).
+
+        Parameters are replaced by new Parameters of the new dtype: build the optimizer after
+        converting the model.
+        """
+        for module in self.modules():
+            for name, param in module._parameters.items():
+                if param is not None and param.dtype != dtypes.as_dtype(dtype):
+                    module._parameters[name] = Parameter(param.detach().to(dtype),
+                                                         requires_grad=param.requires_grad)
+            for name, buffer in module._buffers.items():
+                if buffer is not None and dtypes.is_floating(buffer.dtype):
+                    module._buffers[name] = buffer.to(dtype)
+        return self
+
+    def double(self) -> Module:
+        """Parameters and buffers in float64 (for gradchecks and oracle comparisons)."""
+        return self.to(dtypes.float64)
+
+    def float(self) -> Module:
+        """Parameters and buffers in float32."""
+        return self.to(dtypes.float32)
 
     # ---- saving and loading ----------------------------------------------------------------
     def state_dict(self) -> OrderedDict[str, Tensor]:
