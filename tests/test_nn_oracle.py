@@ -234,3 +234,54 @@ def test_mlp_end_to_end_matches_torch():
     assert math.isclose(loss.item(), tloss.item(), rel_tol=1e-12)
     for (name, p), tp in zip(ours.named_parameters(), theirs.parameters()):
         np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-10, err_msg=name)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_weight_smoothing_ignore_index(reduction, smoothing, weighted):
+    x, tx = both(RNG.standard_normal((6, 4)))
+    classes = np.array([0, 3, -100, 1, 2, 3])
+    weight = RNG.random(4) + 0.5
+    ours = F.cross_entropy(x, mg.tensor(classes),
+                           mg.tensor(weight, dtype=mg.float64) if weighted else None,
+                           reduction=reduction, label_smoothing=smoothing)
+    theirs = torch.nn.functional.cross_entropy(
+        tx, torch.tensor(classes), torch.tensor(weight) if weighted else None,
+        reduction=reduction, label_smoothing=smoothing)
+    compare(ours, theirs, {"input": (x, tx)})
+
+
+@pytest.mark.parametrize("smoothing", [0.0, 0.3])
+def test_cross_entropy_probability_targets_weight_and_smoothing(smoothing):
+    x, tx = both(RNG.standard_normal((3, 4)))
+    p = RNG.dirichlet(np.ones(4), size=3)
+    weight = RNG.random(4) + 0.5
+    compare(F.cross_entropy(x, mg.tensor(p, dtype=mg.float64), mg.tensor(weight, dtype=mg.float64),
+                            label_smoothing=smoothing),
+            torch.nn.functional.cross_entropy(tx, torch.tensor(p), torch.tensor(weight),
+                                              label_smoothing=smoothing), {"input": (x, tx)})
+
+
+def test_cross_entropy_loss_module_options_and_state_dict():
+    weight = np.array([1.0, 2.0, 0.5])
+    ours = nn.CrossEntropyLoss(mg.tensor(weight, dtype=mg.float64), label_smoothing=0.1)
+    theirs = torch.nn.CrossEntropyLoss(torch.tensor(weight), label_smoothing=0.1)
+    assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight"]
+    x, tx = both(RNG.standard_normal((5, 3)))
+    classes = RNG.integers(0, 3, 5)
+    compare(ours(x, mg.tensor(classes)), theirs(tx, torch.tensor(classes)), {"x": (x, tx)})
+    with pytest.raises(ValueError, match="label_smoothing"):
+        F.cross_entropy(x, mg.tensor(classes), label_smoothing=1.5)
+    with pytest.raises(ValueError, match=r"weight must have shape \(3,\)"):
+        F.cross_entropy(x, mg.tensor(classes), mg.ones(4, dtype=mg.float64))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_with_logits_weight(reduction):
+    x, tx = both(RNG.standard_normal((4, 3)) * 3)
+    y, ty = both(RNG.random((4, 3)), requires_grad=False)
+    weight = RNG.random(3) + 0.5
+    compare(nn.BCEWithLogitsLoss(mg.tensor(weight, dtype=mg.float64), reduction=reduction)(x, y),
+            torch.nn.BCEWithLogitsLoss(torch.tensor(weight), reduction=reduction)(tx, ty),
+            {"input": (x, tx)})

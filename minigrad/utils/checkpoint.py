@@ -19,7 +19,7 @@ since the segment's graph is not recorded in the forward pass).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
