@@ -229,3 +229,21 @@ def test_buffers_are_saved_updated_by_assignment_and_not_learned():
     assert list(module.state_dict()) == ["scale", "mean"]
     assert [name for name, _ in module.named_parameters()] == ["scale"]
     assert [name for name, _ in module.named_buffers()] == ["mean"]
+
+
+def test_dropout_scales_masks_and_is_off_in_eval():
+    mg.manual_seed(0)
+    layer = nn.Dropout(0.25)
+    x = mg.ones(200, 100, requires_grad=True)
+    y = layer(x)
+    values = y.numpy()
+    assert np.unique(values).tolist() == [0.0, np.float32(4 / 3)]
+    assert abs((values == 0).mean() - 0.25) < 0.01
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), values)  # dL/dx = mask / (1 − p)
+    layer.eval()
+    assert layer(x) is x
+    assert repr(layer) == "Dropout(p=0.25, inplace=False)"
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        nn.Dropout(1.5)
+    assert not nn.functional.dropout(mg.ones(3), p=1.0).numpy().any()

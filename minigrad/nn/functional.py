@@ -5,6 +5,7 @@ hold parameters and call these; the maths of each op sits with its Function in m
 
 linear                                       minigrad.ops.linear
 relu sigmoid tanh softmax log_softmax        minigrad.ops.unary, minigrad.ops.softmax
+dropout                                      minigrad.nn.dropout
 mse_loss cross_entropy
 binary_cross_entropy_with_logits             minigrad.ops.loss (+ the reduction here)
 conv2d max_pool2d avg_pool2d                 (lessons 06–07)
@@ -15,6 +16,7 @@ from __future__ import annotations
 import warnings
 
 from minigrad.nn.cross_entropy import cross_entropy
+from minigrad.nn.dropout import dropout
 from minigrad.ops.linear import linear
 from minigrad.ops.loss import BinaryCrossEntropyWithLogits
 from minigrad.ops.reduce import mean as reduce_mean
@@ -100,5 +102,5 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
     return _reduce(losses, reduction)
 
 
-__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "linear", "log_softmax",
+__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "dropout", "linear", "log_softmax",
            "mse_loss", "relu", "sigmoid", "softmax", "tanh"]
