@@ -24,8 +24,8 @@ from minigrad.tensor.tensor import Tensor
 
 
 def _rows(t: Tensor) -> Tensor:
-    """(*, n) → (B, n): the batch dims flattened into rows."""
-    return reshape(t, (-1, t.shape[-1]))
+    """(*, n) → (B, n): the batch dims flattened into rows (a 2-D t is returned as is)."""
+    return t if t.ndim == 2 else reshape(t, (-1, t.shape[-1]))
 
 
 class Linear(Function):
@@ -43,8 +43,9 @@ class Linear(Function):
         x, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
         grad_x = matmul(grad_output, weight) if need_x else None
-        grad_w = matmul(_rows(grad_output).T, _rows(x)) if need_w else None
-        grad_b = reduce_sum(_rows(grad_output), dim=0) if need_b else None
+        rows = _rows(grad_output)
+        grad_w = matmul(rows.T, _rows(x)) if need_w else None
+        grad_b = reduce_sum(rows, dim=0) if need_b else None
         return grad_x, grad_w, grad_b
 
 

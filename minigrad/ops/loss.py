@@ -46,6 +46,7 @@ class CrossEntropy(Function):
         picked = np.take_along_axis(shifted, classes[:, None], axis=1)[:, 0]
         onehot = np.zeros_like(logits)
         onehot[np.arange(len(classes)), classes] = 1
+        ctx.all_kept = bool(kept.all())
         ctx.save_for_backward(logits, onehot, kept.astype(logits.dtype)[:, None],
                               names=("input", "onehot", "kept"))
         return np.where(kept, log_norm - picked, 0).astype(logits.dtype)
@@ -53,8 +54,10 @@ class CrossEntropy(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, None]:
         logits, onehot, kept = ctx.saved_tensors
-        grad_logits = (softmax(logits, dim=1) - onehot) * kept * unsqueeze(grad_output, 1)
-        return grad_logits, None
+        grad_logits = softmax(logits, dim=1) - onehot
+        if not ctx.all_kept:
+            grad_logits = grad_logits * kept
+        return grad_logits * unsqueeze(grad_output, 1), None
 
 
 class BinaryCrossEntropyWithLogits(Function):
