@@ -44,11 +44,11 @@ def _root_gradients(outputs: list[Tensor], gradients: list[Any]) -> list[Tensor]
             raise RuntimeError(f"element {index} of tensors does not require grad and does not "
                                "have a grad_fn")
         if gradient is None:
-            if output.data.size != 1:
+            if output._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
                                    f"(this output has shape {output.shape}; pass "
                                    "gradient=<tensor of that shape>, the vector v of v^T J)")
-            gradient = Tensor._make(np.ones(output.data.shape, output.data.dtype), False, None)
+            gradient = Tensor._make(np.ones(output._data.shape, output._data.dtype), False, None)
         elif not isinstance(gradient, Tensor):
             gradient = Tensor(np.asarray(gradient), dtype=output.dtype)
         if gradient.shape != output.shape:
@@ -56,7 +56,7 @@ def _root_gradients(outputs: list[Tensor], gradients: list[Any]) -> list[Tensor]
                                f"{gradient.shape} and output[{index}] has a shape of "
                                f"{output.shape}. The gradient must have the output's shape.")
         if gradient.dtype != output.dtype:
-            gradient = Tensor._make(gradient.data.astype(output.dtype), False, None)
+            gradient = Tensor._make(gradient._data.astype(output.dtype), False, None)
         roots.append(gradient)
     return roots
 
@@ -103,10 +103,10 @@ def _ancestors(targets: Iterable[Node], consumers: dict[Node, list[Node]]) -> se
 
 def _owned(gradient: Tensor, handed_out: set[int]) -> Tensor:
     """A gradient safe to store in `.grad`: not a view, not shared with another `.grad`."""
-    array = gradient.data
+    array = gradient._data
     if array.base is not None or not array.flags.writeable or id(array) in handed_out:
         gradient = Tensor._make(array.copy(), False, None)
-    handed_out.add(id(gradient.data))
+    handed_out.add(id(gradient._data))
     return gradient
 
 
@@ -116,10 +116,10 @@ def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool, handed_out
         # With create_graph the gradient may be part of a graph: store it as it is.
         tensor._grad = gradient if gradient.requires_grad else _owned(gradient, handed_out)
     elif create_graph or tensor._grad.requires_grad or gradient.requires_grad \
-            or not tensor._grad.data.flags.writeable:
+            or not tensor._grad._data.flags.writeable:
         tensor._grad = tensor._grad + gradient
     else:
-        np.add(tensor._grad.data, gradient.data, out=tensor._grad.data)
+        np.add(tensor._grad._data, gradient._data, out=tensor._grad._data)
         tensor._grad._version_counter[0] += 1
 
 
@@ -128,13 +128,13 @@ def _checked(gradient: Any, node: Node, index: int) -> Tensor:
     if not isinstance(gradient, Tensor):
         gradient = Tensor._make(np.asarray(gradient), False, None)
     expected = node.inputs[index]
-    if gradient.data.shape != expected.data.shape:
+    if gradient._data.shape != expected._data.shape:
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {index} - got "
             f"{list(gradient.shape)} but expected shape compatible with {list(expected.shape)}")
-    if gradient.data.dtype != expected.data.dtype:
-        gradient = gradient.to(expected.data.dtype) if gradient.requires_grad else \
-            Tensor._make(gradient.data.astype(expected.data.dtype), False, None)
+    if gradient._data.dtype != expected._data.dtype:
+        gradient = gradient.to(expected._data.dtype) if gradient.requires_grad else \
+            Tensor._make(gradient._data.astype(expected._data.dtype), False, None)
     return gradient
 
 
@@ -186,7 +186,7 @@ def run_backward(outputs: Sequence[Tensor], gradients: Sequence[Tensor], retain_
         pending[node] = pending[node] + gradient if node in pending else gradient
     ready = [node for node in dict.fromkeys(root_nodes) if node not in dependencies]
     captured: dict[Node, Tensor] = {}
-    handed_out: set[int] = {id(gradient.data) for gradient in gradients}
+    handed_out: set[int] = {id(gradient._data) for gradient in gradients}
 
     previous_mode = GradMode.enabled
     GradMode.enabled = create_graph
@@ -223,10 +223,10 @@ def run_backward(outputs: Sequence[Tensor], gradients: Sequence[Tensor], retain_
                     child_grad = input_grads[index]
                     if child_grad is not None and (needed is None or child in needed
                                                    or child in capture):
-                        expected = inputs[index].data
+                        expected = inputs[index]._data
                         if type(child_grad) is not Tensor or \
-                                child_grad.data.shape != expected.shape or \
-                                child_grad.data.dtype != expected.dtype:
+                                child_grad._data.shape != expected.shape or \
+                                child_grad._data.dtype != expected.dtype:
                             child_grad = _checked(child_grad, node, index)
                         earlier = pending.get(child)
                         pending[child] = child_grad if earlier is None else earlier + child_grad

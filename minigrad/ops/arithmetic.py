@@ -215,17 +215,17 @@ class PowTensor(Function):
         if need_a:
             # Where b == 0 the derivative is 0 (as in PyTorch), not 0 * a^(-1) = nan at a = 0.
             grad_a = grad_output * b * a ** (b - 1)
-            if (b.data == 0).any():
+            if (b._data == 0).any():
                 from minigrad.ops.combine import where
 
-                grad_a = where(Tensor._make(b.data != 0, False, None), grad_a, 0.0)
+                grad_a = where(Tensor._make(b._data != 0, False, None), grad_a, 0.0)
             grad_a = sum_to(grad_a, ctx.inputs[0].shape)
         grad_b = None
         if need_b:
             from minigrad.ops.unary import log
 
             # 0 ** b has derivative 0 in b (for b >= 0), not 0 * log(0) = nan: use log(1) there.
-            safe_base = a + (a.data == 0).astype(a.dtype)
+            safe_base = a + (a._data == 0).astype(a.dtype)
             grad_b = sum_to(grad_output * result * log(safe_base), ctx.inputs[1].shape)
         return grad_a, grad_b
 

@@ -136,11 +136,11 @@ def _matmul_error(a: np.ndarray, b: np.ndarray) -> ShapeError | None:
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """a @ b like numpy.matmul; 2-D @ 2-D records an MmBackward0 node, as in PyTorch."""
-    if type(a) is Tensor and type(b) is Tensor and a.data.ndim == 2 == b.data.ndim \
-            and a.data.shape[1] == b.data.shape[0]:
+    if type(a) is Tensor and type(b) is Tensor and a._data.ndim == 2 == b._data.ndim \
+            and a._data.shape[1] == b._data.shape[0]:
         return Mm.apply(a, b)  # the common case, first: matmul sits in every layer
-    a_data = a.data if isinstance(a, Tensor) else np.asarray(a)
-    b_data = b.data if isinstance(b, Tensor) else np.asarray(b)
+    a_data = a._data if isinstance(a, Tensor) else np.asarray(a)
+    b_data = b._data if isinstance(b, Tensor) else np.asarray(b)
     error = _matmul_error(a_data, b_data)
     if error is not None:
         raise error

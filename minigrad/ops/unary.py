@@ -86,7 +86,7 @@ class Abs(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * np.sign(x.data)  # the sign is a constant: its derivative is 0
+        return grad_output * np.sign(x._data)  # the sign is a constant: its derivative is 0
 
 
 class Tanh(Function):
@@ -135,7 +135,7 @@ class Relu(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        positive = (result.data > 0).astype(grad_output.dtype)  # a constant 0/1 mask
+        positive = (result._data > 0).astype(grad_output.dtype)  # a constant 0/1 mask
         return grad_output * Tensor._make(positive, False, None)  # wrapped as is: no copy
 
 

@@ -1,13 +1,18 @@
 """In-place operations: `x += y`, `x.add_(y)`, `x.mul_(2)`, `x.zero_()`, `x.fill_(v)`, `x[i] = v`.
 
-They write into `x.data` and bump `x._version`, so that a node which saved `x` for backward
-can tell that the value it needs is gone (and raise instead of returning a wrong gradient).
+They write into x's memory and bump its version counter, so that a node which saved `x` for
+backward can tell that the value it needs is gone (and raise instead of returning a wrong
+gradient). Views share memory and version counter with their base, so a write through a
+view is seen by the base, by every other view of it, and by the version checks.
 
 Rules, as in PyTorch:
-- a leaf that requires grad may only be changed in place under `no_grad()` (that is how
-  optimizers update parameters);
-- if `x` (or the other operand) is part of a graph, the op is recorded: `x.grad_fn` becomes
-  the node of the op, whose input is the old value of `x`.
+- a leaf that requires grad (or a view of one) may only be changed in place under
+  `no_grad()` (that is how optimizers update parameters);
+- if `x` (or the other operand) is part of a graph, the op is recorded: the op runs out of
+  place on x's old value, its result is written back, and `x.grad_fn` becomes its node;
+- if `x` is a view, its base changed too: the base's node becomes `CopySlices`, "the old
+  base with the view's region replaced by the result", and the view's own node is rebuilt
+  from the base by replaying the view steps (see `Tensor._refresh_view_node`).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import numpy as np
 
 from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import GradMode
+from minigrad.autograd.grad_mode import GradMode, no_grad
 from minigrad.tensor import dtypes
 from minigrad.tensor.tensor import _LEAF_INPLACE_MESSAGE, Tensor
 
@@ -28,7 +33,7 @@ _TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32
 
 
 class Fill(Function):
-    """out = a tensor of a's shape filled with `value`;  d(out)/da = 0."""
+    """out = a tensor of a's shape filled with `value` (a number);  d(out)/da = 0."""
 
     node_name = "FillBackward2"
 
@@ -47,72 +52,223 @@ class Zero(Fill):
     node_name = "ZeroBackward0"
 
 
+class FillTensor(Function):
+    """out = a's shape filled with a 0-d tensor v;  d(out)/da = 0,  d(out)/dv = sum of grad."""
+
+    node_name = "FillBackward3"
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, value: np.ndarray) -> np.ndarray:
+        return np.full_like(a, value)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_a, need_value = ctx.needs_input_grad
+        return (grad_output * 0.0 if need_a else None,
+                grad_output.sum() if need_value else None)
+
+
+class IndexPut(Function):
+    """out = a with out[key] = b (integer-array or mask key);  grad_a = grad with the
+    overwritten slots set to 0,  grad_b = grad[key] summed to b's shape (b was broadcast)."""
+
+    node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, b: Any, key: Any) -> np.ndarray:
+        ctx.key, ctx.b_shape = key, np.shape(b)
+        out = a.copy()
+        try:
+            out[key] = b
+        except (IndexError, ValueError) as error:
+            raise type(error)(f"cannot assign to a tensor of shape {a.shape} at {key!r}: "
+                              f"{error}") from None
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        from minigrad.ops.index import getitem
+
+        need_a, need_b = ctx.needs_input_grad
+        overwritten = np.zeros(grad_output.shape, dtype=bool)
+        overwritten[ctx.key] = True
+        grad_a = _zero_where(overwritten, grad_output) if need_a else None
+        grad_b = _sum_to(getitem(grad_output, ctx.key), ctx.b_shape) if need_b else None
+        return grad_a, grad_b
+
+
+class CopySlices(Function):
+    """out = base with the region of a view replaced by `src` (broadcast into it), in place.
+
+    The view is given by its `steps` from the base (e.g. Select at 0, then Transpose), so
+    grad_base = grad with the region set to 0 (those values were overwritten), and
+    grad_src = the region of grad, found by replaying the steps on grad, summed to src's shape.
+    Its forward writes into the base's memory and returns it: the caller bumps the version.
+    """
+
+    node_name = "CopySlices"  # PyTorch's name
+
+    @staticmethod
+    def forward(ctx: Context, base: np.ndarray, src: Any, steps: tuple) -> np.ndarray:
+        ctx.steps, ctx.src_shape = steps, np.shape(src)
+        _copy_into(_replay_on_array(base, steps), src)
+        return base
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_base, need_src = ctx.needs_input_grad
+        grad_base = grad_src = None
+        if need_base:
+            overwritten = np.zeros(grad_output.shape, dtype=bool)
+            _replay_on_array(overwritten, ctx.steps)[...] = True
+            grad_base = _zero_where(overwritten, grad_output)
+        if need_src:
+            region = grad_output
+            for function, settings in ctx.steps:
+                region = function.apply(region, **settings)
+            grad_src = _sum_to(region, ctx.src_shape)
+        return grad_base, grad_src
+
+
+def _copy_into(region: np.ndarray, src: Any) -> None:
+    """region[...] = src, converting the dtype (as `copy_` does) and broadcasting src."""
+    try:
+        np.copyto(region, src, casting="unsafe")
+    except ValueError:
+        from minigrad.ops.shape import expand
+
+        expand(Tensor(np.asarray(src)), region.shape)  # raises PyTorch's message
+        raise
+
+
+def _replay_on_array(array: np.ndarray, steps: tuple) -> np.ndarray:
+    """The numpy view of `array` that the view steps select (each step's forward is a view)."""
+    for function, settings in steps:
+        array = function.forward(function._node_class(), array, **settings)
+    return array
+
+
+def _zero_where(mask: np.ndarray, grad: Tensor) -> Tensor:
+    from minigrad.ops.combine import where
+
+    return where(Tensor._make(mask, False, None), 0.0, grad)
+
+
+def _sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
+    from minigrad.ops.broadcast import sum_to
+
+    return sum_to(grad, shape)
+
+
+# ---- checks -----------------------------------------------------------------------------------
 def _check_writeable(tensor: Tensor) -> None:
     """expand() results are broadcast views: one stored value stands for many elements."""
-    if not tensor.data.flags.writeable:
+    if not tensor._data.flags.writeable:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.")
 
 
 def _check_leaf(tensor: Tensor, prefix: str = "") -> None:
-    if GradMode.enabled and tensor._requires_grad and tensor.grad_fn is None:
-        raise RuntimeError(prefix + _LEAF_INPLACE_MESSAGE + " Wrap parameter updates in "
-                           "`with minigrad.no_grad():`, or work on a copy (x = x + 1).")
+    """Refuse, in grad mode, to change a leaf that requires grad, or a view of one."""
+    if not GradMode.enabled:
+        return
+    base = tensor._base
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        if tensor._grad_fn is None:
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad "
+                "mode enabled. This view is the output of a function that returns multiple "
+                "views. (Make the view outside no_grad, or change it inside no_grad.)")
+        prefix = "a view of "
+    elif not (tensor._requires_grad and tensor._grad_fn is None):
+        return
+    raise RuntimeError(prefix + _LEAF_INPLACE_MESSAGE + " Wrap parameter updates in "
+                       "`with minigrad.no_grad():`, or work on a copy (x = x + 1).")
+
+
+def _check_shape_and_dtype(tensor: Tensor, values: np.ndarray, op_name: str) -> None:
+    """PyTorch's rules: an in-place op keeps the tensor's shape and may not promote its dtype."""
+    if values.shape != tensor._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(tensor._data.shape)} doesn't match the broadcast shape "
+            f"{list(values.shape)} (in-place {op_name} cannot change the shape of a tensor)")
+    if not np.can_cast(values.dtype, tensor._data.dtype, casting="same_kind"):
+        raise RuntimeError(
+            f"result type {_TORCH_NAMES.get(values.dtype.name, values.dtype.name)} can't be cast "
+            f"to the desired output type {_TORCH_NAMES.get(tensor.dtype.name, tensor.dtype.name)}")
+
+
+# ---- recording an in-place change -------------------------------------------------------------
+def _old_value(tensor: Tensor) -> Tensor:
+    """A snapshot of tensor's current value, attached where tensor is in the graph."""
+    return Tensor._make(tensor._data.copy(), tensor._requires_grad, tensor.grad_fn)
 
 
 def _move_node(tensor: Tensor, node: Any) -> None:
-    """Make `node` (the in-place op's) the tensor's grad_fn; a retain_grad() stays on."""
-    tensor.grad_fn = node
+    """Make `node` the tensor's grad_fn; a retain_grad() stays on."""
+    tensor._grad_fn = node
+    tensor._requires_grad = True
     if tensor.retains_grad:
         node._retained = weakref.ref(tensor)
 
 
-def _write(tensor: Tensor, values: np.ndarray, op_name: str) -> None:
-    """Copy `values` into tensor.data, with PyTorch's shape and dtype rules."""
-    if values.shape != tensor.data.shape:
-        raise RuntimeError(
-            f"output with shape {list(tensor.data.shape)} doesn't match the broadcast shape "
-            f"{list(values.shape)} (in-place {op_name} cannot change the shape of a tensor)")
-    if not np.can_cast(values.dtype, tensor.data.dtype, casting="same_kind"):
-        raise RuntimeError(
-            f"result type {_TORCH_NAMES.get(values.dtype.name, values.dtype.name)} can't be cast "
-            f"to the desired output type {_TORCH_NAMES.get(tensor.dtype.name, tensor.dtype.name)}")
-    np.copyto(tensor.data, values, casting="same_kind")
-    tensor._version_counter[0] += 1
+def _write_through_view(base: Tensor, src: Any, steps: tuple) -> None:
+    """base[region given by steps] = src, recorded as CopySlices on the base."""
+    old_base = Tensor._make(base._data, base._requires_grad, base.grad_fn)
+    new_base = CopySlices.apply(old_base, src, steps=steps)
+    base._version_counter[0] += 1
+    _move_node(base, new_base._grad_fn)
 
 
+def _commit(tensor: Tensor, result: Tensor, op_name: str) -> None:
+    """tensor takes result's value and place in the graph (result = op(old tensor, ...))."""
+    _check_shape_and_dtype(tensor, result._data, op_name)
+    if tensor._base is None:
+        np.copyto(tensor._data, result._data, casting="same_kind")
+        tensor._version_counter[0] += 1
+        _move_node(tensor, result._grad_fn)
+        return
+    _write_through_view(tensor._base, result, tensor._view_steps)
+    tensor._refresh_view_node()
+    tensor._requires_grad = True
+
+
+def _records(tensor: Tensor, other: Any) -> bool:
+    """Must this in-place op be recorded? (grad mode on, and a graph on either side)"""
+    if not GradMode.enabled:
+        return False
+    base = tensor._base
+    return (tensor._requires_grad or (base is not None and base._requires_grad)
+            or (isinstance(other, Tensor) and other._requires_grad))
+
+
+# ---- the in-place ops -------------------------------------------------------------------------
 def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
                   ufunc: np.ufunc, op_name: str) -> Tensor:
-    """tensor = op(tensor, other), written into tensor's own array."""
+    """tensor = op(tensor, other), written into tensor's own memory."""
     if not GradMode.enabled:  # e.g. an optimizer step: plain numpy, when shapes and dtypes agree
-        other_data = other.data if isinstance(other, Tensor) else None
-        if other_data is not None and other_data.shape == tensor.data.shape \
-                and other_data.dtype == tensor.data.dtype and tensor.data.flags.writeable:
-            ufunc(tensor.data, other_data, out=tensor.data)
+        other_data = other._data if isinstance(other, Tensor) else None
+        if other_data is not None and other_data.shape == tensor._data.shape \
+                and other_data.dtype == tensor._data.dtype and tensor._data.flags.writeable:
+            ufunc(tensor._data, other_data, out=tensor._data)
             tensor._version_counter[0] += 1
             return tensor
     _check_leaf(tensor)
     _check_writeable(tensor)
-    other_requires = isinstance(other, Tensor) and other._requires_grad
-    if GradMode.enabled and (tensor._requires_grad or other_requires):
-        # Record the op on a snapshot of the old value, then make `tensor` its output.
-        before = Tensor._make(tensor.data.copy(), tensor._requires_grad, tensor.grad_fn)
-        result = op(before, other)
-        _write(tensor, result.data, op_name)
-        _move_node(tensor, result.grad_fn)
-        tensor._requires_grad = True
+    if _records(tensor, other):
+        _commit(tensor, op(_old_value(tensor), other), op_name)
         return tensor
-    other_data = other.data if isinstance(other, Tensor) else other
-    if isinstance(other_data, np.ndarray) and other_data.shape != tensor.data.shape:
-        if np.broadcast_shapes(tensor.data.shape, other_data.shape) != tensor.data.shape:
+    other_data = other._data if isinstance(other, Tensor) else other
+    if isinstance(other_data, np.ndarray) and other_data.shape != tensor._data.shape:
+        if np.broadcast_shapes(tensor._data.shape, other_data.shape) != tensor._data.shape:
             raise RuntimeError(
-                f"output with shape {list(tensor.data.shape)} doesn't match the broadcast shape "
-                f"{list(np.broadcast_shapes(tensor.data.shape, other_data.shape))}")
+                f"output with shape {list(tensor._data.shape)} doesn't match the broadcast shape "
+                f"{list(np.broadcast_shapes(tensor._data.shape, other_data.shape))}")
     try:
-        ufunc(tensor.data, other_data, out=tensor.data, casting="same_kind")
+        ufunc(tensor._data, other_data, out=tensor._data, casting="same_kind")
     except TypeError:  # numpy's UFuncTypeError: e.g. an int tensor += 1.5
-        result_dtype = np.result_type(tensor.data, other_data)
+        result_dtype = np.result_type(tensor._data, other_data)
         if ufunc is np.true_divide and result_dtype.kind != "f":
             result_dtype = np.dtype(np.float32)  # int / int is a float (true division)
         other_is_double = isinstance(other_data, np.ndarray) and other_data.dtype == np.float64
@@ -128,52 +284,12 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
     return tensor
 
 
-class SetItem(Function):
-    """out = a with out[key] = b;  grad_a = g with g[key] set to 0,
-    grad_b = g[key] summed to b's shape (b was broadcast into the slots)."""
-
-    node_name = "CopySlices"  # PyTorch's node for an assignment through basic indexing
-
-    @staticmethod
-    def forward(ctx: Context, a: np.ndarray, b: Any, key: Any) -> np.ndarray:
-        ctx.key, ctx.b_shape = key, np.shape(b)
-        out = a.copy()
-        try:
-            out[key] = b
-        except (IndexError, ValueError) as error:
-            raise type(error)(f"cannot assign to a tensor of shape {a.shape} at {key!r}: "
-                              f"{error}") from None
-        return out
-
-    @staticmethod
-    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        from minigrad.ops.broadcast import sum_to
-        from minigrad.ops.combine import where
-        from minigrad.ops.index import getitem
-
-        need_a, need_b = ctx.needs_input_grad
-        grad_a = grad_b = None
-        if need_a:
-            overwritten = np.zeros(grad_output.shape, dtype=bool)
-            overwritten[ctx.key] = True
-            grad_a = where(Tensor._make(overwritten, False, None), 0.0, grad_output)
-        if need_b:
-            grad_b = sum_to(getitem(grad_output, ctx.key), ctx.b_shape)
-        return grad_a, grad_b
-
-
-class IndexPut(SetItem):
-    """SetItem through integer-array or mask indexing (PyTorch's IndexPutBackward0)."""
-
-    node_name = "IndexPutBackward0"
-
-
 def _plain_key(key: Any) -> Any:
     """The key with Tensors replaced by their arrays (numpy indexes with it)."""
     if isinstance(key, Tensor):
-        return key.data
+        return key._data
     if isinstance(key, tuple):
-        return tuple(part.data if isinstance(part, Tensor) else part for part in key)
+        return tuple(part._data if isinstance(part, Tensor) else part for part in key)
     return key
 
 
@@ -183,42 +299,57 @@ def _is_advanced(key: Any) -> bool:
 
 
 def setitem(tensor: Tensor, key: Any, value: Any) -> None:
-    """tensor[key] = value in place. In a graph it is recorded (CopySlices / IndexPutBackward0):
-    the overwritten slots get no gradient, `value` gets the gradient of its slots."""
+    """tensor[key] = value in place.
+
+    Basic indexing (ints, slices, None, ...) is a view: the value is copied into x[key],
+    recorded as CopySlices on x's base. Integer-array or mask indexing is IndexPutBackward0.
+    Either way the overwritten slots get no gradient and `value` the gradient of its slots.
+    """
+    from minigrad.ops.index import getitem
+
     _check_leaf(tensor, prefix="a view of ")  # PyTorch: x[key] is a view of the leaf x
     _check_writeable(tensor)
     key = _plain_key(key)
-    value_requires = isinstance(value, Tensor) and value._requires_grad
-    if GradMode.enabled and (tensor._requires_grad or value_requires):
-        before = Tensor._make(tensor.data.copy(), tensor._requires_grad, tensor.grad_fn)
-        kind = IndexPut if _is_advanced(key) else SetItem
-        result = kind.apply(before, value, key=key)
-        _write(tensor, result.data, "setitem")
-        _move_node(tensor, result.grad_fn)
-        tensor._requires_grad = True
+    if isinstance(value, np.ndarray):
+        value = Tensor(value)
+    if _is_advanced(key):
+        if _records(tensor, value):
+            _commit(tensor, IndexPut.apply(_old_value(tensor), value, key=key), "setitem")
+            return
+        try:
+            tensor._data[key] = value._data if isinstance(value, Tensor) else value
+        except (IndexError, ValueError) as error:
+            raise type(error)(f"cannot assign to a tensor of shape {tensor.shape} at {key!r}: "
+                              f"{error}") from None
+        tensor._version_counter[0] += 1
         return
-    try:
-        tensor.data[key] = value.data if isinstance(value, Tensor) else value
-    except (IndexError, ValueError) as error:
-        raise type(error)(f"cannot assign to a tensor of shape {tensor.shape} at {key!r}: "
-                          f"{error}") from None
+    with no_grad():
+        region = getitem(tensor, key)  # a view of tensor, hence of tensor's base
+    if _records(tensor, value):
+        _write_through_view(region._base, value, region._view_steps)
+        if tensor._base is not None:
+            tensor._refresh_view_node()
+            tensor._requires_grad = True
+        return
+    _copy_into(region._data, value._data if isinstance(value, Tensor) else value)
     tensor._version_counter[0] += 1
 
 
 def fill_(tensor: Tensor, value: Any) -> Tensor:
-    """Set every element to `value` (in place)."""
-    if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
-                               f"{value.ndim} dimensions.")
-        value = value.item()
+    """Set every element to `value` (a number or a 0-d tensor), in place."""
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.ndim} dimensions.")
     _check_leaf(tensor)
     _check_writeable(tensor)
-    if GradMode.enabled and tensor._requires_grad:
-        kind = Zero if value == 0 else Fill
-        result = kind.apply(Tensor._make(tensor.data.copy(), True, tensor.grad_fn), value=value)
-        _move_node(tensor, result.grad_fn)
-    tensor.data.fill(value)
+    if _records(tensor, value):
+        if isinstance(value, Tensor):
+            result = FillTensor.apply(_old_value(tensor), value)
+        else:
+            result = (Zero if value == 0 else Fill).apply(_old_value(tensor), value=value)
+        _commit(tensor, result, "fill_")
+        return tensor
+    tensor._data.fill(value._data if isinstance(value, Tensor) else value)
     tensor._version_counter[0] += 1
     return tensor
 
@@ -228,4 +359,4 @@ def zero_(tensor: Tensor) -> Tensor:
     return fill_(tensor, 0)
 
 
-__all__ = ["apply_inplace", "fill_", "zero_", "dtypes"]
+__all__ = ["apply_inplace", "fill_", "setitem", "zero_"]

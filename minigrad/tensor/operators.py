@@ -135,8 +135,8 @@ class TensorOperators:
 
     # ---- comparisons: boolean tensors, never part of the graph ------------------------
     def _compare(self, other: Any, ufunc: np.ufunc) -> Tensor:
-        other_data = other.data if isinstance(other, TensorOperators) else other
-        return self._make(ufunc(self.data, other_data), False, None)
+        other_data = other._data if isinstance(other, TensorOperators) else other
+        return self._make(ufunc(self._data, other_data), False, None)
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
         if not isinstance(other, _OPERANDS):
@@ -170,21 +170,21 @@ class TensorOperators:
 
     # ---- masks: ~ & | ^ on bool (and integer) tensors, all/any --------------------------
     def _bitwise(self, other: Any, ufunc: np.ufunc, symbol: str) -> Tensor:
-        other_data = other.data if isinstance(other, TensorOperators) else other
-        for array in (self.data, np.asarray(other_data)):
+        other_data = other._data if isinstance(other, TensorOperators) else other
+        for array in (self._data, np.asarray(other_data)):
             if array.dtype.kind not in "biu":
                 raise dtypes.DtypeError(
                     f"{symbol} works on bool and integer tensors only (masks such as x > 0), "
                     f"got {dtypes.dtype_name(array.dtype)}")
-        return self._make(ufunc(self.data, other_data), False, None)
+        return self._make(ufunc(self._data, other_data), False, None)
 
     def __invert__(self) -> Tensor:
         """~mask: logical not of a bool tensor (bitwise not of an integer one)."""
-        if self.data.dtype.kind not in "biu":
+        if self._data.dtype.kind not in "biu":
             raise TypeError("~ (operator.invert) is only implemented on integer and "
                             f"Boolean-type tensors (this one is {dtypes.dtype_name(self.dtype)}; "
                             "for a mask write e.g. ~(x > 0))")
-        return self._make(np.invert(self.data), False, None)
+        return self._make(np.invert(self._data), False, None)
 
     def __and__(self, other: Any) -> Tensor:
         return self._bitwise(other, np.bitwise_and, "&")
@@ -198,15 +198,15 @@ class TensorOperators:
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
     def logical_not(self) -> Tensor:
-        return self._make(np.logical_not(self.data), False, None)
+        return self._make(np.logical_not(self._data), False, None)
 
     def all(self) -> Tensor:
         """True (a 0-d bool tensor) if every element is nonzero."""
-        return self._make(np.array(self.data.all()), False, None)
+        return self._make(np.array(self._data.all()), False, None)
 
     def any(self) -> Tensor:
         """True (a 0-d bool tensor) if some element is nonzero."""
-        return self._make(np.array(self.data.any()), False, None)
+        return self._make(np.array(self._data.any()), False, None)
 
     # ---- dtype conversions (differentiable for float -> float) ------------------------
     def to(self, dtype: Any) -> Tensor:
@@ -340,7 +340,7 @@ class TensorOperators:
     @property
     def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
         """The tensor with its dims reversed (the transpose, for a matrix)."""
-        return shape_ops.permute(self, *reversed(range(self.data.ndim)))
+        return shape_ops.permute(self, *reversed(range(self._data.ndim)))
 
     # ---- indexing (minigrad.ops.index) and softmax (minigrad.ops.softmax) ----------------
     def __getitem__(self, key: Any) -> Tensor:
@@ -348,9 +348,9 @@ class TensorOperators:
 
     def __iter__(self) -> Any:
         """Iterate over the first dim: `for row in matrix` (each row stays in the graph)."""
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (index.getitem(self, i) for i in range(self.data.shape[0]))
+        return (index.getitem(self, i) for i in range(self._data.shape[0]))
 
     def __setitem__(self, key: Any, value: Any) -> None:
         """x[key] = value, written in place; recorded in the graph like PyTorch (CopySlices)."""
