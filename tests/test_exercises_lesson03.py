@@ -24,7 +24,7 @@ caught = _cases.caught
 
 
 def test_every_exercise_is_well_formed() -> None:
-    assert [exercise.id for exercise in EXERCISES] == [f"03.{k}" for k in range(1, 8)]
+    assert [exercise.id for exercise in EXERCISES] == [f"03.{k}" for k in range(1, 9)]
     for exercise in EXERCISES:
         assert 2 <= exercise.points <= 5
         assert callable(getattr(reference, exercise.function))
@@ -292,6 +292,38 @@ def test_sum_matches_the_engine_on_every_hidden_case() -> None:
         np.testing.assert_allclose(grad_x, t.grad.numpy())
 
 
+# ---------------------------------------------------------------------------- 03.8
+def test_forward_mode_tangent_is_the_backward_gradient_along_the_direction() -> None:
+    # Ju = Σ_i (∂L/∂x_i) u_i: forward mode one direction at a time agrees with reverse mode.
+    from minigrad.exercises.lessons import lesson02
+
+    for program, direction in BY_ID["03.8"].hidden(np.random.default_rng(4)):
+        grads = lesson02.backpropagate(program)["grad"]
+        tangent = reference.forward_mode(program, direction)["tangent"]["L"]
+        assert tangent == pytest.approx(sum(grads[name] * u for name, u in direction.items()),
+                                        rel=1e-9, abs=1e-12)
+
+
+def test_the_worked_example_along_a_is_dl_da() -> None:
+    from minigrad.exercises.lessons.lesson02_checks import WORKED_PROGRAM
+
+    result = reference.forward_mode(WORKED_PROGRAM, {"a": 1.0})
+    assert result["value"]["L"] == 55.0 and result["tangent"]["L"] == 45.0
+
+
+def _forward_mode_that_assigns_the_square(program, direction):  # type: ignore[no-untyped-def]
+    result = reference.forward_mode(program, direction)
+    for name, op, *operands in program:        # x·x given x' instead of 2x·x'
+        if op == "*" and operands[0] == operands[1]:
+            value = result["value"][operands[0]]
+            result["tangent"][name] = value * result["tangent"][operands[0]]
+    return result
+
+
+def test_a_half_product_rule_is_caught() -> None:
+    caught("03.8", _forward_mode_that_assigns_the_square)
+
+
 # ---------------------------------------------------------------------------- through the grader
 WRONG_FUNCTIONS = '''
 def sum_to_shape(grad, shape):
@@ -338,4 +370,5 @@ def test_the_grader_catches_broadcast_and_backward_mistakes(tmp_path) -> None:
     assert "expected an array of shape (2, 1), got shape (2, 3)" in results["03.1"].feedback
     assert results["03.5"].score == 0
     assert "GradcheckError" in results["03.5"].feedback or "gradcheck" in results["03.5"].feedback
-    assert all(results[key].status == "passed" for key in ("03.2", "03.3", "03.4", "03.6", "03.7"))
+    assert all(results[key].status == "passed" for key in ("03.2", "03.3", "03.4", "03.6", "03.7",
+                                                        "03.8"))

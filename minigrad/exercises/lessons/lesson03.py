@@ -18,6 +18,7 @@ it elsewhere, as ``Cube.apply(t)``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -228,3 +229,60 @@ def sum_function(x: np.ndarray, dim: int | list[int], keepdim: bool,
             ### END SOLUTION
 
     return run_function(Sum, [x], grad_output, dim=dim, keepdim=keepdim)
+
+
+def forward_mode(program: list[list], direction: dict[str, float]) -> dict[str, dict[str, float]]:
+    """Exercise 03.8 — forward mode: push one input direction through a program.
+
+    ``program`` is written as in exercise 02.3: ``[name, "input", number]`` or
+    ``[name, op, operand, ...]`` with op one of ``"+", "*", "**", "exp", "log", "tanh",
+    "relu"``; the last step is the output L. ``direction`` gives u_i for the inputs (an input
+    it does not name has u_i = 0).
+
+    Carry a dual number (value, tangent) through every step, starting each input at
+    (number, u_i). The tangent rules are the chain rule in forward order:
+
+        (a + b)' = a' + b'          (a·b)' = a'·b + a·b'          exp(a)' = exp(a)·a'
+        log(a)' = a'/a              tanh(a)' = (1 − tanh²a)·a'    relu(a)' = a' if a > 0 else 0
+        (a^b)' = b·a^(b−1)·a' + a^b·ln(a)·b'   (the ln term only when b' ≠ 0; a > 0 then)
+
+    Return ``{"value": {name: value}, "tangent": {name: tangent}}`` for every step. The
+    tangent of L is Ju = Σ_i (∂L/∂x_i)·u_i — exercise 02.3's gradient, one direction at a time.
+
+    Example: ``[["x", "input", 3.0], ["y", "*", "x", "x"]]`` with direction ``{"x": 1.0}`` →
+    tangents ``{"x": 1.0, "y": 6.0}``.
+    """
+    ### BEGIN SOLUTION
+    value: dict[str, float] = {}
+    tangent: dict[str, float] = {}
+    for name, op, *operands in program:
+        if op == "input":
+            value[name], tangent[name] = float(operands[0]), float(direction.get(name, 0.0))
+            continue
+        a, da = value[operands[0]], tangent[operands[0]]
+        if op in ("+", "*", "**"):
+            b, db = value[operands[1]], tangent[operands[1]]
+        if op == "+":
+            value[name], tangent[name] = a + b, da + db
+        elif op == "*":
+            value[name], tangent[name] = a * b, da * b + a * db
+        elif op == "**":
+            out = a ** b
+            slope = b * a ** (b - 1) * da
+            if db != 0.0:
+                slope += out * math.log(a) * db
+            value[name], tangent[name] = out, slope
+        elif op == "exp":
+            value[name] = math.exp(a)
+            tangent[name] = value[name] * da
+        elif op == "log":
+            value[name], tangent[name] = math.log(a), da / a
+        elif op == "tanh":
+            value[name] = math.tanh(a)
+            tangent[name] = (1.0 - value[name] ** 2) * da
+        elif op == "relu":
+            value[name], tangent[name] = max(a, 0.0), da if a > 0 else 0.0
+        else:
+            raise ValueError(f"unknown op {op!r}")
+    return {"value": value, "tangent": tangent}
+    ### END SOLUTION

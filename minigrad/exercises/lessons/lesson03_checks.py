@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.exercises.lessons.lesson02_checks import WORKED_PROGRAM, _random_program
 from minigrad.exercises.spec import Exercise, close
 
 def _arange(*shape: int) -> np.ndarray:
@@ -208,6 +209,22 @@ EXERCISES = [
                          (_arange(2, 3), 0, True, np.array([[1.0, 2.0, 3.0]])),
                          (_arange(2, 3, 2), [0, -1], False, np.array([1.0, -1.0, 2.0]))],
         hidden=_sum_hidden,
+        compare=close(rtol=1e-9, atol=1e-12),
+    ),
+    Exercise(
+        id="03.8", function="forward_mode", points=4,
+        title="Forward mode with dual numbers",
+        hint="Keep (value, tangent) per step; inputs start with their direction entry (0 if "
+             "absent); the product rule gives (a·b)' = a'·b + a·b' — x·x gives 2x·x'.",
+        visible=lambda: [([["x", "input", 3.0], ["y", "*", "x", "x"]], {"x": 1.0}),
+                         (WORKED_PROGRAM, {"a": 1.0}),
+                         (WORKED_PROGRAM, {"a": 0.5, "b": -1.0, "c": 2.0}),
+                         ([["a", "input", 0.5], ["t", "tanh", "a"], ["e", "exp", "t"],
+                           ["L", "**", "e", "a"]], {"a": 1.0})],
+        hidden=lambda rng: [(program, {step[0]: float(np.round(rng.normal(), 3))
+                                       for step in program if step[1] == "input"
+                                       and rng.random() < 0.8})
+                            for program in (_random_program(rng) for _ in range(4))],
         compare=close(rtol=1e-9, atol=1e-12),
     ),
 ]
