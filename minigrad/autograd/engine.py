@@ -111,16 +111,21 @@ def _owned(gradient: Tensor, handed_out: set[int]) -> Tensor:
 
 
 def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool, handed_out: set[int]) -> None:
-    """tensor.grad += gradient (the first time: tensor.grad = gradient)."""
-    if tensor._grad is None:
+    """tensor.grad += gradient (the first time: tensor.grad = gradient), as PyTorch does it.
+
+    Without create_graph the sum is written into the existing `.grad` in place, so older
+    references to it see the sum (also when that `.grad` carries a graph from an earlier
+    create_graph=True backward); with create_graph the sum is a new, recorded tensor.
+    """
+    grad = tensor._grad
+    if grad is None:
         # With create_graph the gradient may be part of a graph: store it as it is.
         tensor._grad = gradient if gradient.requires_grad else _owned(gradient, handed_out)
-    elif create_graph or tensor._grad.requires_grad or gradient.requires_grad \
-            or not tensor._grad._data.flags.writeable:
-        tensor._grad = tensor._grad + gradient
+    elif create_graph or grad._data.base is not None or not grad._data.flags.writeable:
+        tensor._grad = grad + gradient
     else:
-        np.add(tensor._grad._data, gradient._data, out=tensor._grad._data)
-        tensor._grad._version_counter[0] += 1
+        np.add(grad._data, gradient._data, out=grad._data)
+        grad._version_counter[0] += 1
 
 
 def _checked(gradient: Any, node: Node, index: int) -> Tensor:

@@ -43,7 +43,7 @@ class Fill(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
-        return grad_output * 0.0
+        return _zeros_like(grad_output)
 
 
 class Zero(Fill):
@@ -64,8 +64,28 @@ class FillTensor(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         need_a, need_value = ctx.needs_input_grad
-        return (grad_output * 0.0 if need_a else None,
+        return (_zeros_like(grad_output) if need_a else None,
                 grad_output.sum() if need_value else None)
+
+
+class Copy(Function):
+    """out = src broadcast to a's shape, in a's dtype (`a.copy_(src)`);
+    d(out)/da = 0,  d(out)/dsrc = grad summed to src's shape."""
+
+    node_name = "CopyBackwards"  # PyTorch's name
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, src: np.ndarray) -> np.ndarray:
+        ctx.src_shape = np.shape(src)
+        out = np.empty_like(a)
+        _copy_into(out, src)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_a, need_src = ctx.needs_input_grad
+        return (_zeros_like(grad_output) if need_a else None,
+                _sum_to(grad_output, ctx.src_shape) if need_src else None)
 
 
 class IndexPut(Function):
@@ -146,6 +166,11 @@ def _replay_on_array(array: np.ndarray, steps: tuple) -> np.ndarray:
     for function, settings in steps:
         array = function.forward(function._node_class(), array, **settings)
     return array
+
+
+def _zeros_like(grad: Tensor) -> Tensor:
+    """A zero gradient: a constant, as in PyTorch (its own derivative is not needed)."""
+    return Tensor._make(np.zeros_like(grad._data), False, None)
 
 
 def _zero_where(mask: np.ndarray, grad: Tensor) -> Tensor:
@@ -323,6 +348,12 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
                               f"{error}") from None
         tensor._version_counter[0] += 1
         return
+    if _is_whole(key):  # x[...] = v, x[:] = v: PyTorch fills or copies into x itself
+        if not isinstance(value, Tensor) or value.ndim == 0:
+            fill_(tensor, value if isinstance(value, Tensor) else Tensor(value))
+        else:
+            copy_(tensor, value)
+        return
     with no_grad():
         region = getitem(tensor, key)  # a view of tensor, hence of tensor's base
     if _records(tensor, value):
@@ -333,6 +364,26 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
         return
     _copy_into(region._data, value._data if isinstance(value, Tensor) else value)
     tensor._version_counter[0] += 1
+
+
+def _is_whole(key: Any) -> bool:
+    """Does the key take the whole tensor without adding dims (`...`, `:`, `:, ...`)?"""
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(part is Ellipsis or part == slice(None) for part in parts)
+
+
+def copy_(tensor: Tensor, src: Any) -> Tensor:
+    """Copy `src` (broadcast, converted to tensor's dtype) into tensor, in place."""
+    _check_leaf(tensor)
+    _check_writeable(tensor)
+    if isinstance(src, np.ndarray):
+        src = Tensor(src)
+    if _records(tensor, src):
+        _commit(tensor, Copy.apply(_old_value(tensor), src), "copy_")
+        return tensor
+    _copy_into(tensor._data, src._data if isinstance(src, Tensor) else src)
+    tensor._version_counter[0] += 1
+    return tensor
 
 
 def fill_(tensor: Tensor, value: Any) -> Tensor:
@@ -359,4 +410,4 @@ def zero_(tensor: Tensor) -> Tensor:
     return fill_(tensor, 0)
 
 
-__all__ = ["apply_inplace", "fill_", "setitem", "zero_"]
+__all__ = ["apply_inplace", "copy_", "fill_", "setitem", "zero_"]

@@ -251,6 +251,9 @@ class TensorOperators:
     def fill_(self, value: Any) -> Tensor:
         return inplace.fill_(self, value)
 
+    def copy_(self, src: Any) -> Tensor:
+        return inplace.copy_(self, src)
+
     def __iadd__(self, other: Any) -> Tensor:
         if not isinstance(other, _OPERANDS):
             return _unsupported("+=", self, other)
