@@ -84,11 +84,17 @@ def _count_dependencies(roots: Iterable[Node]) -> dict[Node, int]:
 
 
 def _owned(gradient: Tensor, handed_out: set[int]) -> Tensor:
-    """A gradient safe to store in `.grad`: not a view, not shared with another `.grad`."""
+    """A gradient safe to store in `.grad`: its memory shared with no other `.grad`, no
+    gradient the user passed in, and no broadcast (read-only) array. A row-major view of all of
+    a fresh array (what a transpose of a transposed matmul result is) needs no copy."""
     array = gradient._data
-    if array.base is not None or not array.flags.writeable or id(array) in handed_out:
+    owner = array if array.base is None else array.base
+    whole_view = array.base is None or (type(owner) is np.ndarray and owner.size == array.size
+                                        and array.flags.c_contiguous)
+    if not whole_view or not array.flags.writeable or id(owner) in handed_out:
         gradient = Tensor._make(array.copy(), False, None)
-    handed_out.add(id(gradient._data))
+        owner = gradient._data
+    handed_out.add(id(owner))
     return gradient
 
 
@@ -204,7 +210,8 @@ def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool | None = N
     gradients = _root_gradients([tensor], [gradient])
     if retain_graph is None:
         retain_graph = create_graph
-    handed_out: set[int] = {id(root._data) for root in gradients}
+    handed_out: set[int] = {id(root._data if root._data.base is None else root._data.base)
+                            for root in gradients}
     if inputs is not None:
         from minigrad.autograd.gradients import capture
 

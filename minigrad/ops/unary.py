@@ -166,7 +166,7 @@ class ReluBackward(Function):
     def forward(ctx: Context, grad: np.ndarray, result: np.ndarray) -> np.ndarray:
         positive = result > 0
         ctx.positive = positive  # a bool mask: a constant, not a tensor in the graph
-        return np.where(positive, grad, 0).astype(grad.dtype, copy=False)
+        return np.multiply(grad, positive, dtype=grad.dtype)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:

@@ -275,7 +275,7 @@ class TensorOperators:
     @property
     def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
         """The tensor with its dims reversed (the transpose, for a matrix)."""
-        return ops.shape.permute(self, *reversed(range(self._data.ndim)))
+        return ops.shape.Permute.apply(self, dims=tuple(reversed(range(self._data.ndim))))
 
     # ---- indexing (minigrad.ops.index) and softmax (minigrad.ops.softmax) ----------------
     def __getitem__(self, key: Any) -> Tensor:
