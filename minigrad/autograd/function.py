@@ -223,6 +223,8 @@ class Function:
     def apply(cls, *args: Any, **kwargs: Any) -> Tensor:
         """Run `forward` on the inputs' arrays and, if needed, record a node for backward."""
         ctx = cls._node_class()
+        if not GradMode.enabled:  # the common case inside backward: nothing to record
+            return _apply_without_graph(cls, ctx, args, kwargs)
         arrays = []
         needs_grad = []
         for arg in args:
@@ -242,6 +244,22 @@ class Function:
         if record:
             _record_node(ctx, args, needs_grad, arrays, result, raw_output)
         return result
+
+
+def _apply_without_graph(cls: type[Function], ctx: BackwardNode, args: tuple,
+                         kwargs: dict) -> Tensor:
+    """`apply` under no_grad: run forward, wrap the array, keep a view a view."""
+    ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 4 else (False,) * len(args)
+    output = cls.forward(ctx, *[arg._data if isinstance(arg, Tensor) else _constant(arg, cls)
+                                for arg in args], **kwargs)
+    result = Tensor._make(output if type(output) is np.ndarray else np.asarray(output),
+                          False, None)
+    if cls.is_view:
+        result._become_view(args[0], cls, kwargs)
+    return result
+
+
+_NO_GRAD = ((), (False,), (False, False), (False, False, False))
 
 
 def _record_node(ctx: BackwardNode, args: tuple, needs_grad: list[bool], arrays: list,

@@ -140,10 +140,11 @@ class Max(Function):
     equally (each gets grad_output / k), as in PyTorch."""
 
     node_name = "MaxBackward1"
+    reduction = staticmethod(np.max)
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
-        result = np.asarray(np.max(x))
+        result = np.asarray(ctx._function.reduction(x))
         ctx.save_for_backward(x, result, names=("self", "result"))
         return result
 
@@ -161,12 +162,7 @@ class Min(Max):
     """out = min_i x_i; the gradient is shared equally by tied minima (backward as for max)."""
 
     node_name = "MinBackward1"
-
-    @staticmethod
-    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
-        result = np.asarray(np.min(x))
-        ctx.save_for_backward(x, result, names=("self", "result"))
-        return result
+    reduction = staticmethod(np.min)
 
 
 # ---- max / min along a dim ----------------------------------------------------------------

@@ -23,11 +23,6 @@ def manual_seed(seed: int) -> None:
     _generator = np.random.default_rng(seed)
 
 
-def generator() -> np.random.Generator:
-    """The module-level numpy Generator (for other parts of minigrad that draw numbers)."""
-    return _generator
-
-
 def _shape(size: tuple[Any, ...]) -> tuple[int, ...]:
     """Accept both `zeros(2, 3)` and `zeros((2, 3))`."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):

@@ -17,13 +17,14 @@ its autograd state and its conversions.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
+import minigrad  # for minigrad.autograd.engine, looked up when backward() runs
 from minigrad.tensor import dtypes
+from minigrad.tensor.convert import to_array
 from minigrad.tensor.operators import TensorOperators
 
 _NON_LEAF_GRAD_WARNING = (
@@ -33,45 +34,6 @@ _NON_LEAF_GRAD_WARNING = (
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead."
 )
 _LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
-_SCALAR_TYPES = (numbers.Number, np.number, np.bool_)
-
-
-def _to_array(data: Any, dtype: Any = None) -> np.ndarray:
-    """Copy `data` (list, number, ndarray, Tensor) into a new ndarray of a supported dtype."""
-    if isinstance(data, Tensor):
-        data = data._data
-    from_python = not isinstance(data, (np.ndarray, np.generic))
-    try:
-        array = np.array(data)
-    except ValueError as error:
-        raise ValueError(f"cannot make a tensor from this data: {error}. "
-                         "Nested lists must be rectangular (every row the same length).") from None
-    if array.dtype == object:
-        element = type(np.ravel(array)[0]).__name__ if array.size else "object"
-        raise TypeError(f"minigrad does not support dtype object (elements of type {element}); "
-                        "supported dtypes are float32, float64 (floating point), int32, int64, "
-                        "bool. Use numbers, nested lists of numbers or a numpy array "
-                        "(nested lists must be rectangular).")
-    if from_python and array.dtype == np.float64 and _holds_double(data):
-        from_python = False  # [np.float64(1.0), 2.0] is float64, as in PyTorch
-    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.infer_dtype(array, from_python)
-    if array.dtype != target:
-        array = array.astype(target)
-    return array
-
-
-def _holds_double(data: Any) -> bool:
-    """True if nested lists hold a float64 numpy scalar, array or tensor (not just floats)."""
-    if not isinstance(data, (list, tuple)):
-        return False
-    for item in data:
-        if isinstance(item, (list, tuple)):
-            if _holds_double(item):
-                return True
-        elif type(item) is np.float64 or (
-                isinstance(item, (np.ndarray, Tensor)) and item.dtype == np.float64):
-            return True
-    return False
 
 
 class Tensor(TensorOperators):
@@ -95,7 +57,7 @@ class Tensor(TensorOperators):
     __array_ufunc__ = None  # numpy defers to our reflected operators: ndarray * Tensor works
 
     def __init__(self, data: Any, requires_grad: bool = False, dtype: Any = None) -> None:
-        self._data = _to_array(data, dtype)
+        self._data = to_array(data, dtype)
         self._grad = None
         self._grad_fn = None
         self._version_counter = [0]
@@ -146,7 +108,7 @@ class Tensor(TensorOperators):
 
         A view shares its base's version counter (a write through either is seen by both)
         and remembers the steps that made it from the base, so that autograd can replay
-        them after an in-place change (see `minigrad.tensor.inplace`).
+        them after an in-place change (see `minigrad.ops.inplace`).
         """
         base = source._base if source._base is not None else source
         self._base = base
@@ -371,7 +333,7 @@ class Tensor(TensorOperators):
         not a scalar); `retain_graph` keeps saved values for another backward;
         `create_graph` records the backward pass so it can be differentiated again.
         """
-        _engine.backward(self, gradient, retain_graph, create_graph, inputs)
+        minigrad.autograd.engine.backward(self, gradient, retain_graph, create_graph, inputs)
 
     # ---- printing ---------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -390,9 +352,3 @@ def tensor(data: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
     """
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
-
-# The op modules build on Tensor, so the operators can only import them now that it exists.
-from minigrad.tensor import operators as _operators  # noqa: E402
-
-_operators.load_ops()
-from minigrad.autograd import engine as _engine  # noqa: E402  (the engine needs Tensor too)

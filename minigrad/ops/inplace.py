@@ -10,14 +10,13 @@ Rules, as in PyTorch:
   `no_grad()` (that is how optimizers update parameters);
 - if `x` (or the other operand) is part of a graph, the op is recorded: the op runs out of
   place on x's old value, its result is written back, and `x.grad_fn` becomes its node;
-- if `x` is a view, its base changed too: the base's node becomes `CopySlices`, "the old
-  base with the view's region replaced by the result", and the view's own node is rebuilt
-  from the base by replaying the view steps (see `Tensor._refresh_view_node`).
+- if `x` is a view, its base changed too: the base's node becomes `CopySlices` (see
+  minigrad.ops.copy_slices), and the view's own node is rebuilt from the base by replaying
+  the view steps (see `Tensor._refresh_view_node`).
 """
 
 from __future__ import annotations
 
-import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -25,12 +24,11 @@ import numpy as np
 from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import GradMode, no_grad
+from minigrad.ops.broadcast import sum_to
+from minigrad.ops.copy_slices import IndexPut, copy_into, move_node, write_through_view
+from minigrad.ops.index import getitem
 from minigrad.tensor import dtypes
 from minigrad.tensor.tensor import _LEAF_INPLACE_MESSAGE, Tensor
-
-_TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-                "bool": "Bool"}
-
 
 class Fill(Function):
     """out = a tensor of a's shape filled with `value` (a number);  d(out)/da = 0."""
@@ -43,7 +41,7 @@ class Fill(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
-        return grad_output * 0.0
+        return _zeros_like(grad_output)
 
 
 class Zero(Fill):
@@ -64,100 +62,33 @@ class FillTensor(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         need_a, need_value = ctx.needs_input_grad
-        return (grad_output * 0.0 if need_a else None,
+        return (_zeros_like(grad_output) if need_a else None,
                 grad_output.sum() if need_value else None)
 
 
-class IndexPut(Function):
-    """out = a with out[key] = b (integer-array or mask key);  grad_a = grad with the
-    overwritten slots set to 0,  grad_b = grad[key] summed to b's shape (b was broadcast)."""
+class Copy(Function):
+    """out = src broadcast to a's shape, in a's dtype (`a.copy_(src)`);
+    d(out)/da = 0,  d(out)/dsrc = grad summed to src's shape."""
 
-    node_name = "IndexPutBackward0"
+    node_name = "CopyBackwards"  # PyTorch's name
 
     @staticmethod
-    def forward(ctx: Context, a: np.ndarray, b: Any, key: Any) -> np.ndarray:
-        ctx.key, ctx.b_shape = key, np.shape(b)
-        out = a.copy()
-        try:
-            out[key] = b
-        except (IndexError, ValueError) as error:
-            raise type(error)(f"cannot assign to a tensor of shape {a.shape} at {key!r}: "
-                              f"{error}") from None
+    def forward(ctx: Context, a: np.ndarray, src: np.ndarray) -> np.ndarray:
+        ctx.src_shape = np.shape(src)
+        out = np.empty_like(a)
+        copy_into(out, src)
         return out
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        from minigrad.ops.index import getitem
-
-        need_a, need_b = ctx.needs_input_grad
-        overwritten = np.zeros(grad_output.shape, dtype=bool)
-        overwritten[ctx.key] = True
-        grad_a = _zero_where(overwritten, grad_output) if need_a else None
-        grad_b = _sum_to(getitem(grad_output, ctx.key), ctx.b_shape) if need_b else None
-        return grad_a, grad_b
+        need_a, need_src = ctx.needs_input_grad
+        return (_zeros_like(grad_output) if need_a else None,
+                sum_to(grad_output, ctx.src_shape) if need_src else None)
 
 
-class CopySlices(Function):
-    """out = base with the region of a view replaced by `src` (broadcast into it), in place.
-
-    The view is given by its `steps` from the base (e.g. Select at 0, then Transpose), so
-    grad_base = grad with the region set to 0 (those values were overwritten), and
-    grad_src = the region of grad, found by replaying the steps on grad, summed to src's shape.
-    Its forward writes into the base's memory and returns it: the caller bumps the version.
-    """
-
-    node_name = "CopySlices"  # PyTorch's name
-
-    @staticmethod
-    def forward(ctx: Context, base: np.ndarray, src: Any, steps: tuple) -> np.ndarray:
-        ctx.steps, ctx.src_shape = steps, np.shape(src)
-        _copy_into(_replay_on_array(base, steps), src)
-        return base
-
-    @staticmethod
-    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        need_base, need_src = ctx.needs_input_grad
-        grad_base = grad_src = None
-        if need_base:
-            overwritten = np.zeros(grad_output.shape, dtype=bool)
-            _replay_on_array(overwritten, ctx.steps)[...] = True
-            grad_base = _zero_where(overwritten, grad_output)
-        if need_src:
-            region = grad_output
-            for function, settings in ctx.steps:
-                region = function.apply(region, **settings)
-            grad_src = _sum_to(region, ctx.src_shape)
-        return grad_base, grad_src
-
-
-def _copy_into(region: np.ndarray, src: Any) -> None:
-    """region[...] = src, converting the dtype (as `copy_` does) and broadcasting src."""
-    try:
-        np.copyto(region, src, casting="unsafe")
-    except ValueError:
-        from minigrad.ops.shape import expand
-
-        expand(Tensor(np.asarray(src)), region.shape)  # raises PyTorch's message
-        raise
-
-
-def _replay_on_array(array: np.ndarray, steps: tuple) -> np.ndarray:
-    """The numpy view of `array` that the view steps select (each step's forward is a view)."""
-    for function, settings in steps:
-        array = function.forward(function._node_class(), array, **settings)
-    return array
-
-
-def _zero_where(mask: np.ndarray, grad: Tensor) -> Tensor:
-    from minigrad.ops.combine import where
-
-    return where(Tensor._make(mask, False, None), 0.0, grad)
-
-
-def _sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
-    from minigrad.ops.broadcast import sum_to
-
-    return sum_to(grad, shape)
+def _zeros_like(grad: Tensor) -> Tensor:
+    """A zero gradient: a constant, as in PyTorch (its own derivative is not needed)."""
+    return Tensor._make(np.zeros_like(grad._data), False, None)
 
 
 # ---- checks -----------------------------------------------------------------------------------
@@ -195,8 +126,8 @@ def _check_shape_and_dtype(tensor: Tensor, values: np.ndarray, op_name: str) -> 
             f"{list(values.shape)} (in-place {op_name} cannot change the shape of a tensor)")
     if not np.can_cast(values.dtype, tensor._data.dtype, casting="same_kind"):
         raise RuntimeError(
-            f"result type {_TORCH_NAMES.get(values.dtype.name, values.dtype.name)} can't be cast "
-            f"to the desired output type {_TORCH_NAMES.get(tensor.dtype.name, tensor.dtype.name)}")
+            f"result type {dtypes.scalar_type_name(values.dtype)} can't be cast "
+            f"to the desired output type {dtypes.scalar_type_name(tensor.dtype)}")
 
 
 # ---- recording an in-place change -------------------------------------------------------------
@@ -205,31 +136,15 @@ def _old_value(tensor: Tensor) -> Tensor:
     return Tensor._make(tensor._data.copy(), tensor._requires_grad, tensor.grad_fn)
 
 
-def _move_node(tensor: Tensor, node: Any) -> None:
-    """Make `node` the tensor's grad_fn; a retain_grad() stays on."""
-    tensor._grad_fn = node
-    tensor._requires_grad = True
-    if tensor.retains_grad:
-        node._retained = weakref.ref(tensor)
-
-
-def _write_through_view(base: Tensor, src: Any, steps: tuple) -> None:
-    """base[region given by steps] = src, recorded as CopySlices on the base."""
-    old_base = Tensor._make(base._data, base._requires_grad, base.grad_fn)
-    new_base = CopySlices.apply(old_base, src, steps=steps)
-    base._version_counter[0] += 1
-    _move_node(base, new_base._grad_fn)
-
-
 def _commit(tensor: Tensor, result: Tensor, op_name: str) -> None:
     """tensor takes result's value and place in the graph (result = op(old tensor, ...))."""
     _check_shape_and_dtype(tensor, result._data, op_name)
     if tensor._base is None:
         np.copyto(tensor._data, result._data, casting="same_kind")
         tensor._version_counter[0] += 1
-        _move_node(tensor, result._grad_fn)
+        move_node(tensor, result._grad_fn)
         return
-    _write_through_view(tensor._base, result, tensor._view_steps)
+    write_through_view(tensor._base, result, tensor._view_steps)
     tensor._refresh_view_node()
     tensor._requires_grad = True
 
@@ -275,9 +190,9 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
         if result_dtype.kind == "f" and not other_is_double:
             result_dtype = np.dtype(np.float32)  # a Python float does not make a Double tensor
         raise RuntimeError(
-            f"result type {_TORCH_NAMES.get(result_dtype.name, result_dtype.name)} can't be "
+            f"result type {dtypes.scalar_type_name(result_dtype)} can't be "
             f"cast to the desired output type "
-            f"{_TORCH_NAMES.get(tensor.dtype.name, tensor.dtype.name)}") from None
+            f"{dtypes.scalar_type_name(tensor.dtype)}") from None
     except ValueError as error:
         raise RuntimeError(f"in-place {op_name} failed: {error}") from None
     tensor._version_counter[0] += 1
@@ -305,8 +220,6 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
     recorded as CopySlices on x's base. Integer-array or mask indexing is IndexPutBackward0.
     Either way the overwritten slots get no gradient and `value` the gradient of its slots.
     """
-    from minigrad.ops.index import getitem
-
     _check_leaf(tensor, prefix="a view of ")  # PyTorch: x[key] is a view of the leaf x
     _check_writeable(tensor)
     key = _plain_key(key)
@@ -323,16 +236,42 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
                               f"{error}") from None
         tensor._version_counter[0] += 1
         return
+    if _is_whole(key):  # x[...] = v, x[:] = v: PyTorch fills or copies into x itself
+        if not isinstance(value, Tensor) or value.ndim == 0:
+            fill_(tensor, value if isinstance(value, Tensor) else Tensor(value))
+        else:
+            copy_(tensor, value)
+        return
     with no_grad():
         region = getitem(tensor, key)  # a view of tensor, hence of tensor's base
     if _records(tensor, value):
-        _write_through_view(region._base, value, region._view_steps)
+        write_through_view(region._base, value, region._view_steps)
         if tensor._base is not None:
             tensor._refresh_view_node()
             tensor._requires_grad = True
         return
-    _copy_into(region._data, value._data if isinstance(value, Tensor) else value)
+    copy_into(region._data, value._data if isinstance(value, Tensor) else value)
     tensor._version_counter[0] += 1
+
+
+def _is_whole(key: Any) -> bool:
+    """Does the key take the whole tensor without adding dims (`...`, `:`, `:, ...`)?"""
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(part is Ellipsis or part == slice(None) for part in parts)
+
+
+def copy_(tensor: Tensor, src: Any) -> Tensor:
+    """Copy `src` (broadcast, converted to tensor's dtype) into tensor, in place."""
+    _check_leaf(tensor)
+    _check_writeable(tensor)
+    if isinstance(src, np.ndarray):
+        src = Tensor(src)
+    if _records(tensor, src):
+        _commit(tensor, Copy.apply(_old_value(tensor), src), "copy_")
+        return tensor
+    copy_into(tensor._data, src._data if isinstance(src, Tensor) else src)
+    tensor._version_counter[0] += 1
+    return tensor
 
 
 def fill_(tensor: Tensor, value: Any) -> Tensor:
@@ -359,4 +298,4 @@ def zero_(tensor: Tensor) -> Tensor:
     return fill_(tensor, 0)
 
 
-__all__ = ["apply_inplace", "fill_", "setitem", "zero_"]
+__all__ = ["apply_inplace", "copy_", "fill_", "setitem", "zero_"]
