@@ -19,12 +19,12 @@ $(STAMP): pyproject.toml
 	fi
 	touch $(STAMP)
 
-## Open the course in JupyterLab (creates .venv on first use).
+## Open the course in JupyterLab at the repository root, on notebook 01 (creates .venv on first use).
 # Jupyter refuses to run as root unless told; containers and cloud machines often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 course: $(STAMP)
-	$(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir="$(CURDIR)" notebooks
+	$(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir="$(CURDIR)" notebooks/01-derivatives.ipynb
 
 ## Run the whole test suite, notebooks included (creates .venv on first use).
 test: $(STAMP)

@@ -1,17 +1,23 @@
 """One MLP training step through the minigrad engine vs the same maths written by hand in numpy.
 
-    python benchmarks/bench_mlp.py [--repeats 50] [--batch 128]
+    python benchmarks/bench_mlp.py [--repeats 100] [--batch 128]
 
-Network 784-256-128-10 (float32), ReLU, log-softmax + negative log-likelihood, SGD update.
-Both sides run the same operations on the same arrays in the same process (same BLAS,
-including any OPENBLAS_CORETYPE setting), interleaved (alternating which goes first); we
-print the median and best time of
-each and the ratio minigrad / numpy. The ratio is the engine's overhead: graph recording,
-Tensor wrappers, the backward traversal. Target: <= 1.3.
+Network 784-256-128-10 (float32), ReLU, log-softmax + negative log-likelihood, SGD update,
+in two formulations:
 
-A third side runs the same step as a user writes it with layers: `nn.Sequential` of
-`nn.Linear` and `nn.ReLU`, `nn.CrossEntropyLoss`, `optim.SGD` (zero_grad, backward, step).
-Its ratio to numpy measures the layers and the optimizer on top of the engine. Target: <= 1.2.
+- "(in, out)": weights stored (in, out), `x @ W + b`, update under `no_grad()`;
+- "PyTorch-style": weights stored (out, in) as `nn.Linear` does, `x @ W.T + b`,
+  `log_softmax`, `log_probs[rows, y]`, `.mean()`, update through `p.data -= lr * p.grad`.
+
+Each side runs the same operations on the same arrays in the same process (same BLAS),
+interleaved (rotating which goes first); we print the median and best time of each and the
+ratio minigrad / numpy: the engine's overhead (graph recording, Tensor wrappers, the
+backward traversal). Target: <= 1.2 (median). With PyTorch installed, its time for the
+PyTorch-style step is printed too.
+
+A third comparison runs the step as a user writes it with layers: `nn.Sequential` of
+`nn.Linear` and `nn.ReLU`, `nn.CrossEntropyLoss`, `optim.SGD` (zero_grad, backward, step),
+against the PyTorch-style numpy step. Target: <= 1.2 (median).
 """
 
 from __future__ import annotations
@@ -86,22 +92,60 @@ def minigrad_step(params: list[mg.Tensor], x: mg.Tensor, y: mg.Tensor, rows: mg.
     return loss.item()
 
 
+# ---- PyTorch-style: weights (out, in), x @ W.T + b, update through p.data ------------------
+def numpy_step_out_in(params: list[np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
+    w1, b1, w2, b2, w3, b3 = params
+    batch = x.shape[0]
+    rows = np.arange(batch)
+    z1 = x @ w1.T + b1
+    h1 = np.maximum(z1, 0)
+    z2 = h1 @ w2.T + b2
+    h2 = np.maximum(z2, 0)
+    logits = h2 @ w3.T + b3
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    loss = -log_probs[rows, y].mean()
+    grad_log_probs = np.zeros_like(log_probs)
+    grad_log_probs[rows, y] = -1.0 / batch
+    grad_logits = grad_log_probs - np.exp(log_probs) * grad_log_probs.sum(axis=1, keepdims=True)
+    grad_w3, grad_b3 = grad_logits.T @ h2, grad_logits.sum(axis=0)
+    grad_z2 = (grad_logits @ w3) * (z2 > 0)
+    grad_w2, grad_b2 = grad_z2.T @ h1, grad_z2.sum(axis=0)
+    grad_z1 = (grad_z2 @ w2) * (z1 > 0)
+    grad_w1, grad_b1 = grad_z1.T @ x, grad_z1.sum(axis=0)
+    for param, grad in zip(params, (grad_w1, grad_b1, grad_w2, grad_b2, grad_w3, grad_b3)):
+        param -= LEARNING_RATE * grad
+    return float(loss)
+
+
+def torch_style_step(params: list, x: object, y: object, rows: object) -> float:
+    """Written once for minigrad and PyTorch alike (`nn.Linear`'s layout)."""
+    w1, b1, w2, b2, w3, b3 = params
+    h1 = (x @ w1.T + b1).relu()
+    h2 = (h1 @ w2.T + b2).relu()
+    log_probs = (h2 @ w3.T + b3).log_softmax(dim=1)
+    loss = -log_probs[rows, y].mean()
+    loss.backward()
+    for param in params:
+        param.data -= LEARNING_RATE * param.grad
+        param.grad = None
+    return loss.item()
+
+
 # ---- the same step with layers and an optimizer ---------------------------------------------
-def make_model(arrays: list[np.ndarray]) -> nn.Sequential:
-    """The MLP as nn layers, holding the same numbers (nn.Linear keeps W as (out, in))."""
+def make_model(weights_out_in: list[np.ndarray]) -> nn.Sequential:
+    """The MLP as nn layers holding the given (out, in) weights and biases."""
     layers: list[nn.Module] = []
     for index, (fan_in, fan_out) in enumerate(zip(SIZES[:-1], SIZES[1:])):
         layers.append(nn.Linear(fan_in, fan_out))
         if index < len(SIZES) - 2:
             layers.append(nn.ReLU())
     model = nn.Sequential(*layers)
-    linears = [layer for layer in model if isinstance(layer, nn.Linear)]
+    linears = [name for name, layer in model.named_children() if isinstance(layer, nn.Linear)]
     state = {}
-    for position, layer in enumerate(model):
-        if isinstance(layer, nn.Linear):
-            k = linears.index(layer)
-            state[f"{position}.weight"] = np.ascontiguousarray(arrays[2 * k].T)
-            state[f"{position}.bias"] = arrays[2 * k + 1]
+    for k, name in enumerate(linears):
+        state[f"{name}.weight"] = weights_out_in[2 * k]
+        state[f"{name}.bias"] = weights_out_in[2 * k + 1]
     model.load_state_dict(state)
     return model
 
@@ -115,10 +159,45 @@ def nn_step(model: nn.Module, optimizer: optim.Optimizer, loss_fn: nn.Module,
     return loss.item()
 
 
+CLOCK = time.perf_counter  # --clock cpu: time.process_time (this process only; see --help)
+
+
 def timed(step: Callable[[], float]) -> float:
-    start = time.perf_counter()
+    start = CLOCK()
     step()
-    return time.perf_counter() - start
+    return CLOCK() - start
+
+
+def compare(label: str, steps: dict[str, Callable[[], float]], warmup: int, repeats: int) -> None:
+    """Time every step in `steps`, rotating their order each round; print medians and ratios."""
+    names = list(steps)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for index in range(warmup + repeats):
+        order = names[index % len(names):] + names[:index % len(names)]
+        for name in order:
+            elapsed = timed(steps[name])
+            if index >= warmup:
+                times[name].append(elapsed)
+    print(label)
+    for name in names:
+        print(f"  {name:14s}: median {statistics.median(times[name]) * 1e3:7.3f} ms   "
+              f"best {min(times[name]) * 1e3:7.3f} ms")
+    numpy_median = statistics.median(times["numpy by hand"])
+    for name in names:
+        if name != "numpy by hand":
+            print(f"  ratio {name} / numpy: {statistics.median(times[name]) / numpy_median:.2f}x "
+                  f"(median), {min(times[name]) / min(times['numpy by hand']):.2f}x (best)")
+
+
+def check_same_numbers(numpy_step_fn: Callable, engine_step: Callable, numpy_params: list,
+                       engine_params: list) -> None:
+    """Three steps on each side, then the parameters must agree."""
+    for _ in range(3):
+        expected, got = numpy_step_fn(), engine_step()
+        assert abs(expected - got) < 1e-4 * max(1.0, abs(expected)), (expected, got)
+    for ours, reference in zip(engine_params, numpy_params):
+        assert ours.dtype == reference.dtype == np.float32, (ours.dtype, reference.dtype)
+        np.testing.assert_allclose(ours.numpy(), reference, rtol=1e-4, atol=1e-5)
 
 
 def main() -> None:
@@ -126,54 +205,65 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=100)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="cpu: count only this process's CPU time, which other programs "
+                             "on a busy machine do not inflate (use with one BLAS thread, "
+                             "OPENBLAS_NUM_THREADS=1, or threads add up)")
     args = parser.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
 
     arrays, x_array, y_array = make_data(args.batch)
+    x, y, rows = mg.tensor(x_array), mg.tensor(y_array), mg.arange(args.batch)
+    title = f"MLP {'-'.join(map(str, SIZES))}, batch {args.batch}, float32, one SGD step " \
+            f"({args.repeats} repeats after {args.warmup} warm-up)"
+
+    # (in, out) weights, x @ W + b
     numpy_params = [a.copy() for a in arrays]
     engine_params = [mg.tensor(a, requires_grad=True) for a in arrays]
-    x, y, rows = mg.tensor(x_array), mg.tensor(y_array), mg.arange(args.batch)
-    model = make_model(arrays)
-    optimizer = optim.SGD(model.parameters(), lr=LEARNING_RATE)
-    loss_fn = nn.CrossEntropyLoss()
-
-    # Same numbers first: three steps on each side, then compare the parameters.
-    for _ in range(3):
-        expected = numpy_step(numpy_params, x_array, y_array)
-        got = minigrad_step(engine_params, x, y, rows)
-        with_layers = nn_step(model, optimizer, loss_fn, x, y)
-        for value in (got, with_layers):
-            assert abs(expected - value) < 1e-4 * max(1.0, abs(expected)), (expected, value)
-    layer_params = [p.numpy().T if p.ndim == 2 else p.numpy() for p in model.parameters()]
-    for ours, layered, reference in zip(engine_params, layer_params, numpy_params):
-        assert ours.dtype == reference.dtype == np.float32, (ours.dtype, reference.dtype)
-        np.testing.assert_allclose(ours.numpy(), reference, rtol=1e-4, atol=1e-5)
-        np.testing.assert_allclose(layered, reference, rtol=1e-4, atol=1e-5)
-
-    sides: dict[str, Callable[[], float]] = {
+    steps = {
         "numpy by hand": lambda: numpy_step(numpy_params, x_array, y_array),
         "minigrad": lambda: minigrad_step(engine_params, x, y, rows),
+    }
+    check_same_numbers(steps["numpy by hand"], steps["minigrad"], numpy_params, engine_params)
+    compare(f"{title}\n(in, out) weights, x @ W + b, update under no_grad()", steps,
+            args.warmup, args.repeats)
+
+    # (out, in) weights as nn.Linear stores them, x @ W.T + b, update through p.data
+    transposed = [a.T.copy() if a.ndim == 2 else a.copy() for a in arrays]
+    numpy_params_t = [a.copy() for a in transposed]
+    engine_params_t = [mg.tensor(a, requires_grad=True) for a in transposed]
+    steps = {
+        "numpy by hand": lambda: numpy_step_out_in(numpy_params_t, x_array, y_array),
+        "minigrad": lambda: torch_style_step(engine_params_t, x, y, rows),
+    }
+    check_same_numbers(steps["numpy by hand"], steps["minigrad"], numpy_params_t, engine_params_t)
+    try:
+        import torch
+    except ImportError:
+        print("(PyTorch is not installed: its time is not shown)")
+    else:
+        torch.set_num_threads(max(1, torch.get_num_threads()))
+        torch_params = [torch.tensor(a, requires_grad=True) for a in transposed]
+        tx, ty = torch.tensor(x_array), torch.tensor(y_array)
+        trows = torch.arange(args.batch)
+        steps["torch"] = lambda: torch_style_step(torch_params, tx, ty, trows)
+    compare("(out, in) weights as nn.Linear, x @ W.T + b, log_softmax, y indexing, mean, "
+            "p.data -= lr * p.grad", steps, args.warmup, args.repeats)
+
+    # The same step through nn.Linear + nn.CrossEntropyLoss + optim.SGD
+    numpy_params_nn = [a.copy() for a in transposed]
+    model = make_model(transposed)
+    optimizer = optim.SGD(model.parameters(), lr=LEARNING_RATE)
+    loss_fn = nn.CrossEntropyLoss()
+    steps = {
+        "numpy by hand": lambda: numpy_step_out_in(numpy_params_nn, x_array, y_array),
         "nn + optim": lambda: nn_step(model, optimizer, loss_fn, x, y),
     }
-    times: dict[str, list[float]] = {name: [] for name in sides}
-    names = list(sides)
-    for index in range(args.warmup + args.repeats):
-        # Rotate which side runs first, so none always inherits the others' caches.
-        order = names[index % 3:] + names[:index % 3]
-        measured = {name: timed(sides[name]) for name in order}
-        if index >= args.warmup:
-            for name, seconds in measured.items():
-                times[name].append(seconds)
-
-    print(f"MLP {'-'.join(map(str, SIZES))}, batch {args.batch}, float32, one SGD step "
-          f"({args.repeats} repeats after {args.warmup} warm-up)")
-    for label, measured in times.items():
-        print(f"  {label:14s}: median {statistics.median(measured) * 1e3:7.3f} ms   "
-              f"best {min(measured) * 1e3:7.3f} ms")
-    numpy_times = times["numpy by hand"]
-    for label in ("minigrad", "nn + optim"):
-        print(f"  ratio {label} / numpy: "
-              f"{statistics.median(times[label]) / statistics.median(numpy_times):.2f}x (median), "
-              f"{min(times[label]) / min(numpy_times):.2f}x (best)")
+    check_same_numbers(steps["numpy by hand"], steps["nn + optim"], numpy_params_nn,
+                       list(model.parameters()))
+    compare("nn.Linear + nn.ReLU + nn.CrossEntropyLoss + optim.SGD", steps, args.warmup,
+            args.repeats)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,9 @@ from minigrad.ops.reduce import max, mean, min, sum  # noqa: A004
 from minigrad.ops.shape import flatten, permute, reshape, squeeze, transpose, unsqueeze
 from minigrad.ops.softmax import log_softmax, softmax
 from minigrad.ops.unary import abs, exp, log, relu, sigmoid, sqrt, tanh  # noqa: A004
+# Tensor's methods call the op modules through the package `minigrad.ops` when they run;
+# these are the ones not imported above.
+from minigrad.ops import cast, index, inplace, rounding  # noqa: E402, F401
 
 # `from minigrad import *` leaves out sum, max, min, abs and pow so that it never hides
 # Python's built-ins; use minigrad.sum(...) etc.

@@ -11,6 +11,7 @@ import sys
 from typing import Callable, Sequence
 
 from minigrad import figures
+from minigrad.course import COURSE_HELP, add_course_arguments, run_course
 from minigrad.exercises.commands import (EXERCISES_HELP, GRADE_HELP, add_exercises_arguments,
                                          add_grade_arguments, run_exercises, run_grade)
 from minigrad.lessons import LESSONS
@@ -33,6 +34,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
                              Callable[[argparse.Namespace], int]]] = {
     "lessons": ("list the lessons, in order, with what each covers", _add_no_arguments,
                 _lessons_command),
+    "course": (COURSE_HELP, add_course_arguments, run_course),
     "figures": ("regenerate the course figures (PNG/SVG) into a folder",
                 figures.add_arguments, figures.run),
     "exercises": (EXERCISES_HELP, add_exercises_arguments, run_exercises),

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # numpy and matplotlib load only when a figure is made
     import numpy
 
 #: Other modules whose import registers more figures (each uses :func:`figure`).
-FIGURE_MODULES: tuple[str, ...] = ()
+FIGURE_MODULES: tuple[str, ...] = ("minigrad.lesson_pictures",)
 
 #: Resolution of PNG figures: sharp on a slide, small in the repository.
 PNG_DPI = 100
@@ -235,12 +235,13 @@ def lesson03_example() -> tuple:
 
 
 @figure("lesson03_backward_graph.svg", lesson=3,
-        description="backward graph of out = mean(3·(x+2)²): MeanBackward0 … AccumulateGrad (x)")
+        description="backward graph of out = mean(3·(x+2)²): MeanBackward0 … AccumulateGrad (x), "
+                    "None for the constants 3 and 2")
 def _lesson03_backward_graph(path: Path) -> None:
-    from minigrad.viz import draw_graph
+    from minigrad.lesson_pictures import backward_graph_with_constants
 
     x, _, _, out = lesson03_example()
-    draw_graph(out, kind="backward", show_grad=False, names={"x": x, "out": out}).save(path)
+    backward_graph_with_constants(out, names={"x": x, "out": out}).save(path)
 
 
 @figure("lesson03_forward_graph.svg", lesson=3,

@@ -36,7 +36,8 @@ LESSONS: tuple[Lesson, ...] = (
            ready=True),
     Lesson(4, "autograd-in-practice", "Autograd in practice: leaves, hooks, graph lifetime, debugging",
            "leaves and requires_grad, hooks, retain_graph and create_graph, detach and no_grad, "
-           "views and in-place checks, diagnosing gradients, gradcheck"),
+           "views and in-place checks, diagnosing gradients, gradcheck",
+           ready=True),
     Lesson(5, "mlp", "Layers as operators: the MLP",
            "Linear, activations and losses as one rule; the 2-2-2 network; digits",
            ready=True),

@@ -16,8 +16,6 @@ import numpy as np
 if TYPE_CHECKING:  # matplotlib is imported when a plot is drawn, not when minigrad is
     from matplotlib.axes import Axes
 
-FLOAT64_EPS = float(np.finfo(np.float64).eps)  # 2.22e-16: the spacing of floats near 1
-
 
 def _new_axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
     if ax is not None:

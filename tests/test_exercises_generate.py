@@ -69,9 +69,14 @@ def test_the_student_version_has_only_stubs(lesson) -> None:
     for item in items:
         body = [node for node in functions[item.function].body
                 if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
-        assert len(body) == 1 and isinstance(body[0], ast.Raise), item.function
+        raises = [node for node in body for node in ast.walk(node) if isinstance(node, ast.Raise)]
+        # Either the whole body is the stub, or given code around stubs (a Function subclass
+        # whose methods are stubs, then the given lines that run it).
+        assert raises, item.function
+        if len(body) == 1:
+            assert isinstance(body[0], ast.Raise), item.function
     stub_lines = [line for line in student.splitlines() if line.strip() == "# YOUR CODE HERE"]
-    assert len(stub_lines) == len(items)
+    assert len(stub_lines) == source_text(lesson).count(BEGIN) >= len(items)
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=IDS)

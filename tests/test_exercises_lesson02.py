@@ -26,7 +26,7 @@ failures = _cases.failures
 
 
 def test_every_exercise_is_well_formed() -> None:
-    assert [exercise.id for exercise in EXERCISES] == ["02.1", "02.2", "02.3", "02.4", "02.5"]
+    assert [exercise.id for exercise in EXERCISES] == ["02.1", "02.2", "02.3", "02.4", "02.5", "02.6"]
     for exercise in EXERCISES:
         assert 2 <= exercise.points <= 5
         assert callable(getattr(reference, exercise.function))
@@ -162,10 +162,10 @@ def test_any_valid_topological_order_is_accepted() -> None:
 def test_topological_order_mistakes_are_caught() -> None:
     dict_order = failures("02.2", lambda parents: list(parents), _small_sets())
     assert dict_order and "comes before its parent" in dict_order[0]
-    root_first = failures("02.2", lambda parents: reference.topological_order(parents)[::-1],
+    root_first = failures("02.2", lambda parents: reference.topological_sort(parents)[::-1],
                           _small_sets())
     assert root_first and all("comes before its parent" in m for m in root_first)
-    duplicates = failures("02.2", lambda parents: reference.topological_order(parents) * 2,
+    duplicates = failures("02.2", lambda parents: reference.topological_sort(parents) * 2,
                           _small_sets())
     assert duplicates and "appears twice" in duplicates[0]
     stuck = failures("02.2", _counts_repeated_parents_twice, _small_sets())
@@ -368,9 +368,43 @@ def test_neuron_mistakes_are_caught(wrong: Callable) -> None:
     assert failures("02.5", wrong, _case_sets("02.5")[1:])
 
 
+# ---------------------------------------------------------------------------- 02.6
+def test_value_sin_matches_central_differences() -> None:
+    import math
+
+    def loss(x: float) -> float:
+        return math.sin(x * x) * math.sin(x) + math.sin(x)
+
+    for x in (0.0, 1.0, -2.5, 0.7):
+        result = reference.value_sin(x)
+        assert result["L"] == pytest.approx(loss(x))
+        numeric = (loss(x + 1e-6) - loss(x - 1e-6)) / 2e-6
+        assert result["dL_dx"] == pytest.approx(numeric, rel=1e-7, abs=1e-9)
+
+
+def _sin_that_assigns(x):  # type: ignore[no-untyped-def]
+    import math
+
+    from minigrad import Value
+
+    def sin(a):  # type: ignore[no-untyped-def]
+        def rule(out, grad_output):  # type: ignore[no-untyped-def]
+            out.parents[0].grad = math.cos(out.parents[0].data) * grad_output  # '=' not '+='
+        return Value(math.sin(a.data), "", (a,), "sin", rule)
+
+    leaf = Value(float(x), "x")
+    loss = sin(leaf * leaf) * sin(leaf) + sin(leaf)
+    loss.backward()
+    return {"L": loss.data, "dL_dx": leaf.grad}
+
+
+def test_a_sin_rule_that_assigns_is_caught() -> None:
+    _cases.caught("02.6", _sin_that_assigns)
+
+
 # ---------------------------------------------------------------------------- through the grader
 RECURSIVE_ORDER = '''
-def topological_order(parents):
+def topological_sort(parents):
     order, seen = [], set()
 
     def visit(node):

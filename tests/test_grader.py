@@ -68,7 +68,7 @@ def test_partial_credit_is_per_case(tmp_path: Path) -> None:
     # Right at x = 1 only: 1 of the 3 visible cases, none of the hidden ones.
     path = solution_with(tmp_path, """
         def composite_derivative(x):
-            return 24.0
+            return 2 * math.exp(math.sin(1.0)) * math.cos(1.0)   # f'(1) for f = exp(sin(x²))
         """)
     result = grade_submission(path, seed=5)
     item = result.exercises[0]
@@ -296,7 +296,7 @@ def test_student_code_cannot_rewrite_the_results(tmp_path: Path) -> None:
 
 def test_a_missing_function(tmp_path: Path) -> None:
     path = tmp_path / FILE01
-    path.write_text("def composite_derivative(x):\n    return 6 * x * (x * x + 1) ** 2\n")
+    path.write_text("import math\ndef composite_derivative(x):\n    return 2 * x * math.cos(x * x) * math.exp(math.sin(x * x))\n")
     table = by_exercise(grade_cli(path, tmp_path))
     assert table["01.1"][0] == 2
     assert table["01.2"][0] == 0 and "no function named several_paths" in table["01.2"][2]
@@ -357,7 +357,7 @@ def test_class_folder_csv_and_results(tmp_path: Path, capsys) -> None:
     write_exercises(LESSON01, klass / "bob")
     (klass / "carol").mkdir()
     (klass / "carol" / "answers.py").write_text(
-        "def composite_derivative(x):\n    return 6 * x * (x * x + 1) ** 2\n")
+        "import math\ndef composite_derivative(x):\n    return 2 * x * math.cos(x * x) * math.exp(math.sin(x * x))\n")
     (klass / "dave").mkdir()
     (klass / "dave" / FILE01).write_text("import os\nos._exit(1)\n")
     scores = tmp_path / "scores.csv"

@@ -37,11 +37,11 @@ def test_a_stub_is_not_attempted_and_does_not_raise(capsys) -> None:
 
 
 def test_a_wrong_answer_shows_the_case_and_the_hint(capsys) -> None:
-    result = check("01.1", lambda x: 2 * x)  # forgot the outer derivative
+    result = check("01.1", lambda x: 2 * x)  # forgot the outer derivatives
     out = capsys.readouterr().out
     assert not result and result.total == 3
-    assert "✗ case 1: composite_derivative(1.0): expected 24.0, got 2.0" in out
-    assert "Hint:" in out and "inner" in out
+    assert "✗ case 1: composite_derivative(1.0): expected 2.506761534986894, got 2.0" in out
+    assert "Hint:" in out and "sin(x²)" in out
     assert result.passed == 1  # x = 0 is right by accident
     assert "1/3" in repr(result)
 
@@ -202,21 +202,26 @@ def _passes(exercise_id: str, function) -> bool:
 
 def test_lesson01_common_mistakes_fail() -> None:
     # 01.1: forgetting the inner derivative; a different but correct form passes.
-    assert not _passes("01.1", lambda x: 3 * (x * x + 1) ** 2)
-    assert _passes("01.1", lambda x: 6 * x**5 + 12 * x**3 + 6 * x)
+    assert not _passes("01.1", lambda x: math.cos(x * x) * math.exp(math.sin(x * x)))
+    assert _passes("01.1", lambda x: (math.exp(math.sin(x**2)) * math.cos(x**2)) * x * 2)
 
     # 01.2: dropping u's direct path to L.
     def one_path(a, b, c):
-        v = a * b + c
-        return {"L": v * v + a * b, "dL_dv": 2 * v, "dL_du": 2 * v, "dL_da": 2 * v * b,
-                "dL_db": 2 * v * a, "dL_dc": 2 * v}
+        u = a + b
+        v = u * c
+        dL_du = (u + 1) * c  # only through v
+        return {"L": u * v + v, "dL_dv": u + 1, "dL_du": dL_du, "dL_da": dL_du,
+                "dL_db": dL_du, "dL_dc": (u + 1) * u}
 
     assert not _passes("01.2", one_path)
 
-    # 01.3: only the path through b for a.
+    # 01.3: only the path through b for a (the skip connection forgotten).
     def half(a, w1, w2, w3, w4):
-        return {"L": 10 - (w3 * w1 * a + w4 * w2 * a), "dL_dw1": -w3 * a, "dL_dw2": -w4 * a,
-                "dL_dw3": -w1 * a, "dL_dw4": -w2 * a, "dL_da": -w3 * w1}
+        b, c = w1 * a, w2 * w1 * a
+        d = w3 * a + w4 * c
+        g = 2 * (d - 1)
+        return {"L": (d - 1) ** 2, "dL_dw1": g * w4 * w2 * a, "dL_dw2": g * w4 * b,
+                "dL_dw3": g * a, "dL_dw4": g * c, "dL_da": g * w4 * w2 * w1}
 
     assert not _passes("01.3", half)
 

@@ -8,18 +8,16 @@ PyTorch's message contained in ours (we may add a hint after it).
 Tests without the oracle assert values known by hand.
 
 Deliberate differences from PyTorch (each has a test that pins our behaviour):
-- views (`view`, `reshape`, `transpose`, `x[0]` …) are copies, so an in-place change of a
-  view never changes its base (PyTorch: shared memory, shared version counter, CopySlices);
+- after an in-place change through a view, the view's own node is its view steps replayed
+  on the base (`SelectBackward0`, `TransposeBackward0` …), where PyTorch shows
+  `AsStridedBackward0`; the base's node is `CopySlices` in both, and gradients agree;
 - `numpy()` returns a copy, also for a tensor that requires grad (PyTorch: shares memory,
   refuses when requires_grad);
 - `backward(gradient=...)` also accepts an ndarray, a list or a number (PyTorch: Tensor only);
-- `view()` of a non-contiguous tensor works (PyTorch asks for `reshape`);
 - float16 and complex dtypes are refused with a TypeError naming the supported dtypes;
 - `matmul` is one node, `MatmulBackward0`, for batched and vector-matrix products
   (PyTorch decomposes them into views around Mm/Bmm: `UnsafeViewBackward0`, `SqueezeBackward4`);
   2-D @ 2-D is `MmBackward0`, matrix @ vector `MvBackward0`, vector @ vector `DotBackward0`;
-- `t.data` is the raw ndarray (PyTorch: a detached Tensor), so `p.data -= lr * p.grad` does not
-  work: update under `with minigrad.no_grad(): p -= lr * p.grad`;
 - `Tensor(data)` infers the dtype like `tensor(data)` (PyTorch's legacy `torch.Tensor` always
   makes float32);
 - `x[[[0, 1], [2, 2]]]` (a list of lists) is one integer-array index, as in numpy (PyTorch
@@ -244,15 +242,14 @@ def test_item_error_wording():
         mg.ones(2).item()
 
 
-def test_views_are_copies_by_design():
-    """Documented difference: in-place on a view leaves the base (and its version) alone."""
+def test_views_share_memory_and_version_with_their_base():
+    """Each view op writes through to its base and bumps the one shared version counter."""
     x = mg.tensor([1.0, 2.0])
     for view in (x.view(2), x.reshape(1, 2), x.T, x[0], x[:1], x.unsqueeze(0), x.flatten(0)):
-        if view is x:  # flatten of a vector is the vector itself, as in PyTorch
-            continue
         view.mul_(10)
-    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
-    assert x._version == 0
+    # x[0] and x[:1] reach only the first element; flatten(0) of a vector is x itself
+    np.testing.assert_array_equal(x.numpy(), [1.0e7, 2.0e5])
+    assert x._version == 7
 
 
 # ---- .grad, accumulation and hooks ---------------------------------------------------------
@@ -1258,6 +1255,9 @@ def test_changing_the_exponent_after_two_to_the_x_is_allowed():
     np.testing.assert_allclose(x.grad.numpy(), [2 * np.log(2), 4 * np.log(2)], rtol=1e-6)
 
 
-def test_view_of_a_transposed_tensor_works():
+def test_view_of_a_transposed_tensor_needs_reshape():
     x = mg.arange(6.0).reshape(2, 3)
-    assert x.T.view(6).tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
+    with pytest.raises(RuntimeError, match=r"Use \.reshape\(\.\.\.\) instead"):
+        x.T.view(6)
+    flat = x.T.reshape(6)  # a copy: the layout allows no view
+    assert flat.tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0] and flat._base is None

@@ -158,7 +158,7 @@ class BackwardNode(Node):
                 key = "result"
             else:
                 key = f"saved{position}"
-            arrays[key] = value.data if isinstance(value, Tensor) else np.asarray(value)
+            arrays[key] = value._data if isinstance(value, Tensor) else np.asarray(value)
         return arrays
 
     def _release(self) -> None:
@@ -168,7 +168,7 @@ class BackwardNode(Node):
 
 
 def _modified_message(value: Any, version: int, expected: int, node: Node, kind: str) -> str:
-    array = value.data if isinstance(value, Tensor) else value
+    array = value._data if isinstance(value, Tensor) else value
     shape = ", ".join(str(n) for n in array.shape)
     described = f"[{type_name(array.dtype)} [{shape}]]"
     producer = value.grad_fn if isinstance(value, Tensor) else (node if kind == "result" else None)
@@ -190,19 +190,19 @@ def _constant(value: Any, op: type) -> Any:
     if isinstance(value, (bool, int, float, np.number, np.bool_)):
         return value.item() if isinstance(value, np.generic) else value
     if isinstance(value, np.ndarray):
-        return Tensor(value).data
+        return Tensor(value)._data
     raise TypeError(
         f"{op.__name__} expects Tensors or numbers as inputs, got {type(value).__name__}"
     )
-
-
-_NO_GRAD = tuple((False,) * n for n in range(8))
 
 
 class Function:
     """Base class of every differentiable operation (see the module docstring)."""
 
     node_name: str | None = None
+    # True for ops whose forward returns a numpy view of its first input (x.T, x[0], ...):
+    # the result then shares memory and version counter with that input, as in PyTorch.
+    is_view: bool = False
     _node_class: type[BackwardNode] = BackwardNode
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -224,60 +224,71 @@ class Function:
         """Run `forward` on the inputs' arrays and, if needed, record a node for backward."""
         ctx = cls._node_class()
         if not GradMode.enabled:  # the common case inside backward: nothing to record
-            ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 8 else (False,) * len(args)
-            arrays = []
-            for arg in args:
-                arrays.append(arg.data if isinstance(arg, Tensor) else _constant(arg, cls))
-            output = cls.forward(ctx, *arrays, **kwargs)
-            if type(output) is not np.ndarray:
-                output = np.asarray(output)
-            return Tensor._make(output, False, None)
+            return _apply_without_graph(cls, ctx, args, kwargs)
         arrays = []
         needs_grad = []
         for arg in args:
             if isinstance(arg, Tensor):
-                arrays.append(arg.data)
+                arrays.append(arg._data)
                 needs_grad.append(arg._requires_grad)
             else:
                 arrays.append(_constant(arg, cls))
                 needs_grad.append(False)
-        record = True in needs_grad
-        ctx.needs_input_grad = tuple(needs_grad)
-        output = cls.forward(ctx, *arrays, **kwargs)
-        if type(output) is not np.ndarray:
-            output = np.asarray(output)
-        if not record:
-            return Tensor._make(output, False, None)
-
-        # Record the call: the node remembers its inputs and where their gradients go next.
-        result = Tensor._make(output, True, ctx)
-        ctx.inputs = args
-        next_nodes = []
-        for arg, needed in zip(args, needs_grad):
-            if not needed:
-                next_nodes.append(None)
-            elif arg.grad_fn is not None:
-                next_nodes.append(arg.grad_fn)
-            else:
-                next_nodes.append(arg._get_accumulator())
-        ctx._next = tuple(next_nodes)
-        if ctx._to_save:
-            saved = []
-            for value in ctx._to_save:
-                saved.append(_saved_entry(value, args, arrays, result))
-            ctx._saved = tuple(saved)
-            ctx._to_save = ()
+        record = GradMode.enabled and True in needs_grad
+        ctx.needs_input_grad = tuple(needs_grad) if record else (False,) * len(args)
+        raw_output = cls.forward(ctx, *arrays, **kwargs)
+        output = raw_output if type(raw_output) is np.ndarray else np.asarray(raw_output)
+        result = Tensor._make(output, record, ctx if record else None)
+        if cls.is_view:
+            result._become_view(args[0], cls, kwargs)
+        if record:
+            _record_node(ctx, args, needs_grad, arrays, result, raw_output)
         return result
 
 
-def _saved_entry(value: Any, args: tuple, arrays: list, result: Tensor) -> tuple:
+def _apply_without_graph(cls: type[Function], ctx: BackwardNode, args: tuple,
+                         kwargs: dict) -> Tensor:
+    """`apply` under no_grad: run forward, wrap the array, keep a view a view."""
+    ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 4 else (False,) * len(args)
+    output = cls.forward(ctx, *[arg._data if isinstance(arg, Tensor) else _constant(arg, cls)
+                                for arg in args], **kwargs)
+    result = Tensor._make(output if type(output) is np.ndarray else np.asarray(output),
+                          False, None)
+    if cls.is_view:
+        result._become_view(args[0], cls, kwargs)
+    return result
+
+
+_NO_GRAD = ((), (False,), (False, False), (False, False, False))
+
+
+def _record_node(ctx: BackwardNode, args: tuple, needs_grad: list[bool], arrays: list,
+                 result: Tensor, raw_output: Any) -> None:
+    """Fill in the node of one call: its inputs, the next nodes, the values saved for backward."""
+    ctx.inputs = args
+    next_nodes = []
+    for arg, needed in zip(args, needs_grad):
+        if not needed:
+            next_nodes.append(None)
+        elif arg.grad_fn is not None:
+            next_nodes.append(arg.grad_fn)
+        else:
+            next_nodes.append(arg._get_accumulator())
+    ctx._next = tuple(next_nodes)
+    if ctx._to_save:
+        ctx._saved = tuple(_saved_entry(value, args, arrays, result, raw_output)
+                           for value in ctx._to_save)
+        ctx._to_save = ()
+
+
+def _saved_entry(value: Any, args: tuple, arrays: list, result: Tensor, raw_output: Any) -> tuple:
     """(kind, value, version counter, expected version) for one saved value."""
+    if value is raw_output:  # the output (also when numpy returned a 0-d scalar for it)
+        return ("result", result._data, result._version_counter, result._version_counter[0])
     if type(value) is np.ndarray:
         for arg, array in zip(args, arrays):
             if array is value and isinstance(arg, Tensor):
                 return ("input", arg, arg._version_counter, arg._version_counter[0])
-        if value is result.data:
-            return ("result", value, result._version_counter, 0)
         return ("constant", Tensor._make(value, False, None), None, 0)
     if isinstance(value, Tensor):
         return ("input", value, value._version_counter, value._version_counter[0])

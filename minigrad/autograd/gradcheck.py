@@ -20,14 +20,12 @@ difference quotient and correct code fails.
 
 from __future__ import annotations
 
-import sys
-import types
 import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.autograd.engine import grad as autograd_grad
+from minigrad.autograd.gradients import grad as autograd_grad
 from minigrad.tensor.tensor import Tensor, tensor
 
 
@@ -288,19 +286,3 @@ def _as_float64(out: Tensor) -> np.ndarray:
 
 def _size(shape: tuple) -> int:
     return int(np.prod(shape, dtype=np.int64))
-
-
-class _CallableModule(types.ModuleType):
-    """This module, callable as gradcheck itself.
-
-    Importing `minigrad.autograd.gradcheck` makes Python set the attribute `gradcheck` of the
-    package `minigrad.autograd` to this *module*, hiding the function of the same name unless
-    the package imports the function after the module.  Being callable, the module keeps
-    `minigrad.autograd.gradcheck(fn, inputs)` working either way.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> bool:
-        return gradcheck(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

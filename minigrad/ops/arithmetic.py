@@ -49,16 +49,22 @@ def _broadcast_error(a: Any, b: Any, symbol: str) -> ShapeError:
         + torch_words)
 
 
+def _broadcasting(ufunc: np.ufunc, a: Any, b: Any, symbol: str) -> np.ndarray:
+    """ufunc(a, b) with numpy broadcasting and PyTorch's dtype promotion; a clear error
+    naming both shapes when they do not broadcast."""
+    try:
+        return promote(ufunc(a, b), a, b)
+    except ValueError:
+        raise _broadcast_error(a, b, symbol) from None
+
+
 # ---- + - * / ------------------------------------------------------------------------------
 class Add(Function):
     """out = a + b;  d(out)/da = 1,  d(out)/db = 1."""
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        try:
-            return promote(np.add(a, b), a, b)
-        except ValueError:
-            raise _broadcast_error(a, b, "+") from None
+        return _broadcasting(np.add, a, b, "+")
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -72,10 +78,7 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        try:
-            return promote(np.subtract(a, b), a, b)
-        except ValueError:
-            raise _broadcast_error(a, b, "-") from None
+        return _broadcasting(np.subtract, a, b, "-")
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -106,10 +109,7 @@ class Mul(Function):
         need_a, need_b = ctx.needs_input_grad
         # Keep only what backward will read: b for a's gradient, a for b's.
         ctx.save_for_backward(a if need_b else None, b if need_a else None, names=("self", "other"))
-        try:
-            return promote(np.multiply(a, b), a, b)
-        except ValueError:
-            raise _broadcast_error(a, b, "*") from None
+        return _broadcasting(np.multiply, a, b, "*")
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -125,10 +125,7 @@ class Div(Function):
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b, names=("self", "other"))
-        try:
-            return promote(np.true_divide(a, b), a, b)
-        except ValueError:
-            raise _broadcast_error(a, b, "/") from None
+        return _broadcasting(np.true_divide, a, b, "/")
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -199,10 +196,7 @@ class PowTensor(Function):
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        try:
-            result = promote(np.power(a, b), a, b)
-        except ValueError:
-            raise _broadcast_error(a, b, "**") from None
+        result = _broadcasting(np.power, a, b, "**")
         ctx.save_for_backward(a, b, result if ctx.needs_input_grad[1] else None,
                               names=("self", "exponent", "result"))
         return result
@@ -215,17 +209,17 @@ class PowTensor(Function):
         if need_a:
             # Where b == 0 the derivative is 0 (as in PyTorch), not 0 * a^(-1) = nan at a = 0.
             grad_a = grad_output * b * a ** (b - 1)
-            if (b.data == 0).any():
+            if (b._data == 0).any():
                 from minigrad.ops.combine import where
 
-                grad_a = where(Tensor._make(b.data != 0, False, None), grad_a, 0.0)
+                grad_a = where(Tensor._make(b._data != 0, False, None), grad_a, 0.0)
             grad_a = sum_to(grad_a, ctx.inputs[0].shape)
         grad_b = None
         if need_b:
             from minigrad.ops.unary import log
 
             # 0 ** b has derivative 0 in b (for b >= 0), not 0 * log(0) = nan: use log(1) there.
-            safe_base = a + (a.data == 0).astype(a.dtype)
+            safe_base = a + (a._data == 0).astype(a.dtype)
             grad_b = sum_to(grad_output * result * log(safe_base), ctx.inputs[1].shape)
         return grad_a, grad_b
 

@@ -45,6 +45,7 @@ class BroadcastTo(Function):
     """out = x repeated along new or size-1 axes up to `shape`; d(out)/dx = sum_to(grad)."""
 
     node_name = "ExpandBackward0"
+    is_view = True  # read-only: one stored value stands for many elements
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

@@ -52,5 +52,5 @@ def to(x: Tensor, dtype: Any) -> Tensor:
         return x
     if x.requires_grad and not dtypes.is_floating(target):
         # Like PyTorch: the result is simply cut from the graph (integers carry no gradient).
-        return Tensor._make(x.data.astype(target), False, None)
+        return Tensor._make(x._data.astype(target), False, None)
     return ToCopy.apply(x, dtype=target)

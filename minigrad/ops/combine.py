@@ -127,7 +127,7 @@ def _result_dtype(a: Any, b: Any) -> np.dtype:
 
 def where(condition: Tensor | np.ndarray, input: Tensor | float, other: Tensor | float) -> Tensor:  # noqa: A002
     """Pick from `input` where `condition` is True, from `other` elsewhere (all broadcast)."""
-    mask = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
+    mask = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if mask.dtype != np.bool_:
         name = dtypes.type_name(mask.dtype).removeprefix("minigrad.").removesuffix("Tensor")
         raise dtypes.DtypeError(f"where expected condition to be a boolean tensor, but got a tensor "

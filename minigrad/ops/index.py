@@ -40,7 +40,9 @@ class Pick(Function):
         ctx.save_for_backward(*arrays, names=_index_names(len(arrays)))
         ctx.key_layout = tuple([None if array else part for part, array in zip(key, is_array)])
         ctx.input_shape = x.shape
-        return np.array(x[key])  # a copy, never a view into x
+        if ctx._function.is_view:
+            return x[key + (Ellipsis,)]  # basic indexing: a view (`...` keeps x[0] of a vector 0-d)
+        return x[key]  # integer arrays: numpy copies, as PyTorch does
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
@@ -57,16 +59,20 @@ def _index_names(count: int) -> tuple[str, ...]:
 
 def _rebuild_key(ctx: Context) -> tuple:
     """The index key again, with the saved index arrays put back in their places."""
-    arrays = iter(saved.data for saved in ctx.saved_tensors)
+    arrays = iter(saved._data for saved in ctx.saved_tensors)
     return tuple(next(arrays) if part is None else part for part in ctx.key_layout)
 
 
 class Select(Pick):
-    """x[..., i, ...]: one position along one dim (the dim disappears)."""
+    """x[..., i, ...]: one position along one dim (the dim disappears); a view."""
+
+    is_view = True
 
 
 class Slice(Pick):
-    """x[..., start:stop:step, ...] along one dim."""
+    """x[..., start:stop:step, ...] along one dim; a view."""
+
+    is_view = True
 
 
 class Index(Pick):
@@ -74,7 +80,9 @@ class Index(Pick):
 
 
 class Alias(Pick):
-    """x[...] or x[:, :]: all of x, unchanged."""
+    """x[...] or x[:, :]: all of x, unchanged; a view."""
+
+    is_view = True
 
 
 class ScatterAdd(Function):
@@ -217,7 +225,7 @@ def _index_item(item: Any) -> Any:
 
 def _scalar_index(item: Any) -> Any:
     """A 0-d integer tensor or array indexes like a plain int (it selects), as in PyTorch."""
-    array = item.data if isinstance(item, Tensor) else item
+    array = item._data if isinstance(item, Tensor) else item
     if isinstance(array, np.ndarray) and array.ndim == 0 and array.dtype.kind in "iu":
         return int(array)
     return item
@@ -246,7 +254,7 @@ def _checked_slice(item: slice) -> slice:
 def _index_array(item: Any) -> np.ndarray:
     """An integer or boolean index array from a list, ndarray or Tensor."""
     if isinstance(item, Tensor):
-        array = item.data
+        array = item._data
     elif isinstance(item, (list, np.ndarray)):
         array = np.asarray(item)
         if array.size == 0 and array.dtype.kind == "f":

@@ -29,6 +29,8 @@ class Matmul(Function):
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b if need_a else None, names=("self", "other"))
+        # b stored column by column (b = W.T of a row-major W): see Mm.backward
+        ctx.b_is_transposed = b.ndim == 2 and b.flags.f_contiguous and not b.flags.c_contiguous
         return promote(np.matmul(a, b), a, b)
 
     @staticmethod
@@ -61,12 +63,18 @@ class Mm(Matmul):
         a, b = ctx.saved_tensors  # (a is None when b needs no gradient, and vice versa)
         need_a, need_b = ctx.needs_input_grad
         transpose = MatrixTranspose.apply
-        return (matmul(grad_output, transpose(b)) if need_a else None,
-                matmul(transpose(a), grad_output) if need_b else None)
+        grad_a = matmul(grad_output, transpose(b)) if need_a else None
+        if not need_b:
+            return grad_a, None
+        if ctx.b_is_transposed:
+            # b = W.T: compute (gradᵀ a)ᵀ, the same numbers laid out like b, so that W's
+            # gradient arrives row-major, as the hand-written gradᵀ @ a would be (PyTorch too).
+            return grad_a, transpose(matmul(transpose(grad_output), a))
+        return grad_a, matmul(transpose(a), grad_output)
 
 
 class MatrixTranspose(Function):
-    """out = x with its last two axes swapped, as a read-only view (no copy);
+    """out = x with its last two axes swapped, as a view (no copy);
     d(out)/dx = the gradient swapped back.
 
     matmul's backward needs bᵀ and aᵀ; numpy's matmul reads a transposed view directly, so
@@ -74,12 +82,11 @@ class MatrixTranspose(Function):
     """
 
     node_name = "TransposeBackward0"
+    is_view = True  # shares x's memory and version counter, like x.mT in PyTorch
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
-        view = x.T if x.ndim == 2 else np.swapaxes(x, -1, -2)
-        view.flags.writeable = False  # a view: writing to it would change x
-        return view
+        return x.T if x.ndim == 2 else np.swapaxes(x, -1, -2)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
@@ -136,11 +143,11 @@ def _matmul_error(a: np.ndarray, b: np.ndarray) -> ShapeError | None:
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """a @ b like numpy.matmul; 2-D @ 2-D records an MmBackward0 node, as in PyTorch."""
-    if type(a) is Tensor and type(b) is Tensor and a.data.ndim == 2 == b.data.ndim \
-            and a.data.shape[1] == b.data.shape[0]:
+    if type(a) is Tensor and type(b) is Tensor and a._data.ndim == 2 == b._data.ndim \
+            and a._data.shape[1] == b._data.shape[0]:
         return Mm.apply(a, b)  # the common case, first: matmul sits in every layer
-    a_data = a.data if isinstance(a, Tensor) else np.asarray(a)
-    b_data = b.data if isinstance(b, Tensor) else np.asarray(b)
+    a_data = a._data if isinstance(a, Tensor) else np.asarray(a)
+    b_data = b._data if isinstance(b, Tensor) else np.asarray(b)
     error = _matmul_error(a_data, b_data)
     if error is not None:
         raise error

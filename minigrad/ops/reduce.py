@@ -140,10 +140,11 @@ class Max(Function):
     equally (each gets grad_output / k), as in PyTorch."""
 
     node_name = "MaxBackward1"
+    reduction = staticmethod(np.max)
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
-        result = np.asarray(np.max(x))
+        result = np.asarray(ctx._function.reduction(x))
         ctx.save_for_backward(x, result, names=("self", "result"))
         return result
 
@@ -151,7 +152,7 @@ class Max(Function):
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         x, result = ctx.saved_tensors
         # a constant 0/1 mask; a nan maximum is where the nans are (PyTorch's rule)
-        winners = (np.isnan(x.data) if np.isnan(result.data) else x.data == result.data
+        winners = (np.isnan(x._data) if np.isnan(result._data) else x._data == result._data
                    ).astype(x.dtype)
         share = grad_output / float(winners.sum())
         return broadcast_to(share, x.shape) * winners
@@ -161,12 +162,7 @@ class Min(Max):
     """out = min_i x_i; the gradient is shared equally by tied minima (backward as for max)."""
 
     node_name = "MinBackward1"
-
-    @staticmethod
-    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
-        result = np.asarray(np.min(x))
-        ctx.save_for_backward(x, result, names=("self", "result"))
-        return result
+    reduction = staticmethod(np.min)
 
 
 # ---- max / min along a dim ----------------------------------------------------------------
@@ -202,7 +198,7 @@ class MaxDim(Function):
         if not ctx.input_shape:
             return grad_output
         winners = np.zeros(ctx.input_shape, dtype=grad_output.dtype)
-        np.put_along_axis(winners, kept_indices.data, 1, axis=ctx.dim)  # one-hot along dim
+        np.put_along_axis(winners, kept_indices._data, 1, axis=ctx.dim)  # one-hot along dim
         return _spread(grad_output, ctx.input_shape, (ctx.dim,)) * winners
 
 
@@ -218,7 +214,7 @@ def _extreme(x: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor | V
         if keepdim:
             raise TypeError(f"{name}(): keepdim=True needs a dim to reduce along, e.g. "
                             f"x.{name}(dim=0, keepdim=True)")
-        if x.data.size == 0:
+        if x._data.size == 0:
             raise RuntimeError(
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument.")
@@ -226,7 +222,7 @@ def _extreme(x: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor | V
     axis = wrap_dim(dim, x.ndim)
     if x.ndim and x.shape[axis] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
-    indices = np.asarray(arg(x.data, axis=axis) if x.ndim else 0, dtype=np.int64)
+    indices = np.asarray(arg(x._data, axis=axis) if x.ndim else 0, dtype=np.int64)
     values = along_dim.apply(x, dim=axis, keepdim=keepdim, indices=indices)
     if keepdim and x.ndim:
         indices = np.expand_dims(indices, axis)

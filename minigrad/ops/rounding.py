@@ -14,9 +14,8 @@ import numpy as np
 
 from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
-from minigrad.ops.arithmetic import _broadcast_error
+from minigrad.ops.arithmetic import _broadcasting
 from minigrad.ops.broadcast import sum_to
-from minigrad.tensor.dtypes import promote
 from minigrad.tensor.tensor import Tensor
 
 
@@ -28,11 +27,8 @@ class FloorDivide(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Any, b: Any) -> np.ndarray:
-        try:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return promote(np.asarray(np.floor_divide(a, b)), a, b)
-        except ValueError:
-            raise _broadcast_error(a, b, "//") from None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _broadcasting(np.floor_divide, a, b, "//")
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[None, None]:
@@ -47,12 +43,10 @@ class Remainder(Function):
     @staticmethod
     def forward(ctx: Context, a: Any, b: Any) -> np.ndarray:
         ctx.shapes = (np.shape(a), np.shape(b))
-        try:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ctx.quotient = np.floor_divide(a, b) if ctx.needs_input_grad[1] else None
-                return promote(np.asarray(np.remainder(a, b)), a, b)
-        except ValueError:
-            raise _broadcast_error(a, b, "%") from None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            result = _broadcasting(np.remainder, a, b, "%")
+            ctx.quotient = np.floor_divide(a, b) if ctx.needs_input_grad[1] else None
+        return result
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:

@@ -4,8 +4,9 @@ None of these ops does arithmetic, so each backward only undoes the rearrangemen
 reshape's gradient is reshaped back, transpose's is transposed back, permute's is permuted
 by the inverse permutation, expand's is summed over the expanded axes.
 
-Unlike PyTorch, where `view`, `transpose`… share memory with their input, every result here
-is a fresh array: an in-place change of the result never changes the input behind its back.
+As in PyTorch, the results are *views*: numpy views of the input's memory (`is_view = True`),
+so `x.T` costs no copy, and writing into `x.T` writes into `x`. `reshape`/`flatten` copy only
+when the layout makes a view impossible (a transposed matrix flattened); `view` refuses then.
 
 Also here: `wrap_dim` and `wrap_dims`, which turn a user's (possibly negative) `dim` into an
 axis number with PyTorch's error message — every op taking a `dim` uses them.
@@ -20,6 +21,7 @@ import numpy as np
 from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
 from minigrad.ops.arithmetic import BroadcastTo
+from minigrad.ops.cast import clone
 from minigrad.tensor.tensor import Tensor
 
 
@@ -83,32 +85,55 @@ def infer_shape(shape: Sequence[int], numel: int) -> tuple[int, ...]:
 
 # ---- reshape / view -----------------------------------------------------------------------
 class View(Function):
-    """out = x with a new shape, same elements in the same (row-major) order.
+    """out = x with a new shape, same elements in the same (row-major) order (a view).
 
     x: (*in_shape) -> out: (*shape);  d(out)/dx: the gradient reshaped back to in_shape.
     """
 
-    node_name = "ViewBackward0"
+    is_view = True
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         ctx.input_shape = x.shape
-        return x.reshape(shape).copy()
+        return x.reshape(shape)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         return reshape(grad_output, ctx.input_shape)
 
 
+class UnsafeView(View):
+    """reshape of a fresh copy (the input's layout allowed no view): not a view of anything."""
+
+    is_view = False
+
+
+def _viewable(x: Tensor, shape: tuple[int, ...]) -> bool:
+    """Can `shape` be a view of x's memory? (numpy copies exactly when it cannot.)"""
+    return x._data.size == 0 or np.may_share_memory(x._data.reshape(shape), x._data)
+
+
 def reshape(x: Tensor, *shape: int | Sequence[int]) -> Tensor:
-    """x with shape `shape` (one entry may be -1: inferred from the element count)."""
-    target = infer_shape(_sizes(shape), x.data.size)
-    return View.apply(x, shape=target)
+    """x with shape `shape` (one entry may be -1: inferred from the element count).
+
+    A view when the memory layout allows (always for a contiguous x), otherwise a copy.
+    """
+    target = infer_shape(_sizes(shape), x._data.size)
+    if _viewable(x, target):
+        return View.apply(x, shape=target)
+    return UnsafeView.apply(clone(x), shape=target)
 
 
 def view(x: Tensor, *shape: int | Sequence[int]) -> Tensor:
-    """Same as reshape here (minigrad always copies; see the module docstring)."""
-    return reshape(x, *shape)
+    """x with shape `shape`, always sharing x's memory; an error where no view exists."""
+    target = infer_shape(_sizes(shape), x._data.size)
+    if not _viewable(x, target):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
+            f"(a tensor of shape {tuple(x.shape)} whose dims were reordered, e.g. by .T or "
+            f"transpose, cannot be viewed as shape {target} without a copy)")
+    return View.apply(x, shape=target)
 
 
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -121,19 +146,21 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if start == end:
         return x  # nothing to merge: PyTorch returns the tensor itself
     merged = int(np.prod(x.shape[start:end + 1], dtype=np.int64))
-    return View.apply(x, shape=x.shape[:start] + (merged,) + x.shape[end + 1:])
+    return reshape(x, x.shape[:start] + (merged,) + x.shape[end + 1:])
 
 
 # ---- transpose / permute ------------------------------------------------------------------
 class Transpose(Function):
-    """out = x with axes dim0 and dim1 swapped;  d(out)/dx: the gradient swapped back."""
+    """out = x with axes dim0 and dim1 swapped (a view);  d(out)/dx: the gradient swapped back."""
+
+    is_view = True
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, dim0: int, dim1: int) -> np.ndarray:
         ctx.dims = (dim0, dim1)
         if x.ndim == 0:
-            return x.copy()
-        return np.swapaxes(x, dim0, dim1).copy()  # a copy even when no data moves (dim0 == dim1)
+            return x.view()
+        return np.swapaxes(x, dim0, dim1)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
@@ -146,12 +173,14 @@ def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 class Permute(Function):
-    """out.shape[i] = x.shape[dims[i]];  d(out)/dx: the gradient permuted by the inverse of dims."""
+    """out.shape[i] = x.shape[dims[i]] (a view);  d(out)/dx: the gradient permuted back."""
+
+    is_view = True
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
         ctx.dims = dims
-        return np.transpose(x, dims).copy()  # a copy even when no data moves (x.T of a vector)
+        return np.transpose(x, dims)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
@@ -175,12 +204,14 @@ def permute(x: Tensor, *dims: int | Sequence[int]) -> Tensor:
 
 # ---- unsqueeze / squeeze ------------------------------------------------------------------
 class Unsqueeze(Function):
-    """out = x with a new axis of size 1 at `dim`;  d(out)/dx: the gradient squeezed at dim."""
+    """out = x with a new axis of size 1 at `dim` (a view);  d(out)/dx: the gradient squeezed."""
+
+    is_view = True
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, dim: int) -> np.ndarray:
         ctx.dim = dim
-        return np.expand_dims(x, dim).copy()
+        return np.expand_dims(x, dim)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
@@ -193,12 +224,14 @@ def unsqueeze(x: Tensor, dim: int) -> Tensor:
 
 
 class Squeeze(Function):
-    """out = x without its size-1 axes (all of them);  d(out)/dx: the gradient reshaped back."""
+    """out = x without its size-1 axes (a view);  d(out)/dx: the gradient reshaped back."""
+
+    is_view = True
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         ctx.input_shape = x.shape
-        return np.squeeze(x, axis=axes).copy()
+        return np.squeeze(x, axis=axes)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:

@@ -86,7 +86,25 @@ class Abs(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return grad_output * np.sign(x.data)  # the sign is a constant: its derivative is 0
+        return grad_output * Sign.apply(x)
+
+
+class Sign(Function):
+    """y = sign(x): -1, 0 or +1;  dy/dx = 0 (a step function, flat almost everywhere).
+
+    Recorded like any op, so that the gradient of |x| stays in the graph with
+    create_graph=True and its own derivative is zero, not missing.
+    """
+
+    node_name = "SgnBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        return np.sign(x)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        return _zeros_like(grad_output)
 
 
 class Tanh(Function):
@@ -135,8 +153,31 @@ class Relu(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         (result,) = ctx.saved_tensors
-        positive = (result.data > 0).astype(grad_output.dtype)  # a constant 0/1 mask
-        return grad_output * Tensor._make(positive, False, None)  # wrapped as is: no copy
+        return ReluBackward.apply(grad_output, result)
+
+
+class ReluBackward(Function):
+    """out = grad where result > 0, else 0 (relu's backward, as an op for double backward);
+    d(out)/d(grad) = the same 0/1 mask,  d(out)/d(result) = 0."""
+
+    node_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, grad: np.ndarray, result: np.ndarray) -> np.ndarray:
+        positive = result > 0
+        ctx.positive = positive  # a bool mask: a constant, not a tensor in the graph
+        return np.multiply(grad, positive, dtype=grad.dtype)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_grad, need_result = ctx.needs_input_grad
+        return (ReluBackward.apply(grad_output, ctx.positive) if need_grad else None,
+                _zeros_like(grad_output) if need_result else None)
+
+
+def _zeros_like(grad: Tensor) -> Tensor:
+    """A zero gradient: a constant, as in PyTorch (its own derivative is not needed)."""
+    return Tensor._make(np.zeros_like(grad._data), False, None)
 
 
 def exp(x: Tensor) -> Tensor:

@@ -18,13 +18,16 @@ int64 = np.dtype(np.int64)
 bool_ = np.dtype(np.bool_)
 
 default_float: np.dtype = float32
-FLOATING = (float32, float64)
 SUPPORTED = (float32, float64, int32, int64, bool_)
 # Other integer types are stored as int64, as PyTorch does with Python ints.
 _OTHER_INTEGERS = {np.dtype(t) for t in
                    (np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64)}
 
 _SUPPORTED_NAMES = "float32, float64 (floating point), int32, int64, bool"
+
+
+_SCALAR_TYPE_NAMES = {float32: "Float", float64: "Double", int64: "Long", int32: "Int",
+                      bool_: "Bool"}
 
 
 class DtypeError(RuntimeError, TypeError):
@@ -37,11 +40,16 @@ def dtype_name(dtype: np.dtype) -> str:
     return f"minigrad.{np.dtype(dtype).name}"
 
 
+def scalar_type_name(dtype: np.dtype) -> str:
+    """PyTorch's name of the element type, as its messages print it: Float, Double, Long..."""
+    return _SCALAR_TYPE_NAMES.get(np.dtype(dtype), np.dtype(dtype).name)
+
+
 def type_name(dtype: np.dtype) -> str:
     """PyTorch-style legacy type name used in error messages, e.g. `minigrad.FloatTensor`."""
-    names = {float32: "FloatTensor", float64: "DoubleTensor", int64: "LongTensor",
-             int32: "IntTensor", bool_: "BoolTensor"}
-    return "minigrad." + names.get(np.dtype(dtype), "Tensor")
+    if np.dtype(dtype) not in _SCALAR_TYPE_NAMES:
+        return "minigrad.Tensor"
+    return f"minigrad.{scalar_type_name(dtype)}Tensor"
 
 
 def is_floating(dtype: np.dtype) -> bool:

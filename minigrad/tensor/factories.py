@@ -24,7 +24,7 @@ def manual_seed(seed: int) -> None:
 
 
 def generator() -> np.random.Generator:
-    """The module-level numpy Generator (for other parts of minigrad that draw numbers)."""
+    """The generator `manual_seed` resets; layers, dropout and data loaders draw from it."""
     return _generator
 
 

@@ -36,7 +36,7 @@ def _float_formatter(values: np.ndarray) -> Callable[[float], str]:
 
 
 def tensor_repr(tensor: Tensor) -> str:
-    data = tensor.data
+    data = tensor._data
     prefix = "tensor("
     if data.size == 0:
         body = "[]"

@@ -1,10 +1,14 @@
 """`Tensor`: a numpy array plus what autograd needs to differentiate through it.
 
-A tensor holds its values in `data` (a numpy array) and three pieces of autograd state:
+A tensor holds its values in `_data` (a numpy array; `.numpy()` gives a copy, `.data` a
+detached Tensor over the same memory) and three pieces of autograd state:
 
 - `requires_grad` — should gradients flow to this tensor?
 - `grad_fn`       — the backward-graph node of the op that produced it (None for a leaf);
 - `grad`          — after `backward()`, d(output)/d(this tensor), for leaves.
+
+A *view* (`x.T`, `x[0]`, `x.view(...)`) shares its base's memory and version counter:
+`_base` is the tensor it views, `_view_steps` the view ops that made it from `_base`.
 
 Operators and op methods (`+ - * / ** @`, `x.exp()`, `x.sum(dim)` …) are one-line calls into
 `minigrad.ops`, gathered in `minigrad.tensor.operators`; this module holds the container,
@@ -13,13 +17,14 @@ its autograd state and its conversions.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
+import minigrad  # for minigrad.autograd.engine, looked up when backward() runs
 from minigrad.tensor import dtypes
+from minigrad.tensor.convert import to_array
 from minigrad.tensor.operators import TensorOperators
 
 _NON_LEAF_GRAD_WARNING = (
@@ -29,45 +34,6 @@ _NON_LEAF_GRAD_WARNING = (
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead."
 )
 _LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
-_SCALAR_TYPES = (numbers.Number, np.number, np.bool_)
-
-
-def _to_array(data: Any, dtype: Any = None) -> np.ndarray:
-    """Copy `data` (list, number, ndarray, Tensor) into a new ndarray of a supported dtype."""
-    if isinstance(data, Tensor):
-        data = data.data
-    from_python = not isinstance(data, (np.ndarray, np.generic))
-    try:
-        array = np.array(data)
-    except ValueError as error:
-        raise ValueError(f"cannot make a tensor from this data: {error}. "
-                         "Nested lists must be rectangular (every row the same length).") from None
-    if array.dtype == object:
-        element = type(np.ravel(array)[0]).__name__ if array.size else "object"
-        raise TypeError(f"minigrad does not support dtype object (elements of type {element}); "
-                        "supported dtypes are float32, float64 (floating point), int32, int64, "
-                        "bool. Use numbers, nested lists of numbers or a numpy array "
-                        "(nested lists must be rectangular).")
-    if from_python and array.dtype == np.float64 and _holds_double(data):
-        from_python = False  # [np.float64(1.0), 2.0] is float64, as in PyTorch
-    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.infer_dtype(array, from_python)
-    if array.dtype != target:
-        array = array.astype(target)
-    return array
-
-
-def _holds_double(data: Any) -> bool:
-    """True if nested lists hold a float64 numpy scalar, array or tensor (not just floats)."""
-    if not isinstance(data, (list, tuple)):
-        return False
-    for item in data:
-        if isinstance(item, (list, tuple)):
-            if _holds_double(item):
-                return True
-        elif type(item) is np.float64 or (
-                isinstance(item, (np.ndarray, Tensor)) and item.dtype == np.float64):
-            return True
-    return False
 
 
 class Tensor(TensorOperators):
@@ -84,16 +50,18 @@ class Tensor(TensorOperators):
     an uninitialised 2×3 tensor, which minigrad does not offer (use `zeros(2, 3)`).
     """
 
-    __slots__ = ("data", "_requires_grad", "_grad", "grad_fn", "_version_counter",
-                 "_retains_grad", "_accumulator", "__weakref__")
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_version_counter",
+                 "_base", "_view_steps", "_view_of_node", "_retains_grad", "_accumulator",
+                 "__weakref__")
     __array_priority__ = 1000
     __array_ufunc__ = None  # numpy defers to our reflected operators: ndarray * Tensor works
 
     def __init__(self, data: Any, requires_grad: bool = False, dtype: Any = None) -> None:
-        self.data = _to_array(data, dtype)
+        self._data = to_array(data, dtype)
         self._grad = None
-        self.grad_fn = None
+        self._grad_fn = None
         self._version_counter = [0]
+        self._base = None
         self._requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
@@ -102,25 +70,97 @@ class Tensor(TensorOperators):
     def _make(cls, array: np.ndarray, requires_grad: bool, grad_fn: Any) -> Tensor:
         """Wrap an existing array without copying or checking (for ops and the engine)."""
         tensor = object.__new__(cls)
-        tensor.data = array
+        tensor._data = array
         tensor._requires_grad = requires_grad
         tensor._grad = None
-        tensor.grad_fn = grad_fn
+        tensor._grad_fn = grad_fn
         tensor._version_counter = [0]
+        tensor._base = None
         return tensor  # _retains_grad and _accumulator are set only when needed
+
+    # ---- storage: .data, views -----------------------------------------------------------
+    @property
+    def data(self) -> Tensor:
+        """This tensor's values as a new Tensor cut from the graph, sharing the same memory.
+
+        As in PyTorch: `p.data -= lr * p.grad` changes `p` without being recorded (and
+        without bumping `p`'s version, so autograd cannot notice; `detach()` is the safe
+        form). Assigning `p.data = new` makes `p` use `new`'s memory (any shape).
+        """
+        return Tensor._make(self._data, False, None)
+
+    @data.setter
+    def data(self, new: Tensor) -> None:
+        if not isinstance(new, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(new).__name__} "
+                            "(wrap arrays with minigrad.tensor(...))")
+        if self._requires_grad and not dtypes.is_floating(new.dtype):
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               f"point or complex dtype (got {dtypes.dtype_name(new.dtype)})")
+        self._data = new._data
+
+    def _is_view(self) -> bool:
+        """True if this tensor shares memory with `_base`, the tensor it was viewed from."""
+        return self._base is not None
+
+    def _become_view(self, source: Tensor, function: type, settings: dict) -> None:
+        """Record that self = function(source, **settings) is a view of source's storage.
+
+        A view shares its base's version counter (a write through either is seen by both)
+        and remembers the steps that made it from the base, so that autograd can replay
+        them after an in-place change (see `minigrad.ops.inplace`).
+        """
+        base = source._base if source._base is not None else source
+        self._base = base
+        self._version_counter = base._version_counter
+        step = ((function, settings),)
+        self._view_steps = source._view_steps + step if source._base is not None else step
+        self._view_of_node = base._grad_fn
+
+    @property
+    def grad_fn(self) -> Any:
+        """The backward node of the op that made this tensor (None for a leaf).
+
+        A view whose base was changed in place since the view was made gets a fresh node:
+        the view steps replayed on the base's new node (PyTorch regenerates it the same way).
+        """
+        if self._base is not None and self._base._grad_fn is not self._view_of_node \
+                and self._grad_fn is not None:
+            self._refresh_view_node()
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node: Any) -> None:
+        self._grad_fn = node
+
+    def _refresh_view_node(self) -> None:
+        """Replay the view steps on the base, so gradients reach the base's current node."""
+        from minigrad.autograd.grad_mode import enable_grad
+
+        base = self._base
+        with enable_grad():
+            replayed = base
+            for function, settings in self._view_steps:
+                replayed = function.apply(replayed, **settings)
+        self._grad_fn = replayed._grad_fn
+        self._view_of_node = base._grad_fn
+        if self.retains_grad and self._grad_fn is not None:
+            import weakref
+
+            self._grad_fn._retained = weakref.ref(self)
 
     # ---- basic attributes -------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, ...]:
-        return self.data.shape
+        return self._data.shape
 
     @property
     def ndim(self) -> int:
-        return self.data.ndim
+        return self._data.ndim
 
     @property
     def dtype(self) -> np.dtype:
-        return self.data.dtype
+        return self._data.dtype
 
     @property
     def _version(self) -> int:
@@ -128,18 +168,18 @@ class Tensor(TensorOperators):
         return self._version_counter[0]
 
     def size(self, dim: int | None = None) -> tuple[int, ...] | int:
-        return self.data.shape if dim is None else self.data.shape[dim]
+        return self._data.shape if dim is None else self._data.shape[dim]
 
     def dim(self) -> int:
-        return self.data.ndim
+        return self._data.ndim
 
     def numel(self) -> int:
-        return self.data.size
+        return self._data.size
 
     def __len__(self) -> int:
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self.data.shape[0]
+        return self._data.shape[0]
 
     @property
     def is_leaf(self) -> bool:
@@ -157,20 +197,20 @@ class Tensor(TensorOperators):
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Start (or stop) recording operations on this leaf. Returns self."""
-        if self.grad_fn is not None:
+        if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
                     "you can only change requires_grad flags of leaf variables. If you want to "
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return self
-        if requires_grad and not dtypes.is_floating(self.data.dtype):
+        if requires_grad and not dtypes.is_floating(self._data.dtype):
             # PyTorch 2.x: "Only Tensors of floating point and complex dtype can require
             # gradients"; minigrad has no complex dtype, hence the shorter second sentence.
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients: "
                 "only Tensors of floating point dtype can require gradients in minigrad "
-                f"(this tensor is {dtypes.dtype_name(self.data.dtype)}; "
+                f"(this tensor is {dtypes.dtype_name(self._data.dtype)}; "
                 "create it from floats or pass dtype=minigrad.float32)")
         self._requires_grad = bool(requires_grad)
         return self
@@ -235,35 +275,35 @@ class Tensor(TensorOperators):
     # ---- leaving the graph ------------------------------------------------------------
     def detach(self) -> Tensor:
         """A tensor sharing this data, cut from the graph (requires_grad=False)."""
-        detached = Tensor._make(self.data, False, None)
+        detached = Tensor._make(self._data, False, None)
         detached._version_counter = self._version_counter
         return detached
 
     def numpy(self) -> np.ndarray:
         """A copy of the values as a numpy array (no graph attached)."""
-        return self.data.copy()
+        return self._data.copy()
 
     def tolist(self) -> Any:
-        return self.data.tolist()
+        return self._data.tolist()
 
     def item(self) -> float | int | bool:
         """The value of a one-element tensor as a Python number."""
-        if self.data.size != 1:
-            raise RuntimeError(f"a Tensor with {self.data.size} elements cannot be converted "
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar; item() needs exactly one element (reduce first, "
                                "e.g. .sum() or .mean())")
-        return self.data.item()
+        return self._data.item()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self.data if dtype is None else self.data.astype(dtype)
+        return self._data if dtype is None else self._data.astype(dtype)
 
     def _scalar(self, kind: str) -> Any:
-        if self.data.size != 1:
+        if self._data.size != 1:
             if kind == "bool":
                 raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
             raise ValueError("only one element tensors can be converted to Python scalars "
                              f"(this one has shape {self.shape})")
-        return self.data.item()
+        return self._data.item()
 
     def __bool__(self) -> bool:
         return bool(self._scalar("bool"))
@@ -275,13 +315,13 @@ class Tensor(TensorOperators):
         return int(self._scalar("int"))
 
     def __index__(self) -> int:
-        if self.data.dtype.kind not in "iub":
+        if self._data.dtype.kind not in "iub":
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._scalar("int"))
 
     def __format__(self, spec: str) -> str:
-        if spec and self.data.size == 1:
-            return format(self.data.item(), spec)  # f"{loss:.3f}" works for one-element tensors
+        if spec and self._data.size == 1:
+            return format(self._data.item(), spec)  # f"{loss:.3f}" works for one-element tensors
         return format(repr(self), spec)
 
     # ---- backward ---------------------------------------------------------------------
@@ -293,7 +333,7 @@ class Tensor(TensorOperators):
         not a scalar); `retain_graph` keeps saved values for another backward;
         `create_graph` records the backward pass so it can be differentiated again.
         """
-        _engine.backward(self, gradient, retain_graph, create_graph, inputs)
+        minigrad.autograd.engine.backward(self, gradient, retain_graph, create_graph, inputs)
 
     # ---- printing ---------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -312,9 +352,3 @@ def tensor(data: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
     """
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
-
-# The op modules build on Tensor, so the operators can only import them now that it exists.
-from minigrad.tensor import operators as _operators  # noqa: E402
-
-_operators.load_ops()
-from minigrad.autograd import engine as _engine  # noqa: E402  (the engine needs Tensor too)

@@ -23,7 +23,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from minigrad.autograd.engine import grad as autograd_grad
+from minigrad.autograd.gradients import grad as autograd_grad
 from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import enable_grad, no_grad

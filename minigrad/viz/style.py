@@ -1,15 +1,20 @@
 """Colours, fonts and captions shared by every drawing, so Value and Tensor graphs match.
 
 Colours follow torchviz, which many lecturers know: leaves light blue, the root (the output,
-usually the loss) light green, operations grey. Fonts are ones every renderer has (Helvetica;
-graphviz-pure ships metric-compatible faces).
+usually the loss) light green, operations grey.
+
+The font is DejaVu Sans: Graphviz sizes each box from the font's metrics, but the viewer
+(a browser, Jupyter) draws the SVG text with whatever font it has under that name. DejaVu Sans
+is the usual Linux font and wider than Helvetica or Arial, so boxes measured with it (both a
+system `dot` and graphviz-pure know its metrics) still fit where a viewer substitutes a
+narrower face; boxes measured with Helvetica overflowed wherever DejaVu Sans was substituted.
 """
 
 from __future__ import annotations
 
 from minigrad.viz.dot import DotGraph
 
-FONT = "Helvetica"
+FONT = "DejaVu Sans"  # the widest common sans face: see the module docstring
 LEAF_FILL = "#cfe8ff"
 ROOT_FILL = "#d4f5b0"
 FUNCTION_FILL = "#e4e4e4"

@@ -24,9 +24,9 @@ def _function_cases(rng: np.random.Generator, count: int) -> list[tuple]:
 EXERCISES = [
     Exercise(
         id="01.1", function="composite_derivative", points=2,
-        title="The chain rule on a composite",
-        hint="Outer derivative 3·(inner)² taken at the inner value x² + 1, times the inner "
-             "derivative 2x.",
+        title="The chain rule through three functions",
+        hint="exp'(s) = exp(s) at s = sin(x²), times sin'(t) = cos(t) at t = x², times "
+             "(x²)' = 2x.",
         visible=lambda: [(1.0,), (-0.5,), (0.0,)],
         hidden=lambda rng: [(x,) for x in _uniform(rng, -3, 3, 5)],
         compare=close(rtol=1e-9, atol=1e-12),
@@ -34,22 +34,23 @@ EXERCISES = [
     Exercise(
         id="01.2", function="several_paths", points=3,
         title="Several paths add up",
-        hint="u reaches L directly (∂L/∂u gets +1) and through v (∂L/∂v · ∂v/∂u); add both, "
-             "then ∂L/∂a = ∂L/∂u · b.",
-        visible=lambda: [(2.0, 3.0, 1.0), (1.0, -1.0, 0.5)],
+        hint="∂L/∂v = u + 1; u reaches L directly (∂L/∂u gets v) and through v (∂L/∂v · c); "
+             "add both, then ∂L/∂a = ∂L/∂b = ∂L/∂u.",
+        visible=lambda: [(1.0, 1.0, 3.0), (2.0, -0.5, 0.25)],
         hidden=lambda rng: [tuple(_uniform(rng, -3, 3, 3)) for _ in range(4)],
         compare=close(rtol=1e-9, atol=1e-12),
     ),
     Exercise(
         id="01.3", function="small_network", points=3,
-        title="Gradients of a small network",
-        hint="∂L/∂d = −1; a gets one contribution through b (w3·w1) and one through c (w4·w2).",
+        title="Gradients of a network with a skip connection",
+        hint="∂L/∂d = 2(d − 1); a gets one contribution directly (∂L/∂d · w3) and one through "
+             "b (∂L/∂d · w4 · w2 · w1).",
         visible=lambda: [(1.0, 2.0, 3.0, 4.0, 5.0), (0.5, -1.0, 0.25, 2.0, -3.0)],
         hidden=lambda rng: [tuple(_uniform(rng, -2, 2, 5)) for _ in range(4)],
         compare=close(rtol=1e-9, atol=1e-12),
     ),
     Exercise(
-        id="01.4", function="central_difference", points=3,
+        id="01.4", function="central_difference_estimate", points=3,
         title="A central-difference derivative",
         hint="Evaluate f on both sides of x, (f(x + ε) − f(x − ε)), and divide by 2ε — not by ε.",
         visible=lambda: [(NamedFunction("cube"), 2.0, 0.1), (NamedFunction("sin"), 0.5, 1e-3)],

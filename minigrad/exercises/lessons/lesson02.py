@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from collections import deque
 
+from minigrad import Value
+
 
 def backward_rule(op: str, inputs: list[float], grad_output: float) -> list[float]:
     """Exercise 02.1 — the backward rule of one node.
@@ -62,7 +64,7 @@ def backward_rule(op: str, inputs: list[float], grad_output: float) -> list[floa
     ### END SOLUTION
 
 
-def topological_order(parents: dict[str, list[str]]) -> list[str]:
+def topological_sort(parents: dict[str, list[str]]) -> list[str]:
     """Exercise 02.2 — a topological order of a graph.
 
     ``parents`` maps every node of a graph to the list of nodes it was computed from (``[]``
@@ -75,7 +77,7 @@ def topological_order(parents: dict[str, list[str]]) -> list[str]:
     recursion limit (~1000), so use a loop; and keep the work proportional to the number of
     nodes and edges (a chain of 3 000 nodes should take milliseconds).
 
-    Example: ``topological_order({"u": ["a", "b"], "a": [], "b": []})`` → ``["a", "b", "u"]``.
+    Example: ``topological_sort({"u": ["a", "b"], "a": [], "b": []})`` → ``["a", "b", "u"]``.
     """
     ### BEGIN SOLUTION
     # Kahn's algorithm: repeatedly emit a node whose parents have all been emitted.
@@ -200,3 +202,33 @@ def neuron_gradients(w: list[float], x: list[float], b: float,
         "grad_b": grad_z,
     }
     ### END SOLUTION
+
+
+def value_sin(x: float) -> dict[str, float]:
+    """Exercise 02.6 — add an operation to Value: sin.
+
+    Write ``sin(a)`` for a Value ``a`` the way ``minigrad/value.py`` writes its ops: a new
+    ``Value(data, "", (a,), "sin", rule)`` whose local ``rule(out, grad_output)`` sends the
+    gradient on to the parent, ``out.parents[0]``, with d sin(a)/da = cos(a). Add (``+=``),
+    never assign: one Value may feed several ``sin`` nodes.
+
+    The given lines below your ``sin`` use it in L = sin(x·x)·sin(x) + sin(x), run backward
+    and return ``{"L": L, "dL_dx": x.grad}``.
+
+    Example: at x = 0, L = 0 and dL/dx = 1 (only the last sin(x) has a slope there).
+    """
+    def sin(a: Value) -> Value:
+        def rule(out: Value, grad_output: float) -> None:
+            ### BEGIN SOLUTION
+            (parent,) = out.parents
+            parent.grad += math.cos(parent.data) * grad_output
+            ### END SOLUTION
+
+        ### BEGIN SOLUTION
+        return Value(math.sin(a.data), "", (a,), "sin", rule)
+        ### END SOLUTION
+
+    leaf = Value(float(x), "x")
+    loss = sin(leaf * leaf) * sin(leaf) + sin(leaf)
+    loss.backward()
+    return {"L": loss.data, "dL_dx": leaf.grad}

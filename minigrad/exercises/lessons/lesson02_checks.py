@@ -204,7 +204,7 @@ EXERCISES = [
         compare=_close_lists_or_arrays(rtol=1e-9, atol=1e-12),
     ),
     Exercise(
-        id="02.2", function="topological_order", points=3,
+        id="02.2", function="topological_sort", points=3,
         title="A topological order of a graph",
         hint="Emit a node only once all of its parents have been emitted (count the parents "
              "still waiting, or run a depth-first search with your own stack, not recursion).",
@@ -247,5 +247,14 @@ EXERCISES = [
                          ([2.0, -3.0, 0.0], [0.1, 0.2, 0.3], 0.0, -1.0)],
         hidden=lambda rng: [_neuron_case(rng) for _ in range(5)],
         compare=_close_lists_or_arrays(rtol=1e-9, atol=1e-12),
+    ),
+    Exercise(
+        id="02.6", function="value_sin", points=3,
+        title="Add an operation to Value: sin",
+        hint="rule: out.parents[0].grad += cos(parent.data) * grad_output; the op: "
+             "Value(math.sin(a.data), \"\", (a,), \"sin\", rule).",
+        visible=lambda: [(0.0,), (1.0,), (-2.5,)],
+        hidden=lambda rng: [(float(x),) for x in rng.uniform(-4, 4, 5)],
+        compare=close(rtol=1e-9, atol=1e-12),
     ),
 ]

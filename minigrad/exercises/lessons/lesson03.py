@@ -1,4 +1,4 @@
-"""Lesson 03 exercises — tensors, Jacobians and vector–Jacobian products.
+"""Lesson 03 exercises — tensors, Jacobians, and how a tensor op is built.
 
 Each function below is one exercise. Replace the body marked ``# YOUR CODE HERE`` and run
 ``check("03.N", function)`` to test it on the visible cases; the grader also runs hidden cases
@@ -7,13 +7,39 @@ check yourself, but write the rules by hand.
 
 The theme of the lesson: backward never builds a Jacobian J (for y = f(x), J_ij = ∂y_i/∂x_j).
 It receives v = dL/dy, shaped like y, and returns Jᵀv = dL/dx, shaped like x.
+
+Exercises 03.5–03.7 are real ``Function`` subclasses, written inside the graded function so
+that the grader finds them. ``forward(ctx, ...)`` gets numpy arrays and returns one;
+``backward(ctx, grad_output)`` gets a Tensor and returns one gradient per input (a Tensor or
+a numpy array, exactly the input's shape). ``run_function`` (given) applies your op to float64
+leaves, checks it with ``gradcheck`` and runs backward; copy a class out of its function to use
+it elsewhere, as ``Cube.apply(t)``.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import math
+from typing import Any
 
 import numpy as np
+
+import minigrad as mg
+from minigrad.autograd import Function, gradcheck
+
+
+def run_function(function: type, inputs: list[np.ndarray], grad_output: np.ndarray,
+                 **settings: Any) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Given (not an exercise): run a Function forward and backward on float64 leaves.
+
+    Checks the op with ``gradcheck`` first (it raises, naming the worst entry, if backward
+    disagrees with central differences); then returns the output and each input's gradient
+    for the upstream gradient ``grad_output``.
+    """
+    leaves = [mg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True) for x in inputs]
+    gradcheck(lambda *tensors: function.apply(*tensors, **settings), tuple(leaves))
+    output = function.apply(*leaves, **settings)
+    output.backward(mg.tensor(np.asarray(grad_output, dtype=np.float64)))
+    return output.numpy(), [leaf.grad.numpy() for leaf in leaves]
 
 
 def sum_to_shape(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -104,54 +130,159 @@ def softmax_vjp(x: np.ndarray, v: np.ndarray) -> np.ndarray:
     ### END SOLUTION
 
 
-def numerical_jacobian(f: Callable[[np.ndarray], np.ndarray], weights: np.ndarray,
-                       x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """Exercise 03.5 — a Jacobian by central differences (what ``gradcheck`` compares with).
+def cube_function(x: np.ndarray, grad_output: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Exercise 03.5 — your first Function: y = x³, elementwise.
 
-    A layer maps x of shape (n,) to y = f(W x) of shape (m,): ``weights`` is W, shape (m, n),
-    and ``f`` is applied elementwise (a ``NamedFunction`` such as ``tanh``: call it, ``f(z)``).
-    Return its Jacobian J, shape (m, n), J_ij = ∂y_i/∂x_j — row i is output i, column j is
-    input j — built column by column:
+    Fill in ``Cube.forward`` (keep what backward needs with ``ctx.save_for_backward``) and
+    ``Cube.backward`` (read it back from ``ctx.saved_tensors``; dy/dx = 3x², times
+    ``grad_output``). ``run_function`` does the rest and returns ``(y, [dL/dx])``.
 
-        J[:, j] ≈ (y(x + ε e_j) − y(x − ε e_j)) / 2ε,   e_j = the j-th unit vector.
+    Example: x = [1, 2], grad_output = [1, 1] → y = [1, 8], dL/dx = [3, 12].
+    """
+    class Cube(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ### BEGIN SOLUTION
+            ctx.save_for_backward(x)
+            return x ** 3
+            ### END SOLUTION
 
-    Do not change ``x`` itself (work on copies). Any vector function would do here: the layer
-    is only the example.
+        @staticmethod
+        def backward(ctx, grad_output):
+            ### BEGIN SOLUTION
+            (x,) = ctx.saved_tensors
+            return grad_output * 3 * x * x
+            ### END SOLUTION
+
+    return run_function(Cube, [x], grad_output)
+
+
+def broadcast_mul_function(a: np.ndarray, b: np.ndarray,
+                           grad_output: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Exercise 03.6 — a broadcasting product, out = a * b (numpy broadcasting rules).
+
+    ``a`` and ``b`` may have different shapes (say (2, 3) and (3,), or (4, 1) and (1, 5)).
+    d(out)/da = b and d(out)/db = a entry by entry, but each gradient must come back with its
+    own input's shape: sum over the axes broadcasting added or stretched (exercise 03.1).
+    The engine refuses a gradient of the wrong shape ("returned an invalid gradient").
+    Returns ``(out, [dL/da, dL/db])``.
+
+    Example: a of shape (2, 3), b of shape (3,), grad_output all ones → dL/db = a.sum(axis=0).
+    """
+    class BroadcastMul(Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ### BEGIN SOLUTION
+            ctx.save_for_backward(a, b)
+            return a * b
+            ### END SOLUTION
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            ### BEGIN SOLUTION
+            a, b = (t.numpy() for t in ctx.saved_tensors)
+            g = grad_output.numpy()
+
+            def sum_back(grad, shape):  # the rule of exercise 03.1
+                leading = grad.ndim - len(shape)
+                stretched = tuple(leading + axis for axis, size in enumerate(shape)
+                                  if size == 1 and grad.shape[leading + axis] != 1)
+                summed = grad.sum(axis=tuple(range(leading)) + stretched, keepdims=True)
+                return summed.reshape(shape)
+
+            return sum_back(g * b, a.shape), sum_back(g * a, b.shape)
+            ### END SOLUTION
+
+    return run_function(BroadcastMul, [a, b], grad_output)
+
+
+def sum_function(x: np.ndarray, dim: int | list[int], keepdim: bool,
+                 grad_output: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Exercise 03.7 — a reduction: y = x.sum(dim, keepdim).
+
+    ``dim`` is one axis or a list of axes (negative ones count from the end). Every entry of
+    x that went into a sum gets that sum's gradient (d(sum)/dx_i = 1): put the reduced axes
+    back with length 1 if ``keepdim`` is False, then broadcast to x's shape. Settings reach
+    ``forward`` as keyword arguments: ``forward(ctx, x, dim, keepdim)``.
+    Returns ``(y, [dL/dx])``.
+
+    Example: x of shape (2, 3), dim = 1, keepdim = False, grad_output = [1, 2] →
+    dL/dx = [[1, 1, 1], [2, 2, 2]].
+    """
+    class Sum(Function):
+        @staticmethod
+        def forward(ctx, x, dim, keepdim):
+            ### BEGIN SOLUTION
+            axes = (dim,) if isinstance(dim, int) else tuple(dim)
+            ctx.axes = tuple(axis % x.ndim for axis in axes)
+            ctx.keepdim, ctx.input_shape = keepdim, x.shape
+            return x.sum(axis=ctx.axes, keepdims=keepdim)
+            ### END SOLUTION
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            ### BEGIN SOLUTION
+            g = grad_output.numpy()
+            if not ctx.keepdim:
+                g = np.expand_dims(g, ctx.axes)
+            return np.broadcast_to(g, ctx.input_shape).copy()
+            ### END SOLUTION
+
+    return run_function(Sum, [x], grad_output, dim=dim, keepdim=keepdim)
+
+
+def forward_mode(program: list[list], direction: dict[str, float]) -> dict[str, dict[str, float]]:
+    """Exercise 03.8 — forward mode: push one input direction through a program.
+
+    ``program`` is written as in exercise 02.3: ``[name, "input", number]`` or
+    ``[name, op, operand, ...]`` with op one of ``"+", "*", "**", "exp", "log", "tanh",
+    "relu"``; the last step is the output L. ``direction`` gives u_i for the inputs (an input
+    it does not name has u_i = 0).
+
+    Carry a dual number (value, tangent) through every step, starting each input at
+    (number, u_i). The tangent rules are the chain rule in forward order:
+
+        (a + b)' = a' + b'          (a·b)' = a'·b + a·b'          exp(a)' = exp(a)·a'
+        log(a)' = a'/a              tanh(a)' = (1 − tanh²a)·a'    relu(a)' = a' if a > 0 else 0
+        (a^b)' = b·a^(b−1)·a' + a^b·ln(a)·b'   (the ln term only when b' ≠ 0; a > 0 then)
+
+    Return ``{"value": {name: value}, "tangent": {name: tangent}}`` for every step. The
+    tangent of L is Ju = Σ_i (∂L/∂x_i)·u_i — exercise 02.3's gradient, one direction at a time.
+
+    Example: ``[["x", "input", 3.0], ["y", "*", "x", "x"]]`` with direction ``{"x": 1.0}`` →
+    tangents ``{"x": 1.0, "y": 6.0}``.
     """
     ### BEGIN SOLUTION
-    def layer(inputs: np.ndarray) -> np.ndarray:
-        return np.asarray(f(weights @ inputs), dtype=np.float64)
-
-    x = np.asarray(x, dtype=np.float64)
-    columns = []
-    for j in range(x.size):
-        step = np.zeros_like(x)
-        step[j] = eps
-        columns.append((layer(x + step) - layer(x - step)) / (2.0 * eps))
-    return np.stack(columns, axis=1)
-    ### END SOLUTION
-
-
-def cross_entropy_backward(logits: np.ndarray,
-                           targets: list[int]) -> tuple[float, np.ndarray]:
-    """Exercise 03.6 — log-softmax + negative log-likelihood, forward and backward.
-
-    ``logits`` has shape (B, C): B examples, C classes; ``targets`` holds B class indices.
-    The loss is the mean over the batch of −log softmax(logits_b)[targets_b]. Return
-    ``(loss, dloss/dlogits)`` with the gradient of shape (B, C):
-
-        log softmax(z)_c = z_c − m − log Σ_k e^{z_k − m}   (m = max_k z_k, for stability)
-        dloss/dlogits = (softmax(logits) − onehot(targets)) / B
-
-    The 1/B comes from the mean — once.
-    """
-    ### BEGIN SOLUTION
-    batch = logits.shape[0]
-    rows = np.arange(batch)
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    loss = -log_probs[rows, targets].mean()
-    grad = np.exp(log_probs)
-    grad[rows, targets] -= 1.0
-    return float(loss), grad / batch
+    value: dict[str, float] = {}
+    tangent: dict[str, float] = {}
+    for name, op, *operands in program:
+        if op == "input":
+            value[name], tangent[name] = float(operands[0]), float(direction.get(name, 0.0))
+            continue
+        a, da = value[operands[0]], tangent[operands[0]]
+        if op in ("+", "*", "**"):
+            b, db = value[operands[1]], tangent[operands[1]]
+        if op == "+":
+            value[name], tangent[name] = a + b, da + db
+        elif op == "*":
+            value[name], tangent[name] = a * b, da * b + a * db
+        elif op == "**":
+            out = a ** b
+            slope = b * a ** (b - 1) * da
+            if db != 0.0:
+                slope += out * math.log(a) * db
+            value[name], tangent[name] = out, slope
+        elif op == "exp":
+            value[name] = math.exp(a)
+            tangent[name] = value[name] * da
+        elif op == "log":
+            value[name], tangent[name] = math.log(a), da / a
+        elif op == "tanh":
+            value[name] = math.tanh(a)
+            tangent[name] = (1.0 - value[name] ** 2) * da
+        elif op == "relu":
+            value[name], tangent[name] = max(a, 0.0), da if a > 0 else 0.0
+        else:
+            raise ValueError(f"unknown op {op!r}")
+    return {"value": value, "tangent": tangent}
     ### END SOLUTION

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.exercises.codec import NamedFunction
+from minigrad.exercises.lessons.lesson02_checks import WORKED_PROGRAM, _random_program
 from minigrad.exercises.spec import Exercise, close
-
-# Smooth on the whole real line and tame on |z| ≲ 3, so central differences are well behaved.
-SMOOTH = ("sin", "cos", "tanh", "sigmoid", "softplus", "square", "cube", "exp_sin",
-          "sin_of_square")
-
 
 def _arange(*shape: int) -> np.ndarray:
     return np.arange(float(np.prod(shape))).reshape(shape)
@@ -83,22 +78,58 @@ def _softmax_hidden(rng: np.random.Generator) -> list[tuple]:
             (large, rng.normal(size=(batch, n)))]
 
 
-# ---------------------------------------------------------------------------- 03.5 cases
-def _jacobian_case(rng: np.random.Generator) -> tuple:
-    m, n = (int(v) for v in rng.integers(2, 5, size=2))
-    while m == n:  # a transposed Jacobian then has the wrong shape too
-        m = int(rng.integers(2, 6))
-    weights = rng.normal(size=(m, n)) / np.sqrt(n)
-    return (NamedFunction(str(rng.choice(SMOOTH))), weights, rng.normal(size=n),
-            float(rng.choice([1e-4, 3e-4])))
+# ---------------------------------------------------------------------------- 03.5–03.7 cases
+def _cube_hidden(rng: np.random.Generator) -> list[tuple]:
+    cases = []
+    for ndim in (1, 2, 3):
+        shape = tuple(int(n) for n in rng.integers(1, 4, size=ndim))
+        cases.append((rng.normal(size=shape) * 1.5, rng.normal(size=shape)))
+    return cases
 
 
-# ---------------------------------------------------------------------------- 03.6 cases
-def _cross_entropy_case(rng: np.random.Generator, scale: float = 2.0,
-                        offset: float = 0.0) -> tuple:
-    batch, classes = int(rng.integers(2, 7)), int(rng.integers(2, 6))
-    logits = rng.normal(size=(batch, classes)) * scale + offset
-    return (logits, [int(t) for t in rng.integers(0, classes, size=batch)])
+def _broadcast_pair(rng: np.random.Generator) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Two shapes that broadcast together, each with some added or stretched axes."""
+    full = tuple(int(n) for n in rng.integers(2, 5, size=int(rng.integers(1, 4))))
+    shapes = []
+    for _ in range(2):
+        drop = int(rng.integers(0, len(full)))  # leading axes this input lacks
+        shape = tuple(1 if rng.random() < 0.4 else size for size in full[drop:])
+        shapes.append(shape)
+    return shapes[0], shapes[1]
+
+
+def _broadcast_mul_hidden(rng: np.random.Generator) -> list[tuple]:
+    cases = []
+    for _ in range(4):
+        shape_a, shape_b = _broadcast_pair(rng)
+        out_shape = np.broadcast_shapes(shape_a, shape_b)
+        cases.append((rng.normal(size=shape_a), rng.normal(size=shape_b),
+                      rng.normal(size=out_shape)))
+    n, m = (int(v) for v in rng.integers(2, 5, size=2))
+    cases.append((rng.normal(size=(n, 1)), rng.normal(size=(1, m)), rng.normal(size=(n, m))))
+    return cases
+
+
+def _sum_case(rng: np.random.Generator, shape: tuple[int, ...], dim, keepdim: bool) -> tuple:
+    x = rng.normal(size=shape)
+    output_shape = np.sum(x, axis=(dim if isinstance(dim, int) else tuple(dim)),
+                          keepdims=keepdim).shape
+    return (x, dim, keepdim, rng.normal(size=output_shape))
+
+
+def _sum_hidden(rng: np.random.Generator) -> list[tuple]:
+    cases = []
+    for _ in range(4):
+        ndim = int(rng.integers(1, 4))
+        shape = tuple(int(n) for n in rng.integers(2, 5, size=ndim))
+        count = int(rng.integers(1, ndim + 1))
+        axes = sorted(int(a) for a in rng.choice(ndim, size=count, replace=False))
+        axes = [a - ndim if rng.random() < 0.3 else a for a in axes]
+        dim = axes[0] if count == 1 and rng.random() < 0.5 else axes
+        cases.append(_sum_case(rng, shape, dim, bool(rng.random() < 0.5)))
+    n = int(rng.integers(2, 5))
+    cases.append(_sum_case(rng, (n, n), 1, False))  # a middle axis put back on the wrong side
+    return cases
 
 
 EXERCISES = [
@@ -148,31 +179,52 @@ EXERCISES = [
         compare=close(rtol=1e-7, atol=1e-10),
     ),
     Exercise(
-        id="03.5", function="numerical_jacobian", points=4,
-        title="A central-difference Jacobian",
-        hint="Column j is (y(x + ε e_j) − y(x − ε e_j)) / 2ε with y(x) = f(W @ x); stack the "
-             "columns so that J has shape (outputs, inputs).",
-        visible=lambda: [(NamedFunction("tanh"), np.array([[1.0, 2.0, 0.0], [0.0, -1.0, 0.5]]),
-                          np.array([0.1, -0.2, 0.3]), 1e-6),
-                         (NamedFunction("square"), np.array([[1.0, 0.0], [1.0, 1.0],
-                                                             [0.0, 2.0]]),
-                          np.array([1.0, 2.0]), 1e-4)],
-        hidden=lambda rng: [_jacobian_case(rng) for _ in range(4)],
-        # A central difference (or the exact Jacobian) agrees with the reference to ~ε²; a
-        # one-sided difference is off by ~ε.
-        compare=close(rtol=1e-5, atol=2e-6),
+        id="03.5", function="cube_function", points=3,
+        title="Your first Function: Cube",
+        hint="forward: ctx.save_for_backward(x); return x ** 3.  backward: (x,) = "
+             "ctx.saved_tensors; return grad_output * 3 * x * x.",
+        visible=lambda: [(np.array([1.0, 2.0]), np.array([1.0, 1.0])),
+                         (np.array([[-1.0, 0.5], [2.0, -3.0]]), np.array([[1.0, 2.0], [0.5, -1.0]]))],
+        hidden=_cube_hidden,
+        compare=close(rtol=1e-9, atol=1e-12),
     ),
     Exercise(
-        id="03.6", function="cross_entropy_backward", points=4,
-        title="Cross-entropy: loss and gradient",
-        hint="Gradient = (softmax(logits) − onehot(targets)) / B — divide by the batch size once; "
-             "compute log-softmax from logits − max so that large logits do not overflow.",
-        visible=lambda: [(np.array([[1.0, 2.0, 3.0]]), [2]),
-                         (np.array([[0.0, 0.0], [1.0, -1.0]]), [0, 1]),
-                         (np.array([[1000.0, 0.0, -1000.0], [2.0, 1.0, 0.5]]), [0, 2])],
-        hidden=lambda rng: [_cross_entropy_case(rng), _cross_entropy_case(rng),
-                            _cross_entropy_case(rng, scale=5.0),
-                            _cross_entropy_case(rng, scale=300.0, offset=500.0)],
-        compare=close(rtol=1e-7, atol=1e-10),
+        id="03.6", function="broadcast_mul_function", points=4,
+        title="A broadcasting Mul",
+        hint="d(out)/da = b and d(out)/db = a, entry by entry; then sum each product down to its "
+             "own input's shape (leading axes, and axes of length 1 that were stretched).",
+        visible=lambda: [(_arange(2, 3), np.array([1.0, -1.0, 2.0]), np.ones((2, 3))),
+                         (np.array([[1.0], [2.0]]), np.array([[3.0, 4.0, 5.0]]), _arange(2, 3)),
+                         (np.array(2.0), _arange(2, 2), np.ones((2, 2)))],
+        hidden=_broadcast_mul_hidden,
+        compare=close(rtol=1e-9, atol=1e-12),
+    ),
+    Exercise(
+        id="03.7", function="sum_function", points=4,
+        title="A reduction: Sum(dim, keepdim)",
+        hint="forward: remember the input shape, the (non-negative) axes and keepdim.  backward: "
+             "with keepdim=False, np.expand_dims the gradient on those axes first, then "
+             "broadcast to the input shape.",
+        visible=lambda: [(_arange(2, 3), 1, False, np.array([1.0, 2.0])),
+                         (_arange(2, 3), 0, True, np.array([[1.0, 2.0, 3.0]])),
+                         (_arange(2, 3, 2), [0, -1], False, np.array([1.0, -1.0, 2.0]))],
+        hidden=_sum_hidden,
+        compare=close(rtol=1e-9, atol=1e-12),
+    ),
+    Exercise(
+        id="03.8", function="forward_mode", points=4,
+        title="Forward mode with dual numbers",
+        hint="Keep (value, tangent) per step; inputs start with their direction entry (0 if "
+             "absent); the product rule gives (a·b)' = a'·b + a·b' — x·x gives 2x·x'.",
+        visible=lambda: [([["x", "input", 3.0], ["y", "*", "x", "x"]], {"x": 1.0}),
+                         (WORKED_PROGRAM, {"a": 1.0}),
+                         (WORKED_PROGRAM, {"a": 0.5, "b": -1.0, "c": 2.0}),
+                         ([["a", "input", 0.5], ["t", "tanh", "a"], ["e", "exp", "t"],
+                           ["L", "**", "e", "a"]], {"a": 1.0})],
+        hidden=lambda rng: [(program, {step[0]: float(np.round(rng.normal(), 3))
+                                       for step in program if step[1] == "input"
+                                       and rng.random() < 0.8})
+                            for program in (_random_program(rng) for _ in range(4))],
+        compare=close(rtol=1e-9, atol=1e-12),
     ),
 ]

@@ -1,0 +1,104 @@
+"""`autograd.grad`: the gradients of some inputs, returned instead of stored in `.grad`.
+
+It runs the same engine as `backward()` (minigrad.autograd.engine.run_backward) with a
+different visit: at an input's node it *captures* the gradient that arrived there, and it
+goes on through a node only if some input can be reached from it (the rest of the graph is
+pruned: found by walking from the inputs' nodes to their consumers).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from minigrad.autograd.engine import (
+    _as_tensor_list, _node_of, _root_gradients, run_backward,
+)
+from minigrad.autograd.function import AccumulateGrad, Node
+from minigrad.tensor.tensor import Tensor
+
+
+def _consumers(roots: Iterable[Node]) -> dict[Node, list[Node]]:
+    """For each node reachable from the roots, the nodes that use its output."""
+    consumers: dict[Node, list[Node]] = {}
+    stack = list(dict.fromkeys(roots))
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for child in node._next:
+            if child is None:
+                continue
+            consumers.setdefault(child, []).append(node)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return consumers
+
+
+def _ancestors(targets: Iterable[Node], consumers: dict[Node, list[Node]]) -> set[Node]:
+    """Nodes from which some target is reachable: the only ones autograd.grad must run."""
+    found: set[Node] = set()
+    stack = list(targets)
+    while stack:
+        for consumer in consumers.get(stack.pop(), ()):
+            if consumer not in found:
+                found.add(consumer)
+                stack.append(consumer)
+    return found
+
+
+def capture(outputs: Sequence[Tensor], gradients: Sequence[Tensor], inputs: Sequence[Tensor],
+            retain_graph: bool, create_graph: bool) -> dict[Node, Tensor]:
+    """Run backward only where it leads to `inputs`; the gradient arriving at each input's node."""
+    roots = [_node_of(output) for output in outputs]
+    targets = {_node_of(tensor) for tensor in inputs}
+    needed = _ancestors(targets, _consumers(roots))
+    captured: dict[Node, Tensor] = {}
+
+    def visit(node: Node, gradient: Tensor) -> bool:
+        if node in targets:
+            captured[node] = gradient
+        return node in needed and type(node) is not AccumulateGrad
+
+    run_backward(roots, gradients, retain_graph, create_graph, visit)
+    return captured
+
+
+def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
+         grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+         retain_graph: bool | None = None, create_graph: bool = False,
+         allow_unused: bool = False) -> tuple[Tensor | None, ...]:
+    """d(outputs)/d(inputs) (times grad_outputs) as a tuple, without touching any `.grad`.
+
+    >>> dx, = grad(y, x)           # like y.backward(); x.grad — but returned, not stored
+    """
+    output_list = _as_tensor_list(outputs)
+    input_list = _as_tensor_list(inputs)
+    for index, tensor_input in enumerate(input_list):
+        if not isinstance(tensor_input, Tensor) or not tensor_input.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad "
+                               f"(input {index}); autograd.grad can only differentiate with "
+                               "respect to tensors that require grad")
+    if grad_outputs is None:
+        grad_list: list[Any] = [None] * len(output_list)
+    else:
+        grad_list = _as_tensor_list(grad_outputs)
+    gradients = _root_gradients(output_list, grad_list)
+    if retain_graph is None:
+        retain_graph = create_graph
+    captured = capture(output_list, gradients, input_list, retain_graph, create_graph)
+    results = []
+    for index, tensor_input in enumerate(input_list):
+        result = captured.get(_node_of(tensor_input))
+        if result is None and not allow_unused:
+            # Both wordings: the classic one and PyTorch 2.x's, which names the index.
+            raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                               "used in the graph. Set allow_unused=True if this is the "
+                               f"desired behavior. The differentiated Tensor at index {index} "
+                               "appears to not have been used in the graph. Set "
+                               "allow_unused=True if this is the desired behavior. (The "
+                               "outputs do not depend on it; with allow_unused=True its "
+                               "gradient is returned as None.)")
+        if result is not None and not create_graph:
+            result = result.detach() if result.requires_grad else result
+        results.append(result)
+    return tuple(results)

@@ -1,0 +1,123 @@
+"""Writing through a view: PyTorch's CopySlices, and index_put for integer-array keys.
+
+When `v` is a view of `base` (v = base[0], v = base.T ...) and v is changed in place, the
+base changed too. Autograd records that on the base as one op,
+
+    base_new = CopySlices(base_old, src):  base_old with the view's region replaced by src,
+
+where `src` is the new value of the region (v's new value, or the value of `base[key] = src`).
+The region is found by replaying the view's steps from the base (`Tensor._view_steps`), on
+arrays in forward and on gradients in backward: grad_base_old is the gradient with the region
+set to 0 (those values were overwritten), grad_src is the gradient's region.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from minigrad.autograd.function import BackwardNode as Context
+from minigrad.autograd.function import Function
+from minigrad.ops.broadcast import sum_to
+from minigrad.ops.combine import where
+from minigrad.ops.index import getitem
+from minigrad.ops.shape import expand
+from minigrad.tensor.tensor import Tensor
+
+
+class CopySlices(Function):
+    """out = base with the region of a view replaced by `src` (broadcast into it), in place.
+
+    The view is given by its `steps` from the base (e.g. Select at 0, then Transpose), so
+    grad_base = grad with the region set to 0 (those values were overwritten), and
+    grad_src = the region of grad, found by replaying the steps on grad, summed to src's shape.
+    Its forward writes into the base's memory and returns it: the caller bumps the version.
+    """
+
+    node_name = "CopySlices"  # PyTorch's name
+
+    @staticmethod
+    def forward(ctx: Context, base: np.ndarray, src: Any, steps: tuple) -> np.ndarray:
+        ctx.steps, ctx.src_shape = steps, np.shape(src)
+        copy_into(_replay_on_array(base, steps), src)
+        return base
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_base, need_src = ctx.needs_input_grad
+        grad_base = grad_src = None
+        if need_base:
+            overwritten = np.zeros(grad_output.shape, dtype=bool)
+            _replay_on_array(overwritten, ctx.steps)[...] = True
+            grad_base = _zero_where(overwritten, grad_output)
+        if need_src:
+            region = grad_output
+            for function, settings in ctx.steps:
+                region = function.apply(region, **settings)
+            grad_src = sum_to(region, ctx.src_shape)
+        return grad_base, grad_src
+
+
+def copy_into(region: np.ndarray, src: Any) -> None:
+    """region[...] = src, converting the dtype (as `copy_` does) and broadcasting src."""
+    try:
+        np.copyto(region, src, casting="unsafe")
+    except ValueError:
+        expand(Tensor(np.asarray(src)), region.shape)  # raises PyTorch's message
+        raise
+
+
+def _replay_on_array(array: np.ndarray, steps: tuple) -> np.ndarray:
+    """The numpy view of `array` that the view steps select (each step's forward is a view)."""
+    for function, settings in steps:
+        array = function.forward(function._node_class(), array, **settings)
+    return array
+
+
+class IndexPut(Function):
+    """out = a with out[key] = b (integer-array or mask key);  grad_a = grad with the
+    overwritten slots set to 0,  grad_b = grad[key] summed to b's shape (b was broadcast)."""
+
+    node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, b: Any, key: Any) -> np.ndarray:
+        ctx.key, ctx.b_shape = key, np.shape(b)
+        out = a.copy()
+        try:
+            out[key] = b
+        except (IndexError, ValueError) as error:
+            raise type(error)(f"cannot assign to a tensor of shape {a.shape} at {key!r}: "
+                              f"{error}") from None
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_a, need_b = ctx.needs_input_grad
+        overwritten = np.zeros(grad_output.shape, dtype=bool)
+        overwritten[ctx.key] = True
+        grad_a = _zero_where(overwritten, grad_output) if need_a else None
+        grad_b = sum_to(getitem(grad_output, ctx.key), ctx.b_shape) if need_b else None
+        return grad_a, grad_b
+
+
+def _zero_where(mask: np.ndarray, grad: Tensor) -> Tensor:
+    return where(Tensor._make(mask, False, None), 0.0, grad)
+
+
+def write_through_view(base: Tensor, src: Any, steps: tuple) -> None:
+    """base[region given by steps] = src, recorded as CopySlices on the base."""
+    old_base = Tensor._make(base._data, base._requires_grad, base.grad_fn)
+    new_base = CopySlices.apply(old_base, src, steps=steps)
+    base._version_counter[0] += 1
+    move_node(base, new_base._grad_fn)
+
+
+def move_node(tensor: Tensor, node: Any) -> None:
+    """Make `node` the tensor's grad_fn (its values came from that op); retain_grad() stays on."""
+    tensor._grad_fn = node
+    tensor._requires_grad = True
+    if tensor.retains_grad:
+        node._retained = weakref.ref(tensor)

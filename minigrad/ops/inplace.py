@@ -1,0 +1,301 @@
+"""In-place operations: `x += y`, `x.add_(y)`, `x.mul_(2)`, `x.zero_()`, `x.fill_(v)`, `x[i] = v`.
+
+They write into x's memory and bump its version counter, so that a node which saved `x` for
+backward can tell that the value it needs is gone (and raise instead of returning a wrong
+gradient). Views share memory and version counter with their base, so a write through a
+view is seen by the base, by every other view of it, and by the version checks.
+
+Rules, as in PyTorch:
+- a leaf that requires grad (or a view of one) may only be changed in place under
+  `no_grad()` (that is how optimizers update parameters);
+- if `x` (or the other operand) is part of a graph, the op is recorded: the op runs out of
+  place on x's old value, its result is written back, and `x.grad_fn` becomes its node;
+- if `x` is a view, its base changed too: the base's node becomes `CopySlices` (see
+  minigrad.ops.copy_slices), and the view's own node is rebuilt from the base by replaying
+  the view steps (see `Tensor._refresh_view_node`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from minigrad.autograd.function import BackwardNode as Context
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import GradMode, no_grad
+from minigrad.ops.broadcast import sum_to
+from minigrad.ops.copy_slices import IndexPut, copy_into, move_node, write_through_view
+from minigrad.ops.index import getitem
+from minigrad.tensor import dtypes
+from minigrad.tensor.tensor import _LEAF_INPLACE_MESSAGE, Tensor
+
+class Fill(Function):
+    """out = a tensor of a's shape filled with `value` (a number);  d(out)/da = 0."""
+
+    node_name = "FillBackward2"
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, value: float) -> np.ndarray:
+        return np.full_like(a, value)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        return _zeros_like(grad_output)
+
+
+class Zero(Fill):
+    """out = zeros of a's shape;  d(out)/da = 0."""
+
+    node_name = "ZeroBackward0"
+
+
+class FillTensor(Function):
+    """out = a's shape filled with a 0-d tensor v;  d(out)/da = 0,  d(out)/dv = sum of grad."""
+
+    node_name = "FillBackward3"
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, value: np.ndarray) -> np.ndarray:
+        return np.full_like(a, value)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_a, need_value = ctx.needs_input_grad
+        return (_zeros_like(grad_output) if need_a else None,
+                grad_output.sum() if need_value else None)
+
+
+class Copy(Function):
+    """out = src broadcast to a's shape, in a's dtype (`a.copy_(src)`);
+    d(out)/da = 0,  d(out)/dsrc = grad summed to src's shape."""
+
+    node_name = "CopyBackwards"  # PyTorch's name
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, src: np.ndarray) -> np.ndarray:
+        ctx.src_shape = np.shape(src)
+        out = np.empty_like(a)
+        copy_into(out, src)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_a, need_src = ctx.needs_input_grad
+        return (_zeros_like(grad_output) if need_a else None,
+                sum_to(grad_output, ctx.src_shape) if need_src else None)
+
+
+def _zeros_like(grad: Tensor) -> Tensor:
+    """A zero gradient: a constant, as in PyTorch (its own derivative is not needed)."""
+    return Tensor._make(np.zeros_like(grad._data), False, None)
+
+
+# ---- checks -----------------------------------------------------------------------------------
+def _check_writeable(tensor: Tensor) -> None:
+    """expand() results are broadcast views: one stored value stands for many elements."""
+    if not tensor._data.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def _check_leaf(tensor: Tensor, prefix: str = "") -> None:
+    """Refuse, in grad mode, to change a leaf that requires grad, or a view of one."""
+    if not GradMode.enabled:
+        return
+    base = tensor._base
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        if tensor._grad_fn is None:
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad "
+                "mode enabled. This view is the output of a function that returns multiple "
+                "views. (Make the view outside no_grad, or change it inside no_grad.)")
+        prefix = "a view of "
+    elif not (tensor._requires_grad and tensor._grad_fn is None):
+        return
+    raise RuntimeError(prefix + _LEAF_INPLACE_MESSAGE + " Wrap parameter updates in "
+                       "`with minigrad.no_grad():`, or work on a copy (x = x + 1).")
+
+
+def _check_shape_and_dtype(tensor: Tensor, values: np.ndarray, op_name: str) -> None:
+    """PyTorch's rules: an in-place op keeps the tensor's shape and may not promote its dtype."""
+    if values.shape != tensor._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(tensor._data.shape)} doesn't match the broadcast shape "
+            f"{list(values.shape)} (in-place {op_name} cannot change the shape of a tensor)")
+    if not np.can_cast(values.dtype, tensor._data.dtype, casting="same_kind"):
+        raise RuntimeError(
+            f"result type {dtypes.scalar_type_name(values.dtype)} can't be cast "
+            f"to the desired output type {dtypes.scalar_type_name(tensor.dtype)}")
+
+
+# ---- recording an in-place change -------------------------------------------------------------
+def _old_value(tensor: Tensor) -> Tensor:
+    """A snapshot of tensor's current value, attached where tensor is in the graph."""
+    return Tensor._make(tensor._data.copy(), tensor._requires_grad, tensor.grad_fn)
+
+
+def _commit(tensor: Tensor, result: Tensor, op_name: str) -> None:
+    """tensor takes result's value and place in the graph (result = op(old tensor, ...))."""
+    _check_shape_and_dtype(tensor, result._data, op_name)
+    if tensor._base is None:
+        np.copyto(tensor._data, result._data, casting="same_kind")
+        tensor._version_counter[0] += 1
+        move_node(tensor, result._grad_fn)
+        return
+    write_through_view(tensor._base, result, tensor._view_steps)
+    tensor._refresh_view_node()
+    tensor._requires_grad = True
+
+
+def _records(tensor: Tensor, other: Any) -> bool:
+    """Must this in-place op be recorded? (grad mode on, and a graph on either side)"""
+    if not GradMode.enabled:
+        return False
+    base = tensor._base
+    return (tensor._requires_grad or (base is not None and base._requires_grad)
+            or (isinstance(other, Tensor) and other._requires_grad))
+
+
+# ---- the in-place ops -------------------------------------------------------------------------
+def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
+                  ufunc: np.ufunc, op_name: str) -> Tensor:
+    """tensor = op(tensor, other), written into tensor's own memory."""
+    if not GradMode.enabled:  # e.g. an optimizer step: plain numpy, when shapes and dtypes agree
+        other_data = other._data if isinstance(other, Tensor) else None
+        if other_data is not None and other_data.shape == tensor._data.shape \
+                and other_data.dtype == tensor._data.dtype and tensor._data.flags.writeable:
+            ufunc(tensor._data, other_data, out=tensor._data)
+            tensor._version_counter[0] += 1
+            return tensor
+    _check_leaf(tensor)
+    _check_writeable(tensor)
+    if _records(tensor, other):
+        _commit(tensor, op(_old_value(tensor), other), op_name)
+        return tensor
+    other_data = other._data if isinstance(other, Tensor) else other
+    if isinstance(other_data, np.ndarray) and other_data.shape != tensor._data.shape:
+        if np.broadcast_shapes(tensor._data.shape, other_data.shape) != tensor._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(tensor._data.shape)} doesn't match the broadcast shape "
+                f"{list(np.broadcast_shapes(tensor._data.shape, other_data.shape))}")
+    try:
+        ufunc(tensor._data, other_data, out=tensor._data, casting="same_kind")
+    except TypeError:  # numpy's UFuncTypeError: e.g. an int tensor += 1.5
+        result_dtype = np.result_type(tensor._data, other_data)
+        if ufunc is np.true_divide and result_dtype.kind != "f":
+            result_dtype = np.dtype(np.float32)  # int / int is a float (true division)
+        other_is_double = isinstance(other_data, np.ndarray) and other_data.dtype == np.float64
+        if result_dtype.kind == "f" and not other_is_double:
+            result_dtype = np.dtype(np.float32)  # a Python float does not make a Double tensor
+        raise RuntimeError(
+            f"result type {dtypes.scalar_type_name(result_dtype)} can't be "
+            f"cast to the desired output type "
+            f"{dtypes.scalar_type_name(tensor.dtype)}") from None
+    except ValueError as error:
+        raise RuntimeError(f"in-place {op_name} failed: {error}") from None
+    tensor._version_counter[0] += 1
+    return tensor
+
+
+def _plain_key(key: Any) -> Any:
+    """The key with Tensors replaced by their arrays (numpy indexes with it)."""
+    if isinstance(key, Tensor):
+        return key._data
+    if isinstance(key, tuple):
+        return tuple(part._data if isinstance(part, Tensor) else part for part in key)
+    return key
+
+
+def _is_advanced(key: Any) -> bool:
+    parts = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(part, (list, np.ndarray)) and np.ndim(part) > 0 for part in parts)
+
+
+def setitem(tensor: Tensor, key: Any, value: Any) -> None:
+    """tensor[key] = value in place.
+
+    Basic indexing (ints, slices, None, ...) is a view: the value is copied into x[key],
+    recorded as CopySlices on x's base. Integer-array or mask indexing is IndexPutBackward0.
+    Either way the overwritten slots get no gradient and `value` the gradient of its slots.
+    """
+    _check_leaf(tensor, prefix="a view of ")  # PyTorch: x[key] is a view of the leaf x
+    _check_writeable(tensor)
+    key = _plain_key(key)
+    if isinstance(value, np.ndarray):
+        value = Tensor(value)
+    if _is_advanced(key):
+        if _records(tensor, value):
+            _commit(tensor, IndexPut.apply(_old_value(tensor), value, key=key), "setitem")
+            return
+        try:
+            tensor._data[key] = value._data if isinstance(value, Tensor) else value
+        except (IndexError, ValueError) as error:
+            raise type(error)(f"cannot assign to a tensor of shape {tensor.shape} at {key!r}: "
+                              f"{error}") from None
+        tensor._version_counter[0] += 1
+        return
+    if _is_whole(key):  # x[...] = v, x[:] = v: PyTorch fills or copies into x itself
+        if not isinstance(value, Tensor) or value.ndim == 0:
+            fill_(tensor, value if isinstance(value, Tensor) else Tensor(value))
+        else:
+            copy_(tensor, value)
+        return
+    with no_grad():
+        region = getitem(tensor, key)  # a view of tensor, hence of tensor's base
+    if _records(tensor, value):
+        write_through_view(region._base, value, region._view_steps)
+        if tensor._base is not None:
+            tensor._refresh_view_node()
+            tensor._requires_grad = True
+        return
+    copy_into(region._data, value._data if isinstance(value, Tensor) else value)
+    tensor._version_counter[0] += 1
+
+
+def _is_whole(key: Any) -> bool:
+    """Does the key take the whole tensor without adding dims (`...`, `:`, `:, ...`)?"""
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(part is Ellipsis or part == slice(None) for part in parts)
+
+
+def copy_(tensor: Tensor, src: Any) -> Tensor:
+    """Copy `src` (broadcast, converted to tensor's dtype) into tensor, in place."""
+    _check_leaf(tensor)
+    _check_writeable(tensor)
+    if isinstance(src, np.ndarray):
+        src = Tensor(src)
+    if _records(tensor, src):
+        _commit(tensor, Copy.apply(_old_value(tensor), src), "copy_")
+        return tensor
+    copy_into(tensor._data, src._data if isinstance(src, Tensor) else src)
+    tensor._version_counter[0] += 1
+    return tensor
+
+
+def fill_(tensor: Tensor, value: Any) -> Tensor:
+    """Set every element to `value` (a number or a 0-d tensor), in place."""
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.ndim} dimensions.")
+    _check_leaf(tensor)
+    _check_writeable(tensor)
+    if _records(tensor, value):
+        if isinstance(value, Tensor):
+            result = FillTensor.apply(_old_value(tensor), value)
+        else:
+            result = (Zero if value == 0 else Fill).apply(_old_value(tensor), value=value)
+        _commit(tensor, result, "fill_")
+        return tensor
+    tensor._data.fill(value._data if isinstance(value, Tensor) else value)
+    tensor._version_counter[0] += 1
+    return tensor
+
+
+def zero_(tensor: Tensor) -> Tensor:
+    """Set every element to 0 (in place)."""
+    return fill_(tensor, 0)
+
+
+__all__ = ["apply_inplace", "copy_", "fill_", "setitem", "zero_"]

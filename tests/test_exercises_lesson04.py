@@ -1,0 +1,183 @@
+"""Lesson 04 exercises: the references pass their checks, and common mistakes do not
+(cases run as the grader runs them: see tests/exercise_cases.py)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pytest
+from exercise_cases import ExerciseCases
+
+from minigrad.exercises.codec import NamedFunction, encode
+from minigrad.exercises.lessons import lesson04 as reference
+from minigrad.exercises.lessons.lesson04_checks import EXERCISES
+
+SEEDS = range(8)
+
+_cases = ExerciseCases(EXERCISES, reference, SEEDS)
+BY_ID = _cases.by_id
+_case_sets = _cases.case_sets
+failures = _cases.failures
+caught = _cases.caught
+
+
+def test_every_exercise_is_well_formed() -> None:
+    assert [exercise.id for exercise in EXERCISES] == [f"04.{k}" for k in range(1, 5)]
+    for exercise in EXERCISES:
+        assert 2 <= exercise.points <= 5
+        assert callable(getattr(reference, exercise.function))
+        assert exercise.hint and exercise.title
+
+
+@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+def test_reference_passes_visible_and_hidden_cases(exercise_id: str) -> None:
+    function = getattr(reference, BY_ID[exercise_id].function)
+    assert failures(exercise_id, function) == []
+
+
+@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+def test_hidden_cases_are_fresh_for_each_seed(exercise_id: str) -> None:
+    hidden = BY_ID[exercise_id].hidden
+    assert encode(hidden(np.random.default_rng(1))) != encode(hidden(np.random.default_rng(2)))
+
+
+# ---------------------------------------------------------------------------- 04.1
+def _exact_jacobian(f: NamedFunction, weights: np.ndarray, x: np.ndarray,
+                    eps: float = 1e-6) -> np.ndarray:
+    """diag(f'(W x)) W — the true Jacobian; within ~ε² of any central difference."""
+    return np.asarray(f.derivative(weights @ x))[:, None] * weights
+
+
+def _jacobian_with(transpose: bool = False, one_sided: bool = False, halves: bool = False):
+    def wrong(f, weights, x, eps=1e-6):  # type: ignore[no-untyped-def]
+        columns = []
+        for j in range(x.size):
+            step = np.zeros_like(x)
+            step[j] = eps
+            plus = f(weights @ (x + step))
+            if one_sided:
+                columns.append((plus - f(weights @ x)) / eps)
+            else:
+                columns.append((plus - f(weights @ (x - step))) / (eps if halves else 2 * eps))
+        return np.stack(columns, axis=0 if transpose else 1)
+
+    return wrong
+
+
+def test_numerical_jacobian_accepts_the_exact_jacobian() -> None:
+    assert failures("04.1", _exact_jacobian) == []
+
+
+def test_numerical_jacobian_does_not_change_x() -> None:
+    x = np.array([0.1, -0.2, 0.3])
+    reference.numerical_jacobian(NamedFunction("tanh"), np.eye(3), x, 1e-6)
+    assert x.tolist() == [0.1, -0.2, 0.3]
+
+
+@pytest.mark.parametrize("wrong", [_jacobian_with(transpose=True), _jacobian_with(one_sided=True),
+                                   _jacobian_with(halves=True)],
+                         ids=["transposed", "one-sided", "divides-by-eps"])
+def test_numerical_jacobian_mistakes_are_caught(wrong: Callable) -> None:
+    caught("04.1", wrong)
+
+
+def test_a_transposed_jacobian_is_told_its_shape() -> None:
+    messages = failures("04.1", _jacobian_with(transpose=True), _case_sets("04.1")[:1])
+    assert messages[0] == "expected an array of shape (2, 3), got shape (3, 2)"
+
+
+# ---------------------------------------------------------------------------- 04.2
+def test_higher_derivatives_reproduce_the_syllabus_example() -> None:
+    assert reference.higher_derivatives([0.0, 0.0, 0.0, 1.0], 2.0) == [12.0, 12.0, 6.0]
+
+
+def test_higher_derivatives_match_numpy_polyder() -> None:
+    for coeffs, x in BY_ID["04.2"].hidden(np.random.default_rng(3)):
+        polynomial = np.polynomial.Polynomial(coeffs)
+        expected = [polynomial.deriv(k)(x) for k in (1, 2, 3)]
+        np.testing.assert_allclose(reference.higher_derivatives(coeffs, x), expected,
+                                   rtol=1e-9, atol=1e-9)
+
+
+def _first_derivative_three_times(coeffs, x):  # type: ignore[no-untyped-def]
+    first = sum(k * c * x ** (k - 1) for k, c in enumerate(coeffs) if k > 0)
+    return [first, first, first]
+
+
+def test_repeating_the_first_derivative_is_caught() -> None:
+    caught("04.2", _first_derivative_three_times)
+
+
+# ---------------------------------------------------------------------------- 04.3
+def test_hook_trace_reproduces_its_example() -> None:
+    result = reference.hook_trace(np.array([1.0, 2.0]), [10.0])
+    np.testing.assert_allclose(result["seen"][0], [4.0, 8.0])
+    np.testing.assert_allclose(result["x_grad"], [80.0, 160.0])
+
+
+def _hooks_with_late_binding(x, factors):  # type: ignore[no-untyped-def]
+    import minigrad as mg
+
+    leaf = mg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True)
+    h = leaf * 2
+    seen = []
+    for factor in factors:
+        h.register_hook(lambda g: (seen.append(g.numpy().copy()), g * factor)[1])
+    (h * h).sum().backward()
+    return {"seen": seen, "x_grad": leaf.grad.numpy()}
+
+
+def _hooks_that_only_look(x, factors):  # type: ignore[no-untyped-def]
+    seen = [4 * np.asarray(x) for _ in factors]
+    return {"seen": seen, "x_grad": 8 * np.asarray(x) * np.prod(factors)}
+
+
+@pytest.mark.parametrize("wrong", [_hooks_with_late_binding, _hooks_that_only_look],
+                         ids=["late-binding", "every-hook-sees-the-original"])
+def test_hook_mistakes_are_caught(wrong: Callable) -> None:
+    caught("04.3", wrong)
+
+
+# ---------------------------------------------------------------------------- 04.4
+def test_two_backwards_add_up() -> None:
+    x = np.array([0.5, -1.0, 2.0])
+    result = reference.two_backwards(x)
+    d1 = 1 - np.tanh(x) ** 2
+    np.testing.assert_allclose(result["after_first"], d1)
+    np.testing.assert_allclose(result["after_both"], d1 + 2 * np.tanh(x) * d1)
+
+
+def test_reporting_only_the_second_loss_is_caught() -> None:
+    def second_only(x):  # type: ignore[no-untyped-def]
+        d1 = 1 - np.tanh(x) ** 2
+        return {"after_first": d1, "after_both": 2 * np.tanh(x) * d1}
+
+    caught("04.4", second_only)
+
+
+# ---------------------------------------------------------------------------- through the grader
+def test_the_grader_gives_the_reference_full_marks_and_stubs_none(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from minigrad.exercises.generate import python_file_text
+    from minigrad.exercises.grader import grade_submission
+    from minigrad.lessons import find_lesson
+
+    lesson = find_lesson(4)
+    for solutions in (True, False):
+        path = tmp_path / f"lesson04_{solutions}.py"
+        path.write_text(python_file_text(lesson, solutions=solutions), encoding="utf-8")
+        results = grade_submission(path, lesson, seed=11).exercises
+        if solutions:
+            assert {item.exercise.id: item.status for item in results} == \
+                {key: "passed" for key in BY_ID}
+        else:
+            assert all(item.score == 0 and item.status == "not attempted" for item in results)
+
+
+def test_check_reports_a_transposed_jacobian(capsys) -> None:  # type: ignore[no-untyped-def]
+    from minigrad.exercises import check
+
+    assert not check("04.1", _jacobian_with(transpose=True))
+    printed = capsys.readouterr().out
+    assert "expected an array of shape (2, 3), got shape (3, 2)" in printed
+    assert BY_ID["04.1"].hint in printed
