@@ -11,8 +11,9 @@ import sys
 from typing import Callable, Sequence
 
 from minigrad import figures
-from minigrad.exercises.commands import (EXERCISES_HELP, GRADE_HELP, add_exercises_arguments,
-                                         add_grade_arguments, run_exercises, run_grade)
+from minigrad.exercises.grading.commands import (EXERCISES_HELP, GRADE_HELP,
+                                                 add_exercises_arguments, add_grade_arguments,
+                                                 run_exercises, run_grade)
 from minigrad.lessons import LESSONS
 
 

@@ -400,8 +400,8 @@ def backpropagate(program):
 
 
 def _graded(tmp_path, extra: str = "", solutions: bool = True):  # type: ignore[no-untyped-def]
-    from minigrad.exercises.generate import python_file_text
-    from minigrad.exercises.grader import grade_submission
+    from minigrad.exercises.authoring.generate import python_file_text
+    from minigrad.exercises.grading.grader import grade_submission
     from minigrad.lessons import find_lesson
 
     lesson = find_lesson(2)

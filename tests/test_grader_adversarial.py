@@ -24,9 +24,9 @@ from grading_results import by_exercise
 from minigrad.cli import main as cli_main
 from minigrad.exercises import child_users
 from minigrad.exercises import sandbox as sandbox_module
-from minigrad.exercises.generate import python_file_text, write_exercises
-from minigrad.exercises.grader import grade_submission
-from minigrad.exercises.source import source_path, student_file_name
+from minigrad.exercises.authoring.generate import python_file_text, write_exercises
+from minigrad.exercises.grading.grader import grade_submission
+from minigrad.exercises.authoring.source import source_path, student_file_name
 from minigrad.lessons import find_lesson
 
 LESSON01 = find_lesson(1)
@@ -569,7 +569,7 @@ def test_bad_numbers(tmp_path: Path, option: str, value: str, phrase: str, capsy
 def test_progress_redraws_in_place_on_a_terminal() -> None:
     import io
 
-    from minigrad.exercises.classroom import Progress
+    from minigrad.exercises.grading.classroom import Progress
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -1,9 +1,10 @@
 """Grading one submission: run it in the sandbox, compare with the reference, score, report.
 
-For each exercise the grader draws the cases (the visible ones, then fresh hidden ones from a
-seeded generator), computes the expected outputs by calling the reference solution *in this
-process*, sends only the arguments to the sandboxed student process, and compares what comes
-back here. Each case is worth an equal share of the exercise's points (partial credit).
+Before any student code runs, the grader draws each exercise's cases (the visible ones, then
+fresh hidden ones from a seeded generator) and computes the expected outputs by calling the
+reference solution *in this process* (:func:`answer_key`). Only the arguments go to the
+sandboxed student process; what comes back is compared here. Each case is worth an equal share
+of the exercise's points (partial credit).
 
 A submission may hold several files for one lesson (say the ``.py`` file and the notebook):
 the file with the most attempted exercises is graded; on a tie, each is graded and the best
@@ -13,6 +14,7 @@ total kept.
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import zlib
 from dataclasses import dataclass, field
@@ -22,11 +24,11 @@ from typing import Any, Optional
 import numpy as np
 
 from minigrad.exercises.codec import CodecError, from_json, to_json
-from minigrad.exercises.sandbox import DEFAULT_MEMORY_MB, ImportFailed, Sandbox
-from minigrad.exercises.source import (exercises, lessons_with_exercises, reference_function,
-                                       reference_module)
+from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
+from minigrad.exercises.sandbox.host import (DEFAULT_MEMORY_MB, ImportFailed, Sandbox,
+                                             sandbox_problem)
 from minigrad.exercises.spec import Exercise, describe, compare_values
-from minigrad.exercises.submission import SourceFile, attempted_count, find_sources
+from minigrad.exercises.grading.submission import SourceFile, attempted_count, find_sources
 from minigrad.lessons import Lesson
 
 STATUS_BY_KIND = {
@@ -130,95 +132,141 @@ def _call_text(function: str, args: tuple) -> str:
     return f"{function}({inside})"
 
 
+# ---------------------------------------------------------------------------- answer key
+@dataclass(frozen=True)
+class Case:
+    visible: bool
+    args: tuple
+    expected: Any
+    call: str
+
+
+class SandboxUnavailable(RuntimeError):
+    """Graded code cannot be confined here, and ``confine=False`` was not asked for."""
+
+
+@functools.lru_cache(maxsize=64)
+def answer_key(bank: ExerciseBank, lesson: Lesson, seed: int) -> dict[str, list[Case]]:
+    """Exercise id -> its cases with expected outputs, computed here before any child starts
+    (the same for every student of a run). Expected outputs go through the codec, so both
+    sides have the same types."""
+    key = {}
+    for exercise in bank.exercises(lesson):
+        reference = bank.reference_function(lesson, exercise)
+        key[exercise.id] = [
+            Case(visible, args, from_json(to_json(reference(*copy.deepcopy(args)))),
+                 _call_text(exercise.function, args))
+            for visible, args in draw_cases(exercise, seed)]
+    return key
+
+
 # ---------------------------------------------------------------------------- one file
-def grade_file(source: SourceFile, seed: int, timeout: float = 10.0,
-               memory_mb: int = DEFAULT_MEMORY_MB) -> list[ExerciseResult]:
+@dataclass(frozen=True)
+class Options:
+    """How to grade: the run's seed, limits, exercise sources and whether to confine."""
+
+    seed: int
+    timeout: float = 10.0
+    memory_mb: int = DEFAULT_MEMORY_MB
+    bank: ExerciseBank = BUILTIN
+    confine: bool = True
+
+
+def grade_file(source: SourceFile, options: Options) -> list[ExerciseResult]:
     """Grade every exercise of ``source.lesson`` found in one file."""
+    key = answer_key(options.bank, source.lesson, options.seed)  # before the child starts
+    protected = [] if options.bank.builtin else [options.bank.folder]
     results = []
-    with Sandbox(source.code, timeout=timeout, memory_mb=memory_mb) as sandbox:
-        for exercise in exercises(source.lesson):
-            results.append(_grade_exercise(sandbox, source, exercise, seed))
+    with Sandbox(source.code, timeout=options.timeout, memory_mb=options.memory_mb,
+                 confine=options.confine, protected=protected) as sandbox:
+        for exercise in options.bank.exercises(source.lesson):
+            results.append(_grade_exercise(sandbox, source, exercise, key[exercise.id]))
     return results
 
 
 def _grade_exercise(sandbox: Sandbox, source: SourceFile, exercise: Exercise,
-                    seed: int) -> ExerciseResult:
+                    cases: list[Case]) -> ExerciseResult:
     result = ExerciseResult(source.lesson, exercise, file=source.path.name)
-    cases = draw_cases(exercise, seed)
-    reference = reference_function(source.lesson, exercise)
-    # Expected outputs go through the codec too, so both sides have the same types.
-    expected = [from_json(to_json(reference(*copy.deepcopy(args)))) for _, args in cases]
-    calls = [_call_text(exercise.function, args) for _, args in cases]
     try:
-        outcomes = sandbox.run(exercise.function, [args for _, args in cases])
+        outcomes = sandbox.run(exercise.function, [case.args for case in cases])
     except ImportFailed as error:
         kind = "syntax" if error.kind == "syntax" else "import"
         what = "SyntaxError at" if kind == "syntax" else "could not be imported:"
         message = f"{source.path.name}: {what} {error.message}"
-        result.cases = [CaseResult(visible, False, kind, message, call)
-                        for (visible, _), call in zip(cases, calls)]
+        result.cases = [CaseResult(case.visible, False, kind, message, case.call)
+                        for case in cases]
         return result
-    for (visible, args), want, outcome, call in zip(cases, expected, outcomes, calls):
+    for case, outcome in zip(cases, outcomes):
         if not outcome.ok:
-            result.cases.append(CaseResult(visible, False, outcome.kind, outcome.message, call))
+            result.cases.append(CaseResult(case.visible, False, outcome.kind, outcome.message,
+                                           case.call))
             continue
         try:
             got = from_json(outcome.value)
         except (CodecError, RecursionError) as error:
-            result.cases.append(CaseResult(visible, False, "garbage",
-                                           f"returned something unreadable: {error}", call))
+            result.cases.append(CaseResult(case.visible, False, "garbage",
+                                           f"returned something unreadable: {error}", case.call))
             continue
         try:
-            message = compare_values(exercise.compare, want, got, copy.deepcopy(args))
+            message = compare_values(exercise.compare, case.expected, got,
+                                     copy.deepcopy(case.args))
         except Exception as error:  # noqa: BLE001 — a strange answer must not stop grading
             message = f"the answer could not be compared: {type(error).__name__}: {error}"
-        if message:
-            result.cases.append(CaseResult(visible, False, "wrong", message, call))
-        else:
-            result.cases.append(CaseResult(visible, True, call=call))
+        result.cases.append(CaseResult(case.visible, not message, "wrong" if message else "",
+                                       message or "", case.call))
     return result
 
 
 # ---------------------------------------------------------------------------- a submission
-def load_references() -> None:
-    """Import every reference solution and check before any student code runs, so that
-    nothing a submission does to the files on disk can change them for this run."""
-    for lesson in lessons_with_exercises():
-        reference_module(lesson)
-        exercises(lesson)
+def prepare(options: Options, lessons: Optional[list[Lesson]] = None) -> None:
+    """Refuse when the sandbox cannot work (unless ``confine=False``), then compute the answer
+    keys of ``lessons`` (default: all), so nothing a submission does can change them."""
+    if options.confine:
+        problem = sandbox_problem()
+        if problem:
+            raise SandboxUnavailable(problem)
+    for lesson in lessons or options.bank.lessons():
+        answer_key(options.bank, lesson, options.seed)
 
 
 def grade_submission(path: Path, lesson: Optional[Lesson] = None, seed: Optional[int] = None,
-                     timeout: float = 10.0, memory_mb: int = DEFAULT_MEMORY_MB) -> SubmissionResult:
-    """Grade a ``.py`` file, a notebook or a folder holding one student's work."""
-    seed = new_seed() if seed is None else int(seed)
-    load_references()
-    result = SubmissionResult(str(path), seed)
+                     timeout: float = 10.0, memory_mb: int = DEFAULT_MEMORY_MB,
+                     options: Optional[Options] = None) -> SubmissionResult:
+    """Grade a ``.py`` file, a notebook or a folder holding one student's work.
+
+    Raises :class:`SandboxUnavailable` when graded code cannot be confined on this machine
+    (pass ``options=Options(..., confine=False)`` only for code you trust).
+    """
+    if options is None:
+        options = Options(new_seed() if seed is None else int(seed), timeout, memory_mb)
+    prepare(options, [lesson] if lesson is not None else None)
+    bank = options.bank
+    result = SubmissionResult(str(path), options.seed)
     try:
-        sources, notes = find_sources(Path(path), lesson)
-    except (OSError, ValueError) as error:
-        sources, notes = [], [str(error)]
+        sources, notes = find_sources(Path(path), lesson, bank)
+    except (OSError, ValueError, RecursionError) as error:
+        sources, notes = [], [f"could not read the submission: {error}"]
     result.notes += notes
     lessons = sorted({source.lesson for source in sources}, key=lambda item: item.number)
     if lesson is not None and lesson not in lessons:
         result.notes.append(f"no file for lesson {lesson.number:02d} found in {path}")
         result.exercises += [ExerciseResult(lesson, exercise, [CaseResult(
             True, False, "missing", f"no file for lesson {lesson.number:02d} was submitted")])
-            for exercise in exercises(lesson)]
+            for exercise in bank.exercises(lesson)]
         return result
     for this_lesson in lessons:
         candidates = [source for source in sources if source.lesson == this_lesson]
-        counts = [attempted_count(source.code, this_lesson) for source in candidates]
+        counts = [attempted_count(source.code, this_lesson, bank) for source in candidates]
         best_count = max(counts)
         chosen = [source for source, count in zip(candidates, counts) if count == best_count]
         chosen.sort(key=lambda source: source.kind != "python")  # .py first on a tie
-        if best_count == 0:
-            chosen = chosen[:1]
         best: Optional[list[ExerciseResult]] = None
-        for source in chosen:
-            graded = grade_file(source, seed, timeout, memory_mb)
+        for source in chosen[:2]:  # at most one .py and one notebook
+            graded = grade_file(source, options)
             if best is None or sum(item.score for item in graded) > sum(item.score for item in best):
                 best = graded
+            if best_count == 0:
+                break
         assert best is not None
         result.files.append(best[0].file if best else "")
         result.exercises += best

@@ -13,20 +13,26 @@ such tags, every code cell. Either way IPython magics (``%``, ``!``) and top-lev
 from __future__ import annotations
 
 import ast
+import functools
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from minigrad.exercises.source import exercises, lessons_with_exercises
+from minigrad.exercises.authoring.notebook import EXERCISE_TAG
+from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
 from minigrad.lessons import Lesson
 
-EXERCISE_TAG = "minigrad-exercise"
 SKIPPED_DIRECTORIES = {"__pycache__", ".ipynb_checkpoints", ".git", "__MACOSX"}
-MAX_SOURCE_BYTES = 10_000_000
+MAX_SOURCE_BYTES = 2_000_000
+#: Code sent to the sandbox and parsed here at most (a notebook's cells joined).
+MAX_CODE_BYTES = 2_000_000
 _FUTURE = re.compile(r"^from\s+__future__\s+import\s")
-MAX_NOTEBOOK_BYTES = 50_000_000
+MAX_NOTEBOOK_BYTES = 10_000_000
+#: How deep into a submission folder files are looked for, and how many entries are seen.
+MAX_DEPTH, MAX_ENTRIES = 6, 2000
 
 
 @dataclass(frozen=True)
@@ -90,10 +96,10 @@ def read_code(path: Path) -> str:
 
 
 # ---------------------------------------------------------------------------- lessons
-def lesson_from_name(path: Path) -> Optional[Lesson]:
+def lesson_from_name(path: Path, bank: ExerciseBank = BUILTIN) -> Optional[Lesson]:
     """The lesson a file name points at (``lesson01…``, ``01-…``, or the slug), if any."""
     stem = Path(path).stem.lower()
-    for lesson in lessons_with_exercises():
+    for lesson in bank.lessons():
         number = f"{lesson.number:02d}"
         if re.match(rf"^(lesson[-_ ]?)?{number}(\D|$)", stem):
             return lesson
@@ -102,39 +108,42 @@ def lesson_from_name(path: Path) -> Optional[Lesson]:
     return None
 
 
-def defined_functions(code: str) -> set[str]:
-    """Names of the top-level functions ``code`` defines (by regex if it does not parse)."""
+@functools.lru_cache(maxsize=256)
+def _top_level_functions(code: str) -> dict[str, bool]:
+    """Top-level function name -> True if its body is more than the stub. Code over
+    :data:`MAX_CODE_BYTES` is not parsed (the sandbox refuses it anyway); code that does not
+    parse is read by regex."""
+    if len(code) > MAX_CODE_BYTES:
+        return {}
     try:
         tree = ast.parse(code)
-    except SyntaxError:
-        return set(re.findall(r"^def\s+([A-Za-z_]\w*)", code, re.MULTILINE))
-    return {node.name for node in tree.body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {name: True for name in re.findall(r"^def\s+([A-Za-z_]\w*)", code, re.MULTILINE)}
+    return {node.name: not _is_stub(node.body) for node in tree.body
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
-def lessons_from_content(code: str) -> list[Lesson]:
+def defined_functions(code: str) -> set[str]:
+    """Names of the top-level functions ``code`` defines (by regex if it does not parse)."""
+    return set(_top_level_functions(code))
+
+
+def lessons_from_content(code: str, bank: ExerciseBank = BUILTIN) -> list[Lesson]:
     """Lessons whose exercise functions ``code`` defines, most functions first."""
     names = defined_functions(code)
     scored = []
-    for lesson in lessons_with_exercises():
-        count = sum(exercise.function in names for exercise in exercises(lesson))
+    for lesson in bank.lessons():
+        count = sum(exercise.function in names for exercise in bank.exercises(lesson))
         if count:
             scored.append((count, lesson))
     scored.sort(key=lambda item: -item[0])
     return [lesson for _, lesson in scored]
 
 
-def attempted_count(code: str, lesson: Lesson) -> int:
+def attempted_count(code: str, lesson: Lesson, bank: ExerciseBank = BUILTIN) -> int:
     """How many of the lesson's exercise functions ``code`` defines with more than the stub."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        names = defined_functions(code)
-        return sum(exercise.function in names for exercise in exercises(lesson))
-    wanted = {exercise.function for exercise in exercises(lesson)}
-    bodies = {node.name: node.body for node in tree.body
-              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in wanted}
-    return sum(not _is_stub(body) for body in bodies.values())
+    functions = _top_level_functions(code)
+    return sum(functions.get(exercise.function, False) for exercise in bank.exercises(lesson))
 
 
 def _is_stub(body: list[ast.stmt]) -> bool:
@@ -149,48 +158,70 @@ def _is_stub(body: list[ast.stmt]) -> bool:
 
 
 # ---------------------------------------------------------------------------- discovery
-def _candidate_files(path: Path) -> list[Path]:
-    if path.is_file():
+def _candidate_files(path: Path, notes: Optional[list[str]] = None) -> list[Path]:
+    """``.py`` and ``.ipynb`` files under ``path``: at most :data:`MAX_DEPTH` folders deep and
+    :data:`MAX_ENTRIES` entries seen, links neither followed nor taken, unreadable folders
+    skipped (a hostile folder tree costs the grader little and cannot stop it)."""
+    if not path.is_dir():
         return [path]
-    found = []
-    for item in sorted(path.rglob("*")):
-        if any(part in SKIPPED_DIRECTORIES or part.startswith(".")
-               for part in item.relative_to(path).parts):
-            continue
-        if item.is_file() and item.suffix in (".py", ".ipynb"):
-            found.append(item)
+    found: list[Path] = []
+    seen = 0
+    base_depth = len(path.parts)
+    for folder, folders, files in os.walk(path, followlinks=False):
+        here = Path(folder)
+        folders[:] = sorted(name for name in folders
+                            if name not in SKIPPED_DIRECTORIES and not name.startswith("."))
+        if len(here.parts) - base_depth >= MAX_DEPTH:
+            if folders and notes is not None:
+                notes.append(f"skipped folders more than {MAX_DEPTH} levels deep")
+            folders[:] = []
+        for name in sorted(files):
+            seen += 1
+            if name.endswith((".py", ".ipynb")) and not name.startswith("."):
+                found.append(here / name)
+        seen += len(folders)
+        if seen > MAX_ENTRIES:
+            if notes is not None:
+                notes.append(f"stopped looking after {MAX_ENTRIES} files and folders")
+            break
     return found
 
 
-def find_sources(path: Path, lesson: Optional[Lesson] = None) -> tuple[list[SourceFile], list[str]]:
-    """The gradable files under ``path`` (a file or a folder), each with its lesson.
+def find_sources(path: Path, lesson: Optional[Lesson] = None,
+                 bank: ExerciseBank = BUILTIN) -> tuple[list[SourceFile], list[str]]:
+    """The gradable files under ``path`` (a file or a folder), each with its lesson: per
+    lesson at most one ``.py`` file and one notebook (the most attempted; then by name).
 
     Returns ``(sources, notes)``; notes say which files were skipped and why.
     """
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"no such file or folder: {path}")
+        raise FileNotFoundError(f"no such file or folder: {path.name}")
     sources: list[SourceFile] = []
     notes: list[str] = []
-    files = _candidate_files(path)
-    for file in files:
+    for file in _candidate_files(path, notes):
         if file != path and file.is_symlink():
             # A link could point at anything readable by the grader, such as the solutions.
             notes.append(f"skipped {file.name}: a symbolic link (submit the file itself)")
             continue
         try:
-            size = file.stat().st_size
+            info = file.lstat()
             limit = MAX_NOTEBOOK_BYTES if file.suffix == ".ipynb" else MAX_SOURCE_BYTES
-            if size > limit:
-                notes.append(f"skipped {file.name}: {size / 1e6:.1f} MB is more than the "
+            if not file.is_file():
+                continue
+            if info.st_size > limit:
+                notes.append(f"skipped {file.name}: {info.st_size / 1e6:.1f} MB is more than the "
                              f"{limit / 1e6:g} MB a {file.suffix} file may have")
                 continue
             code = read_code(file)
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError, RecursionError, MemoryError) as error:
             notes.append(f"skipped {file.name}: {error}")
             continue
-        named = lesson_from_name(file)
-        by_content = lessons_from_content(code)
+        if len(code) > MAX_CODE_BYTES:
+            notes.append(f"skipped {file.name}: more than {MAX_CODE_BYTES / 1e6:g} MB of code")
+            continue
+        named = lesson_from_name(file, bank)
+        by_content = lessons_from_content(code, bank)
         if lesson is not None:
             chosen = lesson if (named == lesson or lesson in by_content
                                 or (path.is_file() and named is None)) else None
@@ -202,8 +233,28 @@ def find_sources(path: Path, lesson: Optional[Lesson] = None) -> tuple[list[Sour
             continue
         sources.append(SourceFile(file, chosen, code))
     if not sources and not notes:
-        notes.append(f"no exercise files (.py or .ipynb) found in {path}")
-    return sources, notes
+        notes.append(f"no exercise files (.py or .ipynb) found in {path.name}")
+    return _one_of_each_kind(sources, notes, bank), notes
+
+
+def _one_of_each_kind(sources: list[SourceFile], notes: list[str],
+                      bank: ExerciseBank) -> list[SourceFile]:
+    """Per lesson, the one ``.py`` file and the one notebook with the most attempted."""
+    kept: dict[tuple, SourceFile] = {}
+    for source in sources:
+        slot = (source.lesson.number, source.kind)
+        if slot not in kept:
+            kept[slot] = source
+            continue
+        rival = kept[slot]
+        better = attempted_count(source.code, source.lesson, bank) > attempted_count(
+            rival.code, rival.lesson, bank)
+        loser = rival if better else source
+        kept[slot] = source if better else rival
+        notes.append(f"skipped {loser.path.name}: "
+                     f"another {source.kind} file for lesson {source.lesson.number:02d} was "
+                     f"graded (one .py and one notebook per lesson)")
+    return list(kept.values())
 
 
 def is_class_folder(path: Path) -> bool:
