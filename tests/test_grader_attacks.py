@@ -162,9 +162,16 @@ def test_native_code_gains_nothing(tmp_path: Path) -> None:
         raw = numpy.frombuffer((ctypes.c_char * 64).from_address(id(fork_exec)), numpy.uint8)
         found.append(_try(lambda: int(raw.sum()) > 0))
         found.append(_try(lambda: open("/proc/sys/kernel/pid_max", "w").write("400")))
+        found.append(_try(lambda: os.memfd_create("payload")))     # to execveat() it
+        found.append(_try(lambda: open("run.sh", "w").write("#!/bin/sh\\n")))
+        found.append(_try(lambda: (os.chmod("run.sh", 0o755), os.execv("run.sh", ["run.sh"]))))
+        found.append(_try(lambda: libc.mount(b"none", b"/tmp", b"tmpfs", 0, None)))
+        found.append(_try(lambda: libc.ptrace(16, 1, 0, 0)))       # PTRACE_ATTACH
+        found.append(_try(lambda: __import__("resource").setrlimit(
+            __import__("resource").RLIMIT_AS, (-1, -1))))
         """), tmp_path))
-    assert output.count("PermissionError") >= 5, output
-    assert "uid=" not in output
+    assert output.count("PermissionError") >= 8, output
+    assert "uid=" not in output and "| -1 | -1 | ValueError" in output, output
 
 
 # ---------------------------------------------------------------------------- processes

@@ -18,8 +18,9 @@ What :func:`enter` does, in order (every step fails closed: an error stops the c
    and write access to the work folder, nothing else: no execute anywhere, no TCP bind or
    connect, no signals and no abstract UNIX sockets outside the child's own domain.
 5. seccomp: ``socket``/``socketpair`` (a pathname UNIX socket is not a Landlock right before
-   ABI 8) and ``io_uring_setup`` fail with ``EACCES``/``ENOSYS``; another system-call ABI
-   (x32, i386) kills the process.
+   ABI 8), ``memfd_create``/``execveat`` (a memory file is outside Landlock's paths) fail with
+   ``EACCES``, ``io_uring_setup`` with ``ENOSYS``; another system-call ABI (x32, i386) kills
+   the process.
 """
 
 from __future__ import annotations
@@ -50,8 +51,11 @@ MIN_ABI = 6
 READ = FS_READ_FILE | FS_READ_DIR
 WRITE = FS_ALL & ~FS_EXECUTE & ~(1 << 15)  # everything in the work folder but execute, ioctl
 
-# seccomp: architecture -> (AUDIT_ARCH, socket, socketpair, io_uring_setup).
-SYSCALLS = {"x86_64": (0xC000003E, 41, 53, 425), "aarch64": (0xC00000B7, 198, 199, 425)}
+# seccomp: architecture -> (AUDIT_ARCH, {system call: errno}). socket/socketpair: a pathname
+# UNIX socket is not a Landlock right before ABI 8; io_uring would bypass this filter;
+# memfd_create/execveat: executing a memory file is not a Landlock path.
+SYSCALLS = {"x86_64": (0xC000003E, {41: 13, 53: 13, 425: 38, 319: 13, 322: 13}),
+            "aarch64": (0xC00000B7, {198: 13, 199: 13, 425: 38, 279: 13, 281: 13})}
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -196,24 +200,14 @@ def _allow(ruleset: int, path: str, rights: int) -> None:
 # ---------------------------------------------------------------------------- seccomp
 def seccomp_no_sockets() -> None:
     """Step 5: a classic-BPF filter (no_new_privs is already set)."""
-    arch, socket, socketpair, io_uring = SYSCALLS[platform.machine()]
+    arch, refused = SYSCALLS[platform.machine()]
     load, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
-    allow, kill = 0x7FFF0000, 0x80000000
-    eacces, enosys = 0x00050000 | 13, 0x00050000 | 38
-    program = [
-        (load, 0, 0, 4),                # A = seccomp_data.arch
-        (jeq, 1, 0, arch),              # native ABI: skip the kill
-        (ret, 0, 0, kill),
-        (load, 0, 0, 0),                # A = seccomp_data.nr
-        (jge, 5, 0, 0x40000000),        # x32 system calls: kill
-        (jeq, 5, 0, socket),
-        (jeq, 4, 0, socketpair),
-        (jeq, 1, 0, io_uring),
-        (ret, 0, 0, allow),
-        (ret, 0, 0, enosys),
-        (ret, 0, 0, kill),
-        (ret, 0, 0, eacces),
-    ]
+    allow, kill, error = 0x7FFF0000, 0x80000000, 0x00050000
+    program = [(load, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, kill),  # another ABI: kill
+               (load, 0, 0, 0), (jge, 0, 1, 0x40000000), (ret, 0, 0, kill)]  # x32: kill
+    for number, errno in refused.items():
+        program += [(jeq, 0, 1, number), (ret, 0, 0, error | errno)]
+    program.append((ret, 0, 0, allow))
     filters = b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
     buffer = ctypes.create_string_buffer(filters, len(filters))
     fprog = struct.pack("=HxxxxxxQ", len(program), ctypes.addressof(buffer))

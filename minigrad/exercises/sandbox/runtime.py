@@ -68,6 +68,11 @@ def protected_paths(extra: Iterable[Path] = ()) -> list[Path]:
     tree around it when it is a checkout (``.git``, tests), and ``extra`` (private exercise
     sources, class folders)."""
     paths = [PACKAGE]
+    # Another installed copy (say, in the base interpreter under a virtualenv) has them too.
+    for prefix in {sys.prefix, sys.base_prefix}:
+        found = sysconfig.get_paths(vars={"base": prefix, "platbase": prefix})
+        paths += [Path(found[key]) / "minigrad" for key in ("purelib", "platlib")
+                  if (Path(found[key]) / "minigrad").exists()]
     checkout = PACKAGE.parent
     if (checkout / "pyproject.toml").exists() or (checkout / ".git").exists():
         paths.append(checkout)
