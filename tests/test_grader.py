@@ -15,7 +15,8 @@ from grading_results import by_exercise
 
 from minigrad.cli import main as cli_main
 from minigrad.exercises.authoring.generate import python_file_text, write_exercises
-from minigrad.exercises.grading.grader import grade_submission, gradescope_results
+from minigrad.exercises.grading.grader import grade_submission
+from minigrad.exercises.grading.reports import gradescope_results
 from minigrad.exercises.authoring.source import exercises, lessons_with_exercises, student_file_name
 from minigrad.lessons import find_lesson
 

@@ -23,7 +23,7 @@ from minigrad.cli import main as cli_main
 from minigrad.exercises.authoring.generate import python_file_text
 from minigrad.exercises.authoring.source import source_path, student_file_name
 from minigrad.exercises.grading.grader import SandboxUnavailable, grade_submission
-from minigrad.exercises.sandbox.host import SIMULATE_ENV, sandbox_problem
+from minigrad.exercises.sandbox.probe import SIMULATE_ENV, sandbox_problem
 from minigrad.lessons import find_lesson
 
 LESSON01 = find_lesson(1)
@@ -385,3 +385,37 @@ def test_the_container_command(tmp_path: Path) -> None:
     assert command[:2] == ["docker", "run"] and "--network none" in text
     assert f"{tmp_path.resolve()}:/grading/in/{tmp_path.name}:ro" in text
     assert command[-1] == "--no-sandbox" and "--json /grading/out0/r.json" in text
+
+
+# ---------------------------------------------------------------------------- what a child reads
+def test_a_folder_holding_the_package_is_granted_around_it(tmp_path: Path) -> None:
+    from minigrad.exercises.sandbox import runtime
+
+    site = tmp_path / "site-packages"
+    for name in ("minigrad/exercises/lessons", "numpy/core"):
+        (site / name).mkdir(parents=True)
+    (site / "six.py").write_text("")
+    grants: list[list] = []
+    runtime._grant(site, [(site / "minigrad").resolve()], grants, depth=0)
+    granted = {Path(path).name: rights for path, rights in grants}
+    assert granted == {"site-packages": runtime.READ_DIR,  # names only: imports list folders
+                       "numpy": runtime.READ_FILE | runtime.READ_DIR,
+                       "six.py": runtime.READ_FILE | runtime.READ_DIR}
+
+
+def test_the_child_reads_no_exercise_sources() -> None:
+    from minigrad.exercises.sandbox import runtime
+
+    copy = runtime.runtime_copy() / "minigrad" / "exercises"
+    files = {str(path.relative_to(copy)) for path in copy.rglob("*.py")}
+    assert files == set(runtime.CHILD_FILES)
+    readable = [Path(path) for path, _ in runtime.readable_paths()]
+    for path in readable:
+        assert not runtime.PACKAGE.is_relative_to(path) or path == Path("/"), path
+
+
+def test_authoring_does_not_import_grading() -> None:
+    folder = Path(REFERENCE).parents[1] / "authoring"
+    for path in folder.glob("*.py"):
+        text = path.read_text()
+        assert "exercises.grading" not in text and "exercises.sandbox" not in text, path

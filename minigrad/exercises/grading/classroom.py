@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Optional, TextIO
 
 from minigrad.exercises.grading.grader import (Options, SubmissionResult, grade_submission,
-                                               gradescope_results, prepare)
+                                               prepare)
+from minigrad.exercises.grading.reports import gradescope_results
 from minigrad.exercises.grading.submission import class_members
 from minigrad.lessons import Lesson
 

@@ -125,10 +125,10 @@ def run_grade(args: argparse.Namespace) -> int:
     from minigrad.exercises.authoring.source import ExerciseBank
     from minigrad.exercises.grading.classroom import (grade_class, printable, write_csv,
                                                       write_results, write_text_atomic)
-    from minigrad.exercises.grading.grader import (Options, format_table, grade_submission,
-                                                   gradescope_results, new_seed)
+    from minigrad.exercises.grading.grader import Options, grade_submission, new_seed
+    from minigrad.exercises.grading.reports import format_table, gradescope_results
     from minigrad.exercises.grading.submission import is_class_folder
-    from minigrad.exercises.sandbox.host import sandbox_problem
+    from minigrad.exercises.sandbox.probe import sandbox_problem
 
     # Messages may quote what a submission printed or raised: never fail to print them.
     for stream in (sys.stdout, sys.stderr):

@@ -7,13 +7,13 @@ over two pipes; stdout and stderr go to a file the grader keeps open. A call tha
 time limit gets the child killed (and with it, by the kernel, everything it started); the next
 call starts a fresh child.
 
-:func:`sandbox_problem` says why the confinement cannot work on this machine; the grader then
-refuses to grade unless told ``--no-sandbox`` (``confine=False`` here: same child, unconfined).
+:func:`.probe.sandbox_problem` says why the confinement cannot work on this machine; the grader
+then refuses to grade unless told ``--no-sandbox`` (``confine=False`` here: same child,
+unconfined).
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import select
@@ -43,40 +43,6 @@ TMPFS_BYTES = 64 * 2**20
 PROCESSES = 32
 #: How long the child may take to start Python, numpy and the worker (not the student's time).
 STARTUP_SECONDS = 60.0
-#: Set to a reason to make the probe fail, to test (or demonstrate) the refusal.
-SIMULATE_ENV = "MINIGRAD_SIMULATE_NO_SANDBOX"
-CONFINE_PY = Path(__file__).resolve().parent / "confine.py"
-
-
-@functools.lru_cache(maxsize=None)
-def _probe() -> str:
-    """Start one confined child that only reports; "" if it worked, else why not."""
-    code = ("import sys, importlib.util as u\n"
-            "s = u.spec_from_file_location('c', sys.argv[1]); m = u.module_from_spec(s)\n"
-            "s.loader.exec_module(m); p = m.problem()\n"
-            "if p: print(p); raise SystemExit(3)\n"
-            "import tempfile; w = tempfile.mkdtemp()\n"
-            "m.enter(w, [], 1 << 30, 10, 1 << 20, 1 << 20)\n"
-            "open('probe', 'w').write('ok'); print('ok')\n")
-    try:
-        done = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(CONFINE_PY)],
-                              capture_output=True, text=True, timeout=60, env={})
-    except (OSError, subprocess.SubprocessError) as error:
-        return f"a test process could not be started ({error})"
-    if done.returncode == 0 and done.stdout.strip() == "ok":
-        return ""
-    lines = (done.stdout + done.stderr).strip().splitlines()
-    return lines[-1] if lines else f"the test process exited with status {done.returncode}"
-
-
-def sandbox_problem() -> str:
-    """Why graded code cannot be confined on this machine, or "" when it can."""
-    simulated = os.environ.get(SIMULATE_ENV)
-    if simulated:
-        return simulated
-    if sys.platform != "linux":
-        return f"the grading sandbox needs Linux's namespaces and Landlock (this is {sys.platform})"
-    return _probe()
 
 
 @dataclass

@@ -100,16 +100,27 @@ def readable_paths(extra_protected: Iterable[Path] = ()) -> list[list]:
     return grants
 
 
+def _protected(path: Path, protected: list[Path]) -> bool:
+    """True if ``path`` is (in) a protected path. The exception: the interpreter's own folder
+    (a virtualenv) strictly inside a protected checkout stays readable; the package never."""
+    for item in protected:
+        if not (path == item or path.is_relative_to(item)):
+            continue
+        if item != PACKAGE and any(prefix != item and prefix.is_relative_to(item)
+                                   and path.is_relative_to(prefix) for prefix in _prefixes()):
+            continue
+        return True
+    return False
+
+
 def _grant(path: Path, protected: list[Path], grants: list[list], depth: int) -> None:
     """Grant ``path``; a folder that contains something protected is granted entry by entry."""
     try:
         real = path.resolve()
     except OSError:
         return
-    if not real.exists() or any(real == item or (real.is_relative_to(item) and not (
-            item != PACKAGE and _holds(real, _prefixes()) and not _holds(item, _prefixes())))
-            for item in protected):
-        return  # protected, unless it is the interpreter's own folder inside a checkout
+    if not real.exists() or _protected(real, protected):
+        return
     if any(item == str(real) for item, _ in grants):
         return
     inside = [item for item in protected if item.is_relative_to(real)]
