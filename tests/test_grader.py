@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from grading_results import by_exercise
+from grading_results import by_exercise, needs_sandbox
 
 from minigrad.cli import main as cli_main
 from minigrad.exercises.authoring.generate import python_file_text, write_exercises
@@ -23,6 +23,8 @@ from minigrad.lessons import find_lesson
 LESSON01 = find_lesson(1)
 FILE01 = student_file_name(LESSON01)
 LESSONS = lessons_with_exercises()
+
+pytestmark = needs_sandbox  # every test here grades real code
 
 
 def solution_with(tmp_path: Path, extra: str, name: str = FILE01) -> Path:

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from grading_results import by_exercise
+from grading_results import by_exercise, needs_sandbox
 
 from minigrad.cli import main as cli_main
 from minigrad.exercises.sandbox import host as sandbox_module
@@ -32,6 +32,8 @@ LESSON01 = find_lesson(1)
 LESSON02 = find_lesson(2)
 FILE01 = student_file_name(LESSON01)
 OTHERS = ("01.2", "01.3", "01.4", "01.5")
+
+pytestmark = needs_sandbox  # every test here grades real code
 
 
 def solution_with(folder: Path, extra: str, name: str = FILE01) -> Path:

@@ -100,7 +100,7 @@ class Sandbox:
         return {"confine": self.confine, "work": str(work), "requests": request_read,
                 "responses": response_write,
                 "readable": runtime.readable_paths(self.protected) if self.confine else [],
-                "path": runtime.child_sys_path() if self.confine else sys.path,
+                "path": runtime.child_sys_path(),
                 "memory": self.memory_mb * 2**20, "file": OUTPUT_LIMIT_BYTES,
                 "cpu": int(STARTUP_SECONDS + 30 * self.timeout), "tmpfs": TMPFS_BYTES,
                 "open_files": 256, "processes": PROCESSES}
