@@ -76,13 +76,16 @@ def only_01_1_lost(results: dict) -> str:
 
 
 def processes_named(marker: str) -> list[int]:
+    """Live processes (not zombies waiting to be reaped) named ``marker``."""
     found = []
     for entry in os.listdir("/proc"):
         try:
-            with open(f"/proc/{entry}/comm") as handle:
-                if handle.read().strip() == marker:
-                    found.append(int(entry))
-        except (OSError, ValueError):
+            with open(f"/proc/{entry}/status") as handle:
+                status = dict(line.split(":\t", 1) for line in handle.read().splitlines()
+                              if ":\t" in line)
+            if status["Name"].strip() == marker and status["State"][:1] not in "ZX":
+                found.append(int(entry))
+        except (OSError, ValueError, KeyError):
             pass
     return found
 
@@ -196,6 +199,24 @@ def test_forked_and_hopping_processes_die_with_the_child(tmp_path: Path) -> None
         found.append(_try(bomb))
         """), tmp_path))
     assert "BlockingIOError" in output or "Resource temporarily" in output, output
+    assert processes_named(marker) == []
+
+
+@needs_sandbox
+def test_a_child_that_leaves_its_session_and_parent_still_dies(tmp_path: Path) -> None:
+    marker = f"mh{os.getpid() % 10**6}"
+    output = only_01_1_lost(grade(attack(tmp_path / "work", f"""
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(15, {marker.encode()!r}, 0, 0, 0)               # PR_SET_NAME
+        found.append(_try(lambda: (libc.prctl(1, 0, 0, 0, 0), ctypes.get_errno())))
+        found.append(_try(lambda: os.setsid()))                     # out of the group
+        found.append(_try(lambda: (libc.syscall(250, 0, -3), ctypes.get_errno())))  # keyctl
+        found.append(_try(lambda: (libc.syscall(321, 0, 0, 0), ctypes.get_errno())))  # bpf
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if x == 0.0:                                                # hidden cases: hang
+            time.sleep(600)
+        """), tmp_path, "--timeout", "2"))
+    assert "(-1, 1)" in output and "(-1, 13) | (-1, 13)" in output, output  # EPERM, EACCES
     assert processes_named(marker) == []
 
 

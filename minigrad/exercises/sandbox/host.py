@@ -83,6 +83,7 @@ class Sandbox:
         self.import_error: Optional[ImportFailed] = None
         self._buffer = bytearray()
         self._output = -1  # the grader's own descriptor of the child's stdout/stderr file
+        self._pidfd = -1  # the confined child (PID 1 of its namespace)
         self._starts = 0
 
     # ------------------------------------------------------------------ life cycle
@@ -96,9 +97,10 @@ class Sandbox:
         self._stop()
         shutil.rmtree(self.directory, ignore_errors=True)
 
-    def _config(self, work: Path, request_read: int, response_write: int) -> dict[str, Any]:
+    def _config(self, work: Path, request_read: int, response_write: int,
+                report_write: int) -> dict[str, Any]:
         return {"confine": self.confine, "work": str(work), "requests": request_read,
-                "responses": response_write,
+                "responses": response_write, "report": report_write,
                 "readable": runtime.readable_paths(self.protected) if self.confine else [],
                 "path": runtime.child_sys_path(),
                 "memory": self.memory_mb * 2**20, "file": OUTPUT_LIMIT_BYTES,
@@ -117,13 +119,15 @@ class Sandbox:
                                0o600)
         request_read, request_write = os.pipe()
         response_read, response_write = os.pipe()
-        config = self._config(work, request_read, response_write)
+        report_read, report_write = os.pipe()  # the confined child's PID, from its parent
+        config = self._config(work, request_read, response_write, report_write)
         worker = runtime.runtime_copy() / "minigrad/exercises/sandbox/confine.py"
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-I", "-S", "-c", BOOTSTRAP, str(worker), json.dumps(config)],
                 cwd=work, env={}, stdin=subprocess.DEVNULL, stdout=self._output,
-                stderr=subprocess.STDOUT, pass_fds=(request_read, response_write),
+                stderr=subprocess.STDOUT,
+                pass_fds=(request_read, response_write, report_write),
                 start_new_session=True, close_fds=True,
             )
         except OSError as error:  # too many processes, no memory left...
@@ -135,6 +139,9 @@ class Sandbox:
         finally:
             os.close(request_read)
             os.close(response_write)
+            os.close(report_write)
+        self._pidfd = self._confined_child(report_read) if self.confine else -1
+        os.close(report_read)
         self._requests = request_write
         self._responses = response_read
         self._buffer = bytearray()
@@ -159,11 +166,36 @@ class Sandbox:
             raise ImportFailed(str(message.get("kind", "exception")),
                                str(message.get("message", ""))[:2000])
 
+    def _confined_child(self, report: int) -> int:
+        """A pidfd of the confined child (PID 1 of its namespace), whose parent reports its
+        PID; -1 if it does not within the start-up time (the child then fails to start)."""
+        deadline = time.monotonic() + STARTUP_SECONDS
+        text = b""
+        while not text.endswith(b"\n") and len(text) < 32:
+            ready, _, _ = select.select([report], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(report, 32) if ready else b""
+            if not chunk:
+                return -1
+            text += chunk
+        try:
+            return os.pidfd_open(int(text))
+        except (OSError, ValueError):
+            return -1
+
     def _stop(self) -> None:
-        """Kill the child and close the pipes. Killing its first process ends the confined
-        child (parent-death signal), whose end as PID 1 of its namespace ends all it started."""
+        """Kill the child and close the pipes. The confined child is PID 1 of its namespace:
+        when it dies, the kernel kills everything it started. Its parent is killed too (and
+        its death would kill the child as well: parent-death signal)."""
         if self.process is None:
             return
+        if self._pidfd >= 0:
+            try:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+                select.select([self._pidfd], [], [], 5.0)  # readable once it has exited
+            except OSError:
+                pass
+            os.close(self._pidfd)
+            self._pidfd = -1
         for kill in (os.killpg, os.kill):
             try:
                 kill(self.process.pid, signal.SIGKILL)
