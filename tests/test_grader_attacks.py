@@ -442,3 +442,30 @@ def test_authoring_does_not_import_grading() -> None:
     for path in folder.glob("*.py"):
         text = path.read_text()
         assert "exercises.grading" not in text and "exercises.sandbox" not in text, path
+
+
+# ---------------------------------------------------------------------------- names and cells
+def test_csv_cells_names_and_terminal_text_are_defused() -> None:
+    from minigrad.exercises.grading.classroom import csv_cell, printable, results_name
+
+    assert [csv_cell(text) for text in ("=1+1", "+1", "-1", "@A1", "\tx", "alice")] == [
+        "'=1+1", "'+1", "'-1", "'@A1", "'\tx", "alice"]
+    assert printable("a\x1b[31mb\x07c\u202ed\n") == "a?[31mb?c?d\n"
+    assert results_name("alice") == "alice.json" and results_name("alice.py") == "alice.py.json"
+    hashed = [results_name(name) for name in ("l" * 230, "../x", "=cmd", "\x1b[2J", "a/b")]
+    assert all(len(name) < 80 and "/" not in name and "\x1b" not in name for name in hashed)
+    assert len(set(hashed)) == len(hashed)
+    assert results_name("=cmd")[0] not in "=+-@"
+
+
+@needs_sandbox
+def test_one_python_file_and_one_notebook_per_lesson(tmp_path: Path) -> None:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    solution = python_file_text(LESSON01, solutions=True)
+    for number in range(5):
+        (folder / f"lesson01_try{number}.py").write_text(solution if number == 3 else
+                                                         python_file_text(LESSON01))
+    result = grade_submission(folder, find_lesson(1), seed=1)
+    assert result.files == ["lesson01_try3.py"] and result.score == 15
+    assert sum("one .py and one notebook per lesson" in note for note in result.notes) == 4
