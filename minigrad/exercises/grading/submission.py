@@ -12,8 +12,6 @@ such tags, every code cell. Either way IPython magics (``%``, ``!``) and top-lev
 
 from __future__ import annotations
 
-import ast
-import functools
 import json
 import os
 import re
@@ -23,6 +21,7 @@ from typing import Optional
 
 from minigrad.exercises.authoring.notebook import EXERCISE_TAG
 from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
+from minigrad.exercises.grading.parsing import analyse
 from minigrad.lessons import Lesson
 
 SKIPPED_DIRECTORIES = {"__pycache__", ".ipynb_checkpoints", ".git", "__MACOSX"}
@@ -76,15 +75,7 @@ def _clean_cell(text: str) -> str:
     lines = [line for line in text.splitlines()
              if not line.lstrip().startswith(("%", "!"))]
     text = "\n".join(lines)
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return text  # the grader reports the syntax error
-    drop: set[int] = set()
-    for node in tree.body:
-        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
-                and isinstance(node.value.func, ast.Name) and node.value.func.id == "check"):
-            drop.update(range(node.lineno, node.end_lineno + 1))
+    drop = set(analyse(text)["check_lines"])
     return "\n".join(line for number, line in enumerate(lines, start=1) if number not in drop)
 
 
@@ -108,19 +99,12 @@ def lesson_from_name(path: Path, bank: ExerciseBank = BUILTIN) -> Optional[Lesso
     return None
 
 
-@functools.lru_cache(maxsize=256)
 def _top_level_functions(code: str) -> dict[str, bool]:
-    """Top-level function name -> True if its body is more than the stub. Code over
-    :data:`MAX_CODE_BYTES` is not parsed (the sandbox refuses it anyway); code that does not
-    parse is read by regex."""
+    """Top-level function name -> True if its body is more than the stub (at a bounded cost:
+    :mod:`.parsing`); nothing for code over :data:`MAX_CODE_BYTES`, which is not graded."""
     if len(code) > MAX_CODE_BYTES:
         return {}
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {name: True for name in re.findall(r"^def\s+([A-Za-z_]\w*)", code, re.MULTILINE)}
-    return {node.name: not _is_stub(node.body) for node in tree.body
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return dict(analyse(code)["functions"])
 
 
 def defined_functions(code: str) -> set[str]:
@@ -144,17 +128,6 @@ def attempted_count(code: str, lesson: Lesson, bank: ExerciseBank = BUILTIN) -> 
     """How many of the lesson's exercise functions ``code`` defines with more than the stub."""
     functions = _top_level_functions(code)
     return sum(functions.get(exercise.function, False) for exercise in bank.exercises(lesson))
-
-
-def _is_stub(body: list[ast.stmt]) -> bool:
-    statements = [node for node in body
-                  if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
-    if len(statements) != 1 or not isinstance(statements[0], ast.Raise):
-        return False
-    raised = statements[0].exc
-    if isinstance(raised, ast.Call):
-        raised = raised.func
-    return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
 
 
 # ---------------------------------------------------------------------------- discovery
