@@ -469,3 +469,20 @@ def test_one_python_file_and_one_notebook_per_lesson(tmp_path: Path) -> None:
     result = grade_submission(folder, find_lesson(1), seed=1)
     assert result.files == ["lesson01_try3.py"] and result.score == 15
     assert sum("one .py and one notebook per lesson" in note for note in result.notes) == 4
+
+
+@needs_sandbox
+def test_hostile_notebooks_cost_little_and_stop_nothing(tmp_path: Path) -> None:
+    from minigrad.exercises.grading.submission import find_sources
+
+    folder = tmp_path / "work"
+    folder.mkdir()
+    bad = {"a": {"cells": 5}, "b": {"cells": [7, {"cell_type": "code", "source": [1, 2]}]},
+           "c": {"cells": [{"cell_type": "code", "source": "x = 1", "metadata": []}]},
+           "d": [0] * 1_500_000}  # a 4.5 MB notebook of numbers: read in the helper
+    for name, content in bad.items():
+        (folder / f"01-{name}.ipynb").write_text(json.dumps(content))
+    (folder / FILE01).write_text(python_file_text(LESSON01, solutions=True))
+    sources, notes = find_sources(folder, find_lesson(1))
+    assert sorted(source.path.name for source in sources) == ["01-c.ipynb", FILE01]
+    assert sum("not a readable notebook" in note for note in notes) == 3, notes

@@ -27,7 +27,7 @@ _HELPER = ("import resource, sys, json, importlib.util as u\n"
            "resource.setrlimit(resource.RLIMIT_CPU, (10, 10))\n"
            "s = u.spec_from_file_location('p', sys.argv[1]); m = u.module_from_spec(s)\n"
            "s.loader.exec_module(m)\n"
-           "print(json.dumps(m.analyse_here(sys.stdin.read())))\n")
+           "print(json.dumps(getattr(m, sys.argv[2])(sys.stdin.read())))\n")
 
 
 def _is_stub(body: list[ast.stmt]) -> bool:
@@ -67,13 +67,50 @@ def analyse(code: str) -> dict[str, Any]:
     """``{"parsed": bool, "functions": {name: attempted}, "check_lines": [line numbers]}``."""
     if len(code) <= IN_PROCESS_CHARS:
         return analyse_here(code)
+    result = _in_helper("analyse_here", code)
+    return result if isinstance(result, dict) else _by_regex(code)
+
+
+def _in_helper(function: str, text: str) -> Any:
+    """``function(text)`` run in the limited helper process; None if that fails."""
     try:
-        done = subprocess.run([sys.executable, "-I", "-S", "-c", _HELPER, str(Path(__file__))],
-                              input=code.encode("utf-8", "surrogateescape"),
+        done = subprocess.run([sys.executable, "-I", "-S", "-c", _HELPER, str(Path(__file__)),
+                               function], input=text.encode("utf-8", "surrogateescape"),
                               capture_output=True, timeout=15, env={})
-        result = json.loads(done.stdout)
-        if done.returncode == 0 and isinstance(result, dict):
-            return result
+        return json.loads(done.stdout) if done.returncode == 0 else None
     except (OSError, ValueError, subprocess.SubprocessError):
-        pass
-    return _by_regex(code)
+        return None
+
+
+def notebook_cells_here(text: str) -> Any:
+    """``[[source, tags], ...]`` of a notebook's code cells, or an error message (a str)."""
+    try:
+        notebook = json.loads(text)
+        cells = notebook["cells"]
+        if not isinstance(cells, list):
+            raise TypeError("'cells' is not a list")
+        found = []
+        for cell in cells:
+            if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+                continue
+            source = cell.get("source", "")
+            source = "".join(source) if isinstance(source, list) else source
+            if not isinstance(source, str):
+                raise TypeError("a cell's source is not text")
+            metadata = cell.get("metadata")
+            tags = metadata.get("tags") if isinstance(metadata, dict) else None
+            found.append([source, [tag for tag in tags if isinstance(tag, str)]
+                          if isinstance(tags, list) else []])
+        return found
+    except (ValueError, KeyError, TypeError, RecursionError, MemoryError) as error:
+        return f"{type(error).__name__}: {error}"[:200]
+
+
+def notebook_cells(text: str) -> list[list]:
+    """The code cells of a notebook's JSON ``text`` as ``[source, tags]`` (long text in the
+    helper process); raises ValueError when it is not a notebook."""
+    result = notebook_cells_here(text) if len(text) <= IN_PROCESS_CHARS * 10 else (
+        _in_helper("notebook_cells_here", text) or "too costly to read")
+    if isinstance(result, str):
+        raise ValueError(result)
+    return result

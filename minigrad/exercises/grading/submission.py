@@ -12,7 +12,6 @@ such tags, every code cell. Either way IPython magics (``%``, ``!``) and top-lev
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from typing import Optional
 
 from minigrad.exercises.authoring.notebook import EXERCISE_TAG
 from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
-from minigrad.exercises.grading.parsing import analyse
+from minigrad.exercises.grading.parsing import analyse, notebook_cells
 from minigrad.lessons import Lesson
 
 SKIPPED_DIRECTORIES = {"__pycache__", ".ipynb_checkpoints", ".git", "__MACOSX"}
@@ -51,17 +50,13 @@ class SourceFile:
 def notebook_code(path: Path) -> str:
     """The gradable code of a notebook (see the module docstring)."""
     try:
-        notebook = json.loads(Path(path).read_text(encoding="utf-8"))
-        cells = [cell for cell in notebook["cells"] if cell.get("cell_type") == "code"]
-    except (ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"{path} is not a readable notebook ({error})") from None
-    tagged = [cell for cell in cells
-              if EXERCISE_TAG in (cell.get("metadata", {}).get("tags") or [])]
+        cells = notebook_cells(Path(path).read_text(encoding="utf-8", errors="replace"))
+    except ValueError as error:
+        raise ValueError(f"{Path(path).name} is not a readable notebook ({error})") from None
+    tagged = [cell for cell in cells if EXERCISE_TAG in cell[1]]
     chosen = tagged or cells
     parts, futures = [], []
-    for number, cell in enumerate(chosen, start=1):
-        source = cell.get("source", "")
-        text = "".join(source) if isinstance(source, list) else str(source)
+    for number, (text, _) in enumerate(chosen, start=1):
         # Each cell is compiled on its own in a kernel, so `from __future__` may open any cell;
         # in one file it must come first.
         lines = _clean_cell(text).splitlines()
