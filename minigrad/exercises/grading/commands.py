@@ -157,7 +157,10 @@ def run_grade(args: argparse.Namespace) -> int:
             print(REFUSAL.format(problem=problem.rstrip(".")), file=sys.stderr)
             return 3
     seed = new_seed() if args.seed is None else args.seed
-    options = Options(seed, args.timeout, args.memory, bank, confine=not args.no_sandbox)
+    private = tuple(path.resolve() for path in (args.path, args.out, args.json, args.csv)
+                    if path is not None)
+    options = Options(seed, args.timeout, args.memory, bank, confine=not args.no_sandbox,
+                      private=private)
 
     if is_class_folder(args.path):
         out = args.out or args.path.resolve().parent / f"{args.path.resolve().name}-grades"

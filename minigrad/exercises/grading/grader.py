@@ -170,12 +170,15 @@ class Options:
     memory_mb: int = DEFAULT_MEMORY_MB
     bank: ExerciseBank = BUILTIN
     confine: bool = True
+    #: Paths graded code must not read even if they lie in a folder it may (the class folder,
+    #: the results); the package and private exercise sources are always protected.
+    private: tuple[Path, ...] = ()
 
 
 def grade_file(source: SourceFile, options: Options) -> list[ExerciseResult]:
     """Grade every exercise of ``source.lesson`` found in one file."""
     key = answer_key(options.bank, source.lesson, options.seed)  # before the child starts
-    protected = [] if options.bank.builtin else [options.bank.folder]
+    protected = [*options.private, *([] if options.bank.builtin else [options.bank.folder])]
     results = []
     with Sandbox(source.code, timeout=options.timeout, memory_mb=options.memory_mb,
                  confine=options.confine, protected=protected) as sandbox:

@@ -69,10 +69,12 @@ def protected_paths(extra: Iterable[Path] = ()) -> list[Path]:
     sources, class folders)."""
     paths = [PACKAGE]
     # Another installed copy (say, in the base interpreter under a virtualenv) has them too.
+    folders = list(sys.path)
     for prefix in {sys.prefix, sys.base_prefix}:
         found = sysconfig.get_paths(vars={"base": prefix, "platbase": prefix})
-        paths += [Path(found[key]) / "minigrad" for key in ("purelib", "platlib")
-                  if (Path(found[key]) / "minigrad").exists()]
+        folders += [found["purelib"], found["platlib"]]
+    paths += [Path(folder) / "minigrad" for folder in folders
+              if folder and (Path(folder) / "minigrad" / "exercises").is_dir()]
     checkout = PACKAGE.parent
     if (checkout / "pyproject.toml").exists() or (checkout / ".git").exists():
         paths.append(checkout)
