@@ -21,12 +21,12 @@ from typing import Optional
 from minigrad.exercises.authoring.notebook import EXERCISE_TAG
 from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
 from minigrad.exercises.grading.parsing import analyse, notebook_cells
+# The most code (a notebook's cells joined) the grader parses and sends to the sandbox.
+from minigrad.exercises.sandbox.host import MAX_CODE_BYTES
 from minigrad.lessons import Lesson
 
 SKIPPED_DIRECTORIES = {"__pycache__", ".ipynb_checkpoints", ".git", "__MACOSX"}
 MAX_SOURCE_BYTES = 2_000_000
-#: Code sent to the sandbox and parsed here at most (a notebook's cells joined).
-MAX_CODE_BYTES = 2_000_000
 _FUTURE = re.compile(r"^from\s+__future__\s+import\s")
 MAX_NOTEBOOK_BYTES = 10_000_000
 #: How deep into a submission folder files are looked for, and how many entries are seen.

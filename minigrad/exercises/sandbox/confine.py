@@ -50,7 +50,8 @@ NET_ALL = 1 | 2  # bind_tcp, connect_tcp
 SCOPE_ALL = 1 | 2  # abstract_unix_socket, signal
 MIN_ABI = 6
 READ = FS_READ_FILE | FS_READ_DIR
-WRITE = FS_ALL & ~FS_EXECUTE & ~(1 << 15)  # everything in the work folder but execute, ioctl
+# In the work folder: everything but execute, device nodes (make_char, make_block), ioctl_dev.
+WRITE = FS_ALL & ~(FS_EXECUTE | (1 << 6) | (1 << 11) | (1 << 15))
 
 # seccomp: architecture -> (AUDIT_ARCH, {system call: errno}). socket/socketpair: a pathname
 # UNIX socket is not a Landlock right before ABI 8; io_uring would bypass this filter;
