@@ -77,6 +77,7 @@ class _NoShell:
 
 
 def main(config: dict[str, Any]) -> None:
+    """Serve the grader (protocol in the module docstring); runs already confined."""
     # Set here, not inherited: the grader gives the child an empty environment.
     os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                       NUMBA_NUM_THREADS="1", MPLBACKEND="Agg", HOME=os.getcwd(), TMPDIR=".",
