@@ -486,3 +486,20 @@ def test_hostile_notebooks_cost_little_and_stop_nothing(tmp_path: Path) -> None:
     sources, notes = find_sources(folder, find_lesson(1))
     assert sorted(source.path.name for source in sources) == ["01-c.ipynb", FILE01]
     assert sum("not a readable notebook" in note for note in notes) == 3, notes
+
+
+def test_container_mode_runs_the_engine(tmp_path: Path, monkeypatch, capsys) -> None:
+    engine = tmp_path / "bin" / "podman"
+    engine.parent.mkdir()
+    record = tmp_path / "args.txt"
+    engine.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {record}\nexit 0\n")
+    engine.chmod(0o755)
+    monkeypatch.setenv("PATH", str(engine.parent))
+    submission = tmp_path / FILE01
+    submission.write_text(python_file_text(LESSON01))
+    assert cli_main(["grade", str(submission), "--container", "grader:1", "--lesson", "1",
+                     "--json", str(tmp_path / "out" / "results.json")]) == 0
+    args = record.read_text().splitlines()
+    assert args[:2] == ["run", "--rm"] and "grader:1" in args and args[-1] == "--no-sandbox"
+    assert f"/grading/in/{FILE01}" in args and "/grading/out0/results.json" in args
+    assert "podman run" in capsys.readouterr().err
