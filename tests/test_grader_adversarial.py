@@ -288,6 +288,7 @@ def test_a_process_that_cannot_start_is_reported(tmp_path: Path, monkeypatch) ->
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.setattr(sandbox_module.subprocess, "Popen", refuse)
+    monkeypatch.setattr(sandbox_module.zygote, "client", lambda path: None)  # no fork server
     result = grade_submission(solution_with(tmp_path / "work", ""), timeout=2)
     assert result.score == 0 and len(result.exercises) == 5
     assert "could not start a process" in result.exercises[0].feedback

@@ -111,8 +111,8 @@ def _write(path: str, text: str) -> None:
 def unshare_and_fork(work: str, tmpfs_bytes: int, report_fd: int = -1) -> int:
     """Steps 1 and 2. Returns 0 in the confined child (PID 1 of its namespace); in the first
     process it never returns: it writes the child's PID (as the grader sees it) on
-    ``report_fd``, so that the grader can kill it directly, waits for the child and exits the
-    way the child did."""
+    ``report_fd``, so that the grader can kill it directly, waits for the child, writes
+    ``status N`` (its wait status) there too and exits the way the child did."""
     uid, gid = os.getuid(), os.getgid()
     die_with_parent()  # the grader's death ends the first process, whose death ends the child
     _check(_libc.unshare(NAMESPACES), "unshare(user, mount, pid, net, ipc, uts, cgroup)")
@@ -131,8 +131,11 @@ def unshare_and_fork(work: str, tmpfs_bytes: int, report_fd: int = -1) -> int:
     # The first process: outside the new PID namespace, runs no student code.
     if report_fd >= 0:
         os.write(report_fd, f"{pid}\n".encode())
-    os.closerange(3, 1 << 20)
+        os.closerange(3, report_fd)
+    os.closerange(max(3, report_fd + 1), 1 << 20)
     _, status = os.waitpid(pid, 0)
+    if report_fd >= 0:
+        os.write(report_fd, f"status {status}\n".encode())  # the grader may not be the parent
     if os.WIFSIGNALED(status):
         import signal
         number = os.WTERMSIG(status)

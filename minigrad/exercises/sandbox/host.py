@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from minigrad.exercises.codec import to_json
-from minigrad.exercises.sandbox import runtime
+from minigrad.exercises.sandbox import runtime, zygote
 from minigrad.exercises.sandbox.worker import BOOTSTRAP
 
 DEFAULT_MEMORY_MB = 2048
@@ -79,7 +79,7 @@ class Sandbox:
         self.confine = confine
         self.protected = list(protected)
         self.directory = Path(tempfile.mkdtemp(prefix="minigrad-grade-"))
-        self.process: Optional[subprocess.Popen] = None
+        self.process: Optional["subprocess.Popen | zygote.Forked"] = None
         self.import_error: Optional[ImportFailed] = None
         self._buffer = bytearray()
         self._output = -1  # the grader's own descriptor of the child's stdout/stderr file
@@ -121,27 +121,21 @@ class Sandbox:
         response_read, response_write = os.pipe()
         report_read, report_write = os.pipe()  # the confined child's PID, from its parent
         config = self._config(work, request_read, response_write, report_write)
-        worker = runtime.runtime_copy() / "minigrad/exercises/sandbox/confine.py"
+        self._report = zygote.Report(report_read)
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", BOOTSTRAP, str(worker), json.dumps(config)],
-                cwd=work, env={}, stdin=subprocess.DEVNULL, stdout=self._output,
-                stderr=subprocess.STDOUT,
-                pass_fds=(request_read, response_write, report_write),
-                start_new_session=True, close_fds=True,
-            )
+            self.process = self._spawn(config, work, [request_read, response_write,
+                                                      report_write, self._output])
         except OSError as error:  # too many processes, no memory left...
             for fd in (request_write, response_read, self._output):
                 os.close(fd)
+            self._report.close()
             self._output = -1
             raise ImportFailed("sandbox", f"the grading sandbox could not start a process "
                                           f"({error})") from None
         finally:
-            os.close(request_read)
-            os.close(response_write)
-            os.close(report_write)
-        self._pidfd = self._confined_child(report_read) if self.confine else -1
-        os.close(report_read)
+            for fd in (request_read, response_write, report_write):
+                os.close(fd)
+        self._pidfd = self._confined_child() if self.confine else -1
         self._requests = request_write
         self._responses = response_read
         self._buffer = bytearray()
@@ -166,19 +160,29 @@ class Sandbox:
             raise ImportFailed(str(message.get("kind", "exception")),
                                str(message.get("message", ""))[:2000])
 
-    def _confined_child(self, report: int) -> int:
+    def _spawn(self, config: dict[str, Any], work: Path,
+               fds: list[int]) -> "subprocess.Popen | zygote.Forked":
+        """Start the child: forked by the zygote when confined (numpy already loaded), else
+        (or when the zygote cannot start) as a new Python process."""
+        forker = zygote.client(runtime.child_sys_path()) if self.confine else None
+        if forker is not None:
+            try:
+                return zygote.Forked(forker.spawn(config, fds), self._report)
+            except (OSError, ValueError):
+                pass  # a zygote that died mid-request: start the child directly
+        confine_py = runtime.runtime_copy() / "minigrad/exercises/sandbox/confine.py"
+        return subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", BOOTSTRAP, str(confine_py), json.dumps(config)],
+            cwd=work, env={}, stdin=subprocess.DEVNULL, stdout=fds[3],
+            stderr=subprocess.STDOUT, pass_fds=tuple(fds[:3]), start_new_session=True,
+            close_fds=True)
+
+    def _confined_child(self) -> int:
         """A pidfd of the confined child (PID 1 of its namespace), whose parent reports its
         PID; -1 if it does not within the start-up time (the child then fails to start)."""
-        deadline = time.monotonic() + STARTUP_SECONDS
-        text = b""
-        while not text.endswith(b"\n") and len(text) < 32:
-            ready, _, _ = select.select([report], [], [], max(0.0, deadline - time.monotonic()))
-            chunk = os.read(report, 32) if ready else b""
-            if not chunk:
-                return -1
-            text += chunk
+        line = self._report.line(time.monotonic() + STARTUP_SECONDS)
         try:
-            return os.pidfd_open(int(text))
+            return os.pidfd_open(int(line))
         except (OSError, ValueError):
             return -1
 
@@ -196,17 +200,21 @@ class Sandbox:
                 pass
             os.close(self._pidfd)
             self._pidfd = -1
-        for kill in (os.killpg, os.kill):
-            try:
-                kill(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        if isinstance(self.process, zygote.Forked):
+            self.process.kill()
+        else:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(self.process.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
         self.process.wait()
         for fd in (self._requests, self._responses, self._output):
             try:
                 os.close(fd)
             except OSError:
                 pass
+        self._report.close()
         self._output = -1
         self.process = None
 

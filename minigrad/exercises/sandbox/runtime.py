@@ -26,7 +26,7 @@ import minigrad
 PACKAGE = Path(minigrad.__file__).resolve().parent
 #: The only files of minigrad/exercises a child gets (relative to that folder).
 CHILD_FILES = ("__init__.py", "codec.py", "spec.py", "sandbox/__init__.py", "sandbox/worker.py",
-               "sandbox/confine.py")
+               "sandbox/confine.py", "sandbox/zygote.py")
 #: System folders the dynamic loader reads shared libraries from.
 LIBRARY_FOLDERS = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib",
                    "/etc/ld.so.cache", "/dev/null", "/dev/zero", "/dev/urandom")

@@ -48,7 +48,7 @@ def _describe_failure(error: BaseException, depth: int = 6) -> tuple[str, str]:
     if isinstance(error, SystemExit):
         return "exit", f"called sys.exit({error.code!r})"
     if isinstance(error, MemoryError):
-        return "memory", "ran out of memory (MemoryError)"
+        return "memory", "ran out of memory (MemoryError; the limit per process is --memory)"
     if isinstance(error, OSError) and error.errno == errno.EFBIG:
         return "flood", "printed too much output (the output limit was reached)"
     if isinstance(error, RecursionError):
