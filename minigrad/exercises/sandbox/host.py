@@ -1,8 +1,9 @@
 """The grader's side of the sandbox: one confined child process per submission file.
 
-The child (:mod:`.worker`) starts as ``python -I -S`` with an empty environment, no shell and
-stdin closed, and confines itself before any library loads (:mod:`.confine`): its own user,
-mount, PID and network namespaces, Landlock, seccomp and rlimits. Requests and answers travel
+The child (:mod:`.worker`) is forked by the fork server (:mod:`.zygote`), or else started as
+``python -I -S``, with an empty environment, no shell and stdin closed; while single-threaded
+it confines itself (:mod:`.confine`): its own user, mount, PID and network namespaces,
+Landlock, seccomp and rlimits. Requests and answers travel
 over two pipes; stdout and stderr go to a file the grader keeps open. A call that runs past its
 time limit gets the child killed (and with it, by the kernel, everything it started); the next
 call starts a fresh child.
