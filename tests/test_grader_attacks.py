@@ -503,3 +503,16 @@ def test_container_mode_runs_the_engine(tmp_path: Path, monkeypatch, capsys) -> 
     assert args[:2] == ["run", "--rm"] and "grader:1" in args and args[-1] == "--no-sandbox"
     assert f"/grading/in/{FILE01}" in args and "/grading/out0/results.json" in args
     assert "podman run" in capsys.readouterr().err
+
+
+@needs_sandbox
+def test_the_child_holds_only_its_own_descriptors() -> None:
+    from minigrad.exercises.sandbox.host import Sandbox
+
+    code = ("import os\ndef probe():\n    found = []\n    for fd in range(1024):\n"
+            "        try:\n            os.fstat(fd)\n            found.append(fd)\n"
+            "        except OSError:\n            pass\n    return found\n")
+    for _ in range(2):  # the fork server's second child too
+        with Sandbox(code, timeout=10) as box:
+            outcome = box.run("probe", [()])[0]
+            assert outcome.ok and outcome.value == [0, 1, 2, 3, 4]  # stdio, its two pipes

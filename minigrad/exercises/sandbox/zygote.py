@@ -67,7 +67,9 @@ def _child(config: dict, fds: list[int], confine, worker) -> None:  # type: igno
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         requests, responses, report, output = fds
-        os.dup2(os.open("/dev/null", os.O_RDONLY), 0)
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
         os.dup2(output, 1)
         os.dup2(output, 2)
         os.close(output)
