@@ -348,7 +348,7 @@ def hostile_class(root: Path) -> tuple[Path, dict[str, float]]:
 
 
 @needs_sandbox
-def test_a_hostile_class_of_30(tmp_path: Path) -> None:
+def test_a_hostile_class_of_30() -> None:
     # Outside pytest's own temporary folders: should this test die before its clean-up, a
     # later pytest run's clean-up of old folders would hit the 1 100-deep one and crash.
     root = Path(tempfile.mkdtemp(prefix="minigrad-hostile-class-"))
