@@ -12,8 +12,9 @@ from typing import Callable, Sequence
 
 from minigrad import figures
 from minigrad.course import COURSE_HELP, add_course_arguments, run_course
-from minigrad.exercises.commands import (EXERCISES_HELP, GRADE_HELP, add_exercises_arguments,
-                                         add_grade_arguments, run_exercises, run_grade)
+from minigrad.exercises.grading.commands import (EXERCISES_HELP, GRADE_HELP,
+                                                 add_exercises_arguments, add_grade_arguments,
+                                                 run_exercises, run_grade)
 from minigrad.lessons import LESSONS
 
 

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from minigrad.exercises.generate import WouldOverwrite, python_file_text, write_exercises
-from minigrad.exercises.notebook import (exercise_cells, is_exercise_cell, notebook_path,
+from minigrad.exercises.authoring.generate import WouldOverwrite, python_file_text, write_exercises
+from minigrad.exercises.authoring.notebook import (exercise_cells, is_exercise_cell, notebook_path,
                                          read_notebook)
-from minigrad.exercises.source import (BEGIN, END, exercises, lesson_for,
+from minigrad.exercises.authoring.source import (BEGIN, END, exercises, lesson_for,
                                        lessons_with_exercises, source_text, split_source,
                                        strip_solutions, student_file_name)
-from minigrad.exercises.sync_notebooks import main as sync_main
-from minigrad.exercises.sync_notebooks import sync_notebook
+from minigrad.exercises.authoring.sync_notebooks import main as sync_main
+from minigrad.exercises.authoring.sync_notebooks import sync_notebook
 from minigrad.lessons import find_lesson
 
 LESSONS = lessons_with_exercises()
@@ -154,7 +154,7 @@ def test_committed_notebooks_match_the_generator(lesson) -> None:
         pytest.skip(f"{path.name} not written yet")
     tagged = [cell for cell in read_notebook(path)["cells"] if is_exercise_cell(cell)]
     assert tagged == exercise_cells(lesson), (
-        f"{path.name}: run `python -m minigrad.exercises.sync_notebooks`")
+        f"{path.name}: run `python -m minigrad.exercises.authoring.sync_notebooks`")
 
 
 def _notebook(cells: list[dict]) -> dict:

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from exercise_cases import ExerciseCases
 
+from grading_results import needs_sandbox
+
 from minigrad.exercises.codec import NamedFunction, encode
 from minigrad.exercises.lessons import lesson04 as reference
 from minigrad.exercises.lessons.lesson04_checks import EXERCISES
@@ -157,9 +159,10 @@ def test_reporting_only_the_second_loss_is_caught() -> None:
 
 
 # ---------------------------------------------------------------------------- through the grader
+@needs_sandbox
 def test_the_grader_gives_the_reference_full_marks_and_stubs_none(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from minigrad.exercises.generate import python_file_text
-    from minigrad.exercises.grader import grade_submission
+    from minigrad.exercises.authoring.generate import python_file_text
+    from minigrad.exercises.grading.grader import grade_submission
     from minigrad.lessons import find_lesson
 
     lesson = find_lesson(4)

@@ -11,17 +11,20 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from grading_results import by_exercise
+from grading_results import by_exercise, needs_sandbox
 
 from minigrad.cli import main as cli_main
-from minigrad.exercises.generate import python_file_text, write_exercises
-from minigrad.exercises.grader import grade_submission, gradescope_results
-from minigrad.exercises.source import exercises, lessons_with_exercises, student_file_name
+from minigrad.exercises.authoring.generate import python_file_text, write_exercises
+from minigrad.exercises.grading.grader import grade_submission
+from minigrad.exercises.grading.reports import gradescope_results
+from minigrad.exercises.authoring.source import exercises, lessons_with_exercises, student_file_name
 from minigrad.lessons import find_lesson
 
 LESSON01 = find_lesson(1)
 FILE01 = student_file_name(LESSON01)
 LESSONS = lessons_with_exercises()
+
+pytestmark = needs_sandbox  # every test here grades real code
 
 
 def solution_with(tmp_path: Path, extra: str, name: str = FILE01) -> Path:
@@ -234,7 +237,7 @@ def test_patching_the_grader_modules_does_not_help(tmp_path: Path) -> None:
         spec.close = lambda *a, **k: (lambda expected, got: None)
         spec.compare_values = lambda *args: None
         try:
-            import minigrad.exercises.grader as grader
+            import minigrad.exercises.grading.grader as grader
             grader.compare_values = lambda *args: None
         except ImportError:
             pass
@@ -365,7 +368,7 @@ def test_class_folder_csv_and_results(tmp_path: Path, capsys) -> None:
     assert cli_main(["grade", str(klass), "--csv", str(scores), "--out", str(out), "--jobs", "3",
                      "--lesson", "01"]) == 0
     progress = capsys.readouterr().err
-    assert "grading [" in progress and "4/4" in progress
+    assert "grading" in progress and "4/4" in progress  # the tqdm bar
     rows = list(csv.DictReader(scores.open()))
     assert [row["student"] for row in rows] == ["alice", "bob", "carol", "dave"]
     totals = {row["student"]: float(row["total"]) for row in rows}

@@ -19,20 +19,21 @@ import time
 from pathlib import Path
 
 import pytest
-from grading_results import by_exercise
+from grading_results import by_exercise, needs_sandbox
 
 from minigrad.cli import main as cli_main
-from minigrad.exercises import child_users
-from minigrad.exercises import sandbox as sandbox_module
-from minigrad.exercises.generate import python_file_text, write_exercises
-from minigrad.exercises.grader import grade_submission
-from minigrad.exercises.source import source_path, student_file_name
+from minigrad.exercises.sandbox import host as sandbox_module
+from minigrad.exercises.authoring.generate import python_file_text, write_exercises
+from minigrad.exercises.grading.grader import grade_submission
+from minigrad.exercises.authoring.source import source_path, student_file_name
 from minigrad.lessons import find_lesson
 
 LESSON01 = find_lesson(1)
 LESSON02 = find_lesson(2)
 FILE01 = student_file_name(LESSON01)
 OTHERS = ("01.2", "01.3", "01.4", "01.5")
+
+pytestmark = needs_sandbox  # every test here grades real code
 
 
 def solution_with(folder: Path, extra: str, name: str = FILE01) -> Path:
@@ -78,56 +79,16 @@ def assert_only_01_1_lost(results: dict, *phrases: str) -> str:
     return output
 
 
-def is_alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/status") as handle:
-            return "State:\tZ" not in handle.read()
-    except OSError:
-        return False
 
 
-# ---------------------------------------------------------------------------- the grader survives
-def test_killing_the_grader_is_refused(tmp_path: Path) -> None:
-    path = solution_with(tmp_path / "work", """
-        import os, signal
-        def composite_derivative(x):
-            os.kill(os.getppid(), signal.SIGKILL)
-            return 0.0
-        """)
-    assert_only_01_1_lost(grade_subprocess(path, tmp_path), "signals to other processes")
 
 
-def test_killing_every_process_is_refused(tmp_path: Path) -> None:
-    path = solution_with(tmp_path / "work", """
-        import os, signal
-        def composite_derivative(x):
-            os.kill(-1, signal.SIGKILL)
-            return 0.0
-        """)
-    assert_only_01_1_lost(grade_subprocess(path, tmp_path), "signals to other processes")
 
 
-def test_killing_its_own_process_group_only_stops_itself(tmp_path: Path) -> None:
-    path = solution_with(tmp_path / "work", """
-        import os, signal
-        def composite_derivative(x):
-            os.killpg(0, signal.SIGKILL)
-        """)
-    assert_only_01_1_lost(grade_subprocess(path, tmp_path), "killed by signal SIGKILL")
 
 
-@pytest.mark.skipif(not child_users.can_drop_privileges(),
-                    reason="needs a root grader (and MINIGRAD_SANDBOX_DROP not 0)")
-def test_as_root_student_code_runs_as_another_user(tmp_path: Path) -> None:
-    path = solution_with(tmp_path / "work", """
-        import os
-        def composite_derivative(x):
-            raise ValueError(f"uid={os.getuid()} euid={os.geteuid()} groups={os.getgroups()}")
-        """)
-    output = assert_only_01_1_lost(grade_cli(path, tmp_path), "groups=[]")
-    uid = int(output.split("uid=")[1].split()[0])
-    assert uid != 0 and uid in child_users.SANDBOX_UIDS
-    assert "euid=0" not in output
+
+
 
 
 def test_a_private_temporary_folder_still_works(tmp_path: Path, monkeypatch) -> None:
@@ -143,63 +104,7 @@ def test_a_private_temporary_folder_still_works(tmp_path: Path, monkeypatch) -> 
     assert grade_submission(path, timeout=5).score == 15
 
 
-@pytest.mark.parametrize("code, phrase", [
-    ("os.fork()", "start processes"),
-    ("subprocess.Popen(['sleep', '30'], start_new_session=True)", "start processes"),
-    ("os.system('sleep 30 &')", "start processes"),
-    ("ctypes.CDLL(None).fork()", "ctypes"),
-    ("__import__('posix').fork()", "start processes"),
-    ("__import__('_posixsubprocess')", "import _posixsubprocess"),
-    ("[threading.Thread(target=time.sleep, args=(3,)).start() for _ in range(500)]",
-     "can't start new thread"),                         # processes or memory run out
-    ("open(f'/proc/{os.getppid()}/mem', 'rb')", "only /proc/NAME"),
-    ("signal.pidfd_send_signal", "has no attribute"),
-    ("[f for f in gc.get_objects() if getattr(f, '__name__', '') == 'guard'][0].__code__ = "
-     "(lambda *a: None).__code__", "guard"),
-])
-def test_starting_processes_is_refused(tmp_path: Path, code: str, phrase: str) -> None:
-    path = solution_with(tmp_path / "work", f"""
-        import ctypes, gc, os, signal, subprocess, threading, time
-        def composite_derivative(x):
-            {code}
-            return 0.0
-        """)
-    assert_only_01_1_lost(grade_subprocess(path, tmp_path), phrase)
 
-
-def test_threads_left_running_are_stopped(tmp_path: Path) -> None:
-    path = solution_with(tmp_path / "work", """
-        import os, threading, time
-        def spin():
-            while True:
-                time.sleep(0.01)
-        threading.Thread(target=spin).start()           # not a daemon: would keep Python alive
-        def composite_derivative(x):
-            threading.Thread(target=spin).start()
-            raise ValueError(f"pid={os.getpid()}")
-        """)
-    output = assert_only_01_1_lost(grade_cli(path, tmp_path), "pid=")
-    pid = int(output.split("pid=")[1].split()[0])
-    assert not is_alive(pid)
-
-
-def test_leftover_processes_are_killed(tmp_path: Path) -> None:
-    # Whatever the guard misses, the sandbox kills when it stops: here a process the test
-    # starts "on behalf of" the child, in a new session, with the child's environment.
-    box = sandbox_module.Sandbox(python_file_text(LESSON01, solutions=True), timeout=5)
-    with box:
-        assert box.run("composite_derivative", [(1.0,)])[0].ok
-        env = {"MINIGRAD_SANDBOX": box._token}
-        if box.uid is not None:
-            escaped = subprocess.Popen(["sleep", "60"], env=env, start_new_session=True,
-                                       user=box.uid, group=box.uid, extra_groups=[])
-        else:
-            escaped = subprocess.Popen(["sleep", "60"], env=env, start_new_session=True)
-    try:
-        assert escaped.wait(timeout=5) == -signal.SIGKILL
-    finally:
-        if escaped.poll() is None:
-            escaped.kill()
 
 
 def test_closing_or_redirecting_the_answer_pipe(tmp_path: Path) -> None:
@@ -239,7 +144,7 @@ def test_blocking_sigterm_and_hanging(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------------- answers
 @pytest.mark.parametrize("body, phrase", [
-    ("return 'x' * 25_000_000", "more than 20000000 characters"),
+    ("return 'x' * 2_000_000", "more than 1 MB"),
     ("return __import__('functools').reduce(lambda a, _: [a], range(5000), [])",
      "nested more than 100 levels"),
     ("return {str(i): i for i in range(50_000)}", "expected a number"),
@@ -323,51 +228,6 @@ def test_unicode_everywhere(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- files and imports
-def test_reading_the_reference_solutions_is_refused(tmp_path: Path) -> None:
-    reference = str(source_path(LESSON01))
-    path = solution_with(tmp_path / "work", f"""
-        import importlib.util, os, sys
-        def steal(how):
-            try:
-                return how()
-            except PermissionError as error:
-                return str(error)
-        def by_open():
-            return open({reference!r}).read()
-        def by_loader():
-            sys.meta_path[:] = [f for f in sys.meta_path if "Block" not in type(f).__name__]
-            import minigrad.exercises.lessons.lesson01 as solutions
-            return solutions
-        def by_relative_path():
-            os.chdir(os.path.dirname({reference!r}))
-            return open("lesson01.py").read()
-        def by_link():
-            os.symlink({reference!r}, "copy.py")
-            return open("copy.py").read()
-        def composite_derivative(x):
-            raise ValueError(" | ".join(str(steal(how))[:80] for how in
-                                        (by_open, by_loader, by_relative_path, by_link)))
-        """)
-    output = assert_only_01_1_lost(grade_cli(path, tmp_path), "read the reference solutions")
-    assert "BEGIN SOLUTION" not in output and "def composite_derivative" not in output
-    assert output.count("graded code may not") >= 4, output
-
-
-def test_writing_outside_its_folder_is_refused(tmp_path: Path) -> None:
-    target = tmp_path / "results.json"
-    target.write_text("{}")
-    path = solution_with(tmp_path / "work", f"""
-        import os, shutil
-        def composite_derivative(x):
-            open("scratch.txt", "w").write("allowed in its own folder")
-            open({str(target)!r}, "w").write("forged")
-        """)
-    results = tmp_path / "other.json"
-    assert cli_main(["grade", str(path), "--json", str(results), "--timeout", "3"]) == 0
-    assert target.read_text() == "{}"
-    assert_only_01_1_lost(json.loads(results.read_text()), "write outside its own folder")
-
-
 def test_changing_cwd_and_deleting_its_folder(tmp_path: Path) -> None:
     path = solution_with(tmp_path / "work", """
         import os
@@ -428,6 +288,7 @@ def test_a_process_that_cannot_start_is_reported(tmp_path: Path, monkeypatch) ->
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.setattr(sandbox_module.subprocess, "Popen", refuse)
+    monkeypatch.setattr(sandbox_module.zygote, "client", lambda path: None)  # no fork server
     result = grade_submission(solution_with(tmp_path / "work", ""), timeout=2)
     assert result.score == 0 and len(result.exercises) == 5
     assert "could not start a process" in result.exercises[0].feedback
@@ -452,7 +313,7 @@ def make_class(root: Path) -> Path:
     (klass / "hank").mkdir()
     (klass / "hank" / FILE01).symlink_to(source_path(LESSON01))        # a link to the answers
     (klass / "ivan").mkdir()
-    solution_with(klass / "ivan", "import os\nos.kill(os.getppid(), 9)\n")  # kills at import
+    solution_with(klass / "ivan", "import os\nos.kill(os.getppid(), 9)\n")  # reaches no one
     return klass
 
 
@@ -470,7 +331,7 @@ def test_a_messy_class_folder(tmp_path: Path) -> None:
     assert list(rows[0]) == ["student", "total", "max", "01.1", "01.2", "01.3", "01.4", "01.5"]
     totals = {row["student"]: float(row["total"]) for row in rows}
     assert totals == {"alice": 15, "alice.py": 15, "bob": 15, "carol": 0, "dave": 0, "erin": 0,
-                      "frank": 0, "gina": 15, "hank": 0, "ivan": 0}
+                      "frank": 0, "gina": 15, "hank": 0, "ivan": 15}
     for row in rows:
         assert float(row["max"]) == 15
         assert sum(float(row[column]) for column in list(row)[3:]) == pytest.approx(
@@ -481,9 +342,7 @@ def test_a_messy_class_folder(tmp_path: Path) -> None:
         assert json.loads((out / f"{name}.json").read_text())["score"] == totals[name]
     assert "symbolic link" in every["hank"]["output"]
     assert "not a readable notebook" in every["carol"]["output"]
-    assert "signals to other processes" in json.dumps(every["ivan"])
-    progress = [line for line in done.stderr.splitlines() if line.startswith("grading [")]
-    assert len(progress) == 10 and progress[-1].split()[2] == "10/10"
+    assert "10/10" in done.stderr
 
 
 def test_a_class_without_lesson_warns_about_mixed_lessons(tmp_path: Path) -> None:
@@ -493,6 +352,14 @@ def test_a_class_without_lesson_warns_about_mixed_lessons(tmp_path: Path) -> Non
     done = run_cli("grade", str(klass), "--out", str(tmp_path / "out"), "--timeout", "3")
     assert done.returncode == 0, done.stderr[-2000:]
     assert "different lessons" in done.stderr and "--lesson" in done.stderr
+
+
+def is_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            return "State:\tZ" not in handle.read()
+    except OSError:
+        return False
 
 
 def test_killing_the_grader_keeps_finished_students(tmp_path: Path) -> None:
@@ -566,23 +433,6 @@ def test_bad_numbers(tmp_path: Path, option: str, value: str, phrase: str, capsy
     assert phrase in capsys.readouterr().err
 
 
-def test_progress_redraws_in_place_on_a_terminal() -> None:
-    import io
-
-    from minigrad.exercises.classroom import Progress
-
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    screen = Terminal()
-    progress = Progress(2, screen)
-    progress.advance("alice")
-    progress.advance("bob")
-    text = screen.getvalue()
-    assert text.count("\r") == 2 and text.endswith("\n") and "2/2  bob" in text
-
-
 def test_json_paths(tmp_path: Path, capsys) -> None:
     path = solution_with(tmp_path / "work", "")
     deep = tmp_path / "not" / "yet" / "results.json"
@@ -632,9 +482,7 @@ def test_progress_and_csv_for_a_small_class(tmp_path: Path) -> None:
     done = run_cli("grade", str(klass), "--jobs", "2", "--csv", str(scores), "--out",
                    str(tmp_path / "out"), "--timeout", "3")
     assert done.returncode == 0
-    lines = [line for line in done.stderr.splitlines() if line.startswith("grading [")]
-    assert [line.split()[2] for line in lines] == ["1/3", "2/3", "3/3"]
-    assert lines[-1].startswith("grading [" + "#" * 30 + "]")
+    assert "grading: 100%" in done.stderr and "3/3" in done.stderr  # the tqdm bar
     rows = list(csv.reader(scores.open()))
     assert rows[0][:3] == ["student", "total", "max"]
     assert [row[:3] for row in rows[1:]] == [["a", "15", "15"], ["b", "15", "15"],

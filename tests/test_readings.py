@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from minigrad import figures
-from minigrad.exercises.source import exercises, lessons_with_exercises
+from minigrad.exercises.authoring.source import exercises, lessons_with_exercises
 from minigrad.lessons import LESSONS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,8 +9,8 @@ import pytest
 
 from minigrad.exercises import NamedFunction, check, close, exact
 from minigrad.exercises.codec import FUNCTIONS, CodecError, decode, encode
-from minigrad.exercises.notebook import exercise_cells
-from minigrad.exercises.source import (all_exercises, exercises, lessons_with_exercises,
+from minigrad.exercises.authoring.notebook import exercise_cells
+from minigrad.exercises.authoring.source import (all_exercises, exercises, lessons_with_exercises,
                                        reference_function)
 from minigrad.exercises.spec import compare_values
 from minigrad.lessons import find_lesson
@@ -185,7 +185,7 @@ def test_every_case_crosses_the_process_boundary(lesson) -> None:
 # ---------------------------------------------------------------------------- lesson 01 mistakes
 def _passes(exercise_id: str, function) -> bool:
     """Does ``function`` pass every visible and hidden case (seed 0) of the exercise?"""
-    from minigrad.exercises.grader import draw_cases
+    from minigrad.exercises.grading.grader import draw_cases
 
     lesson, exercise = all_exercises()[exercise_id]
     reference = reference_function(lesson, exercise)

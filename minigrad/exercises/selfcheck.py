@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from minigrad.exercises.codec import CodecError, from_json, to_json
-from minigrad.exercises.source import all_exercises, reference_function
+from minigrad.exercises.authoring.source import all_exercises, reference_function
 from minigrad.exercises.spec import describe, compare_values
 
 

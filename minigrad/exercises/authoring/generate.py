@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from minigrad.exercises.notebook import (empty_notebook, exercise_cells, notebook_path,
+from minigrad.exercises.authoring.notebook import (empty_notebook, exercise_cells, notebook_path,
                                          notebook_text, read_notebook, with_exercise_cells,
                                          without_outputs)
-from minigrad.exercises.source import (exercises, lesson_for, source_text, strip_solutions,
+from minigrad.exercises.authoring.source import (exercises, lesson_for, source_text, strip_solutions,
                                        student_file_name)
 from minigrad.lessons import Lesson
 

@@ -9,7 +9,7 @@ import signal
 import sys
 from pathlib import Path
 
-from minigrad.exercises.sandbox import DEFAULT_MEMORY_MB
+from minigrad.exercises.sandbox.host import DEFAULT_MEMORY_MB
 
 EXERCISES_HELP = "write a lesson's exercises (student version, or --solutions) into a folder"
 GRADE_HELP = "grade a submission (folder, .py or notebook) or a class folder of submissions"
@@ -27,7 +27,7 @@ def add_exercises_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_exercises(args: argparse.Namespace) -> int:
-    from minigrad.exercises.generate import WouldOverwrite, write_exercises
+    from minigrad.exercises.authoring.generate import WouldOverwrite, write_exercises
 
     try:
         written = write_exercises(args.lesson, args.to, args.solutions, args.force)
@@ -71,6 +71,16 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seed of the hidden cases, to reproduce a run (default: random)")
     parser.add_argument("--memory", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
                         help=f"address-space limit of student code (default {DEFAULT_MEMORY_MB})")
+    parser.add_argument("--exercises", type=Path, metavar="DIR",
+                        help="grade against the exercise sources in DIR (lessonNN.py and "
+                             "lessonNN_checks.py, as in minigrad/exercises/lessons) instead of "
+                             "the built-in ones, whose solutions are public")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run graded code unconfined, where the sandbox cannot work: only "
+                             "for code you trust, such as your own")
+    parser.add_argument("--container", metavar="IMAGE",
+                        help="run this same command inside IMAGE with docker or podman (no "
+                             "network, the submission mounted read-only)")
 
 
 def _interrupt(number: int, frame: object) -> None:
@@ -102,13 +112,23 @@ def _usage_error(args: argparse.Namespace) -> str:
     return ""
 
 
+REFUSAL = """minigrad grade: refusing to run graded code: {problem}.
+Graded code runs confined by the kernel (user, PID and network namespaces, Landlock, seccomp);
+without that, a submission could read the answer keys or harm this machine. Two ways forward:
+  * grade inside a container that has it, e.g. `minigrad grade ... --container IMAGE`
+    (docker or podman; see "Grading in a container" in minigrad/exercises/README.md), or in
+    Gradescope with the setup.sh given there;
+  * or add --no-sandbox, only for code you trust (your own)."""
+
+
 def run_grade(args: argparse.Namespace) -> int:
-    from minigrad.exercises.classroom import (grade_class, write_csv, write_results,
-                                              write_text_atomic)
-    from minigrad.exercises.grader import (format_table, grade_submission, gradescope_results,
-                                           new_seed)
-    from minigrad.exercises.source import lesson_for
-    from minigrad.exercises.submission import is_class_folder
+    from minigrad.exercises.authoring.source import ExerciseBank
+    from minigrad.exercises.grading.classroom import (grade_class, printable, write_csv,
+                                                      write_results, write_text_atomic)
+    from minigrad.exercises.grading.grader import Options, grade_submission, new_seed
+    from minigrad.exercises.grading.reports import format_table, gradescope_results
+    from minigrad.exercises.grading.submission import is_class_folder
+    from minigrad.exercises.sandbox.probe import sandbox_problem
 
     # Messages may quote what a submission printed or raised: never fail to print them.
     for stream in (sys.stdout, sys.stderr):
@@ -118,12 +138,29 @@ def run_grade(args: argparse.Namespace) -> int:
     if problem:
         print(f"minigrad grade: {problem}", file=sys.stderr)
         return 2
+    if args.container:
+        from minigrad.exercises.grading.container import run_in_container
+
+        return run_in_container(args)
     try:
-        lesson = lesson_for(args.lesson) if args.lesson is not None else None
+        bank = ExerciseBank(args.exercises)
+        if args.exercises is not None and not bank.lessons():
+            raise ValueError(f"--exercises {args.exercises} holds no lessonNN.py with its "
+                             f"lessonNN_checks.py")
+        lesson = bank.lesson_for(args.lesson) if args.lesson is not None else None
     except ValueError as error:
         print(f"minigrad grade: {error}", file=sys.stderr)
         return 2
+    if not args.no_sandbox:
+        problem = sandbox_problem()
+        if problem:
+            print(REFUSAL.format(problem=problem.rstrip(".")), file=sys.stderr)
+            return 3
     seed = new_seed() if args.seed is None else args.seed
+    private = tuple(path.resolve() for path in (args.path, args.out, args.json, args.csv)
+                    if path is not None)
+    options = Options(seed, args.timeout, args.memory, bank, confine=not args.no_sandbox,
+                      private=private)
 
     if is_class_folder(args.path):
         out = args.out or args.path.resolve().parent / f"{args.path.resolve().name}-grades"
@@ -132,8 +169,8 @@ def run_grade(args: argparse.Namespace) -> int:
               f"student is graded", file=sys.stderr)
         previous = signal.signal(signal.SIGTERM, _interrupt)
         try:
-            results = grade_class(args.path, lesson, seed, args.timeout, args.jobs, args.memory,
-                                  out=out, csv_path=csv_path)
+            results = grade_class(args.path, lesson, options, args.jobs, out=out,
+                                  csv_path=csv_path)
         except KeyboardInterrupt:
             print(f"\nminigrad grade: interrupted; the students graded so far are in {out} "
                   f"(finishing the ones being graded now)", file=sys.stderr)
@@ -152,23 +189,25 @@ def run_grade(args: argparse.Namespace) -> int:
             print(f"minigrad grade: warning: the students' files are for different lessons "
                   f"({', '.join(f'{number:02d}' for number in lessons)}); add --lesson N to "
                   f"grade everyone on the same exercises", file=sys.stderr)
-        width = max([len(name) for name in results] + [7])
+        names = {student: printable(student)[:60] for student in results}
+        width = max([len(name) for name in names.values()] + [7])
         print(f"{'student':<{width}}  {'total':>7}  {'max':>5}   (seed {seed})")
         for student, result in results.items():
             note = f"   {result.notes[0]}" if result.notes and not result.exercises else ""
-            print(f"{student:<{width}}  {result.score:>7.2f}  {result.max_score:>5g}{note}")
+            print(printable(f"{names[student]:<{width}}  {result.score:>7.2f}  "
+                            f"{result.max_score:>5g}{note}"[:200]))
         print(f"Scores: {csv_path}\nResults per student: {out}")
         return 0
 
     try:
-        result = grade_submission(args.path, lesson, seed, args.timeout, args.memory)
+        result = grade_submission(args.path, lesson, options=options)
     except Exception as error:  # a grader bug must still leave a results file behind
         if args.json:
             write_text_atomic(args.json, json.dumps({
                 "score": 0, "tests": [], "output": f"internal grader error "
                 f"({type(error).__name__}: {error}); please tell your instructor"}, indent=2))
         raise
-    print(format_table(result))
+    print(printable(format_table(result)))
     if args.json:
         write_text_atomic(args.json, json.dumps(gradescope_results(result), indent=2))
         print(f"Results: {args.json}")

@@ -1,6 +1,6 @@
 """Rewrite the exercise cells of every lesson notebook from the lesson sources.
 
-    python -m minigrad.exercises.sync_notebooks [--check] [LESSON ...]
+    python -m minigrad.exercises.authoring.sync_notebooks [--check] [LESSON ...]
 
 For each lesson that has exercises and a notebook ``notebooks/NN-slug.ipynb``, the cells tagged
 ``minigrad-exercise`` are replaced by freshly generated ones (student form), or appended at the
@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from minigrad.exercises.notebook import (NOTEBOOKS, exercise_cells, notebook_path, notebook_text,
+from minigrad.exercises.authoring.notebook import (NOTEBOOKS, exercise_cells, notebook_path, notebook_text,
                                          read_notebook, with_exercise_cells)
-from minigrad.exercises.source import lesson_for, lessons_with_exercises
+from minigrad.exercises.authoring.source import lesson_for, lessons_with_exercises
 from minigrad.lessons import Lesson
 
 
@@ -37,7 +37,7 @@ def sync_notebook(lesson: Lesson, folder: Path = NOTEBOOKS, write: bool = True) 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m minigrad.exercises.sync_notebooks",
+    parser = argparse.ArgumentParser(prog="python -m minigrad.exercises.authoring.sync_notebooks",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("lessons", nargs="*", help="lesson numbers or slugs (default: all)")
     parser.add_argument("--check", action="store_true", help="report only; change nothing")

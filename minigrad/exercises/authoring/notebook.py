@@ -14,12 +14,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from minigrad.exercises.source import (exercises, reference_function, remove_markers,
+from minigrad.exercises.authoring.source import (exercises, reference_function, remove_markers,
                                        source_text, split_source, strip_solutions)
-from minigrad.exercises.submission import EXERCISE_TAG
 from minigrad.lessons import Lesson
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent.parent / "notebooks"
+#: The tag of the generated exercise cells; the grader grades those cells of a notebook.
+EXERCISE_TAG = "minigrad-exercise"
+
+NOTEBOOKS = Path(__file__).resolve().parents[3] / "notebooks"
 
 
 def notebook_path(lesson: Lesson, folder: Path = NOTEBOOKS) -> Path:

@@ -8,8 +8,11 @@ with ``# YOUR CODE HERE`` and ``raise NotImplementedError`` at the block's inden
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib
+import importlib.util
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -18,7 +21,7 @@ from typing import Callable
 from minigrad.exercises.spec import Exercise
 from minigrad.lessons import LESSONS, Lesson, find_lesson
 
-LESSON_SOURCES = Path(__file__).resolve().parent / "lessons"
+LESSON_SOURCES = Path(__file__).resolve().parent.parent / "lessons"
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
@@ -50,21 +53,73 @@ def remove_markers(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------- lookup
+class ExerciseBank:
+    """Where exercise sources come from: the built-in ones (``minigrad/exercises/lessons``, whose
+    solutions are public) or an instructor's private folder holding files of the same format,
+    ``lessonNN.py`` and ``lessonNN_checks.py`` (``minigrad grade --exercises DIR``)."""
+
+    def __init__(self, folder: Path | str | None = None) -> None:
+        self.builtin = folder is None
+        self.folder = LESSON_SOURCES if folder is None else Path(folder).resolve()
+        digest = hashlib.sha256(str(self.folder).encode()).hexdigest()[:12]
+        self._prefix = f"_minigrad_private_{digest}"
+
+    def lessons(self) -> list[Lesson]:
+        """The lessons that have an exercise source and checks here, in course order."""
+        return [lesson for lesson in LESSONS
+                if (self.folder / f"lesson{lesson.number:02d}.py").is_file()
+                and (self.folder / f"lesson{lesson.number:02d}_checks.py").is_file()]
+
+    def _module(self, name: str) -> ModuleType:
+        if self.builtin:
+            return importlib.import_module(f"minigrad.exercises.lessons.{name}")
+        qualified = f"{self._prefix}_{name}"
+        if qualified not in sys.modules:
+            spec = importlib.util.spec_from_file_location(qualified, self.folder / f"{name}.py")
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load {self.folder / name}.py")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[qualified] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[qualified]
+                raise
+        return sys.modules[qualified]
+
+    def reference_module(self, lesson: Lesson) -> ModuleType:
+        """The lesson source imported as a module: the reference solutions."""
+        return self._module(f"lesson{lesson.number:02d}")
+
+    def exercises(self, lesson: Lesson) -> list[Exercise]:
+        """The lesson's :class:`Exercise` records, in order."""
+        return list(self._module(f"lesson{lesson.number:02d}_checks").EXERCISES)
+
+    def reference_function(self, lesson: Lesson, exercise: Exercise) -> Callable:
+        return getattr(self.reference_module(lesson), exercise.function)
+
+    def lesson_for(self, key: int | str | Lesson) -> Lesson:
+        """A lesson that has exercises here, by number, slug or name; a clear error otherwise."""
+        lesson = key if isinstance(key, Lesson) else find_lesson(key)
+        if lesson not in self.lessons():
+            have = ", ".join(f"{item.number:02d}" for item in self.lessons()) or "none"
+            raise ValueError(f"lesson {lesson.number:02d} ({lesson.slug}) has no exercises "
+                             f"{'yet' if self.builtin else f'in {self.folder}'}; lessons with "
+                             f"exercises: {have}")
+        return lesson
+
+
+BUILTIN = ExerciseBank()
+
+
 def lessons_with_exercises() -> list[Lesson]:
-    """The lessons that have an exercise source and checks, in course order."""
-    return [lesson for lesson in LESSONS
-            if (LESSON_SOURCES / f"lesson{lesson.number:02d}.py").exists()
-            and (LESSON_SOURCES / f"lesson{lesson.number:02d}_checks.py").exists()]
+    """The lessons that have a built-in exercise source and checks, in course order."""
+    return BUILTIN.lessons()
 
 
 def lesson_for(key: int | str | Lesson) -> Lesson:
-    """A lesson that has exercises, by number, slug or name; a clear error otherwise."""
-    lesson = key if isinstance(key, Lesson) else find_lesson(key)
-    if lesson not in lessons_with_exercises():
-        have = ", ".join(f"{item.number:02d}" for item in lessons_with_exercises()) or "none"
-        raise ValueError(f"lesson {lesson.number:02d} ({lesson.slug}) has no exercises yet; "
-                         f"lessons with exercises: {have}")
-    return lesson
+    """A lesson that has built-in exercises, by number, slug or name; a clear error otherwise."""
+    return BUILTIN.lesson_for(key)
 
 
 def source_path(lesson: Lesson) -> Path:
@@ -76,23 +131,21 @@ def source_text(lesson: Lesson) -> str:
 
 
 def reference_module(lesson: Lesson) -> ModuleType:
-    """The lesson source imported as a module: the reference solutions."""
-    return importlib.import_module(f"minigrad.exercises.lessons.lesson{lesson.number:02d}")
+    """The built-in lesson source imported as a module: the reference solutions."""
+    return BUILTIN.reference_module(lesson)
 
 
 def exercises(lesson: Lesson) -> list[Exercise]:
-    """The lesson's :class:`Exercise` records, in order."""
-    module = importlib.import_module(
-        f"minigrad.exercises.lessons.lesson{lesson.number:02d}_checks")
-    return list(module.EXERCISES)
+    """The built-in :class:`Exercise` records of ``lesson``, in order."""
+    return BUILTIN.exercises(lesson)
 
 
 def reference_function(lesson: Lesson, exercise: Exercise) -> Callable:
-    return getattr(reference_module(lesson), exercise.function)
+    return BUILTIN.reference_function(lesson, exercise)
 
 
 def all_exercises() -> dict[str, tuple[Lesson, Exercise]]:
-    """Every exercise of every lesson, by id (``"01.1"``)."""
+    """Every built-in exercise of every lesson, by id (``"01.1"``)."""
     table: dict[str, tuple[Lesson, Exercise]] = {}
     for lesson in lessons_with_exercises():
         for exercise in exercises(lesson):

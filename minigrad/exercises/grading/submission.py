@@ -12,21 +12,25 @@ such tags, every code cell. Either way IPython magics (``%``, ``!``) and top-lev
 
 from __future__ import annotations
 
-import ast
-import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from minigrad.exercises.source import exercises, lessons_with_exercises
+from minigrad.exercises.authoring.notebook import EXERCISE_TAG
+from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
+from minigrad.exercises.grading.parsing import analyse, notebook_cells
+# The most code (a notebook's cells joined) the grader parses and sends to the sandbox.
+from minigrad.exercises.sandbox.host import MAX_CODE_BYTES
 from minigrad.lessons import Lesson
 
-EXERCISE_TAG = "minigrad-exercise"
 SKIPPED_DIRECTORIES = {"__pycache__", ".ipynb_checkpoints", ".git", "__MACOSX"}
-MAX_SOURCE_BYTES = 10_000_000
+MAX_SOURCE_BYTES = 2_000_000
 _FUTURE = re.compile(r"^from\s+__future__\s+import\s")
-MAX_NOTEBOOK_BYTES = 50_000_000
+MAX_NOTEBOOK_BYTES = 10_000_000
+#: How deep into a submission folder files are looked for, and how many entries are seen.
+MAX_DEPTH, MAX_ENTRIES = 6, 2000
 
 
 @dataclass(frozen=True)
@@ -46,17 +50,13 @@ class SourceFile:
 def notebook_code(path: Path) -> str:
     """The gradable code of a notebook (see the module docstring)."""
     try:
-        notebook = json.loads(Path(path).read_text(encoding="utf-8"))
-        cells = [cell for cell in notebook["cells"] if cell.get("cell_type") == "code"]
-    except (ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"{path} is not a readable notebook ({error})") from None
-    tagged = [cell for cell in cells
-              if EXERCISE_TAG in (cell.get("metadata", {}).get("tags") or [])]
+        cells = notebook_cells(Path(path).read_text(encoding="utf-8", errors="replace"))
+    except ValueError as error:
+        raise ValueError(f"{Path(path).name} is not a readable notebook ({error})") from None
+    tagged = [cell for cell in cells if EXERCISE_TAG in cell[1]]
     chosen = tagged or cells
     parts, futures = [], []
-    for number, cell in enumerate(chosen, start=1):
-        source = cell.get("source", "")
-        text = "".join(source) if isinstance(source, list) else str(source)
+    for number, (text, _) in enumerate(chosen, start=1):
         # Each cell is compiled on its own in a kernel, so `from __future__` may open any cell;
         # in one file it must come first.
         lines = _clean_cell(text).splitlines()
@@ -70,15 +70,7 @@ def _clean_cell(text: str) -> str:
     lines = [line for line in text.splitlines()
              if not line.lstrip().startswith(("%", "!"))]
     text = "\n".join(lines)
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return text  # the grader reports the syntax error
-    drop: set[int] = set()
-    for node in tree.body:
-        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
-                and isinstance(node.value.func, ast.Name) and node.value.func.id == "check"):
-            drop.update(range(node.lineno, node.end_lineno + 1))
+    drop = set(analyse(text)["check_lines"])
     return "\n".join(line for number, line in enumerate(lines, start=1) if number not in drop)
 
 
@@ -90,10 +82,10 @@ def read_code(path: Path) -> str:
 
 
 # ---------------------------------------------------------------------------- lessons
-def lesson_from_name(path: Path) -> Optional[Lesson]:
+def lesson_from_name(path: Path, bank: ExerciseBank = BUILTIN) -> Optional[Lesson]:
     """The lesson a file name points at (``lesson01…``, ``01-…``, or the slug), if any."""
     stem = Path(path).stem.lower()
-    for lesson in lessons_with_exercises():
+    for lesson in bank.lessons():
         number = f"{lesson.number:02d}"
         if re.match(rf"^(lesson[-_ ]?)?{number}(\D|$)", stem):
             return lesson
@@ -102,95 +94,102 @@ def lesson_from_name(path: Path) -> Optional[Lesson]:
     return None
 
 
+def _top_level_functions(code: str) -> dict[str, bool]:
+    """Top-level function name -> True if its body is more than the stub (at a bounded cost:
+    :mod:`.parsing`); nothing for code over :data:`MAX_CODE_BYTES`, which is not graded."""
+    if len(code) > MAX_CODE_BYTES:
+        return {}
+    return dict(analyse(code)["functions"])
+
+
 def defined_functions(code: str) -> set[str]:
     """Names of the top-level functions ``code`` defines (by regex if it does not parse)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set(re.findall(r"^def\s+([A-Za-z_]\w*)", code, re.MULTILINE))
-    return {node.name for node in tree.body
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return set(_top_level_functions(code))
 
 
-def lessons_from_content(code: str) -> list[Lesson]:
+def lessons_from_content(code: str, bank: ExerciseBank = BUILTIN) -> list[Lesson]:
     """Lessons whose exercise functions ``code`` defines, most functions first."""
     names = defined_functions(code)
     scored = []
-    for lesson in lessons_with_exercises():
-        count = sum(exercise.function in names for exercise in exercises(lesson))
+    for lesson in bank.lessons():
+        count = sum(exercise.function in names for exercise in bank.exercises(lesson))
         if count:
             scored.append((count, lesson))
     scored.sort(key=lambda item: -item[0])
     return [lesson for _, lesson in scored]
 
 
-def attempted_count(code: str, lesson: Lesson) -> int:
+def attempted_count(code: str, lesson: Lesson, bank: ExerciseBank = BUILTIN) -> int:
     """How many of the lesson's exercise functions ``code`` defines with more than the stub."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        names = defined_functions(code)
-        return sum(exercise.function in names for exercise in exercises(lesson))
-    wanted = {exercise.function for exercise in exercises(lesson)}
-    bodies = {node.name: node.body for node in tree.body
-              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in wanted}
-    return sum(not _is_stub(body) for body in bodies.values())
-
-
-def _is_stub(body: list[ast.stmt]) -> bool:
-    statements = [node for node in body
-                  if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
-    if len(statements) != 1 or not isinstance(statements[0], ast.Raise):
-        return False
-    raised = statements[0].exc
-    if isinstance(raised, ast.Call):
-        raised = raised.func
-    return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    functions = _top_level_functions(code)
+    return sum(functions.get(exercise.function, False) for exercise in bank.exercises(lesson))
 
 
 # ---------------------------------------------------------------------------- discovery
-def _candidate_files(path: Path) -> list[Path]:
-    if path.is_file():
+def _candidate_files(path: Path, notes: Optional[list[str]] = None) -> list[Path]:
+    """``.py`` and ``.ipynb`` files under ``path``: at most :data:`MAX_DEPTH` folders deep and
+    :data:`MAX_ENTRIES` entries seen, links neither followed nor taken, unreadable folders
+    skipped (a hostile folder tree costs the grader little and cannot stop it)."""
+    if not path.is_dir():
         return [path]
-    found = []
-    for item in sorted(path.rglob("*")):
-        if any(part in SKIPPED_DIRECTORIES or part.startswith(".")
-               for part in item.relative_to(path).parts):
-            continue
-        if item.is_file() and item.suffix in (".py", ".ipynb"):
-            found.append(item)
+    found: list[Path] = []
+    seen = 0
+    base_depth = len(path.parts)
+    for folder, folders, files in os.walk(path, followlinks=False):
+        here = Path(folder)
+        folders[:] = sorted(name for name in folders
+                            if name not in SKIPPED_DIRECTORIES and not name.startswith("."))
+        if len(here.parts) - base_depth >= MAX_DEPTH:
+            if folders and notes is not None:
+                notes.append(f"skipped folders more than {MAX_DEPTH} levels deep")
+            folders[:] = []
+        for name in sorted(files):
+            seen += 1
+            if name.endswith((".py", ".ipynb")) and not name.startswith("."):
+                found.append(here / name)
+        seen += len(folders)
+        if seen > MAX_ENTRIES:
+            if notes is not None:
+                notes.append(f"stopped looking after {MAX_ENTRIES} files and folders")
+            break
     return found
 
 
-def find_sources(path: Path, lesson: Optional[Lesson] = None) -> tuple[list[SourceFile], list[str]]:
-    """The gradable files under ``path`` (a file or a folder), each with its lesson.
+def find_sources(path: Path, lesson: Optional[Lesson] = None,
+                 bank: ExerciseBank = BUILTIN) -> tuple[list[SourceFile], list[str]]:
+    """The gradable files under ``path`` (a file or a folder), each with its lesson: per
+    lesson at most one ``.py`` file and one notebook (the most attempted; then by name).
 
     Returns ``(sources, notes)``; notes say which files were skipped and why.
     """
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"no such file or folder: {path}")
+        raise FileNotFoundError(f"no such file or folder: {path.name}")
     sources: list[SourceFile] = []
     notes: list[str] = []
-    files = _candidate_files(path)
-    for file in files:
+    for file in _candidate_files(path, notes):
         if file != path and file.is_symlink():
             # A link could point at anything readable by the grader, such as the solutions.
             notes.append(f"skipped {file.name}: a symbolic link (submit the file itself)")
             continue
         try:
-            size = file.stat().st_size
+            info = file.lstat()
             limit = MAX_NOTEBOOK_BYTES if file.suffix == ".ipynb" else MAX_SOURCE_BYTES
-            if size > limit:
-                notes.append(f"skipped {file.name}: {size / 1e6:.1f} MB is more than the "
+            if not file.is_file():
+                continue
+            if info.st_size > limit:
+                notes.append(f"skipped {file.name}: {info.st_size / 1e6:.1f} MB is more than the "
                              f"{limit / 1e6:g} MB a {file.suffix} file may have")
                 continue
             code = read_code(file)
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError, RecursionError, MemoryError) as error:
             notes.append(f"skipped {file.name}: {error}")
             continue
-        named = lesson_from_name(file)
-        by_content = lessons_from_content(code)
+        if len(code) > MAX_CODE_BYTES:
+            notes.append(f"skipped {file.name}: more than {MAX_CODE_BYTES / 1e6:g} MB of code")
+            continue
+        named = lesson_from_name(file, bank)
+        by_content = lessons_from_content(code, bank)
         if lesson is not None:
             chosen = lesson if (named == lesson or lesson in by_content
                                 or (path.is_file() and named is None)) else None
@@ -202,8 +201,28 @@ def find_sources(path: Path, lesson: Optional[Lesson] = None) -> tuple[list[Sour
             continue
         sources.append(SourceFile(file, chosen, code))
     if not sources and not notes:
-        notes.append(f"no exercise files (.py or .ipynb) found in {path}")
-    return sources, notes
+        notes.append(f"no exercise files (.py or .ipynb) found in {path.name}")
+    return _one_of_each_kind(sources, notes, bank), notes
+
+
+def _one_of_each_kind(sources: list[SourceFile], notes: list[str],
+                      bank: ExerciseBank) -> list[SourceFile]:
+    """Per lesson, the one ``.py`` file and the one notebook with the most attempted."""
+    kept: dict[tuple, SourceFile] = {}
+    for source in sources:
+        slot = (source.lesson.number, source.kind)
+        if slot not in kept:
+            kept[slot] = source
+            continue
+        rival = kept[slot]
+        better = attempted_count(source.code, source.lesson, bank) > attempted_count(
+            rival.code, rival.lesson, bank)
+        loser = rival if better else source
+        kept[slot] = source if better else rival
+        notes.append(f"skipped {loser.path.name}: "
+                     f"another {source.kind} file for lesson {source.lesson.number:02d} was "
+                     f"graded (one .py and one notebook per lesson)")
+    return list(kept.values())
 
 
 def is_class_folder(path: Path) -> bool:

@@ -1,23 +1,22 @@
-"""The grader's side of the sandbox: one child process per submission, restarted after a crash.
+"""The grader's side of the sandbox: one confined child process per submission file.
 
-The child (:mod:`minigrad.exercises.worker`) runs ``python -I`` (no user site, no
-``PYTHON*`` variables, no current directory on ``sys.path``) in a fresh temporary directory, in
-its own process group, with no shell. It limits its own address space (``RLIMIT_AS``) and the
-size of what it prints (``RLIMIT_FSIZE``). Requests and answers travel over two dedicated
-pipes; stdout and stderr go to a file the grader keeps open. A call that runs past its time
-limit gets the whole process group killed, and the next call starts a fresh child.
+The child (:mod:`.worker`) is forked by the fork server (:mod:`.zygote`), or else started as
+``python -I -S``, with an empty environment, no shell and stdin closed; while single-threaded
+it confines itself (:mod:`.confine`): its own user, mount, PID and network namespaces,
+Landlock, seccomp and rlimits. Requests and answers travel
+over two pipes; stdout and stderr go to a file the grader keeps open. A call that runs past its
+time limit gets the child killed (and with it, by the kernel, everything it started); the next
+call starts a fresh child.
 
-When the grader runs as root (as in Gradescope), each child switches, once Python and numpy are
-loaded and before any student code runs, to its own unused user id, so it cannot signal the
-grader or another student's child, nor write the grader's files; when the sandbox stops, every
-process it left behind is killed (:mod:`minigrad.exercises.child_users`).
+:func:`.probe.sandbox_problem` says why the confinement cannot work on this machine; the grader
+then refuses to grade unless told ``--no-sandbox`` (``confine=False`` here: same child,
+unconfined).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import secrets
 import select
 import shutil
 import signal
@@ -27,21 +26,22 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
-from minigrad.exercises.child_users import (PACKAGE_ROOT, SANDBOX_PROCESSES, acquire_uid,
-                                            kill_by_token, kill_user, release_uid,
-                                            world_enterable)
-from minigrad.exercises.codec import MAX_TEXT, to_json
-
-
-_BOOTSTRAP = (
-    "import sys; sys.path.insert(0, sys.argv[1]); del sys.argv[1]\n"
-    "from minigrad.exercises.worker import main; main(sys.argv[1:])\n"
-)
+from minigrad.exercises.codec import to_json
+from minigrad.exercises.sandbox import runtime, zygote
+from minigrad.exercises.sandbox.worker import BOOTSTRAP
 
 DEFAULT_MEMORY_MB = 2048
 OUTPUT_LIMIT_BYTES = 4_000_000
+#: The largest answer (one case, as JSON text) the grader reads from a child.
+MAX_ANSWER_BYTES = 1_000_000
+#: The largest submission (after a notebook's code cells are joined) sent to a child.
+MAX_CODE_BYTES = 2_000_000
+#: The child's private, size-capped temporary folder (a tmpfs of its own).
+TMPFS_BYTES = 64 * 2**20
+#: Processes and threads a child may have at once.
+PROCESSES = 32
 #: How long the child may take to start Python, numpy and the worker (not the student's time).
 STARTUP_SECONDS = 60.0
 
@@ -66,30 +66,26 @@ class ImportFailed(Exception):
 
 
 class Sandbox:
-    """Runs functions of one submission file in a child process.
+    """Runs functions of one submission in a child process.
 
     >>> with Sandbox(code, timeout=5) as box:
     ...     outcomes = box.run("composite_derivative", [(1.0,), (2.0,)])
     """
 
-    def __init__(self, code: str, timeout: float = 10.0,
-                 memory_mb: int = DEFAULT_MEMORY_MB) -> None:
+    def __init__(self, code: str, timeout: float = 10.0, memory_mb: int = DEFAULT_MEMORY_MB,
+                 confine: bool = True, protected: Iterable[Path] = ()) -> None:
         self.submission_text = code
         self.timeout = timeout
         self.memory_mb = memory_mb
-        self.uid = acquire_uid()
-        # A child under another user id must be able to reach its folder by its full path.
-        base = None
-        if self.uid is not None and not world_enterable(tempfile.gettempdir()):
-            base = next((folder for folder in ("/tmp", "/var/tmp", "/dev/shm")
-                         if world_enterable(folder)), None)
-        self.directory = Path(tempfile.mkdtemp(prefix="minigrad-grade-", dir=base))
-        self.process: Optional[subprocess.Popen] = None
+        self.confine = confine
+        self.protected = list(protected)
+        self.directory = Path(tempfile.mkdtemp(prefix="minigrad-grade-"))
+        self.process: Optional["subprocess.Popen | zygote.Forked"] = None
         self.import_error: Optional[ImportFailed] = None
         self._buffer = bytearray()
         self._output = -1  # the grader's own descriptor of the child's stdout/stderr file
+        self._pidfd = -1  # the confined child (PID 1 of its namespace)
         self._starts = 0
-        self._token = secrets.token_hex(16)
 
     # ------------------------------------------------------------------ life cycle
     def __enter__(self) -> "Sandbox":
@@ -100,53 +96,47 @@ class Sandbox:
 
     def close(self) -> None:
         self._stop()
-        release_uid(self.uid)
-        self.uid = None
         shutil.rmtree(self.directory, ignore_errors=True)
 
+    def _config(self, work: Path, request_read: int, response_write: int,
+                report_write: int) -> dict[str, Any]:
+        return {"confine": self.confine, "work": str(work), "requests": request_read,
+                "responses": response_write, "report": report_write,
+                "readable": runtime.readable_paths(self.protected) if self.confine else [],
+                "path": runtime.child_sys_path(),
+                "memory": self.memory_mb * 2**20, "file": OUTPUT_LIMIT_BYTES,
+                "cpu": int(STARTUP_SECONDS + 30 * self.timeout), "tmpfs": TMPFS_BYTES,
+                "open_files": 256, "processes": PROCESSES}
+
     def _start(self) -> None:
-        # Everything is created afresh on each start, with names the child cannot foresee and
-        # without following links, so nothing a previous child left behind is trusted.
+        # Everything is created afresh on each start, with names the child cannot foresee.
         self._starts += 1
+        if len(self.submission_text.encode("utf-8", "surrogateescape")) > MAX_CODE_BYTES:
+            raise ImportFailed("import", f"the code is longer than {MAX_CODE_BYTES // 10**6} MB")
         self.directory.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix="work-", dir=self.directory))
-        submission = work / "submission.py"
-        with open(submission, "x", encoding="utf-8", errors="surrogateescape") as handle:
-            handle.write(self.submission_text)
-        if self.uid is not None:
-            os.chmod(self.directory, 0o711)  # the child may enter, not list or change it
-            for item in (work, submission):
-                os.chown(item, self.uid, self.uid)
         self._output = os.open(self.directory / f"output-{self._starts}.txt",
                                os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                                0o600)
         request_read, request_write = os.pipe()
         response_read, response_write = os.pipe()
-        env = {"PATH": os.defpath, "HOME": str(work), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
-               "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-               "NUMBA_NUM_THREADS": "1", "NUMBA_CACHE_DIR": str(work),
-               "MPLCONFIGDIR": str(work),
-               "TMPDIR": ".",  # relative: the full path may be out of the child's reach
-               "MINIGRAD_SANDBOX": self._token}
-        processes = 0 if self.uid is None else SANDBOX_PROCESSES
+        report_read, report_write = os.pipe()  # the confined child's PID, from its parent
+        config = self._config(work, request_read, response_write, report_write)
+        self._report = zygote.Report(report_read)
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-c", _BOOTSTRAP, PACKAGE_ROOT, str(request_read),
-                 str(response_write), str(self.memory_mb * 2**20), str(OUTPUT_LIMIT_BYTES),
-                 str(processes), str(self.uid or 0), submission.name],  # relative to cwd
-                cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=self._output,
-                stderr=subprocess.STDOUT, pass_fds=(request_read, response_write),
-                start_new_session=True, close_fds=True,
-            )
+            self.process = self._spawn(config, work, [request_read, response_write,
+                                                      report_write, self._output])
         except OSError as error:  # too many processes, no memory left...
             for fd in (request_write, response_read, self._output):
                 os.close(fd)
+            self._report.close()
             self._output = -1
             raise ImportFailed("sandbox", f"the grading sandbox could not start a process "
                                           f"({error})") from None
         finally:
-            os.close(request_read)
-            os.close(response_write)
+            for fd in (request_read, response_write, report_write):
+                os.close(fd)
+        self._pidfd = self._confined_child() if self.confine else -1
         self._requests = request_write
         self._responses = response_read
         self._buffer = bytearray()
@@ -158,7 +148,11 @@ class Sandbox:
                 text = f"it did not start within {max(STARTUP_SECONDS, self.timeout):g} s"
             raise ImportFailed("sandbox", f"the grading sandbox could not start ({text}); "
                                           f"is --memory ({self.memory_mb} MB) too small?")
+        # Sending the code and importing it share the time limit.
         deadline = time.monotonic() + self.timeout
+        code = json.dumps({"code": self.submission_text}).encode("utf-8", "surrogateescape")
+        if not self._send(code + b"\n", deadline):
+            raise ImportFailed(*self._death("while receiving the submission", "timeout"))
         message = self._read_message(deadline)
         if message is None or not isinstance(message, dict) or "import" not in message:
             raise ImportFailed(*self._death("while importing the submission", message))
@@ -167,24 +161,61 @@ class Sandbox:
             raise ImportFailed(str(message.get("kind", "exception")),
                                str(message.get("message", ""))[:2000])
 
+    def _spawn(self, config: dict[str, Any], work: Path,
+               fds: list[int]) -> "subprocess.Popen | zygote.Forked":
+        """Start the child: forked by the zygote when confined (numpy already loaded), else
+        (or when the zygote cannot start) as a new Python process."""
+        forker = zygote.client(runtime.child_sys_path()) if self.confine else None
+        if forker is not None:
+            try:
+                return zygote.Forked(forker.spawn(config, fds), self._report)
+            except (OSError, ValueError):
+                pass  # a zygote that died mid-request: start the child directly
+        confine_py = runtime.runtime_copy() / "minigrad/exercises/sandbox/confine.py"
+        return subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", BOOTSTRAP, str(confine_py), json.dumps(config)],
+            cwd=work, env={}, stdin=subprocess.DEVNULL, stdout=fds[3],
+            stderr=subprocess.STDOUT, pass_fds=tuple(fds[:3]), start_new_session=True,
+            close_fds=True)
+
+    def _confined_child(self) -> int:
+        """A pidfd of the confined child (PID 1 of its namespace), whose parent reports its
+        PID; -1 if it does not within the start-up time (the child then fails to start)."""
+        line = self._report.line(time.monotonic() + STARTUP_SECONDS)
+        try:
+            return os.pidfd_open(int(line))
+        except (OSError, ValueError):
+            return -1
+
     def _stop(self) -> None:
-        """Kill the child, its process group and anything it left running; close the pipes."""
+        """Kill the child and close the pipes. The confined child is PID 1 of its namespace:
+        when it dies, the kernel kills everything it started. Its parent is killed too (and
+        its death would kill the child as well: parent-death signal)."""
         if self.process is None:
             return
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.process.wait()
-        if self.uid is not None:
-            kill_user(self.uid)
+        if self._pidfd >= 0:
+            try:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+                select.select([self._pidfd], [], [], 5.0)  # readable once it has exited
+            except OSError:
+                pass
+            os.close(self._pidfd)
+            self._pidfd = -1
+        if isinstance(self.process, zygote.Forked):
+            self.process.kill()
         else:
-            kill_by_token(self._token)
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(self.process.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        self.process.wait()
         for fd in (self._requests, self._responses, self._output):
             try:
                 os.close(fd)
             except OSError:
                 pass
+        self._report.close()
         self._output = -1
         self.process = None
 
@@ -277,7 +308,7 @@ class Sandbox:
             if not chunk:
                 return "eof"
             self._buffer += chunk
-            if len(self._buffer) > MAX_TEXT + 1000:
+            if len(self._buffer) > MAX_ANSWER_BYTES + 1000:
                 return "too-long"
         end = self._buffer.index(b"\n")
         line = bytes(self._buffer[:end])
@@ -294,7 +325,7 @@ class Sandbox:
             return "timeout", f"took longer than {self.timeout:g} s {during} (stopped)"
         if message == "too-long":
             self._stop()
-            return "garbage", f"sent back more than {MAX_TEXT} characters {during}"
+            return "garbage", f"sent back more than {MAX_ANSWER_BYTES // 10**6} MB {during}"
         if message not in ("eof",):
             self._stop()
             return "garbage", f"the answer channel was corrupted {during}"

@@ -1,0 +1,1 @@
+"""Authoring: the lesson sources, their student and solution forms, the notebooks' exercise cells."""

@@ -1,0 +1,1 @@
+"""Grading: finding a student's code, scoring it against answer keys, reports, class runs."""

@@ -1,0 +1,75 @@
+"""Reports of a graded submission: Gradescope's ``results.json`` and a plain-text table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.exercises.grading.grader import ExerciseResult, SubmissionResult
+
+
+def _case_lines(result: ExerciseResult, visible: bool) -> str:
+    lines = []
+    chosen = [case for case in result.cases if case.visible == visible]
+    messages = {case.message for case in chosen}
+    if chosen and not any(case.passed for case in chosen) and len(messages) == 1:
+        return f"every case: {messages.pop()}"  # e.g. a syntax error: say it once
+    for number, case in enumerate(chosen, start=1):
+        mark = "passed" if case.passed else f"FAILED — {case.message}"
+        lines.append(f"case {number}: {case.call}: {mark}")
+    if any(not case.passed for case in chosen) and result.exercise.hint:
+        lines.append(f"Hint: {result.exercise.hint}")
+    return "\n".join(lines)
+
+
+def gradescope_results(result: SubmissionResult) -> dict[str, Any]:
+    """The submission's results in Gradescope's ``results.json`` format.
+
+    Each exercise gives a "visible cases" test (visibility ``visible``) and, when it has hidden
+    cases, a "hidden cases" test (visibility ``after_published``).
+    """
+    tests = []
+    for item in result.exercises:
+        name = f"{item.exercise.id} {item.exercise.title}"
+        for visible, label, visibility in ((True, "visible cases", "visible"),
+                                           (False, "hidden cases", "after_published")):
+            score, max_score = item.points_for(visible)
+            if max_score == 0:
+                continue
+            tests.append({"name": f"{name} ({label})", "score": score, "max_score": max_score,
+                          "output": _clean(_case_lines(item, visible) or item.feedback),
+                          "visibility": visibility})
+    summary = [f"minigrad grader; hidden cases drawn with --seed {result.seed}"]
+    if result.files:
+        summary.append("graded: " + ", ".join(result.files))
+    summary += result.notes
+    return {"score": result.score, "output": _clean("\n".join(summary)), "tests": tests,
+            "extra_data": {"seed": result.seed, "files": result.files,
+                           "max_score": result.max_score}}
+
+
+def _clean(text: str) -> str:
+    """``text`` without lone surrogates (from odd file names or student messages), which some
+    JSON readers, Gradescope's among them, refuse."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def format_table(result: SubmissionResult, width: int = 60) -> str:
+    """A plain-text table: one row per exercise with points, max, status and feedback."""
+    lines = [f"Grading {result.path}  (seed {result.seed})"]
+    if result.files:
+        lines.append(f"  graded: {', '.join(result.files)}")
+    lines += [f"  note: {note}" for note in result.notes]
+    if not result.exercises:
+        lines.append("  nothing to grade")
+        return "\n".join(lines)
+    lines.append(f"  {'id':<6}{'exercise':<34}{'points':>7}{'max':>5}  {'status':<15}feedback")
+    for item in result.exercises:
+        feedback = " ".join(item.feedback.split())
+        if len(feedback) > width:
+            feedback = feedback[: width - 1] + "…"
+        title = item.exercise.title if len(item.exercise.title) <= 32 else (
+            item.exercise.title[:31] + "…")
+        lines.append(f"  {item.exercise.id:<6}{title:<34}{item.score:>7.2f}"
+                     f"{item.max_score:>5g}  {item.status:<15}{feedback}")
+    lines.append(f"  {'total':<40}{result.score:>7.2f}{result.max_score:>5g}")
+    return "\n".join(lines)

@@ -1,0 +1,30 @@
+"""Every lesson's exercises through the real grader: the reference version earns every point,
+the student version (stubs) earns none. One run per lesson, in the sandbox."""
+
+from __future__ import annotations
+
+import pytest
+from grading_results import needs_sandbox
+
+from minigrad.exercises.authoring.generate import python_file_text
+from minigrad.exercises.authoring.source import exercises, lessons_with_exercises
+from minigrad.exercises.grading.grader import grade_submission
+
+
+@needs_sandbox
+@pytest.mark.parametrize("lesson", lessons_with_exercises(), ids=lambda lesson: lesson.slug)
+def test_solutions_score_full_marks_and_stubs_zero(lesson, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    ids = {exercise.id for exercise in exercises(lesson)}
+    assert ids, f"lesson {lesson.number:02d} lists no exercises"
+    for solutions in (True, False):
+        path = tmp_path / f"lesson{lesson.number:02d}_{'key' if solutions else 'stub'}.py"
+        path.write_text(python_file_text(lesson, solutions=solutions), encoding="utf-8")
+        results = grade_submission(path, lesson, seed=3).exercises
+        assert {item.exercise.id for item in results} == ids
+        if solutions:
+            failed = {item.exercise.id: item.status for item in results
+                      if abs(item.score - item.max_score) > 1e-9}
+            assert not failed, f"the reference lost points: {failed}"
+        else:
+            assert all(item.score == 0 for item in results), \
+                {item.exercise.id: item.score for item in results}
