@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from minigrad.viz import render
+from minigrad.viz.fonts import fit_svg_text
 
 DEFAULT_MAX_NODES = 10_000
 SAVE_FORMATS = {".svg": "svg", ".png": "png", ".dot": "dot", ".gv": "dot"}
@@ -57,7 +58,8 @@ class Graph:
         """The drawing as SVG text (rendered once, then kept)."""
         if self._svg is None:
             self._check_size()
-            self._svg = render.run_renderer(self.source, "svg", self.timeout).decode("utf-8")
+            svg = render.run_renderer(self.source, "svg", self.timeout).decode("utf-8")
+            self._svg = fit_svg_text(svg)
         return self._svg
 
     def save(self, path: str | Path, *, dpi: float | None = None) -> Path:
