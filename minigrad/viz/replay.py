@@ -114,15 +114,20 @@ def _first_line(text: str | None) -> str:
     return (text or "").strip().splitlines()[0].strip() if text and text.strip() else ""
 
 
-def replay_value(root: Value) -> Replay:
-    """Replay ``root.backward()`` on a scalar graph (see the module docstring)."""
+def replay_value(root: Value, names: Mapping[str, Any] | None = None) -> Replay:
+    """Replay ``root.backward()`` on a scalar graph (see the module docstring).
+
+    ``names``: ``{"name": value}``, shown instead of the Value's ``label``.
+    """
     order = list(reversed(topological_order(root)))
     index = {id(value): position for position, value in enumerate(order)}
+    names_by_id = {id(value): name for name, value in (names or {}).items()}
     nodes = []
     for position, value in enumerate(order):
         rule = getattr(value, "_backward", None)
         nodes.append(ReplayNode(
-            position, "leaf" if rule is None else "value", value.label,
+            position, "leaf" if rule is None else "value",
+            names_by_id.get(id(value), value.label),
             [index[id(parent)] for parent in value.parents] if rule is not None else [],
             data=value.data, op=value.op,
             rule=_first_line(getattr(rule, "__doc__", "")), source=value))
@@ -267,7 +272,7 @@ def replay(root: Any, gradient: Any = None, names: Mapping[str, Any] | None = No
     if isinstance(root, Value):
         if gradient is not None:
             raise TypeError("a Value's backward starts from grad 1; gradient= is for Tensors")
-        return replay_value(root)
+        return replay_value(root, names)
     from minigrad.tensor.tensor import Tensor
 
     if isinstance(root, Tensor):
