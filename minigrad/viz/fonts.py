@@ -57,6 +57,23 @@ def text_width(text: str, font_size: float) -> float:
     return sum(widths.get(char, _DEFAULT_WIDTH) for char in text) * font_size / 1000.0
 
 
+@functools.lru_cache(maxsize=1)
+def _dejavu() -> object:
+    from matplotlib import font_manager, ft2font
+
+    return ft2font.FT2Font(font_manager.findfont("DejaVu Sans"))
+
+
+def room_for_text(text: str, font_size: float) -> float:
+    """Width in points a box needs for ``text`` whichever face draws it: the wider of Helvetica
+    and DejaVu Sans (the usual fallback, and what a system ``dot`` may draw a PNG with)."""
+    font = _dejavu()
+    font.set_size(font_size, 72)  # type: ignore[attr-defined]
+    font.set_text(text)  # type: ignore[attr-defined]
+    dejavu = font.get_width_height()[0] / 64.0  # type: ignore[attr-defined]
+    return max(text_width(text, font_size), dejavu)
+
+
 _TEXT = re.compile(r'<text([^>]*?)font-family="([^"]*)"([^>]*?)font-size="([\d.]+)"([^>]*)>'
                    r"([^<]*)</text>")
 

@@ -8,8 +8,10 @@ arrows pointing the way gradient flows (towards the inputs):
   ``grad 1 + 14 = 15`` (class ``changed``), and the edges that carried it in orange;
 * nodes already processed: grey text (class ``done``).
 
-So that a stepper can flip between frames without the picture jumping, each box gets the
-width of its widest text over *all* frames: Graphviz then lays out every frame identically.
+So that a stepper can flip between frames without the picture jumping, every box has a fixed
+size (``fixedsize=true``): wide enough for its widest text over *all* frames in Helvetica or in
+DejaVu Sans (whichever face the renderer measures with), so Graphviz lays out every frame
+identically.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.viz.dot import DotGraph
-from minigrad.viz.fonts import text_width
+from minigrad.viz.fonts import room_for_text
 from minigrad.viz.frames import Frame, definition, describe, is_scalar, node_names
 from minigrad.viz.labels import format_number
 from minigrad.viz.replay import Replay
@@ -35,11 +37,20 @@ class FrameDrawer:
         self.rankdir, self.digits = rankdir, digits
         self.names = node_names(replay)
         widest = [0.0] * len(replay.nodes)
+        line_counts = [1] * len(replay.nodes)
+        measured: dict[str, float] = {}
         for frame in frames:
             for index in range(len(replay.nodes)):
-                for line in self.lines(frame, index):
-                    widest[index] = max(widest[index], text_width(line, style.font_size))
-        self.widths = [(width + _BOX_MARGIN_PT) / 72.0 for width in widest]  # inches
+                lines = self.lines(frame, index)
+                line_counts[index] = len(lines)
+                for line in lines:
+                    if line not in measured:
+                        measured[line] = room_for_text(line, style.font_size)
+                    widest[index] = max(widest[index], measured[line])
+        # Sizes in inches; Graphviz sets lines 1.2 font sizes apart.
+        self.widths = [(width + _BOX_MARGIN_PT) / 72.0 for width in widest]
+        self.heights = [(count * 1.2 * style.font_size + _BOX_MARGIN_PT * 0.6) / 72.0
+                        for count in line_counts]
 
     # ------------------------------------------------------------------ text
     def lines(self, frame: Frame, index: int) -> list[str]:
@@ -97,6 +108,8 @@ class FrameDrawer:
             index = node.index
             attrs: dict[str, Any] = {"shape": "box", "style": "rounded,filled",
                                      "width": f"{self.widths[index]:.3f}",
+                                     "height": f"{self.heights[index]:.3f}",
+                                     "fixedsize": "true",
                                      "fillcolor": self._fill(node.kind, index)}
             if index == frame.node:
                 attrs.update({"class": "current", "fillcolor": theme.current_fill,

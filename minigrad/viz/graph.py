@@ -6,6 +6,7 @@ from pathlib import Path
 
 from minigrad.viz import render
 from minigrad.viz.fonts import fit_svg_text
+from minigrad.viz.stepper import picture_fragment
 
 DEFAULT_MAX_NODES = 10_000
 SAVE_FORMATS = {".svg": "svg", ".png": "png", ".dot": "dot", ".gv": "dot"}
@@ -86,11 +87,15 @@ class Graph:
             return None
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict:
-        # Jupyter shows the richest type it gets: the SVG, or else this text with the reason.
+        # Jupyter shows the richest type it gets: HTML that shrinks a wide drawing to the
+        # output area (a click shows it full size), the bare SVG for other front ends, or
+        # else this text with the reason.
         try:
-            return {"image/svg+xml": self.svg()}
+            svg = self.svg()
         except render.VizError as error:
             return {"text/plain": f"{self!r}\n{error}"}
+        return {"text/html": picture_fragment(svg), "image/svg+xml": svg,
+                "text/plain": repr(self)}
 
     def _check_size(self) -> None:
         if self.node_count > self.max_nodes:
