@@ -141,7 +141,7 @@ def test_text_fits_its_box_even_in_a_wider_fallback_font(page, tmp_path):
 
 def test_a_wide_drawing_fits_the_page_and_a_click_shows_it_full_size(page, tmp_path):
     chain = Value(1.0, "x0")
-    for index in range(1, 14):
+    for index in range(1, 9):
         chain = (chain * 1.1).tanh()
         chain.label = f"x{index}"
     html = draw_graph(chain)._repr_mimebundle_()["text/html"]
@@ -274,7 +274,8 @@ def test_notebook_01_runs_in_jupyterlab_and_the_stepper_works_inline(browser, ju
         assert state["errors"] == [] and state["executed"] == state["total"] > 0
         assert _error_outputs(page) == []
         # Every drawing fits its output area (the lesson 01 graph is wider than some).
-        too_wide = page.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea-output svg')]
+        too_wide = page.evaluate("""() => [
+            ...document.querySelectorAll('.jp-OutputArea-output svg')]
             .filter(svg => svg.getBoundingClientRect().width >
                            svg.closest('.jp-OutputArea-output').clientWidth + 1).length""")
         assert too_wide == 0

@@ -41,7 +41,8 @@ def scripts(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "lesson01.py").write_text(LESSON01)
     (tmp_path / "mlp.py").write_text(MLP)
-    (tmp_path / "broken.py").write_text("import minigrad as mg\nx = mg.ones(2)\ny = x @ mg.ones(3)\n")
+    (tmp_path / "broken.py").write_text(
+        "import minigrad as mg\nx = mg.ones(2)\ny = x @ mg.ones(3)\n")
     return tmp_path
 
 

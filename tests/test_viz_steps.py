@@ -182,7 +182,8 @@ def _box(group_: ElementTree.Element) -> tuple[float, float]:
     shape = group_.find(f"{SVG}path")
     if shape is None:
         shape = group_.find(f"{SVG}polygon")
-    numbers = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", shape.get("d") or shape.get("points"))]
+    outline = shape.get("d") or shape.get("points")
+    numbers = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", outline)]
     xs = numbers[0::2]
     return min(xs), max(xs)
 
@@ -320,3 +321,27 @@ def test_collapse_draws_one_box_per_layer_call():
     assert {count for _, count in labels} == {"6"}
     assert collapsed.node_count == 1 + 1 + len(layers)  # output, SumBackward0, the layers
     ElementTree.fromstring(collapsed.svg())
+
+
+def test_collapse_is_for_tensor_backward_graphs_and_groups_nest():
+    with pytest.raises(ValueError, match="kind='backward' with a Tensor root"):
+        draw_graph(lesson01()["L"], kind="backward", collapse=True)
+    x = mg.ones(2, 3, dtype=mg.float64)
+    inner = TinyLinear("inner", 3, 3)
+    with group("outer", x) as scope:  # a container calling a layer: the innermost group wins
+        hidden = inner(x)
+        out = hidden * 2
+        scope.output(out)
+    source = draw_graph(out.sum(), kind="backward", collapse=True).source
+    assert re.search(r'label="inner\\n\(6 nodes\)"', source)
+    assert re.search(r'label="outer\\n\(1 node\)"', source)  # only the MulBackward0 is left
+    with pytest.raises(ValueError, match="kind='backward'"):
+        draw_graph(out.sum(), kind="forward", collapse=True)
+
+
+def test_a_long_backward_pass_warns_that_the_stepper_is_hard_to_follow():
+    chain = Value(0.5, "x")
+    for _ in range(70):
+        chain = chain.tanh()
+    with pytest.warns(UserWarning, match="71 steps"):
+        backward_steps(chain)

@@ -23,5 +23,6 @@ from minigrad.viz.steps import BackwardSteps, backward_steps, trace_backward
 from minigrad.viz.render import (GraphTooLargeError, RenderError, RendererNotFoundError,
                                  VizError, find_renderer)
 
-__all__ = ["draw_graph", "backward_steps", "trace_backward", "group", "BackwardSteps", "Graph", "GraphTooLargeError", "RenderError", "RendererNotFoundError",
-           "VizError", "find_renderer"]
+__all__ = ["draw_graph", "backward_steps", "trace_backward", "group", "BackwardSteps", "Graph",
+           "GraphTooLargeError", "RenderError", "RendererNotFoundError", "VizError",
+           "find_renderer"]

@@ -39,8 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="draw this expression instead (Value and mg are in scope)")
     parser.add_argument("--root", metavar="NAME",
                         help="the script's variable to draw (usually the loss)")
-    parser.add_argument("--kind", choices=KINDS, default="forward",
-                        help="forward: values and ops; backward: the graph backward walks")
+    parser.add_argument("--kind", choices=KINDS, default=None,
+                        help="forward (default): values and ops; backward: the graph backward "
+                             "walks (the default with --collapse)")
     parser.add_argument("--out", metavar="FILE",
                         help="output file; the suffix picks the format: .svg .png .dot "
                              ".html (backward stepper) .gif (animation); default ROOT.svg")
@@ -93,7 +94,8 @@ def _run(args: argparse.Namespace) -> int:
                                        font_size=args.font_size, rankdir=args.rankdir)
                 steps.save(out, dpi=args.dpi)
             else:
-                graph = draw_graph(root, kind=args.kind, rankdir=args.rankdir, names=names,
+                kind = args.kind or ("backward" if args.collapse else "forward")
+                graph = draw_graph(root, kind=kind, rankdir=args.rankdir, names=names,
                                    theme=args.theme, font_size=args.font_size,
                                    collapse=args.collapse, title=args.title)
                 graph.save(out, dpi=args.dpi)

@@ -61,6 +61,9 @@ def draw_graph(root: Any, kind: str = "forward", show_data: bool = True, show_gr
         raise ValueError(f"digits must be an int from 1 to 17, got {digits!r}")
     names = dict(names) if names is not None else {}
     style = Style.of(theme, font_size)
+    if collapse and (kind != "backward" or not _is_tensor(root)):
+        raise ValueError("collapse=True folds groups of a Tensor backward graph (one box per "
+                         "nn.Module call or mg.viz.group); use kind='backward' with a Tensor root")
 
     if isinstance(root, Value):
         dot = value_graph(root, kind, show_data=show_data, show_grad=show_grad, rankdir=rankdir,
@@ -72,7 +75,7 @@ def draw_graph(root: Any, kind: str = "forward", show_data: bool = True, show_gr
         dot = tensor_graph(root, kind, show_data=show_data, show_grad=show_grad,
                            rankdir=rankdir, names=names, show_saved=show_saved,
                            show_order=bool(show_order), digits=digits, title=title,
-                           style=style, collapse=collapse and kind == "backward")
+                           style=style, collapse=collapse)
     else:
         raise TypeError(f"draw_graph expects a minigrad Value or Tensor, got "
                         f"{type(root).__module__}.{type(root).__qualname__}")

@@ -26,7 +26,7 @@ def _lesson01_without_backward() -> Value:
 
 
 @figure("lecture_graph_dark.svg", lesson=2,
-        description="minigrad graph --theme dark: lesson 01's graph after backward, for dark slides")
+        description="minigrad graph --theme dark: lesson 01's graph after backward")
 def _graph_dark(path: Path) -> None:
     from minigrad.viz import draw_graph
 
@@ -34,7 +34,7 @@ def _graph_dark(path: Path) -> None:
 
 
 @figure("lecture_backward_step.svg", lesson=2,
-        description="backward_steps: step 5 of lesson 01's backward pass, u = a·b sending 45 and 30")
+        description="backward_steps: step 5 of lesson 01's backward, u = a·b sends 45 and 30")
 def _backward_step(path: Path) -> None:
     from minigrad.viz import backward_steps
 

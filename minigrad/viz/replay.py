@@ -227,8 +227,9 @@ def replay_tensor(root: Any, gradient: Any = None,
     gradient = _as_array(gradient)
     root_node = root.grad_fn
     if root_node is None:  # a leaf: only its own AccumulateGrad
-        node = ReplayNode(0, "leaf", next((n for n, t in names.items() if t is root), ""), [], data=root.numpy(),
-                          shape=tuple(root.shape), op="AccumulateGrad", source=root)
+        label = next((name for name, tensor in names.items() if tensor is root), "")
+        node = ReplayNode(0, "leaf", label, [], data=root.numpy(), shape=tuple(root.shape),
+                          op="AccumulateGrad", source=root)
         return Replay([node], [Visit(0, gradient, [])], is_tensor=True)
 
     order = engine_order(root_node)

@@ -60,12 +60,17 @@ _SCRIPT = """
     }, %(interval)d);
   }
   var actions = {
-    first: function () { stop(); show(0); }, prev: function () { stop(); show(step - 1); },
-    next: function () { stop(); show(step + 1); }, last: function () { stop(); show(frames.length - 1); },
+    first: function () { stop(); show(0); },
+    prev: function () { stop(); show(step - 1); },
+    next: function () { stop(); show(step + 1); },
+    last: function () { stop(); show(frames.length - 1); },
     play: toggle
   };
   root.querySelectorAll("button[data-action]").forEach(function (button) {
-    button.addEventListener("click", function () { actions[button.dataset.action](); root.focus(); });
+    button.addEventListener("click", function () {
+      actions[button.dataset.action]();
+      root.focus();
+    });
   });
   var keys = { ArrowRight: "next", ArrowLeft: "prev", Home: "first", End: "last", " ": "play" };
   function onKey(event) {
@@ -77,7 +82,9 @@ _SCRIPT = """
   }
   root.addEventListener("keydown", onKey);
   if (%(whole_page)s) {
-    document.addEventListener("keydown", function (event) { if (event.target === document.body) { onKey(event); } });
+    document.addEventListener("keydown", function (event) {
+      if (event.target === document.body) { onKey(event); }
+    });
   }
   root.querySelectorAll(".mg-picture").forEach(function (picture) {
     picture.addEventListener("click", function () { picture.classList.toggle("mg-full"); });

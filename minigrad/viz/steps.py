@@ -14,9 +14,11 @@ graph stays usable for ``loss.backward()`` afterwards.
 from __future__ import annotations
 
 import io
+import warnings
 from pathlib import Path
 from typing import Any, Mapping
 
+from minigrad.viz.draw import READABLE_NODES
 from minigrad.viz.frame_drawing import FrameDrawer
 from minigrad.viz.frames import Frame, build_frames
 from minigrad.viz.graph import Graph
@@ -43,6 +45,10 @@ class BackwardSteps:
         self.style = Style.of(theme, font_size)
         self.replay = replay(root, gradient, dict(names or {}))
         self.frames: list[Frame] = build_frames(self.replay)
+        if len(self.frames) > READABLE_NODES:
+            warnings.warn(f"this backward pass has {len(self.frames)} steps; past about "
+                          f"{READABLE_NODES} nodes a stepper is hard to follow: step through a "
+                          "smaller graph (one neuron, one layer)", UserWarning, stacklevel=3)
         self.digits = digits
         self.drawer = FrameDrawer(self.replay, self.frames, style=self.style, rankdir=rankdir,
                                   digits=digits)

@@ -137,7 +137,8 @@ def _forward(root: Tensor, describe: _TensorLabeller, rankdir: str,
             continue
         op_id = f"{node_id}_op"
         symbol = op_symbol(node.name())
-        dot.node(op_id, symbol, ordering="in", tooltip=node.name(), **op_style(symbol, describe.style))
+        dot.node(op_id, symbol, ordering="in", tooltip=node.name(),
+                 **op_style(symbol, describe.style))
         for argument, value in enumerate(getattr(node, "inputs", ())):
             if isinstance(value, Tensor):
                 dot.edge(f"t{index[id(value)]}", op_id)
@@ -210,6 +211,7 @@ def _backward(root: Tensor, describe: _TensorLabeller, rankdir: str, title: str 
                 dot.edge(saved_id, node_id, style="dotted", arrowhead="none")
     names = {key: name for key, name in members.values()}
     for group_id, count in groups_drawn.items():
-        dot.node(group_id, f"{names[group_id]}\n({count} node{'s' if count > 1 else ''})", shape="box3d",
-                 style="filled", fillcolor=style.theme.leaf_fill)
+        nodes = f"{count} node{'s' if count > 1 else ''}"
+        dot.node(group_id, f"{names[group_id]}\n({nodes})", shape="box3d", style="filled",
+                 fillcolor=style.theme.leaf_fill)
     return dot

@@ -60,7 +60,8 @@ def trace_lines(replay: Replay, frames: list[Frame], digits: int = 4) -> list[li
             else:
                 sum_text = f"earlier + this = {describe(total, digits)}"
             if is_scalar(total):
-                lines.append(f"        -> {target:<{width}}  {product:<22} {target}.grad = {sum_text}")
+                lines.append(f"        -> {target:<{width}}  {product:<22} "
+                             f"{target}.grad = {sum_text}")
             else:  # arrays are long: the running sum goes on its own line
                 lines.append(f"        -> {target:<{width}}  {product}")
                 lines.append(f"           {' ' * width}  {target}.grad = {sum_text}")
