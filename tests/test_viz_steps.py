@@ -171,17 +171,40 @@ def test_something_else_than_a_value_or_tensor_is_refused():
 
 
 # ---------------------------------------------------------------------- pictures
+@pytest.fixture(params=["graphviz-pure", "dot"])
+def renderer(request, monkeypatch):
+    """Each picture test runs with the bundled renderer and with a system Graphviz, if any."""
+    import shutil
+    import sys
+
+    if request.param == "graphviz-pure":
+        program = Path(sys.executable).parent / "graphviz-pure"
+        found = str(program) if program.exists() else shutil.which("graphviz-pure")
+    else:
+        found = shutil.which("dot")
+    if found is None:
+        pytest.skip(f"{request.param} is not installed")
+    monkeypatch.setenv("MINIGRAD_DOT", found)
+    return request.param
+
+
 def _svg_nodes(svg: str) -> dict[str, ElementTree.Element]:
     root = ElementTree.fromstring(svg)
     return {group_.find(f"{SVG}title").text: group_ for group_ in root.iter(f"{SVG}g")
             if "node" in (group_.get("class") or "").split()}
 
 
-def _box(group_: ElementTree.Element) -> tuple[float, float]:
-    """Left and right x of a node's outline (its path or polygon)."""
+def _box(group_: ElementTree.Element) -> tuple[float, float] | None:
+    """Left and right x of a node's outline (path, polygon or ellipse; None: plain text)."""
+    ellipse = group_.find(f"{SVG}ellipse")
+    if ellipse is not None:
+        centre, radius = float(ellipse.get("cx")), float(ellipse.get("rx"))
+        return centre - radius, centre + radius
     shape = group_.find(f"{SVG}path")
     if shape is None:
         shape = group_.find(f"{SVG}polygon")
+    if shape is None:
+        return None
     outline = shape.get("d") or shape.get("points")
     numbers = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", outline)]
     xs = numbers[0::2]
@@ -189,7 +212,7 @@ def _box(group_: ElementTree.Element) -> tuple[float, float]:
 
 
 @pytest.mark.parametrize("which", ["value", "tensor"])
-def test_every_frame_is_svg_with_a_different_highlighted_node(which):
+def test_every_frame_is_svg_with_a_different_highlighted_node(which, renderer):
     if which == "value":
         steps = backward_steps(lesson01()["L"])
     else:
@@ -208,17 +231,49 @@ def test_every_frame_is_svg_with_a_different_highlighted_node(which):
     assert all(layout == layouts[0] for layout in layouts)  # the picture never jumps
 
 
-def test_text_fits_its_box_in_every_frame():
+def _text_inside_boxes(svg: str, font_size: float) -> None:
+    for group_ in _svg_nodes(svg).values():
+        left, right = _box(group_)
+        for text in group_.iter(f"{SVG}text"):
+            width = float(text.get("textLength"))
+            assert width == pytest.approx(text_width(text.text, font_size), abs=0.01)
+            x = float(text.get("x"))
+            start = x - width / 2 if text.get("text-anchor") == "middle" else x
+            assert left - 0.01 <= start and start + width <= right + 0.01, text.text
+
+
+def test_text_fits_its_box_in_drawings(renderer):
+    nodes = mlp()
+    for graph in (draw_graph(lesson01()["L"], font_size=18),
+                  draw_graph(lesson01()["L"], kind="backward", rankdir="TB"),
+                  draw_graph(nodes["loss"], kind="backward", names=nodes),
+                  draw_graph(nodes["loss"], kind="forward", names=nodes, theme="dark")):
+        svg = graph.svg()
+        for group_ in _svg_nodes(svg).values():
+            for text in group_.iter(f"{SVG}text"):
+                size = float(text.get("font-size"))
+                assert float(text.get("textLength")) == pytest.approx(
+                    text_width(text.text, size), abs=0.01)
+        _text_inside_records(svg)
+
+
+def _text_inside_records(svg: str) -> None:
+    """Every text lies within the outline of its node (records: the whole record)."""
+    for group_ in _svg_nodes(svg).values():
+        if _box(group_) is None:
+            continue
+        left, right = _box(group_)
+        for text in group_.iter(f"{SVG}text"):
+            width = float(text.get("textLength"))
+            x = float(text.get("x"))
+            start = x - width / 2 if text.get("text-anchor") == "middle" else x
+            assert left - 0.5 <= start and start + width <= right + 0.5, text.text
+
+
+def test_text_fits_its_box_in_every_frame(renderer):
     steps = backward_steps(lesson01()["L"], font_size=18)
     for index in range(len(steps)):
-        for group_ in _svg_nodes(steps.svg(index)).values():
-            left, right = _box(group_)
-            for text in group_.iter(f"{SVG}text"):
-                width = float(text.get("textLength"))
-                assert width == pytest.approx(text_width(text.text, 18.0), abs=0.01)
-                x = float(text.get("x"))
-                start = x - width / 2 if text.get("text-anchor") == "middle" else x
-                assert left <= start and start + width <= right
+        _text_inside_boxes(steps.svg(index), 18.0)
 
 
 def test_the_stepper_holds_one_frame_per_backward_step(tmp_path):
