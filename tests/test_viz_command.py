@@ -73,6 +73,13 @@ def test_every_format_of_a_tensor_graph(scripts, capsys, out_name, magic):
     assert (scripts / out_name).read_bytes().startswith(magic)
 
 
+def test_a_tensor_forward_graph_from_a_script(scripts, capsys):
+    code, _, err = run(capsys, "mlp.py", "--root", "loss", "--out", "forward.dot")
+    assert code == 0, err
+    source = (scripts / "forward.dot").read_text()
+    assert "W1 (5, 3)" in source and "hidden (4, 5)" in source and "relu" in source
+
+
 def test_script_names_label_the_tensors(scripts, capsys):
     run(capsys, "mlp.py", "--root", "loss", "--kind", "backward", "--out", "g.dot")
     source = (scripts / "g.dot").read_text()

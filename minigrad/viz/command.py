@@ -163,10 +163,22 @@ def _find_root(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     return _lookup(namespace, args.root, str(path)), _graph_names(namespace)
 
 
+def _recording() -> Any:
+    """``minigrad.viz.record()`` where the engine offers it (it keeps the tensors a forward
+    drawing needs), else nothing to do."""
+    import contextlib
+
+    import minigrad.viz
+
+    record = getattr(minigrad.viz, "record", None)
+    return record() if record is not None else contextlib.nullcontext()
+
+
 def _execute(action: Any, where: str) -> Any:
     """Run the user's code; turn its exception into a message with the line that raised it."""
     try:
-        return action()
+        with _recording():
+            return action()
     except SystemExit as exit_:
         if exit_.code not in (None, 0):
             raise GraphCommandError(f"{where} called sys.exit({exit_.code!r})") from None
