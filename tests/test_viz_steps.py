@@ -406,3 +406,13 @@ def test_a_long_backward_pass_warns_that_the_stepper_is_hard_to_follow():
         chain = chain.tanh()
     with pytest.warns(UserWarning, match="71 steps"):
         backward_steps(chain)
+
+
+def test_a_frame_shows_each_local_derivative_times_the_arriving_gradient():
+    steps = backward_steps(lesson01()["L"])
+    u_step = next(frame for frame in steps if steps.replay.nodes[frame.node].label == "u")
+    svg = steps.svg(u_step.step - 1)
+    assert "grad 3 × 15 = 45" in svg and "grad 2 × 15 = 30" in svg  # a and b
+    assert "rule: d(out)/da = b," in svg and "d(out)/db = a." in svg
+    v_step = next(frame for frame in steps if steps.replay.nodes[frame.node].label == "v")
+    assert "grad 1 + 1 × 14 = 15" in steps.svg(v_step.step - 1)  # u: 1 from L, then 14 via v

@@ -75,15 +75,16 @@ class FrameDrawer:
         return [name, data_text, grad_text]
 
     def _running_sum(self, frame: Frame, index: int) -> str:
+        """``grad 1 + 1 × 14 = 15``: what it had, plus local derivative × arriving gradient."""
         previous = frame.before[index]
-        shares = [send.sent for send in frame.sends if send.parent == index]
+        sends = [send for send in frame.sends if send.parent == index]
         total = frame.grads[index]
-        if all(is_scalar(share) for share in shares) and is_scalar(total):
-            terms = ([format_number(previous, self.digits)] if previous is not None else [])
-            terms += [format_number(share, self.digits) for share in shares]
-            if len(terms) == 1:
-                return f"grad {terms[0]}"
-            return f"grad {' + '.join(terms)} = {format_number(total, self.digits)}"
+        if all(is_scalar(send.sent) and send.local is not None for send in sends) \
+                and is_scalar(total):
+            number = lambda value: format_number(value, self.digits)  # noqa: E731
+            terms = [number(previous)] if previous is not None else []
+            terms += [f"{number(send.local)} × {number(frame.grad_in)}" for send in sends]
+            return f"grad {' + '.join(terms)} = {number(total)}"
         return f"grad {describe(total, self.digits)}"
 
     def caption(self, frame: Frame) -> str:
@@ -94,8 +95,9 @@ class FrameDrawer:
         if node.kind == "leaf":
             return f"step {frame.step}/{len(self.frames)}: {what} is a leaf, grad {grad}"
         targets = ", ".join(self.names[i] for i in frame.changed) or "nothing"
-        return (f"step {frame.step}/{len(self.frames)}: {what}, grad {grad} arrives; "
+        text = (f"step {frame.step}/{len(self.frames)}: {what}, grad {grad} arrives; "
                 f"sends to {targets}")
+        return f"{text}\nrule: {node.rule}" if node.rule else text
 
     # ------------------------------------------------------------------ DOT
     def dot(self, frame: Frame, caption: bool = True) -> DotGraph:
