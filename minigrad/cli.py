@@ -16,6 +16,7 @@ from minigrad.exercises.grading.commands import (EXERCISES_HELP, GRADE_HELP,
                                                  add_exercises_arguments, add_grade_arguments,
                                                  run_exercises, run_grade)
 from minigrad.lessons import LESSONS
+from minigrad.viz import command as graph_command
 
 
 def _lessons_command(args: argparse.Namespace) -> int:
@@ -40,6 +41,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
                 figures.add_arguments, figures.run),
     "exercises": (EXERCISES_HELP, add_exercises_arguments, run_exercises),
     "grade": (GRADE_HELP, add_grade_arguments, run_grade),
+    "graph": (graph_command.HELP, graph_command.add_arguments, graph_command.run),
 }
 
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # numpy and matplotlib load only when a figure is made
     import numpy
 
 #: Other modules whose import registers more figures (each uses :func:`figure`).
-FIGURE_MODULES: tuple[str, ...] = ("minigrad.lesson_pictures",)
+FIGURE_MODULES: tuple[str, ...] = ("minigrad.lesson_pictures", "minigrad.viz.lecture_figures")
 
 #: Resolution of PNG figures: sharp on a slide, small in the repository.
 PNG_DPI = 100

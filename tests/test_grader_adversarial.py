@@ -409,7 +409,7 @@ def test_sigterm_stops_a_class_run_and_keeps_what_is_done(tmp_path: Path) -> Non
 
 
 # ---------------------------------------------------------------------------- the command line
-@pytest.mark.parametrize("lesson", ["", "0", "99", "-1", "1.5", "xyz", "08"])
+@pytest.mark.parametrize("lesson", ["", "0", "99", "-1", "1.5", "xyz", "09"])
 def test_bad_lesson_values(tmp_path: Path, lesson: str, capsys) -> None:
     path = solution_with(tmp_path / "work", "")
     assert cli_main(["grade", str(path), "--lesson", lesson]) == 2

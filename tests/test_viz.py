@@ -30,6 +30,9 @@ def lesson01_graph() -> dict[str, Value]:
     loss.backward()
     return {"a": a, "b": b, "c": c, "u": u, "v": v, "square": square, "L": loss}
 
+# Big graphs warn that a slide will be unreadable; tests/test_viz_steps.py checks that warning.
+pytestmark = pytest.mark.filterwarnings("ignore:this drawing has")
+
 
 @pytest.fixture
 def only_graphviz_pure(monkeypatch, tmp_path):
@@ -224,7 +227,10 @@ def test_svg_png_and_dot_files_without_a_system_dot(only_graphviz_pure, tmp_path
     dot_path = graph.save(tmp_path / "graph.dot")
     assert dot_path.read_text() == graph.source
     assert graph._repr_svg_() == graph.svg()
-    assert set(graph._repr_mimebundle_()) == {"image/svg+xml"}
+    bundle = graph._repr_mimebundle_()
+    assert bundle["image/svg+xml"] == graph.svg()
+    # Jupyter shows the HTML: the same drawing, shrunk to fit the output area.
+    assert "max-width: 100%" in bundle["text/html"] and "<svg" in bundle["text/html"]
 
 
 def test_saving_with_an_unknown_suffix_is_a_clear_error(tmp_path):

@@ -19,6 +19,9 @@ def fields(record_label: str) -> list[str]:
     """The fields of a record label, whichever way they are laid out."""
     return record_label.strip("{} ").split(" | ")
 
+# Big graphs warn that a slide will be unreadable; tests/test_viz_steps.py checks that warning.
+pytestmark = pytest.mark.filterwarnings("ignore:this drawing has")
+
 
 def lesson03_graph():
     """x = ones(2,2) requiring grad, y = x + 2, z = y·y·3 (lesson 03, before the mean)."""

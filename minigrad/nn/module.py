@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator, NamedTuple
 import numpy as np
 
 from minigrad.autograd import no_grad
+from minigrad.autograd.groups import group
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor, dtypes
 
@@ -54,9 +55,18 @@ class Module:
                                   "subclass must define forward(self, ...)")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # The one place every module call goes through: a tool that wants to see each layer's
-        # call (e.g. to group its nodes in a graph drawing) wraps this line.
-        return self.forward(*args, **kwargs)
+        # Every layer call is recorded as a group of the graph (a weak dictionary entry), so a
+        # drawing with collapse=True can fold the layer's nodes into one box.
+        with group(self._group_name(), *args) as scope:
+            result = self.forward(*args, **kwargs)
+            scope.output(result)
+        return result
+
+    def _group_name(self) -> str:
+        """The layer's name in a collapsed drawing: `Linear(4, 2)`-like when that is short."""
+        extra = self.extra_repr()
+        name = type(self).__name__
+        return f"{name}({extra})" if extra and len(extra) <= 32 else name
 
     # ---- registration by attribute ------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Iterable, Mapping
 
 from minigrad.value import Value
 from minigrad.viz import render
 from minigrad.viz.graph import DEFAULT_MAX_NODES, Graph
+from minigrad.viz.style import DEFAULT_FONT_SIZE, Style
 from minigrad.viz.value_graph import value_graph
 
 KINDS = ("forward", "backward")
 RANKDIRS = ("LR", "RL", "TB", "BT")
+READABLE_NODES = 60  # more boxes than this do not read on a slide
 
 
 def draw_graph(root: Any, kind: str = "forward", show_data: bool = True, show_grad: bool = True,
@@ -18,7 +21,8 @@ def draw_graph(root: Any, kind: str = "forward", show_data: bool = True, show_gr
                names: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
                show_saved: bool = False, show_order: bool | None = None, digits: int = 4,
                title: str | None = None, max_nodes: int = DEFAULT_MAX_NODES,
-               timeout: float = render.DEFAULT_TIMEOUT) -> Graph:
+               timeout: float = render.DEFAULT_TIMEOUT, theme: str = "light",
+               font_size: float = DEFAULT_FONT_SIZE, collapse: bool = False) -> Graph:
     """Draw the computation graph that produced ``root`` (a ``Value`` or a ``Tensor``).
 
     Args:
@@ -37,6 +41,13 @@ def draw_graph(root: Any, kind: str = "forward", show_data: bool = True, show_gr
         title: a line of text above the drawing.
         max_nodes: rendering refuses larger graphs (``.source`` and ``.save('x.dot')`` still work).
         timeout: seconds the renderer may run.
+        theme: ``"light"`` or ``"dark"`` (for dark slides).
+        font_size: text size in points (14 reads well on a projector).
+        collapse: Tensor backward graphs: draw each recorded group (one ``nn.Module`` call, or
+            any :func:`minigrad.viz.group`) as a single box.
+
+    A drawing of more than :data:`READABLE_NODES` nodes warns (``UserWarning``): past that, a
+    slide is unreadable; ``collapse=True`` or a smaller part of the graph helps.
 
     Returns:
         a :class:`Graph`: ``.source`` (DOT), ``.svg()``, ``.pipe(format)``, ``.save(path)``;
@@ -49,20 +60,30 @@ def draw_graph(root: Any, kind: str = "forward", show_data: bool = True, show_gr
     if not (isinstance(digits, int) and 1 <= digits <= 17):
         raise ValueError(f"digits must be an int from 1 to 17, got {digits!r}")
     names = dict(names) if names is not None else {}
+    style = Style.of(theme, font_size)
+    if collapse and (kind != "backward" or not _is_tensor(root)):
+        raise ValueError("collapse=True folds groups of a Tensor backward graph (one box per "
+                         "nn.Module call or mg.viz.group); use kind='backward' with a Tensor root")
 
     if isinstance(root, Value):
         dot = value_graph(root, kind, show_data=show_data, show_grad=show_grad, rankdir=rankdir,
                           names=names, show_order=True if show_order is None else show_order,
-                          digits=digits, title=title)
+                          digits=digits, title=title, style=style)
     elif _is_tensor(root):
         from minigrad.viz.tensor_graph import tensor_graph
 
         dot = tensor_graph(root, kind, show_data=show_data, show_grad=show_grad,
                            rankdir=rankdir, names=names, show_saved=show_saved,
-                           show_order=bool(show_order), digits=digits, title=title)
+                           show_order=bool(show_order), digits=digits, title=title,
+                           style=style, collapse=collapse)
     else:
         raise TypeError(f"draw_graph expects a minigrad Value or Tensor, got "
                         f"{type(root).__module__}.{type(root).__qualname__}")
+    if dot.node_count > READABLE_NODES:
+        hint = ("collapse=True (minigrad graph --collapse) folds each layer call into one box"
+                if _is_tensor(root) and not collapse else "draw a smaller part of the graph")
+        warnings.warn(f"this drawing has {dot.node_count} nodes; past about {READABLE_NODES} "
+                      f"a slide is hard to read: {hint}", UserWarning, stacklevel=2)
     return Graph(dot.source, dot.node_count, dot.edge_count, max_nodes=max_nodes,
                  timeout=timeout)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from minigrad.viz import render
+from minigrad.viz.fonts import fit_svg_text
+from minigrad.viz.stepper import picture_fragment
 
 DEFAULT_MAX_NODES = 10_000
 SAVE_FORMATS = {".svg": "svg", ".png": "png", ".dot": "dot", ".gv": "dot"}
@@ -57,7 +59,8 @@ class Graph:
         """The drawing as SVG text (rendered once, then kept)."""
         if self._svg is None:
             self._check_size()
-            self._svg = render.run_renderer(self.source, "svg", self.timeout).decode("utf-8")
+            svg = render.run_renderer(self.source, "svg", self.timeout).decode("utf-8")
+            self._svg = fit_svg_text(svg)
         return self._svg
 
     def save(self, path: str | Path, *, dpi: float | None = None) -> Path:
@@ -84,11 +87,15 @@ class Graph:
             return None
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict:
-        # Jupyter shows the richest type it gets: the SVG, or else this text with the reason.
+        # Jupyter shows the richest type it gets: HTML that shrinks a wide drawing to the
+        # output area (a click shows it full size), the bare SVG for other front ends, or
+        # else this text with the reason.
         try:
-            return {"image/svg+xml": self.svg()}
+            svg = self.svg()
         except render.VizError as error:
             return {"text/plain": f"{self!r}\n{error}"}
+        return {"text/html": picture_fragment(svg), "image/svg+xml": svg,
+                "text/plain": repr(self)}
 
     def _check_size(self) -> None:
         if self.node_count > self.max_nodes:

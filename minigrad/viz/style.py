@@ -1,24 +1,77 @@
 """Colours, fonts and captions shared by every drawing, so Value and Tensor graphs match.
 
 Colours follow torchviz, which many lecturers know: leaves light blue, the root (the output,
-usually the loss) light green, operations grey.
-
-The font is DejaVu Sans: Graphviz sizes each box from the font's metrics, but the viewer
-(a browser, Jupyter) draws the SVG text with whatever font it has under that name. DejaVu Sans
-is the usual Linux font and wider than Helvetica or Arial, so boxes measured with it (both a
-system `dot` and graphviz-pure know its metrics) still fit where a viewer substitutes a
-narrower face; boxes measured with Helvetica overflowed wherever DejaVu Sans was substituted.
+usually the loss) light green, operations grey. The dark theme keeps those roles with darker
+fills and light text, for dark slides. Text is Helvetica (see :mod:`minigrad.viz.fonts`) at
+14 pt by default: readable from the back of a lecture room.
 """
 
 from __future__ import annotations
 
-from minigrad.viz.dot import DotGraph
+from dataclasses import dataclass
 
-FONT = "DejaVu Sans"  # the widest common sans face: see the module docstring
-LEAF_FILL = "#cfe8ff"
-ROOT_FILL = "#d4f5b0"
-FUNCTION_FILL = "#e4e4e4"
-SAVED_FILL = "#ffd9a8"
+from minigrad.viz.dot import DotGraph
+from minigrad.viz.fonts import FONT
+
+DEFAULT_FONT_SIZE = 14.0
+
+
+@dataclass(frozen=True)
+class Theme:
+    """The colours of one look: background, text, lines, and a fill per kind of box."""
+
+    name: str
+    background: str
+    text: str
+    line: str
+    leaf_fill: str
+    root_fill: str
+    function_fill: str
+    saved_fill: str
+    box_fill: str          # a box with no role of its own (an inner Value or tensor)
+    current_fill: str      # the node a backward step is processing
+    current_line: str
+    changed_fill: str      # nodes whose gradient that step just changed
+    changed_line: str
+    done_text: str         # nodes already processed
+
+
+LIGHT = Theme("light", background="white", text="black", line="#333333",
+              leaf_fill="#cfe8ff", root_fill="#d4f5b0", function_fill="#e4e4e4",
+              saved_fill="#ffd9a8", box_fill="white", current_fill="#ffd8a8",
+              current_line="#d9480f", changed_fill="#a5d8ff", changed_line="#1864ab",
+              done_text="#666666")
+DARK = Theme("dark", background="#1e1e1e", text="#f1f1f1", line="#c8c8c8",
+             leaf_fill="#1d3d5c", root_fill="#2f4d1d", function_fill="#3a3a3a",
+             saved_fill="#5c3d14", box_fill="#262626", current_fill="#7a3a0a",
+             current_line="#ffa94d", changed_fill="#0b4f80", changed_line="#74c0fc",
+             done_text="#a8a8a8")
+THEMES = {theme.name: theme for theme in (LIGHT, DARK)}
+
+
+@dataclass(frozen=True)
+class Style:
+    """A theme and a font size: everything about a drawing's look that a user can choose."""
+
+    theme: Theme = LIGHT
+    font_size: float = DEFAULT_FONT_SIZE
+
+    @staticmethod
+    def of(theme: str | Theme = "light", font_size: float = DEFAULT_FONT_SIZE) -> Style:
+        """The style for a theme name (``"light"``, ``"dark"``) and a font size in points."""
+        if isinstance(theme, str):
+            if theme not in THEMES:
+                raise ValueError(f"theme must be one of {', '.join(THEMES)}, got {theme!r}")
+            theme = THEMES[theme]
+        if isinstance(font_size, bool) or not isinstance(font_size, (int, float)) \
+                or not 6 <= font_size <= 72:
+            raise ValueError(f"font_size must be a number of points from 6 to 72, got "
+                             f"{font_size!r}")
+        return Style(theme, float(font_size))
+
+    def size(self, scale: float = 1.0) -> str:
+        return f"{self.font_size * scale:.3g}"
+
 
 BACKWARD_CAPTION = (
     "backward: the numbered rules run in order, 1 = the root's rule (reverse topological order)\n"
@@ -26,28 +79,47 @@ BACKWARD_CAPTION = (
 )
 
 
-def base_graph(rankdir: str, *, title: str | None = None, caption: str | None = None) -> DotGraph:
+def base_graph(rankdir: str, *, title: str | None = None, caption: str | None = None,
+               style: Style = Style()) -> DotGraph:
     """An empty DOT graph with our fonts; ``title`` on top, ``caption`` underneath."""
-    graph_attrs = {"fontname": FONT, "fontsize": "12", "nodesep": "0.25", "ranksep": "0.35"}
+    theme = style.theme
+    graph_attrs = {"fontname": FONT, "fontsize": style.size(), "nodesep": "0.25",
+                   "ranksep": "0.35", "bgcolor": theme.background, "fontcolor": theme.text}
     lines = tuple("\n".join(part for part in (title, caption) if part).splitlines())
     if lines:
         graph_attrs.update(labelloc="t" if title else "b", labeljust="l")
     return DotGraph(rankdir=rankdir, graph_attrs=graph_attrs, caption=lines,
-                    node_attrs={"fontname": FONT, "fontsize": "12", "height": "0.3"},
-                    edge_attrs={"fontname": FONT, "fontsize": "10", "arrowsize": "0.7"})
+                    node_attrs={"fontname": FONT, "fontsize": style.size(), "height": "0.3",
+                                "color": theme.line, "fontcolor": theme.text},
+                    edge_attrs={"fontname": FONT, "fontsize": style.size(0.85),
+                                "arrowsize": "0.7", "color": theme.line,
+                                "fontcolor": theme.text})
 
 
-def op_style(label: str) -> dict[str, str]:
+def op_style(label: str, style: Style = Style()) -> dict[str, str]:
     """A small circle for a symbol (``*``, ``+``, ``@``), an ellipse for a word (``tanh``)."""
     longest_line = max(len(line) for line in label.split("\n"))
     shape = "circle" if longest_line <= 2 else "ellipse"
-    return {"shape": shape, "fontsize": "11", "margin": "0.02", "width": "0.3", "height": "0.3"}
+    return {"shape": shape, "fontsize": style.size(0.9), "margin": "0.02", "width": "0.3",
+            "height": "0.3"}
 
 
-def value_style(role: str) -> dict[str, str]:
+def value_style(role: str, style: Style = Style()) -> dict[str, str]:
     """Node attributes for a Value or Tensor box: ``role`` is "leaf", "inner" or "root"."""
+    theme = style.theme
     if role == "leaf":
-        return {"style": "filled", "fillcolor": LEAF_FILL}
+        return {"style": "filled", "fillcolor": theme.leaf_fill}
     if role == "root":
-        return {"style": "filled", "fillcolor": ROOT_FILL, "penwidth": "1.6"}
-    return {}
+        return {"style": "filled", "fillcolor": theme.root_fill, "penwidth": "1.6"}
+    return {"style": "filled", "fillcolor": theme.box_fill}
+
+
+def function_style(style: Style = Style()) -> dict[str, str]:
+    """A Tensor backward node (``MulBackward0``): a grey box."""
+    return {"shape": "box", "style": "filled", "fillcolor": style.theme.function_fill}
+
+
+def saved_style(style: Style = Style()) -> dict[str, str]:
+    """An array a node saved for backward: a small orange box."""
+    return {"shape": "box", "style": "filled", "fillcolor": style.theme.saved_fill,
+            "fontsize": style.size(0.75)}

@@ -22,10 +22,12 @@ import numpy as np
 
 from minigrad.tensor.tensor import Tensor
 from minigrad.viz.dot import DotGraph, Record
+from minigrad.autograd.groups import group_members
+from minigrad.viz.replay import engine_order
 from minigrad.viz.labels import format_number, format_shape, summarize_array
-from minigrad.viz.style import FUNCTION_FILL, SAVED_FILL, base_graph, op_style, value_style
-FUNCTION_NODE = {"shape": "box", "style": "filled", "fillcolor": FUNCTION_FILL}
-SAVED_NODE = {"shape": "box", "style": "filled", "fillcolor": SAVED_FILL, "fontsize": "10"}
+from minigrad.viz.style import (Style, base_graph, function_style, op_style, saved_style,
+                                value_style)
+
 TENSOR_BACKWARD_CAPTION = (
     "backward: nodes numbered in the order the engine runs them, 1 = the output's node;\n"
     "arrows follow next_functions, from the output to the leaves"
@@ -49,13 +51,18 @@ def tensor_graph(root: Tensor, kind: str = "backward", *, show_data: bool = True
                  show_grad: bool = True, rankdir: str = "LR",
                  names: Mapping[str, Any] | None = None, show_saved: bool = False,
                  show_order: bool = False, digits: int = 4,
-                 title: str | None = None) -> DotGraph:
-    """The DOT graph behind ``root`` (see the module docstring)."""
+                 title: str | None = None, style: Style = Style(),
+                 collapse: bool = False) -> DotGraph:
+    """The DOT graph behind ``root`` (see the module docstring).
+
+    ``collapse``: draw each recorded group (:func:`minigrad.viz.group`, e.g. one layer call)
+    of the backward graph as a single node.
+    """
     names_by_id = {id(tensor): name for name, tensor in (names or {}).items()}
-    describe = _TensorLabeller(names_by_id, show_data, show_grad, digits)
+    describe = _TensorLabeller(names_by_id, show_data, show_grad, digits, style)
     if kind == "forward":
         return _forward(root, describe, rankdir, title)
-    return _backward(root, describe, rankdir, title, show_saved, show_order)
+    return _backward(root, describe, rankdir, title, show_saved, show_order, collapse)
 
 
 class _TensorLabeller:
@@ -63,8 +70,9 @@ class _TensorLabeller:
     (array summaries are long; stacked, the boxes stay narrow)."""
 
     def __init__(self, names_by_id: dict[int, str], show_data: bool, show_grad: bool,
-                 digits: int) -> None:
+                 digits: int, style: Style) -> None:
         self.names_by_id = names_by_id
+        self.style = style
         self.show_data, self.show_grad, self.digits = show_data, show_grad, digits
 
     def __call__(self, tensor: Tensor) -> Record:
@@ -82,12 +90,12 @@ class _TensorLabeller:
         return Record(tuple(fields), horizontal=False)
 
 
-def _tensor_role(tensor: Tensor, root: Tensor) -> dict[str, str]:
+def _tensor_role(tensor: Tensor, root: Tensor, style: Style) -> dict[str, str]:
     if tensor is root:
-        return value_style("root")
+        return value_style("root", style)
     if not tensor.requires_grad:
         return {"style": "dashed"}
-    return value_style("leaf" if tensor.grad_fn is None else "inner")
+    return value_style("leaf" if tensor.grad_fn is None else "inner", style)
 
 
 # ---------------------------------------------------------------------- forward
@@ -118,18 +126,19 @@ def _tensor_inputs(tensor: Tensor) -> list[Tensor]:
 
 def _forward(root: Tensor, describe: _TensorLabeller, rankdir: str,
              title: str | None) -> DotGraph:
-    dot = base_graph(rankdir, title=title)
+    dot = base_graph(rankdir, title=title, style=describe.style)
     order = tensor_order(root)
     index = {id(tensor): position for position, tensor in enumerate(order)}
     for position, tensor in enumerate(order):
         node_id = f"t{position}"
-        dot.node(node_id, describe(tensor), **_tensor_role(tensor, root))
+        dot.node(node_id, describe(tensor), **_tensor_role(tensor, root, describe.style))
         node = tensor.grad_fn
         if node is None:
             continue
         op_id = f"{node_id}_op"
         symbol = op_symbol(node.name())
-        dot.node(op_id, symbol, ordering="in", tooltip=node.name(), **op_style(symbol))
+        dot.node(op_id, symbol, ordering="in", tooltip=node.name(),
+                 **op_style(symbol, describe.style))
         for argument, value in enumerate(getattr(node, "inputs", ())):
             if isinstance(value, Tensor):
                 dot.edge(f"t{index[id(value)]}", op_id)
@@ -151,61 +160,58 @@ def _constant_text(value: Any, digits: int) -> str:
 
 # ---------------------------------------------------------------------- backward
 def function_order(root_node: Any) -> list[Any]:
-    """The backward-graph nodes reachable from ``root_node``, each after all its consumers.
-
-    This is the order the engine can run them in: a node's gradient is complete only once
-    every node that uses its output has sent its share (counted like Kahn's algorithm).
-    """
-    pending: dict[int, int] = {id(root_node): 0}  # consumers that have not run yet
-    stack = [root_node]
-    while stack:
-        node = stack.pop()
-        for next_node, _ in node.next_functions:
-            if next_node is None:
-                continue
-            if id(next_node) not in pending:
-                pending[id(next_node)] = 0
-                stack.append(next_node)
-            pending[id(next_node)] += 1
-    order, ready = [], [root_node]
-    while ready:
-        node = ready.pop()
-        order.append(node)
-        for next_node, _ in reversed(node.next_functions):
-            if next_node is None:
-                continue
-            pending[id(next_node)] -= 1
-            if pending[id(next_node)] == 0:
-                ready.append(next_node)
-    return order
+    """The backward-graph nodes reachable from ``root_node`` in the order the engine runs them
+    (each after all its consumers; see :func:`minigrad.viz.replay.engine_order`)."""
+    return engine_order(root_node)
 
 
 def _backward(root: Tensor, describe: _TensorLabeller, rankdir: str, title: str | None,
-              show_saved: bool, show_order: bool) -> DotGraph:
+              show_saved: bool, show_order: bool, collapse: bool = False) -> DotGraph:
     caption = TENSOR_BACKWARD_CAPTION if show_order and root.grad_fn is not None else None
-    dot = base_graph(rankdir, title=title, caption=caption)
-    dot.node("output", describe(root), **_tensor_role(root, root))
+    style = describe.style
+    dot = base_graph(rankdir, title=title, caption=caption, style=style)
+    dot.node("output", describe(root), **_tensor_role(root, root, style))
     if root.grad_fn is None:
         return dot  # a leaf (or a tensor that does not require grad): nothing to walk
 
     order = function_order(root.grad_fn)
-    index = {id(node): position for position, node in enumerate(order)}
-    dot.edge("output", "f0")
+    members = group_members(order) if collapse else {}
+    # Each node is drawn as itself (f3) or as the box of the group it belongs to (g2_0).
+    drawn_as = {id(node): members.get(id(node), (f"f{position}", ""))[0]
+                for position, node in enumerate(order)}
+    dot.edge("output", drawn_as[id(order[0])])
+    groups_drawn: dict[str, int] = {}
+    edges_drawn: set[tuple[str, str]] = set()
     for position, node in enumerate(order):
-        node_id = f"f{position}"
+        node_id = drawn_as[id(node)]
         label = node.name()
-        dot.node(node_id, f"{position + 1}. {label}" if show_order else label, **FUNCTION_NODE)
+        if id(node) in members:
+            groups_drawn[node_id] = groups_drawn.get(node_id, 0) + 1
+        else:
+            dot.node(node_id, f"{position + 1}. {label}" if show_order else label,
+                     **function_style(style))
         for next_node, _ in node.next_functions:
-            if next_node is not None:
-                dot.edge(node_id, f"f{index[id(next_node)]}")
+            if next_node is None:
+                continue
+            edge = (node_id, drawn_as[id(next_node)])
+            if id(node) in members or id(next_node) in members:
+                if edge[0] == edge[1] or edge in edges_drawn:
+                    continue  # inside one group, or already drawn between the same boxes
+                edges_drawn.add(edge)
+            dot.edge(*edge)
         variable = getattr(node, "variable", None)
-        if label == "AccumulateGrad" and isinstance(variable, Tensor):
-            dot.node(f"{node_id}_leaf", describe(variable), **_tensor_role(variable, root))
+        if label == "AccumulateGrad" and isinstance(variable, Tensor) and id(node) not in members:
+            dot.node(f"{node_id}_leaf", describe(variable), **_tensor_role(variable, root, style))
             dot.edge(node_id, f"{node_id}_leaf", style="dashed")
-        if show_saved:
+        if show_saved and id(node) not in members:
             for number, (saved_name, array) in enumerate(node.saved_arrays().items()):
                 saved_id = f"{node_id}_saved{number}"
                 shape = format_shape(np.shape(array))
-                dot.node(saved_id, f"{saved_name}\n{shape}", **SAVED_NODE)
+                dot.node(saved_id, f"{saved_name}\n{shape}", **saved_style(style))
                 dot.edge(saved_id, node_id, style="dotted", arrowhead="none")
+    names = {key: name for key, name in members.values()}
+    for group_id, count in groups_drawn.items():
+        nodes = f"{count} node{'s' if count > 1 else ''}"
+        dot.node(group_id, f"{names[group_id]}\n({nodes})", shape="box3d", style="filled",
+                 fillcolor=style.theme.leaf_fill)
     return dot

@@ -19,7 +19,7 @@ from typing import Mapping
 from minigrad.value import Value, topological_order
 from minigrad.viz.dot import DotGraph, Record
 from minigrad.viz.labels import format_number
-from minigrad.viz.style import BACKWARD_CAPTION, base_graph, op_style, value_style
+from minigrad.viz.style import BACKWARD_CAPTION, Style, base_graph, op_style, value_style
 
 
 def backward_steps(root: Value) -> dict[int, int]:
@@ -37,7 +37,7 @@ def backward_steps(root: Value) -> dict[int, int]:
 def value_graph(root: Value, kind: str = "forward", *, show_data: bool = True,
                 show_grad: bool = True, rankdir: str = "LR",
                 names: Mapping[str, Value] | None = None, show_order: bool = True,
-                digits: int = 4, title: str | None = None) -> DotGraph:
+                digits: int = 4, title: str | None = None, style: Style = Style()) -> DotGraph:
     """The DOT graph of everything ``root`` depends on (see the module docstring).
 
     Node ids follow the topological order: ``v{i}`` is the i-th Value (parents first, the root
@@ -47,7 +47,7 @@ def value_graph(root: Value, kind: str = "forward", *, show_data: bool = True,
     steps = backward_steps(root) if kind == "backward" and show_order else {}
     names_by_id = {id(value): name for name, value in (names or {}).items()}
     caption = BACKWARD_CAPTION if steps else None
-    dot = base_graph(rankdir, title=title, caption=caption)
+    dot = base_graph(rankdir, title=title, caption=caption, style=style)
     index = {id(value): position for position, value in enumerate(order)}
 
     for position, value in enumerate(order):
@@ -59,7 +59,7 @@ def value_graph(root: Value, kind: str = "forward", *, show_data: bool = True,
         if show_grad:
             fields.append(f"grad {format_number(value.grad, digits)}")
         role = "root" if value is root else ("leaf" if not value.parents else "inner")
-        dot.node(node_id, Record(tuple(fields) or (label,)), **value_style(role))
+        dot.node(node_id, Record(tuple(fields) or (label,)), **value_style(role, style))
         if not value.parents:
             continue
 
@@ -68,12 +68,12 @@ def value_graph(root: Value, kind: str = "forward", *, show_data: bool = True,
         parent_ids = [f"v{index[id(parent)]}" for parent in value.parents]
         if kind == "forward":
             # ordering=in keeps the parents in argument order (a - b, a ** b read correctly).
-            dot.node(op_id, op_label, ordering="in", **op_style(op_label))
+            dot.node(op_id, op_label, ordering="in", **op_style(op_label, style))
             for parent_id in parent_ids:
                 dot.edge(parent_id, op_id)
             dot.edge(op_id, node_id)
         else:
-            dot.node(op_id, op_label, ordering="out", **op_style(op_label))
+            dot.node(op_id, op_label, ordering="out", **op_style(op_label, style))
             dot.edge(node_id, op_id)
             for parent_id in parent_ids:
                 dot.edge(op_id, parent_id)

@@ -1,0 +1,119 @@
+"""Groups: name a piece of a Tensor graph (one layer call) so a drawing can fold it into one box.
+
+A big model's backward graph has hundreds of nodes; on a slide one wants ``fc1``, ``relu``,
+``fc2``. A group remembers where a piece of the graph starts (its *inputs*) and ends (its
+*outputs*); the drawing folds every node between them — the layer's ops and its parameters'
+``AccumulateGrad`` nodes — into one node::
+
+    with mg.viz.group("fc1", x) as scope:     # x: the tensors the piece reads
+        h = x @ W.T + b
+        scope.output(h)                       # h: what it returns
+    draw_graph(loss, kind="backward", collapse=True)
+
+``nn.Module.__call__`` does exactly this around ``forward`` (one group per layer call), so
+``collapse=True`` shows one box per layer. Groups nest; a drawing folds the innermost ones.
+
+Nothing here keeps a graph alive: groups are keyed weakly by the output's ``grad_fn`` node and
+hold their inputs by weak reference, so recording costs a dictionary entry per call.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+_depth = [0]  # how many groups are open right now (nesting level of the next one)
+
+
+@dataclass(frozen=True)
+class GroupRecord:
+    """One recorded group: its name, nesting depth and its input tensors (weakly)."""
+
+    name: str
+    depth: int
+    inputs: tuple[weakref.ReferenceType, ...]
+
+    def input_tensors(self) -> list[Any]:
+        return [tensor for tensor in (ref() for ref in self.inputs) if tensor is not None]
+
+
+# output node -> the groups that produced it (an inner layer's output is also the outer's)
+_RECORDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _weak_tensors(values: Iterable[Any]) -> tuple[weakref.ReferenceType, ...]:
+    refs = []
+    for value in values:
+        if hasattr(value, "grad_fn") and hasattr(value, "requires_grad"):
+            refs.append(weakref.ref(value))
+    return tuple(refs)
+
+
+class group:  # noqa: N801  (lower case: used like a function, as no_grad is)
+    """Context manager recording a named piece of the graph (see the module docstring).
+
+    Args:
+        name: what the folded box says, e.g. ``"fc1"`` or ``"Linear(4, 2)"``.
+        *inputs: the tensors the piece reads (others, e.g. plain numbers, are ignored).
+    """
+
+    def __init__(self, name: str, *inputs: Any) -> None:
+        self.name = str(name)
+        self._inputs = _weak_tensors(inputs)
+        self._depth = 0
+
+    def __enter__(self) -> group:
+        self._depth = _depth[0]
+        _depth[0] += 1
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        _depth[0] -= 1
+
+    def output(self, *outputs: Any) -> None:
+        """Mark what the piece returned (tensors; tuples, lists and dicts are searched)."""
+        record = GroupRecord(self.name, self._depth, self._inputs)
+        for tensor in _flatten(outputs):
+            node = getattr(tensor, "grad_fn", None)
+            if node is not None:
+                _RECORDS.setdefault(node, []).append(record)
+
+
+def _flatten(values: Iterable[Any]) -> Iterable[Any]:
+    for value in values:
+        if isinstance(value, (tuple, list)):
+            yield from _flatten(value)
+        elif isinstance(value, dict):
+            yield from _flatten(value.values())
+        else:
+            yield value
+
+
+def _is_boundary(node: Any, inputs: list[Any]) -> bool:
+    variable = getattr(node, "variable", None)
+    return any(node is tensor.grad_fn or (variable is not None and variable is tensor)
+               for tensor in inputs)
+
+
+def group_members(nodes: Iterable[Any]) -> dict[int, tuple[str, str]]:
+    """For the backward nodes given, ``id(node) -> (group key, group name)`` of those inside a
+    recorded group; the innermost group wins. Nodes outside every group are left out."""
+    nodes = list(nodes)
+    members: dict[int, tuple[str, str]] = {}
+    depth_of: dict[int, int] = {}
+    for number, node in enumerate(nodes):
+        for record in _RECORDS.get(node, ()):
+            inputs = record.input_tensors()
+            stack, seen = [node], {id(node)}
+            while stack:
+                current = stack.pop()
+                if depth_of.get(id(current), -1) < record.depth:
+                    members[id(current)] = (f"g{number}_{record.depth}", record.name)
+                    depth_of[id(current)] = record.depth
+                for child, _ in current.next_functions:
+                    if child is None or id(child) in seen or _is_boundary(child, inputs):
+                        continue
+                    seen.add(id(child))
+                    stack.append(child)
+    return members

@@ -1,0 +1,121 @@
+"""From a replayed backward pass to frames: what every node holds after each step.
+
+A :class:`Frame` is one step of the engine: the node it processes, the gradient that arrived
+there, what it sent along each edge, and every node's gradient so far (``None`` while nothing
+has arrived). Frames know nothing about pictures; :mod:`minigrad.viz.frame_drawing` draws
+them and :mod:`minigrad.viz.trace` writes them out as text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from minigrad.viz.labels import format_number, format_shape, summarize_array
+from minigrad.viz.replay import Replay, ReplayNode, Send
+
+MAX_EXPRESSION = 16  # longer made-up names are replaced by "#<step>"
+
+
+@dataclass
+class Frame:
+    """The state after step ``step`` (1, 2, …) of the backward pass."""
+
+    step: int
+    node: int                   # the node processed in this step
+    grad_in: Any                # the gradient that arrived at it (float, array or None)
+    sends: list[Send]           # what went along each edge, in argument order
+    before: dict[int, Any]      # the gradient of each receiving node before this step
+    grads: list[Any]            # every node's gradient so far, after this step
+    done: set[int]              # nodes processed so far, this one included
+
+    @property
+    def changed(self) -> list[int]:
+        """Nodes whose gradient this step changed, in the order they received it."""
+        return list(dict.fromkeys(send.parent for send in self.sends))
+
+
+def build_frames(replay: Replay) -> list[Frame]:
+    """One frame per visit, in the engine's order, with running gradients."""
+    grads: list[Any] = [None] * len(replay.nodes)
+    if replay.visits:
+        grads[replay.visits[0].node] = replay.visits[0].grad_in  # the seed: 1, or v
+    frames, done = [], set()
+    for step, visit in enumerate(replay.visits, start=1):
+        before = {send.parent: grads[send.parent] for send in visit.sends}
+        for send in visit.sends:
+            previous = grads[send.parent]
+            grads[send.parent] = send.sent if previous is None else previous + send.sent
+        done.add(visit.node)
+        frames.append(Frame(step, visit.node, visit.grad_in, visit.sends, before, list(grads),
+                            set(done)))
+    return frames
+
+
+# ---------------------------------------------------------------------- names
+def node_names(replay: Replay) -> list[str]:
+    """A short name per node: its label, else an expression (``v ** 2``), else ``#step``.
+
+    Tensor nodes are named by the tensor (``x``) or the node (``MulBackward0``), with the step
+    number when a name is used twice.
+    """
+    names = [""] * len(replay.nodes)
+    # Parents come after their children in the engine's order: name from the end.
+    for node in reversed(replay.nodes):
+        names[node.index] = _own_name(node, names)
+    if replay.is_tensor:
+        counts: dict[str, int] = {}
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+        names = [f"{name} #{index + 1}" if counts[name] > 1 or not name else name
+                 for index, name in enumerate(names)]
+    return names
+
+
+def _own_name(node: ReplayNode, names: list[str]) -> str:
+    if node.label:
+        return node.label
+    if node.kind == "function":
+        return node.op
+    if node.kind == "leaf":
+        if node.op == "AccumulateGrad":
+            return f"leaf {format_shape(node.shape or ())}"
+        return format_number(node.data)  # an unnamed scalar leaf: a constant such as 2
+    parents = [names[parent] for parent in node.parents if parent is not None]
+    if len(parents) == 2:
+        text = f"{parents[0]} {node.op} {parents[1]}"
+    else:
+        text = f"{node.op}({', '.join(parents)})"
+    return text if len(text) <= MAX_EXPRESSION else f"#{node.index + 1}"
+
+
+def definition(node: ReplayNode, names: list[str]) -> str:
+    """``u = a * b`` for a named Value with a rule, the plain name otherwise."""
+    name = names[node.index]
+    if node.kind == "function" and node.label:
+        return f"{name} ({node.op})"
+    if node.kind != "value":
+        return name
+    parents = [names[parent] for parent in node.parents if parent is not None]
+    if len(parents) == 2:
+        text = f"{parents[0]} {node.op} {parents[1]}"
+    else:
+        text = f"{node.op}({', '.join(parents)})"
+    return name if text == name else f"{name} = {text}"
+
+
+# ---------------------------------------------------------------------- numbers
+def describe(value: Any, digits: int = 4) -> str:
+    """A number as a number; an array as its shape and a short preview."""
+    if value is None:
+        return "none yet"
+    array = np.asarray(value)
+    if array.ndim == 0 and not isinstance(value, np.ndarray):
+        return format_number(float(value), digits)
+    return f"{format_shape(array.shape)} {summarize_array(array, digits)}"
+
+
+def is_scalar(value: Any) -> bool:
+    return value is not None and not isinstance(value, np.ndarray)
