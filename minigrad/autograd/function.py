@@ -262,8 +262,10 @@ def _apply_without_graph(cls: type[Function], ctx: BackwardNode, args: tuple,
                          kwargs: dict) -> Tensor:
     """`apply` under no_grad: run forward, wrap the array, keep a view a view."""
     ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 4 else (False,) * len(args)
-    output = cls.forward(ctx, *[arg._data if isinstance(arg, Tensor) else _constant(arg, cls)
-                                for arg in args], **kwargs)
+    arrays = []
+    for arg in args:
+        arrays.append(arg._data if isinstance(arg, Tensor) else _constant(arg, cls))
+    output = cls.forward(ctx, *arrays, **kwargs)
     result = Tensor._make(output if type(output) is np.ndarray else np.asarray(output),
                           False, None)
     if cls.is_view:
@@ -279,16 +281,17 @@ def _record_node(ctx: BackwardNode, args: tuple, needs_grad: list[bool], arrays:
     """Fill in the node of one call: its inputs, the next nodes, the values saved for backward."""
     # The shapes and dtypes of the inputs are all backward needs; the tensors themselves are
     # kept only for drawing forward graphs (minigrad.viz.record()), as they cost memory.
-    ctx.inputs = args if GradMode.keep_inputs else tuple(
-        InputInfo(arg._data) if isinstance(arg, Tensor) else arg for arg in args)
+    inputs = []
     next_nodes = []
     for arg, needed in zip(args, needs_grad):
+        inputs.append(InputInfo(arg._data) if isinstance(arg, Tensor) else arg)
         if not needed:
             next_nodes.append(None)
         elif arg.grad_fn is not None:
             next_nodes.append(arg.grad_fn)
         else:
             next_nodes.append(arg._get_accumulator())
+    ctx.inputs = args if GradMode.keep_inputs else tuple(inputs)
     ctx._next = tuple(next_nodes)
     if ctx._to_save:
         ctx._saved = tuple(_saved_entry(value, args, arrays, result, raw_output)
