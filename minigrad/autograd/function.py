@@ -241,6 +241,8 @@ class Function:
         needs_grad = []
         for arg in args:
             if isinstance(arg, Tensor):
+                if arg._base is not None:
+                    arg._sync_view()  # a view whose base was changed in place
                 arrays.append(arg._data)
                 needs_grad.append(arg._requires_grad)
             else:

@@ -140,6 +140,8 @@ class Tensor(TensorOperators, TensorViews):
     # ---- requires_grad and .grad ------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
+        if self._base is not None:
+            self._sync_view()  # its base may have joined a graph through another view
         return self._requires_grad
 
     @requires_grad.setter

@@ -52,14 +52,23 @@ class TensorViews:
         A view whose base was changed in place since the view was made gets a fresh node:
         the view steps replayed on the base's new node (PyTorch regenerates it the same way).
         """
-        if self._base is not None and self._base._grad_fn is not self._view_of_node \
-                and self._grad_fn is not None:
-            self._refresh_view_node()
+        if self._base is not None:
+            self._sync_view()
         return self._grad_fn
 
     @grad_fn.setter
     def grad_fn(self, node: Any) -> None:
         self._grad_fn = node
+
+    def _sync_view(self) -> None:
+        """Rebuild this view's node if its base's node changed since (an in-place change).
+
+        A view made under no_grad of a base that requires grad stays out of the graph.
+        """
+        base = self._base
+        if base._grad_fn is not self._view_of_node and (self._grad_fn is not None
+                                                         or base._requires_grad):
+            self._refresh_view_node()
 
     def _refresh_view_node(self) -> None:
         """Replay the view steps on the base, so gradients reach the base's current node."""
@@ -69,6 +78,7 @@ class TensorViews:
             for function, settings in self._view_steps:
                 replayed = function.apply(replayed, **settings)
         self._grad_fn = replayed._grad_fn
+        self._requires_grad = replayed._requires_grad
         self._view_of_node = base._grad_fn
         if self.retains_grad and self._grad_fn is not None:
             self._grad_fn._retained = weakref.ref(self)
