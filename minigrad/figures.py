@@ -249,7 +249,10 @@ def _lesson03_backward_graph(path: Path) -> None:
 def _lesson03_forward_graph(path: Path) -> None:
     from minigrad.viz import draw_graph
 
-    x, y, z, out = lesson03_example()
+    from minigrad.viz import record
+
+    with record():  # keep every tensor: the forward graph's boxes are the tensors themselves
+        x, y, z, out = lesson03_example()
     out.backward()
     draw_graph(out, kind="forward", names={"x": x, "y": y, "z": z, "out": out}).save(path)
 

@@ -3,6 +3,7 @@ retain_grad, graph lifetime, in-place checks, no_grad/detach, autograd.grad, err
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -209,7 +210,28 @@ def test_saved_arrays_name_what_backward_needs():
     assert set(saved) == {"self", "other"}
     np.testing.assert_array_equal(saved["self"], [1.0, 2.0])
     assert set((x * 2).grad_fn.saved_arrays()) == {"other"}   # x's grad needs only the 2
-    assert (x + w).grad_fn.inputs == (x, w)
+    assert [(info.shape, info.dtype) for info in (x + w).grad_fn.inputs] == [((2,), np.float32)] * 2
+    with mg.viz.record():
+        assert (x + w).grad_fn.inputs == (x, w)
+
+
+def test_nodes_keep_only_what_backward_needs():
+    """An intermediate that no backward rule saved is freed at once (as in PyTorch);
+    under minigrad.viz.record() every tensor stays, so the forward graph can be drawn."""
+    import gc
+    import weakref
+
+    x = mg.ones(1000, requires_grad=True)
+    for keep, alive in ((False, False), (True, True)):
+        with mg.viz.record() if keep else contextlib.nullcontext():
+            hidden = x + 1           # Add saves nothing; Sum saves nothing
+            watch = weakref.ref(hidden)
+            out = hidden.sum()
+        del hidden
+        gc.collect()
+        assert (watch() is not None) is alive
+        out.backward()
+        assert x.grad.numpy()[0] == (2.0 if keep else 1.0)
 
 
 # ---- in place ---------------------------------------------------------------------------------

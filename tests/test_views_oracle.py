@@ -55,6 +55,10 @@ a = L.zeros(3, 1); e = a.expand(3, 4); e += 1
 a = L.zeros(2, 2); v = a[0]; w = v[1]; w += 5; r = a, a._version, v._version, w._version
 ---
 a = L.zeros(2, 2); d = a.detach(); d[1, 1] = 3; r = a, a._version
+---
+x = L.tensor([1.0, 2.0, 3.0, 4.0]); x[1:] = x[:-1]
+---
+x = L.tensor([1.0, 2.0, 3.0, 4.0]); x[:2] = x[:2] * 2; x[2:] = x[2:]; r = x, x._version
 """)
 
 
@@ -89,6 +93,9 @@ s.sum().backward(); r = x.grad, s, s.requires_grad, s.is_leaf, s.grad_fn
 ---
 x = L.tensor([1.0, 2.0, 3.0], requires_grad=True); b = L.zeros(3); v = b[1:]; v += x[:2]; b.sum().backward()
 r = x.grad, b.requires_grad
+---
+w = L.tensor([1.0, 2.0], requires_grad=True); a = L.zeros(3); u = a[1:]; v = a[:2]; v += w
+(u * L.tensor([3.0, 5.0])).sum().backward(); r = u.requires_grad, u.is_leaf, w.grad, a
 ---
 x = L.tensor([1.0, 2.0, 3.0], requires_grad=True); y = x * 1; v = y[:2]; y[0] = 10.0; (v * v).sum().backward()
 r = x.grad, v

@@ -25,9 +25,10 @@ pytestmark = pytest.mark.filterwarnings("ignore:this drawing has")
 
 def lesson03_graph():
     """x = ones(2,2) requiring grad, y = x + 2, z = y·y·3 (lesson 03, before the mean)."""
-    x = mg.ones(2, 2, requires_grad=True)
-    y = x + 2
-    z = y * y * 3
+    with mg.viz.record():  # keep the tensors, for the forward graph
+        x = mg.ones(2, 2, requires_grad=True)
+        y = x + 2
+        z = y * y * 3
     return x, y, z
 
 
@@ -36,7 +37,8 @@ def two_leaf_graph():
     w = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     a = mg.tensor([[1.0], [-1.0]])
     b = mg.tensor([[0.5], [0.25]], requires_grad=True)
-    out = (w @ a + b) * 2.0
+    with mg.viz.record():
+        out = (w @ a + b) * 2.0
     return w, a, b, out
 
 
@@ -175,10 +177,19 @@ def test_forward_graph_marks_tensors_that_do_not_require_grad():
 def test_large_tensors_are_summarised():
     mg.manual_seed(0)
     x = mg.randn(10, 10, requires_grad=True)
-    y = x * 2
+    with mg.viz.record():
+        y = x * 2
     labels, _, _ = parse_dot(draw_graph(y).source)
     assert re.search(r"data mean -?[\d.e-]+, range \[-?[\d.e-]+, -?[\d.e-]+\]", labels["t1"])
     assert fields(labels["t0"])[0] == "(10, 10)"
+
+
+def test_forward_graph_needs_the_tensors_recorded():
+    x = mg.ones(2, requires_grad=True)
+    out = (x * 2 + 1).sum()  # not under record(): the nodes keep only shapes
+    with pytest.raises(ValueError, match=r"with minigrad\.viz\.record\(\):"):
+        draw_graph(out, kind="forward")
+    assert "SumBackward0" in draw_graph(out, kind="backward").source  # needs no tensors
 
 
 def test_drawing_reads_no_grad_of_a_non_leaf_with_a_warning():

@@ -116,11 +116,13 @@ def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool, handed_out
         grad._version_counter[0] += 1
 
 
-def _checked(gradient: Any, node: Node, index: int) -> Tensor:
+def _checked(gradient: Any, expected: Any, node: Node, index: int) -> Tensor:
     """The gradient for input `index`, checked against that input's shape and dtype."""
+    if type(gradient) is Tensor and gradient._data.shape == expected.shape \
+            and gradient._data.dtype == expected.dtype:
+        return gradient  # the usual case, checked with as little work as possible
     if not isinstance(gradient, Tensor):
         gradient = Tensor._make(np.asarray(gradient), False, None)
-    expected = node.inputs[index]
     if gradient._data.shape != expected.shape:
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {index} - got "
@@ -188,8 +190,9 @@ def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_grap
             for index, child in enumerate(node._next):
                 if child is None:
                     continue
-                if input_grads and input_grads[index] is not None:
-                    _add(pending, child, _checked(input_grads[index], node, index))
+                child_grad = input_grads[index] if input_grads else None
+                if child_grad is not None:
+                    _add(pending, child, _checked(child_grad, node.inputs[index], node, index))
                 dependencies[child] -= 1
                 if dependencies[child] == 0:
                     ready.append(child)

@@ -94,6 +94,19 @@ class Node:
         return f"<{self.name()} object at {id(self):#x}>"
 
 
+class InputInfo:
+    """What a node remembers of an input tensor unless asked to keep the tensor itself:
+    its shape and dtype (enough for backward: sum_to, shape and dtype checks)."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.shape, self.dtype = array.shape, array.dtype
+
+    def __repr__(self) -> str:
+        return f"InputInfo(shape={self.shape}, dtype={self.dtype})"
+
+
 class AccumulateGrad(Node):
     """The node where a leaf's gradient arrives; it adds the gradient into `variable.grad`."""
 
@@ -131,7 +144,7 @@ class BackwardNode(Node):
         if saved is None:
             raise RuntimeError(_FREED_MESSAGE)
         unpacked = []
-        for kind, value, counter, expected in saved:
+        for kind, value, counter, expected, _index in saved:
             if counter is not None and counter[0] != expected:
                 raise RuntimeError(_modified_message(value, counter[0], expected, self, kind))
             if kind == "result":
@@ -146,13 +159,12 @@ class BackwardNode(Node):
             return {}
         names = getattr(self, "_saved_names", None)
         arrays = {}
-        for position, (kind, value, _counter, _expected) in enumerate(self._saved):
+        for position, (kind, value, _counter, _expected, index) in enumerate(self._saved):
             if value is None:
                 continue
             if names is not None and position < len(names):
                 key = names[position]
-            elif kind == "input" and any(arg is value for arg in self.inputs):
-                index = next(i for i, arg in enumerate(self.inputs) if arg is value)
+            elif index is not None:
                 key = ("self", "other")[index] if index < 2 else f"input{index}"
             elif kind == "result":
                 key = "result"
@@ -229,6 +241,8 @@ class Function:
         needs_grad = []
         for arg in args:
             if isinstance(arg, Tensor):
+                if arg._base is not None:
+                    arg._sync_view()  # a view whose base was changed in place
                 arrays.append(arg._data)
                 needs_grad.append(arg._requires_grad)
             else:
@@ -250,8 +264,10 @@ def _apply_without_graph(cls: type[Function], ctx: BackwardNode, args: tuple,
                          kwargs: dict) -> Tensor:
     """`apply` under no_grad: run forward, wrap the array, keep a view a view."""
     ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 4 else (False,) * len(args)
-    output = cls.forward(ctx, *[arg._data if isinstance(arg, Tensor) else _constant(arg, cls)
-                                for arg in args], **kwargs)
+    arrays = []
+    for arg in args:
+        arrays.append(arg._data if isinstance(arg, Tensor) else _constant(arg, cls))
+    output = cls.forward(ctx, *arrays, **kwargs)
     result = Tensor._make(output if type(output) is np.ndarray else np.asarray(output),
                           False, None)
     if cls.is_view:
@@ -265,15 +281,19 @@ _NO_GRAD = ((), (False,), (False, False), (False, False, False))
 def _record_node(ctx: BackwardNode, args: tuple, needs_grad: list[bool], arrays: list,
                  result: Tensor, raw_output: Any) -> None:
     """Fill in the node of one call: its inputs, the next nodes, the values saved for backward."""
-    ctx.inputs = args
+    # The shapes and dtypes of the inputs are all backward needs; the tensors themselves are
+    # kept only for drawing forward graphs (minigrad.viz.record()), as they cost memory.
+    inputs = []
     next_nodes = []
     for arg, needed in zip(args, needs_grad):
+        inputs.append(InputInfo(arg._data) if isinstance(arg, Tensor) else arg)
         if not needed:
             next_nodes.append(None)
         elif arg.grad_fn is not None:
             next_nodes.append(arg.grad_fn)
         else:
             next_nodes.append(arg._get_accumulator())
+    ctx.inputs = args if GradMode.keep_inputs else tuple(inputs)
     ctx._next = tuple(next_nodes)
     if ctx._to_save:
         ctx._saved = tuple(_saved_entry(value, args, arrays, result, raw_output)
@@ -282,14 +302,14 @@ def _record_node(ctx: BackwardNode, args: tuple, needs_grad: list[bool], arrays:
 
 
 def _saved_entry(value: Any, args: tuple, arrays: list, result: Tensor, raw_output: Any) -> tuple:
-    """(kind, value, version counter, expected version) for one saved value."""
+    """(kind, value, version counter, expected version, input index) for one saved value."""
     if value is raw_output:  # the output (also when numpy returned a 0-d scalar for it)
-        return ("result", result._data, result._version_counter, result._version_counter[0])
+        return ("result", result._data, result._version_counter, result._version_counter[0], None)
     if type(value) is np.ndarray:
-        for arg, array in zip(args, arrays):
+        for index, (arg, array) in enumerate(zip(args, arrays)):
             if array is value and isinstance(arg, Tensor):
-                return ("input", arg, arg._version_counter, arg._version_counter[0])
-        return ("constant", Tensor._make(value, False, None), None, 0)
+                return ("input", arg, arg._version_counter, arg._version_counter[0], index)
+        return ("constant", Tensor._make(value, False, None), None, 0, None)
     if isinstance(value, Tensor):
-        return ("input", value, value._version_counter, value._version_counter[0])
-    return ("constant", value, None, 0)
+        return ("input", value, value._version_counter, value._version_counter[0], None)
+    return ("constant", value, None, 0, None)

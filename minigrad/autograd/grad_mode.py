@@ -14,9 +14,26 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class GradMode:
-    """The global switch. Ops read `GradMode.enabled` on every call, so it is a plain attribute."""
+    """The global switches. Ops read them on every call, so they are plain attributes.
+
+    `enabled`: record ops for backward. `keep_inputs`: let each recorded node keep the tensors
+    it was applied to (`node.inputs`), so that the forward graph can be drawn; off, a node
+    keeps only their shapes and dtypes, and intermediates nobody saved are freed at once.
+    """
 
     enabled: bool = True
+    keep_inputs: bool = False
+
+
+class keep_inputs:  # noqa: N801 - used like no_grad()
+    """Within this context, recorded nodes keep their input tensors (see `GradMode`)."""
+
+    def __enter__(self) -> None:
+        self._previous = GradMode.keep_inputs
+        GradMode.keep_inputs = True
+
+    def __exit__(self, *exc_info: object) -> None:
+        GradMode.keep_inputs = self._previous
 
 
 def is_grad_enabled() -> bool:

@@ -62,6 +62,13 @@ class CopySlices(Function):
 
 def copy_into(region: np.ndarray, src: Any) -> None:
     """region[...] = src, converting the dtype (as `copy_` does) and broadcasting src."""
+    if isinstance(src, np.ndarray) and np.may_share_memory(region, src) and not (
+            region.__array_interface__["data"] == src.__array_interface__["data"]
+            and region.shape == src.shape and region.strides == src.strides):
+        raise RuntimeError(  # x[1:] = x[:-1]: the result would depend on the copy order
+            "unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation.")
     try:
         np.copyto(region, src, casting="unsafe")
     except ValueError:

@@ -162,13 +162,15 @@ def _records(tensor: Tensor, other: Any) -> bool:
 def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
                   ufunc: np.ufunc, op_name: str) -> Tensor:
     """tensor = op(tensor, other), written into tensor's own memory."""
-    if not GradMode.enabled:  # e.g. an optimizer step: plain numpy, when shapes and dtypes agree
-        other_data = other._data if isinstance(other, Tensor) else None
-        if other_data is not None and other_data.shape == tensor._data.shape \
-                and other_data.dtype == tensor._data.dtype and tensor._data.flags.writeable:
-            ufunc(tensor._data, other_data, out=tensor._data)
-            tensor._version_counter[0] += 1
-            return tensor
+    # Nothing to record (an optimizer step, `p.data -= lr * p.grad`): plain numpy when the
+    # shapes and dtypes agree; the leaf rule cannot apply, as _records would be True.
+    other_data = other._data if isinstance(other, Tensor) else None
+    if other_data is not None and other_data.shape == tensor._data.shape \
+            and other_data.dtype == tensor._data.dtype and tensor._data.flags.writeable \
+            and not _records(tensor, other):
+        ufunc(tensor._data, other_data, out=tensor._data)
+        tensor._version_counter[0] += 1
+        return tensor
     _check_leaf(tensor)
     _check_writeable(tensor)
     if _records(tensor, other):

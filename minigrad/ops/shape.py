@@ -184,8 +184,10 @@ class Permute(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
-        inverse = tuple(int(i) for i in np.argsort(ctx.dims))
-        return permute(grad_output, *inverse)
+        inverse = [0] * len(ctx.dims)
+        for position, dim in enumerate(ctx.dims):
+            inverse[dim] = position  # out axis `position` came from x axis `dim`
+        return Permute.apply(grad_output, dims=tuple(inverse))
 
 
 def permute(x: Tensor, *dims: int | Sequence[int]) -> Tensor:

@@ -26,6 +26,7 @@ import minigrad  # for minigrad.autograd.engine, looked up when backward() runs
 from minigrad.tensor import dtypes
 from minigrad.tensor.convert import to_array
 from minigrad.tensor.operators import TensorOperators
+from minigrad.tensor.views import TensorViews
 
 _NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -36,7 +37,7 @@ _NON_LEAF_GRAD_WARNING = (
 _LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 
 
-class Tensor(TensorOperators):
+class Tensor(TensorOperators, TensorViews):
     """An n-dimensional array that records the operations applied to it.
 
     >>> x = Tensor([[1.0, 2.0]], requires_grad=True)
@@ -78,7 +79,7 @@ class Tensor(TensorOperators):
         tensor._base = None
         return tensor  # _retains_grad and _accumulator are set only when needed
 
-    # ---- storage: .data, views -----------------------------------------------------------
+    # ---- storage: .data (views: minigrad.tensor.views) -----------------------------------------------------------
     @property
     def data(self) -> Tensor:
         """This tensor's values as a new Tensor cut from the graph, sharing the same memory.
@@ -98,56 +99,6 @@ class Tensor(TensorOperators):
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                f"point or complex dtype (got {dtypes.dtype_name(new.dtype)})")
         self._data = new._data
-
-    def _is_view(self) -> bool:
-        """True if this tensor shares memory with `_base`, the tensor it was viewed from."""
-        return self._base is not None
-
-    def _become_view(self, source: Tensor, function: type, settings: dict) -> None:
-        """Record that self = function(source, **settings) is a view of source's storage.
-
-        A view shares its base's version counter (a write through either is seen by both)
-        and remembers the steps that made it from the base, so that autograd can replay
-        them after an in-place change (see `minigrad.ops.inplace`).
-        """
-        base = source._base if source._base is not None else source
-        self._base = base
-        self._version_counter = base._version_counter
-        step = ((function, settings),)
-        self._view_steps = source._view_steps + step if source._base is not None else step
-        self._view_of_node = base._grad_fn
-
-    @property
-    def grad_fn(self) -> Any:
-        """The backward node of the op that made this tensor (None for a leaf).
-
-        A view whose base was changed in place since the view was made gets a fresh node:
-        the view steps replayed on the base's new node (PyTorch regenerates it the same way).
-        """
-        if self._base is not None and self._base._grad_fn is not self._view_of_node \
-                and self._grad_fn is not None:
-            self._refresh_view_node()
-        return self._grad_fn
-
-    @grad_fn.setter
-    def grad_fn(self, node: Any) -> None:
-        self._grad_fn = node
-
-    def _refresh_view_node(self) -> None:
-        """Replay the view steps on the base, so gradients reach the base's current node."""
-        from minigrad.autograd.grad_mode import enable_grad
-
-        base = self._base
-        with enable_grad():
-            replayed = base
-            for function, settings in self._view_steps:
-                replayed = function.apply(replayed, **settings)
-        self._grad_fn = replayed._grad_fn
-        self._view_of_node = base._grad_fn
-        if self.retains_grad and self._grad_fn is not None:
-            import weakref
-
-            self._grad_fn._retained = weakref.ref(self)
 
     # ---- basic attributes -------------------------------------------------------------
     @property
@@ -189,6 +140,8 @@ class Tensor(TensorOperators):
     # ---- requires_grad and .grad ------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
+        if self._base is not None:
+            self._sync_view()  # its base may have joined a graph through another view
         return self._requires_grad
 
     @requires_grad.setter

@@ -8,7 +8,8 @@ is the green box where the walk starts. ``show_saved=True`` adds, in orange, the
 node keeps for backward (``node.saved_arrays()``): what the graph costs in memory.
 
 Forward graph: one box per tensor (name and shape | data | grad), one small circle per op,
-found through ``tensor.grad_fn.inputs``; Python numbers that entered an op are shown as plain
+found through ``tensor.grad_fn.inputs``, which holds the tensors only for computations run
+under ``minigrad.viz.record()``; Python numbers that entered an op are shown as plain
 text, tensors that do not require grad with a dashed border.
 """
 
@@ -20,6 +21,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from minigrad.autograd.function import InputInfo
 from minigrad.tensor.tensor import Tensor
 from minigrad.viz.dot import DotGraph, Record
 from minigrad.autograd.groups import group_members
@@ -121,7 +123,14 @@ def _tensor_inputs(tensor: Tensor) -> list[Tensor]:
     node = tensor.grad_fn
     if node is None:
         return []
-    return [arg for arg in getattr(node, "inputs", ()) if isinstance(arg, Tensor)]
+    inputs = getattr(node, "inputs", ())
+    if any(isinstance(arg, InputInfo) for arg in inputs):
+        raise ValueError(
+            f"this graph was recorded without its tensors ({node.name()} kept only the shapes "
+            "of its inputs, as backward needs no more), so its forward graph cannot be drawn. "
+            "Run the computation inside `with minigrad.viz.record():` to keep them, or draw "
+            "kind=\"backward\".")
+    return [arg for arg in inputs if isinstance(arg, Tensor)]
 
 
 def _forward(root: Tensor, describe: _TensorLabeller, rankdir: str,
