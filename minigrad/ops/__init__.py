@@ -11,6 +11,9 @@ index       x[key]
 combine     cat, stack, where
 softmax     softmax, log_softmax
 cast        copies and dtype conversion (x.clone(), x.double(), x.to(dtype))
+conv        conv2d (its backward: conv ops again, so double backward works)
+pool        max_pool2d, avg_pool2d
+window      argument checks shared by conv and pool (stride/padding pairs, NCHW)
 
 Import ops from their module (`from minigrad.ops.unary import exp`) or use the public names
 re-exported by `minigrad` (`minigrad.exp`). This package re-exports nothing, so that
