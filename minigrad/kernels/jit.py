@@ -44,7 +44,8 @@ from numba import njit, prange  # noqa: E402
 if _CACHE_DIR is not None:  # numba may have been imported, and configured, before us
     numba.config.CACHE_DIR = _CACHE_DIR
 
-BLOCK = 4  # output channels computed together (each input load feeds 4 products)
+BLOCK = 4  # output channels computed together (each input value loaded feeds 4 of them)
+TAPS = 3  # neighbouring kernel columns computed together (each output is stored once per 3)
 
 
 def _pad(x: np.ndarray, padding: Pair, value: float = 0.0) -> np.ndarray:
@@ -57,71 +58,90 @@ def _pad(x: np.ndarray, padding: Pair, value: float = 0.0) -> np.ndarray:
 # ----------------------------------------------------------------------------- stride 1, flat rows
 @njit(parallel=True, cache=True, fastmath=True)
 def _correlate_flat(x_flat, w, row_width, out_height, out_width):  # pragma: no cover (jit)
-    """y_wide[n, o, q] = Σ_c,i,j w[o, c, i, j] · x_flat[n, c, q + i·row_width + j]
-    for q < (out_height - 1)·row_width + out_width; shape (N, O, out_height·row_width).
-    O must be a multiple of BLOCK (the caller pads w with zero kernels)."""
+    """y[n, o, oh, ow] = Σ_c,i,j w[o, c, i, j] · x_flat[n, c, q + i·row_width + j] where
+    q = oh·row_width + ow; shape (N, O, out_height, out_width).
+
+    The caller pads w with zero kernels to a multiple of BLOCK output channels and with zero
+    columns to a multiple of TAPS, and leaves TAPS - 1 zeros after the last row of x_flat.
+    """
     n_batch, channels, _ = x_flat.shape
     out_channels, _, kh, kw = w.shape
     length = (out_height - 1) * row_width + out_width
-    y = np.zeros((n_batch, out_channels, out_height * row_width), dtype=x_flat.dtype)
+    y = np.empty((n_batch, out_channels, out_height, out_width), dtype=x_flat.dtype)
     blocks = out_channels // BLOCK
     for task in prange(n_batch * blocks):
         n = task // blocks
-        o0 = (task % blocks) * BLOCK
-        y0 = y[n, o0]
-        y1 = y[n, o0 + 1]
-        y2 = y[n, o0 + 2]
-        y3 = y[n, o0 + 3]
+        o = (task % blocks) * BLOCK
+        # This task's 4 output maps, on the padded width: small enough to stay in cache.
+        wide = np.zeros((BLOCK, out_height * row_width), dtype=x_flat.dtype)
+        y0, y1, y2, y3 = wide[0], wide[1], wide[2], wide[3]
         for c in range(channels):
             for i in range(kh):
-                for j in range(kw):
-                    source = x_flat[n, c, i * row_width + j:i * row_width + j + length]
-                    w0 = w[o0, c, i, j]
-                    w1 = w[o0 + 1, c, i, j]
-                    w2 = w[o0 + 2, c, i, j]
-                    w3 = w[o0 + 3, c, i, j]
+                for j in range(0, kw, TAPS):  # three neighbouring taps of one kernel row
+                    start = i * row_width + j
+                    s0 = x_flat[n, c, start:start + length]
+                    s1 = x_flat[n, c, start + 1:start + 1 + length]
+                    s2 = x_flat[n, c, start + 2:start + 2 + length]
+                    a0, b0, c0 = w[o, c, i, j], w[o, c, i, j + 1], w[o, c, i, j + 2]
+                    a1, b1, c1 = w[o + 1, c, i, j], w[o + 1, c, i, j + 1], w[o + 1, c, i, j + 2]
+                    a2, b2, c2 = w[o + 2, c, i, j], w[o + 2, c, i, j + 1], w[o + 2, c, i, j + 2]
+                    a3, b3, c3 = w[o + 3, c, i, j], w[o + 3, c, i, j + 1], w[o + 3, c, i, j + 2]
                     for q in range(length):
-                        value = source[q]
-                        y0[q] += w0 * value
-                        y1[q] += w1 * value
-                        y2[q] += w2 * value
-                        y3[q] += w3 * value
+                        v0, v1, v2 = s0[q], s1[q], s2[q]
+                        y0[q] += a0 * v0 + b0 * v1 + c0 * v2
+                        y1[q] += a1 * v0 + b1 * v1 + c1 * v2
+                        y2[q] += a2 * v0 + b2 * v1 + c2 * v2
+                        y3[q] += a3 * v0 + b3 * v1 + c3 * v2
+        for k in range(BLOCK):  # keep the out_width real columns of each padded-width row
+            for oh in range(out_height):
+                y[n, o + k, oh, :] = wide[k, oh * row_width:oh * row_width + out_width]
     return y
 
 
 @njit(parallel=True, cache=True, fastmath=True)
 def _weight_grad_flat(x_flat, g_wide, kh, kw, row_width, length):  # pragma: no cover (jit)
     """grad_w[o, c, i, j] = Σ_n Σ_q g_wide[n, o, q] · x_flat[n, c, q + i·row_width + j]
-    (g_wide is zero in the dropped columns, so they add nothing). O must be a multiple of
-    BLOCK (the caller pads g_wide with zero maps)."""
+    (g_wide is zero in the dropped columns, so they add nothing). As for `_correlate_flat`,
+    O is a multiple of BLOCK, kw a multiple of TAPS, and x_flat ends with TAPS - 1 zeros."""
     n_batch, channels, _ = x_flat.shape
     out_channels = g_wide.shape[1]
     grad_w = np.zeros((out_channels, channels, kh, kw), dtype=x_flat.dtype)
     blocks = out_channels // BLOCK
     for task in prange(channels * blocks):
         c = task // blocks
-        o0 = (task % blocks) * BLOCK
+        o = (task % blocks) * BLOCK
         for i in range(kh):
-            for j in range(kw):
+            for j in range(0, kw, TAPS):
                 start = i * row_width + j
-                sums = np.zeros(BLOCK, dtype=x_flat.dtype)  # accumulate in the input dtype
-                t0, t1, t2, t3 = sums[0], sums[1], sums[2], sums[3]
+                zero = np.zeros(1, dtype=x_flat.dtype)[0]  # accumulate in the input dtype
+                t00 = t01 = t02 = t10 = t11 = t12 = t20 = t21 = t22 = t30 = t31 = t32 = zero
                 for n in range(n_batch):
-                    source = x_flat[n, c, start:start + length]
-                    g0 = g_wide[n, o0]
-                    g1 = g_wide[n, o0 + 1]
-                    g2 = g_wide[n, o0 + 2]
-                    g3 = g_wide[n, o0 + 3]
+                    s0 = x_flat[n, c, start:start + length]
+                    s1 = x_flat[n, c, start + 1:start + 1 + length]
+                    s2 = x_flat[n, c, start + 2:start + 2 + length]
+                    g0, g1, g2, g3 = g_wide[n, o], g_wide[n, o + 1], g_wide[n, o + 2], g_wide[n, o + 3]
                     for q in range(length):
-                        value = source[q]
-                        t0 += g0[q] * value
-                        t1 += g1[q] * value
-                        t2 += g2[q] * value
-                        t3 += g3[q] * value
-                grad_w[o0, c, i, j] = t0
-                grad_w[o0 + 1, c, i, j] = t1
-                grad_w[o0 + 2, c, i, j] = t2
-                grad_w[o0 + 3, c, i, j] = t3
+                        v0, v1, v2 = s0[q], s1[q], s2[q]
+                        e = g0[q]
+                        t00 += e * v0
+                        t01 += e * v1
+                        t02 += e * v2
+                        e = g1[q]
+                        t10 += e * v0
+                        t11 += e * v1
+                        t12 += e * v2
+                        e = g2[q]
+                        t20 += e * v0
+                        t21 += e * v1
+                        t22 += e * v2
+                        e = g3[q]
+                        t30 += e * v0
+                        t31 += e * v1
+                        t32 += e * v2
+                grad_w[o, c, i, j], grad_w[o, c, i, j + 1], grad_w[o, c, i, j + 2] = t00, t01, t02
+                grad_w[o + 1, c, i, j], grad_w[o + 1, c, i, j + 1], grad_w[o + 1, c, i, j + 2] = t10, t11, t12
+                grad_w[o + 2, c, i, j], grad_w[o + 2, c, i, j + 1], grad_w[o + 2, c, i, j + 2] = t20, t21, t22
+                grad_w[o + 3, c, i, j], grad_w[o + 3, c, i, j + 1], grad_w[o + 3, c, i, j + 2] = t30, t31, t32
     return grad_w
 
 
@@ -138,25 +158,36 @@ def _dilate(g: np.ndarray, stride: Pair) -> np.ndarray:
     return spread
 
 
-def _to_blocks(maps: np.ndarray, axis: int = 0) -> np.ndarray:
-    """maps with zero maps appended along `axis` up to a multiple of BLOCK (contiguous)."""
-    missing = -maps.shape[axis] % BLOCK
-    if missing:
-        widths = [(0, 0)] * maps.ndim
-        widths[axis] = (0, missing)
-        maps = np.pad(maps, widths)
-    return np.ascontiguousarray(maps)
+def _flat_padded(x: np.ndarray, padding: Pair) -> tuple[np.ndarray, int, int]:
+    """x zero-padded, each (padded) image plane stored as one flat row followed by TAPS - 1
+    zeros (the slack the kernels' last three-tap group may read); and the padded Hp, Wp."""
+    n_batch, channels, height, width = x.shape
+    padded_height, padded_width = height + 2 * padding[0], width + 2 * padding[1]
+    plane = padded_height * padded_width
+    flat = np.zeros((n_batch, channels, plane + TAPS - 1), dtype=x.dtype)
+    image = flat[:, :, :plane].reshape(n_batch, channels, padded_height, padded_width)
+    image[:, :, padding[0]:padding[0] + height, padding[1]:padding[1] + width] = x
+    return flat, padded_height, padded_width
 
 
-def _correlate(x_pad: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Stride-1 correlation of an already padded input: (N, O, Hp - kh + 1, Wp - kw + 1)."""
-    n_batch, channels, padded_height, padded_width = x_pad.shape
+def _to_blocks(w: np.ndarray) -> np.ndarray:
+    """w with zero kernels appended up to a multiple of BLOCK output channels and zero
+    columns up to a multiple of TAPS kernel columns (contiguous)."""
+    missing_out = -w.shape[0] % BLOCK
+    missing_columns = -w.shape[3] % TAPS
+    if missing_out or missing_columns:
+        w = np.pad(w, ((0, missing_out), (0, 0), (0, 0), (0, missing_columns)))
+    return np.ascontiguousarray(w)
+
+
+def _correlate(x: np.ndarray, w: np.ndarray, padding: Pair) -> np.ndarray:
+    """Stride-1 correlation of x zero-padded by `padding`: (N, O, Hp - kh + 1, Wp - kw + 1)."""
+    x_flat, padded_height, padded_width = _flat_padded(x, padding)
     kh, kw = w.shape[2:]
     out_height, out_width = padded_height - kh + 1, padded_width - kw + 1
-    x_flat = np.ascontiguousarray(x_pad).reshape(n_batch, channels, padded_height * padded_width)
-    wide = _correlate_flat(x_flat, _to_blocks(w), padded_width, out_height, out_width)
-    wide = wide.reshape(n_batch, -1, out_height, padded_width)  # (N, O rounded up, OH, Wp)
-    return wide[:, :w.shape[0], :, :out_width]
+    y = _correlate_flat(x_flat, _to_blocks(w.astype(x.dtype, copy=False)), padded_width,
+                        out_height, out_width)
+    return y[:, :w.shape[0]]  # without the zero kernels that rounded O up to BLOCK
 
 
 def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair) -> np.ndarray:
@@ -167,10 +198,10 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair) ->
     """
     height, width = x.shape[2:]
     kh, kw = w.shape[2:]
-    out_height = output_size(height, kh, stride[0], padding[0])
-    out_width = output_size(width, kw, stride[1], padding[1])
-    y = _correlate(_pad(x, padding), w.astype(x.dtype, copy=False))
+    y = _correlate(x, w, padding)
     if stride != (1, 1):
+        out_height = output_size(height, kh, stride[0], padding[0])
+        out_width = output_size(width, kw, stride[1], padding[1])
         y = y[:, :, ::stride[0], ::stride[1]][:, :, :out_height, :out_width]
     return np.ascontiguousarray(y)
 
@@ -185,14 +216,14 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
     height, width = input_shape[2:]
     kh, kw = w.shape[2:]
     ph, pw = padding
-    g = _dilate(np.ascontiguousarray(grad_output), stride)
-    rotated = np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3), dtype=g.dtype)
+    g = _dilate(grad_output, stride)
+    rotated = w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
     if stride == (1, 1) and ph <= kh - 1 and pw <= kw - 1:  # exactly the input's size
-        return np.ascontiguousarray(_correlate(_pad(g, (kh - 1 - ph, kw - 1 - pw)), rotated))
+        return np.ascontiguousarray(_correlate(g, rotated, (kh - 1 - ph, kw - 1 - pw)))
     # General case: the gradient of the padded input (rows the windows never reach stay 0),
     # then the padding cut off.
-    full = _correlate(_pad(g, (kh - 1, kw - 1)), rotated)
-    grad_pad = np.zeros(input_shape[:2] + (height + 2 * ph, width + 2 * pw), dtype=g.dtype)
+    full = _correlate(g, rotated, (kh - 1, kw - 1))
+    grad_pad = np.zeros(tuple(input_shape[:2]) + (height + 2 * ph, width + 2 * pw), dtype=g.dtype)
     grad_pad[:, :, :full.shape[2], :full.shape[3]] = full
     return np.ascontiguousarray(grad_pad[:, :, ph:ph + height, pw:pw + width])
 
@@ -200,21 +231,19 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
 def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
                        stride: Pair, padding: Pair) -> np.ndarray:
     """∂L/∂w (O, C, kh, kw); see `reference.conv2d_grad_weight`."""
-    kh, kw = weight_shape[2:]
-    x_pad = _pad(x, padding)
-    n_batch, channels, padded_height, padded_width = x_pad.shape
-    g = _dilate(np.ascontiguousarray(grad_output, dtype=x.dtype), stride)
-    out_height, out_width = g.shape[2:]
-    # grad_y on the padded width: zeros in the extra columns, so they add nothing.
-    out_channels = g.shape[1]
+    out_channels, _, kh, kw = weight_shape
+    x_flat, _, padded_width = _flat_padded(x, padding)
+    g = _dilate(grad_output.astype(x.dtype, copy=False), stride)
+    n_batch, _, out_height, out_width = g.shape
+    # grad_y on the padded width, zero in the extra columns (so they add nothing) and in the
+    # extra output channels that round O up to a multiple of BLOCK.
     g_wide = np.zeros((n_batch, out_channels + -out_channels % BLOCK, out_height, padded_width),
                       dtype=g.dtype)
     g_wide[:, :out_channels, :, :out_width] = g
     length = (out_height - 1) * padded_width + out_width
-    grad_w = _weight_grad_flat(x_pad.reshape(n_batch, channels, -1),
-                               g_wide.reshape(n_batch, g_wide.shape[1], -1), kh, kw,
-                               padded_width, length)
-    return grad_w[:out_channels]
+    grad_w = _weight_grad_flat(x_flat, g_wide.reshape(n_batch, g_wide.shape[1], -1), kh,
+                               kw + -kw % TAPS, padded_width, length)
+    return np.ascontiguousarray(grad_w[:out_channels, :, :, :kw])
 
 
 def conv2d_grad_bias(grad_output: np.ndarray) -> np.ndarray:
