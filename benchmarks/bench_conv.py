@@ -153,22 +153,34 @@ def compare(case: str, engines: tuple[str, str], rounds: int, repeats: int) -> d
 
 
 def startup_times() -> dict:
-    """Cold: compile every kernel into an empty cache folder. Warm: the same with the cache
-    filled, minus a plain `import minigrad`."""
-    def timed(code: str, cache_dir: str) -> float:
+    """Cold: compile every kernel (both dtypes) into an empty cache folder. Warm: the same
+    with the cache filled. Both minus a plain `import minigrad` (which never loads numba).
+    Wall-clock and CPU seconds (compiling is single-threaded; CPU time is what a quiet
+    machine's wall clock would show)."""
+    import resource
+
+    def timed(code: str, cache_dir: str) -> tuple[float, float]:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
         env.pop("MINIGRAD_DISABLE_JIT", None)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", code], check=True, env=env)
-        return time.perf_counter() - start
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    def median_of(code: str, cache_dir: str, runs: int = 5) -> tuple[float, float]:
+        results = [timed(code, cache_dir) for _ in range(runs)]
+        return (statistics.median(r[0] for r in results), statistics.median(r[1] for r in results))
 
     warm_up = "import minigrad; from minigrad import kernels; kernels.warm_up()"
     with tempfile.TemporaryDirectory() as cache_dir:
         cold = timed(warm_up, cache_dir)
-        warm = statistics.median(timed(warm_up, cache_dir) for _ in range(5))
-        plain = statistics.median(timed("import minigrad", cache_dir) for _ in range(5))
-    return {"cold_compile_s": cold - plain, "warm_extra_s": warm - plain,
-            "import_minigrad_s": plain}
+        warm = median_of(warm_up, cache_dir)
+        plain = median_of("import minigrad", cache_dir)
+    return {"cold_wall": cold[0] - plain[0], "cold_cpu": cold[1] - plain[1],
+            "warm_wall": warm[0] - plain[0], "warm_cpu": warm[1] - plain[1],
+            "import_wall": plain[0], "import_cpu": plain[1]}
 
 
 def main() -> None:
@@ -200,10 +212,12 @@ def main() -> None:
         print(f"{case:<14}{medians['minigrad'] * 1e3:>10.2f}ms{medians[baseline] * 1e3:>10.2f}ms"
               f"{result['ratio']:>8.2f}×", flush=True)
     if args.startup:
-        times = startup_times()
-        print(f"import minigrad: {times['import_minigrad_s']:.2f} s; compiling every kernel "
-              f"cold: {times['cold_compile_s']:.1f} s; warm start (numba + cached kernels): "
-              f"+{times['warm_extra_s']:.2f} s")
+        t = startup_times()
+        print(f"import minigrad (no numba): {t['import_wall']:.2f} s wall, {t['import_cpu']:.2f} s CPU")
+        print(f"compile every kernel, cold cache: +{t['cold_wall']:.1f} s wall, "
+              f"+{t['cold_cpu']:.1f} s CPU")
+        print(f"warm start (import numba, load every cached kernel): +{t['warm_wall']:.2f} s "
+              f"wall, +{t['warm_cpu']:.2f} s CPU")
 
 
 if __name__ == "__main__":
