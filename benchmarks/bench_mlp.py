@@ -8,6 +8,10 @@ including any OPENBLAS_CORETYPE setting), interleaved (alternating which goes fi
 print the median and best time of
 each and the ratio minigrad / numpy. The ratio is the engine's overhead: graph recording,
 Tensor wrappers, the backward traversal. Target: <= 1.3.
+
+A third side runs the same step as a user writes it with layers: `nn.Sequential` of
+`nn.Linear` and `nn.ReLU`, `nn.CrossEntropyLoss`, `optim.SGD` (zero_grad, backward, step).
+Its ratio to numpy measures the layers and the optimizer on top of the engine. Target: <= 1.2.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from typing import Callable
 import numpy as np
 
 import minigrad as mg
+import minigrad.nn as nn
+import minigrad.optim as optim
 
 SIZES = (784, 256, 128, 10)
 LEARNING_RATE = 0.01
@@ -80,6 +86,35 @@ def minigrad_step(params: list[mg.Tensor], x: mg.Tensor, y: mg.Tensor, rows: mg.
     return loss.item()
 
 
+# ---- the same step with layers and an optimizer ---------------------------------------------
+def make_model(arrays: list[np.ndarray]) -> nn.Sequential:
+    """The MLP as nn layers, holding the same numbers (nn.Linear keeps W as (out, in))."""
+    layers: list[nn.Module] = []
+    for index, (fan_in, fan_out) in enumerate(zip(SIZES[:-1], SIZES[1:])):
+        layers.append(nn.Linear(fan_in, fan_out))
+        if index < len(SIZES) - 2:
+            layers.append(nn.ReLU())
+    model = nn.Sequential(*layers)
+    linears = [layer for layer in model if isinstance(layer, nn.Linear)]
+    state = {}
+    for position, layer in enumerate(model):
+        if isinstance(layer, nn.Linear):
+            k = linears.index(layer)
+            state[f"{position}.weight"] = np.ascontiguousarray(arrays[2 * k].T)
+            state[f"{position}.bias"] = arrays[2 * k + 1]
+    model.load_state_dict(state)
+    return model
+
+
+def nn_step(model: nn.Module, optimizer: optim.Optimizer, loss_fn: nn.Module,
+            x: mg.Tensor, y: mg.Tensor) -> float:
+    optimizer.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
 def timed(step: Callable[[], float]) -> float:
     start = time.perf_counter()
     step()
@@ -97,37 +132,48 @@ def main() -> None:
     numpy_params = [a.copy() for a in arrays]
     engine_params = [mg.tensor(a, requires_grad=True) for a in arrays]
     x, y, rows = mg.tensor(x_array), mg.tensor(y_array), mg.arange(args.batch)
+    model = make_model(arrays)
+    optimizer = optim.SGD(model.parameters(), lr=LEARNING_RATE)
+    loss_fn = nn.CrossEntropyLoss()
 
     # Same numbers first: three steps on each side, then compare the parameters.
     for _ in range(3):
         expected = numpy_step(numpy_params, x_array, y_array)
         got = minigrad_step(engine_params, x, y, rows)
-        assert abs(expected - got) < 1e-4 * max(1.0, abs(expected)), (expected, got)
-    for ours, reference in zip(engine_params, numpy_params):
+        with_layers = nn_step(model, optimizer, loss_fn, x, y)
+        for value in (got, with_layers):
+            assert abs(expected - value) < 1e-4 * max(1.0, abs(expected)), (expected, value)
+    layer_params = [p.numpy().T if p.ndim == 2 else p.numpy() for p in model.parameters()]
+    for ours, layered, reference in zip(engine_params, layer_params, numpy_params):
         assert ours.dtype == reference.dtype == np.float32, (ours.dtype, reference.dtype)
         np.testing.assert_allclose(ours.numpy(), reference, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(layered, reference, rtol=1e-4, atol=1e-5)
 
-    engine_times, numpy_times = [], []
+    sides: dict[str, Callable[[], float]] = {
+        "numpy by hand": lambda: numpy_step(numpy_params, x_array, y_array),
+        "minigrad": lambda: minigrad_step(engine_params, x, y, rows),
+        "nn + optim": lambda: nn_step(model, optimizer, loss_fn, x, y),
+    }
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    names = list(sides)
     for index in range(args.warmup + args.repeats):
-        # Alternate which side runs first, so neither always inherits the other's caches.
-        if index % 2 == 0:
-            engine = timed(lambda: minigrad_step(engine_params, x, y, rows))
-            baseline = timed(lambda: numpy_step(numpy_params, x_array, y_array))
-        else:
-            baseline = timed(lambda: numpy_step(numpy_params, x_array, y_array))
-            engine = timed(lambda: minigrad_step(engine_params, x, y, rows))
+        # Rotate which side runs first, so none always inherits the others' caches.
+        order = names[index % 3:] + names[:index % 3]
+        measured = {name: timed(sides[name]) for name in order}
         if index >= args.warmup:
-            engine_times.append(engine)
-            numpy_times.append(baseline)
+            for name, seconds in measured.items():
+                times[name].append(seconds)
 
-    engine_median, numpy_median = statistics.median(engine_times), statistics.median(numpy_times)
     print(f"MLP {'-'.join(map(str, SIZES))}, batch {args.batch}, float32, one SGD step "
           f"({args.repeats} repeats after {args.warmup} warm-up)")
-    for label, times in (("numpy by hand", numpy_times), ("minigrad", engine_times)):
-        print(f"  {label:14s}: median {statistics.median(times) * 1e3:7.3f} ms   "
-              f"best {min(times) * 1e3:7.3f} ms")
-    print(f"  ratio minigrad / numpy: {engine_median / numpy_median:.2f}x (median), "
-          f"{min(engine_times) / min(numpy_times):.2f}x (best)")
+    for label, measured in times.items():
+        print(f"  {label:14s}: median {statistics.median(measured) * 1e3:7.3f} ms   "
+              f"best {min(measured) * 1e3:7.3f} ms")
+    numpy_times = times["numpy by hand"]
+    for label in ("minigrad", "nn + optim"):
+        print(f"  ratio {label} / numpy: "
+              f"{statistics.median(times[label]) / statistics.median(numpy_times):.2f}x (median), "
+              f"{min(times[label]) / min(numpy_times):.2f}x (best)")
 
 
 if __name__ == "__main__":

@@ -29,3 +29,7 @@ __all__ = [
     "unsqueeze", "squeeze", "cat", "stack", "where", "softmax", "log_softmax",
 ]
 __version__ = "0.1.0"
+
+# The layers, optimizers and data as attributes, as in PyTorch: `minigrad.nn.Linear` works
+# after `import minigrad`.
+from minigrad import data, nn, optim, utils  # noqa: E402

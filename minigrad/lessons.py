@@ -30,17 +30,23 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(2, "scalar-autograd", "A scalar autograd engine",
            "Value, topological order, gradient accumulation, graph drawing, a tiny MLP",
            ready=True),
-    Lesson(3, "tensors", "Tensors, Jacobians and vector-Jacobian products",
-           "Tensor, grad_fn graphs, broadcasting, leaves, hooks, graph lifetime, gradcheck",
+    Lesson(3, "tensors", "Tensors, Jacobians, and how a tensor op is built",
+           "Tensor, grad_fn graphs, Jacobian-vector products, broadcasting, writing a Function, "
+           "forward vs reverse mode",
            ready=True),
-    Lesson(4, "mlp", "Layers as operators: the MLP",
-           "Linear, activations and losses as one rule; the 2-2-2 network; digits"),
-    Lesson(5, "convolution", "Convolution, forward and backward",
+    Lesson(4, "autograd-in-practice", "Autograd in practice: leaves, hooks, graph lifetime, debugging",
+           "leaves and requires_grad, hooks, retain_graph and create_graph, detach and no_grad, "
+           "views and in-place checks, diagnosing gradients, gradcheck"),
+    Lesson(5, "mlp", "Layers as operators: the MLP",
+           "Linear, activations and losses as one rule; the 2-2-2 network; digits",
+           ready=True),
+    Lesson(6, "convolution", "Convolution, forward and backward",
            "correlation, full convolution for dx, im2col, numba kernels"),
-    Lesson(6, "pooling", "Pooling",
+    Lesson(7, "pooling", "Pooling",
            "max and average pooling, a small CNN on digits"),
-    Lesson(7, "weight-decay", "Weight decay, optimizers, and what can be optimized",
-           "L2 vs decoupled decay, SGD/Adam/AdamW, leaves only, memory and checkpointing"),
+    Lesson(8, "weight-decay", "Weight decay, optimizers, and what can be optimized",
+           "L2 vs decoupled decay, SGD/Adam/AdamW, leaves only, memory and checkpointing",
+           ready=True),
 )
 
 

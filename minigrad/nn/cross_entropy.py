@@ -1,0 +1,127 @@
+"""`cross_entropy` with PyTorch's options: class weights, ignore_index, label smoothing,
+integer or probability targets, (N, C), (C,) and (N, C, d1, …) inputs.
+
+For logits x_i (one row per sample) and class t_i, with p_i = softmax(x_i):
+
+    ℓ_i = −w[t_i] · log p_i[t_i]                         (w = class weights, default 1)
+    label smoothing ε:  ℓ_i ← (1 − ε) ℓ_i + ε/C · Σ_c −w[c] · log p_i[c]
+    mean = Σ_i ℓ_i / Σ_i w[t_i]    (samples whose target is ignore_index left out)
+
+The common case (no weights, no smoothing) is one fused node, CrossEntropyLoss, whose
+gradient is p − onehot(t) (minigrad.ops.loss); the options are composed from Tensor ops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.ops.loss import CrossEntropy
+from minigrad.ops.reduce import mean as reduce_mean
+from minigrad.ops.reduce import sum as reduce_sum
+from minigrad.ops.shape import permute, reshape
+from minigrad.ops.softmax import log_softmax
+from minigrad.tensor import Tensor, dtypes
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                  *, ignore_index: int = -100, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Softmax cross-entropy of logits `input` against `target` (see the module docstring).
+
+    Shapes: input (N, C), (C,) or (N, C, d1, ...); target int64 (N,), () or (N, d1, ...)
+    holding class indices in [0, C) — or a float tensor of class probabilities with the
+    input's shape. `weight`: (C,). Gradient w.r.t. the logits: (softmax − onehot) / N for
+    the plain mean.
+    """
+    for name, value in (("input", input), ("target", target)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"cross_entropy(): argument '{name}' must be a Tensor, "
+                            f"not {type(value).__name__}")
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction; "
+                         f"use one of {REDUCTIONS}")
+    if not dtypes.is_floating(input.dtype):
+        raise TypeError(f"cross_entropy(): input must hold float logits, got {input.dtype}")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    classes = input.shape[1] if input.ndim > 1 else input.shape[0]
+    if weight is not None and tuple(weight.shape) != (classes,):
+        raise ValueError(f"cross_entropy(): weight must have shape ({classes},), one per class, "
+                         f"got {tuple(weight.shape)}")
+    if dtypes.is_floating(target.dtype):
+        return _probability_targets(input, target, weight, reduction, label_smoothing)
+
+    # Every layout becomes rows (samples) × C, and the per-row losses go back to target's shape.
+    if input.ndim == 1:
+        rows, row_targets = reshape(input, (1, -1)), reshape(target, (1,))
+    elif input.ndim > 2:
+        rows = reshape(permute(input, (0, *range(2, input.ndim), 1)), (-1, classes))
+        row_targets = reshape(target, (-1,))
+    else:
+        rows, row_targets = input, target
+    _check_targets(input, target, rows, row_targets, classes, ignore_index)
+    losses, counted = _row_losses(rows, row_targets, weight, ignore_index, label_smoothing)
+    if reduction == "none":
+        return reshape(losses, tuple(target.shape))
+    if reduction == "sum":
+        return reduce_sum(losses)
+    if counted is None:
+        return reduce_mean(losses)
+    return reduce_sum(losses) / counted  # all ignored: 0/0 = nan, as in PyTorch
+
+
+def _row_losses(rows: Tensor, targets: Tensor, weight: Tensor | None, ignore_index: int,
+                smoothing: float) -> tuple[Tensor, Tensor | int | None]:
+    """Per-row losses (B,) and the mean's denominator (None: a plain mean over B rows)."""
+    losses = CrossEntropy.apply(rows, targets, ignore_index=ignore_index)
+    labels = np.asarray(targets)
+    kept = labels != ignore_index
+    denominator: Tensor | int | None = None if kept.all() else int(kept.sum())
+    if weight is not None:
+        picked = weight[Tensor(np.where(kept, labels, 0))] * Tensor(kept.astype(weight.dtype))
+        losses = losses * picked
+        denominator = reduce_sum(picked)
+    if smoothing > 0:
+        log_probs = log_softmax(rows, 1)
+        if weight is not None:
+            log_probs = log_probs * weight
+        spread = -reduce_sum(log_probs, dim=1) * Tensor(kept.astype(rows.dtype))
+        losses = losses * (1 - smoothing) + spread * (smoothing / rows.shape[1])
+    return losses, denominator
+
+
+def _check_targets(input: Tensor, target: Tensor, rows: Tensor, row_targets: Tensor,  # noqa: A002
+                   classes: int, ignore_index: int) -> None:
+    expected = (input.shape[0], *input.shape[2:]) if input.ndim > 1 else ()
+    if tuple(target.shape) != expected:
+        batch = target.shape[0] if target.ndim else "a 0-d target"
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({batch}): input {tuple(input.shape)} needs a target of "
+                         f"shape {expected} holding class indices, got {tuple(target.shape)}")
+    values = np.asarray(row_targets)
+    bad = values[(values != ignore_index) & ((values < 0) | (values >= classes))]
+    if bad.size:
+        raise IndexError(f"Target {int(bad[0])} is out of bounds. Classes must lie in "
+                         f"[0, {classes}) for {classes} logits per sample.")
+
+
+def _probability_targets(input: Tensor, target: Tensor, weight: Tensor | None,  # noqa: A002
+                         reduction: str, smoothing: float) -> Tensor:
+    if input.shape != target.shape:
+        raise ValueError(f"cross_entropy(): probability targets must have the input's shape "
+                         f"{tuple(input.shape)}, got {tuple(target.shape)}")
+    class_dim = 1 if input.ndim > 1 else 0
+    classes = input.shape[class_dim]
+    if smoothing > 0:
+        target = target * (1 - smoothing) + smoothing / classes
+    log_probs = log_softmax(input, class_dim)
+    if weight is not None:
+        shape = [1] * input.ndim
+        shape[class_dim] = classes
+        log_probs = log_probs * reshape(weight, tuple(shape))
+    losses = -reduce_sum(log_probs * target, dim=class_dim)
+    if reduction == "mean":
+        return reduce_mean(losses)  # PyTorch: divided by the number of samples, weights or not
+    return reduce_sum(losses) if reduction == "sum" else losses

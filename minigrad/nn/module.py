@@ -1,0 +1,301 @@
+"""`Module`: the base class of every layer, and of every network made of layers.
+
+A module holds parameters (Tensors to learn), buffers (Tensors to keep but not learn) and
+sub-modules, each registered simply by assigning it to an attribute:
+
+    class TwoLayer(Module):
+        def __init__(self):
+            super().__init__()
+            self.hidden = Linear(64, 32)     # a sub-module: its parameters are found too
+            self.out = Linear(32, 10)
+
+        def forward(self, x):
+            return self.out(self.hidden(x).relu())
+
+`named_parameters()` then yields "hidden.weight", "hidden.bias", "out.weight", "out.bias"
+(PyTorch's dotted names), `state_dict()` maps those names to the values, and calling the
+module, `net(x)`, runs `forward(x)`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Callable, Iterator, NamedTuple
+
+import numpy as np
+
+from minigrad.autograd import no_grad
+from minigrad.nn.parameter import Parameter
+from minigrad.tensor import Tensor, dtypes
+
+
+class IncompatibleKeys(NamedTuple):
+    """What `load_state_dict(..., strict=False)` could not match."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+
+class Module:
+    """Base class for layers and networks (see the module docstring)."""
+
+    training: bool
+
+    def __init__(self) -> None:
+        # object.__setattr__: our own __setattr__ needs these dicts to exist already.
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+
+    # ---- calling -----------------------------------------------------------------------
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} has no forward(); every Module "
+                                  "subclass must define forward(self, ...)")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # The one place every module call goes through: a tool that wants to see each layer's
+        # call (e.g. to group its nodes in a graph drawing) wraps this line.
+        return self.forward(*args, **kwargs)
+
+    # ---- registration by attribute ------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot assign {name!r} before Module.__init__() call: "
+                                 f"call super().__init__() first in {type(self).__name__}")
+        if name in self._buffers and (value is None or isinstance(value, Tensor)):
+            self._buffers[name] = value  # assigning to a buffer updates it, as in PyTorch
+            return
+        for registry in ("_parameters", "_buffers", "_modules"):
+            self.__dict__[registry].pop(name, None)
+        if isinstance(value, Parameter):
+            self.__dict__.pop(name, None)
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self.__dict__.pop(name, None)
+            self._modules[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called when normal lookup fails: look in the registries.
+        for registry in ("_parameters", "_buffers", "_modules"):
+            entries = self.__dict__.get(registry)
+            if entries is not None and name in entries:
+                return entries[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for registry in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__[registry]:
+                del self.__dict__[registry][name]
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register `param` under `name` (None records a parameter that is absent, e.g. bias)."""
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+                            f"'{name}' (minigrad.nn.Parameter or None required)")
+        self.__dict__.pop(name, None)
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None) -> None:
+        """Keep `tensor` in the state_dict without learning it (e.g. running statistics)."""
+        self.__dict__.pop(name, None)
+        self._buffers[name] = tensor
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        self.__dict__.pop(name, None)
+        self._modules[name] = module
+
+    # ---- walking the tree ----------------------------------------------------------------
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        """This module and every sub-module, depth first, each once, with dotted names."""
+        seen: set[int] = set()
+        stack = [(prefix, self)]
+        while stack:
+            name, module = stack.pop()
+            if id(module) in seen:
+                continue
+            seen.add(id(module))
+            yield name, module
+            children = [(f"{name}.{child_name}" if name else child_name, child)
+                        for child_name, child in module._modules.items() if child is not None]
+            stack.extend(reversed(children))
+
+    def modules(self) -> Iterator[Module]:
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        for name, module in self._modules.items():
+            if module is not None:
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        for _, module in self.named_children():
+            yield module
+
+    def named_parameters(self, prefix: str = "",
+                         recurse: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter) pairs; a parameter shared by two layers comes once."""
+        seen: set[int] = set()
+        modules = self.named_modules(prefix) if recurse else [(prefix, self)]
+        for module_name, module in modules:
+            for name, param in module._parameters.items():
+                if param is None or id(param) in seen:
+                    continue
+                seen.add(id(param))
+                yield (f"{module_name}.{name}" if module_name else name), param
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
+        for module_name, module in self.named_modules(prefix):
+            for name, buffer in module._buffers.items():
+                if buffer is not None:
+                    yield (f"{module_name}.{name}" if module_name else name), buffer
+
+    def buffers(self) -> Iterator[Tensor]:
+        for _, buffer in self.named_buffers():
+            yield buffer
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call fn on every sub-module (children first) and on self; returns self."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    # ---- training state ------------------------------------------------------------------
+    def train(self, mode: bool = True) -> Module:
+        """Switch this module and its sub-modules to training mode (or eval if mode=False)."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        """Evaluation mode: same as train(False). Matters for layers like dropout."""
+        return self.train(False)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the gradients of every parameter (None, or zeros if set_to_none=False)."""
+        for param in self.parameters():
+            if param.grad is None:
+                continue
+            if set_to_none:
+                param.grad = None
+            else:
+                with no_grad():
+                    param.grad.zero_()
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Freeze (False) or unfreeze (True) every parameter; returns self."""
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def to(self, dtype: Any) -> Module:
+        """Convert every floating parameter and buffer to `dtype` (e.g. minigrad.float64).
+
+        Parameters are replaced by new Parameters of the new dtype: build the optimizer after
+        converting the model.
+        """
+        for module in self.modules():
+            for name, param in module._parameters.items():
+                if param is not None and param.dtype != dtypes.as_dtype(dtype):
+                    module._parameters[name] = Parameter(param.detach().to(dtype),
+                                                         requires_grad=param.requires_grad)
+            for name, buffer in module._buffers.items():
+                if buffer is not None and dtypes.is_floating(buffer.dtype):
+                    module._buffers[name] = buffer.to(dtype)
+        return self
+
+    def double(self) -> Module:
+        """Parameters and buffers in float64 (for gradchecks and oracle comparisons)."""
+        return self.to(dtypes.float64)
+
+    def float(self) -> Module:
+        """Parameters and buffers in float32."""
+        return self.to(dtypes.float32)
+
+    # ---- saving and loading ----------------------------------------------------------------
+    def state_dict(self) -> OrderedDict[str, Tensor]:
+        """Every parameter and buffer by dotted name, as detached tensors sharing storage."""
+        state: OrderedDict[str, Tensor] = OrderedDict()
+        for module_name, module in self.named_modules():
+            for registry in (module._parameters, module._buffers):
+                for name, value in registry.items():
+                    if value is not None:
+                        key = f"{module_name}.{name}" if module_name else name
+                        state[key] = value.detach()
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True) -> IncompatibleKeys:
+        """Copy values from `state_dict` into this module's parameters and buffers, in place.
+
+        Raises RuntimeError listing missing keys, unexpected keys and shape mismatches
+        (with strict=False, missing/unexpected keys are only returned, not raised).
+        """
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        own = self.state_dict()
+        missing = [key for key in own if key not in state_dict]
+        unexpected = [key for key in state_dict if key not in own]
+        errors = []
+        if strict:
+            if unexpected:
+                errors.append("Unexpected key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.append("Missing key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in missing) + ". ")
+        values = {}
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = np.asarray(state_dict[key])
+            if value.shape != target.shape:
+                errors.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{_size(value.shape)} from checkpoint, the shape in current "
+                              f"model is {_size(target.shape)}.")
+            values[key] = value
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors))
+        with no_grad():
+            for key, value in values.items():
+                own[key][...] = Tensor(value, dtype=own[key].dtype)
+        return IncompatibleKeys(missing, unexpected)
+
+    # ---- printing ------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        """The settings shown between the parentheses of this module's repr."""
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        lines = []
+        for name, module in self._modules.items():
+            child = repr(module).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {child}")
+        extra = self.extra_repr()
+        if not lines:
+            return f"{self._get_name()}({extra})"
+        head = f"{self._get_name()}({extra}" if extra else f"{self._get_name()}("
+        return head + "\n" + "\n".join(lines) + "\n)"
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+                      | set(self._modules))
+
+
+def _size(shape: tuple[int, ...]) -> str:
+    return str(tuple(shape))

@@ -1,0 +1,92 @@
+"""The affine map of a Linear layer as one op: y = x Wᵀ + b.
+
+Shapes: x (*, in), W (out, in), b (out,) → y (*, out); * is any number of batch dims.
+With G = grad_output (*, out) and the batch dims flattened into rows:
+
+    dL/dx = G W            (*, out) @ (out, in)  → (*, in)
+    dL/dW = Gᵀ x           (out, B) @ (B, in)    → (out, in)   (summed over the batch)
+    dL/db = Σ_rows G       (out,)
+
+One node instead of three (transpose, matmul, add) keeps the graph readable and the step
+fast. Backward uses Tensor ops, so it can be differentiated again (create_graph=True).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autograd.function import BackwardNode as Context
+from minigrad.autograd.function import Function
+from minigrad.ops.matmul import matmul
+from minigrad.ops.reduce import sum as reduce_sum
+from minigrad.ops.shape import reshape
+from minigrad.tensor.tensor import Tensor
+
+
+def _rows(t: Tensor) -> Tensor:
+    """(*, n) → (B, n): the batch dims flattened into rows (a 2-D t is returned as is)."""
+    return t if t.ndim == 2 else reshape(t, (-1, t.shape[-1]))
+
+
+class Linear(Function):
+    """y = x Wᵀ + b;  dx = G W,  dW = Gᵀ x,  db = Σ_rows G."""
+
+    node_name = "AddmmBackward0"  # PyTorch's node for x @ W.T + b
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+        ctx.save_for_backward(x, weight, names=("input", "weight"))
+        return x @ weight.T + bias
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, ...]:
+        x, weight = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad
+        grad_x = matmul(grad_output, weight) if need_x else None
+        rows = _rows(grad_output)
+        grad_w = matmul(rows.T, _rows(x)) if need_w else None
+        grad_b = reduce_sum(rows, dim=0) if need_b else None
+        return grad_x, grad_w, grad_b
+
+
+class LinearNoBias(Function):
+    """y = x Wᵀ;  dx = G W,  dW = Gᵀ x."""
+
+    node_name = "MmBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, weight: np.ndarray) -> np.ndarray:
+        ctx.save_for_backward(x, weight, names=("input", "weight"))
+        return x @ weight.T
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, ...]:
+        x, weight = ctx.saved_tensors
+        need_x, need_w = ctx.needs_input_grad
+        grad_x = matmul(grad_output, weight) if need_x else None
+        grad_w = matmul(_rows(grad_output).T, _rows(x)) if need_w else None
+        return grad_x, grad_w
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+    """y = input @ weight.T + bias (PyTorch's F.linear); input (*, in), weight (out, in)."""
+    for name, value in (("input", input), ("weight", weight), ("bias", bias)):
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"linear(): argument '{name}' must be a Tensor, "
+                            f"not {type(value).__name__}")
+    if weight.ndim != 2:
+        raise ValueError(f"linear(): weight must be 2-D (out_features, in_features), "
+                         f"got shape {tuple(weight.shape)}")
+    if input.ndim == 0 or input.shape[-1] != weight.shape[1]:
+        raise ValueError(f"linear(): input shape {tuple(input.shape)} does not fit weight shape "
+                         f"{tuple(weight.shape)}: the input's last dim must equal in_features "
+                         f"= {weight.shape[1]}")
+    if input.dtype != weight.dtype:
+        raise TypeError(f"linear(): input is {input.dtype} but weight is {weight.dtype}; "
+                        "convert one (x.float() or model with dtype=...)")
+    if bias is None:
+        return LinearNoBias.apply(input, weight)
+    if tuple(bias.shape) != (weight.shape[0],):
+        raise ValueError(f"linear(): bias must have shape ({weight.shape[0]},) to match weight "
+                         f"{tuple(weight.shape)}, got {tuple(bias.shape)}")
+    return Linear.apply(input, weight, bias)

@@ -1,0 +1,85 @@
+"""Adam and AdamW: per-parameter step sizes from running averages of g and g².
+
+PyTorch's rule, at step t for parameter p with gradient g (η = lr, β₁, β₂ = betas):
+
+    g ← g + λ p                    Adam's weight_decay: the L2 term, inside the averages
+    m ← β₁ m + (1 − β₁) g          first moment (mean of g)
+    v ← β₂ v + (1 − β₂) g²         second moment (mean of g²)
+    p ← p − η/(1 − β₁ᵗ) · m / (√v / √(1 − β₂ᵗ) + ε)
+
+AdamW instead decays the weights directly, outside the averages ("decoupled"):
+
+    p ← p (1 − η λ)                then the Adam step without the L2 line.
+
+With Adam, the L2 gradient λp is divided by √v like any other gradient, so weights with
+large gradients are barely decayed; AdamW decays every weight at the same rate η λ.
+"""
+
+from __future__ import annotations
+
+import math
+
+from minigrad.autograd import no_grad
+from minigrad.optim.optimizer import Optimizer, ParamsT, check_hyperparameters
+from minigrad.tensor import Tensor, zeros_like
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba, 2015) with PyTorch's update and L2 weight decay (see module doc)."""
+
+    decoupled_weight_decay = False
+
+    def __init__(self, params: ParamsT, lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.0, maximize: bool = False) -> None:
+        check_hyperparameters(lr, weight_decay)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        for index in (0, 1):
+            if not 0.0 <= betas[index] < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {index}: {betas[index]}")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
+                                      weight_decay=weight_decay, maximize=maximize))
+
+    def step(self) -> None:
+        """Update every parameter that has a gradient, in place."""
+        with no_grad():
+            for group in self.param_groups:
+                for param in group["params"]:
+                    if param.grad is not None:
+                        self._update(param, group)
+
+    def _update(self, param: Tensor, group: dict) -> None:
+        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+        beta1, beta2 = group["betas"]
+        grad = -param.grad if group["maximize"] else param.grad
+        state = self.state.setdefault(param, {})
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = zeros_like(param)
+            state["exp_avg_sq"] = zeros_like(param)
+        state["step"] += 1
+        step, exp_avg, exp_avg_sq = state["step"], state["exp_avg"], state["exp_avg_sq"]
+
+        if weight_decay != 0:
+            if self.decoupled_weight_decay:
+                param.mul_(1 - lr * weight_decay)
+            else:
+                grad = grad + weight_decay * param
+        exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+        exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+
+        step_size = lr / (1 - beta1 ** step)
+        denominator = exp_avg_sq.sqrt() / math.sqrt(1 - beta2 ** step) + eps
+        param.sub_(exp_avg / denominator, alpha=step_size)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: p ← p(1 − lr·λ), then the plain Adam step."""
+
+    decoupled_weight_decay = True
+
+    def __init__(self, params: ParamsT, lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, maximize: bool = False) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, maximize)

@@ -1,0 +1,125 @@
+"""`Optimizer`: what every optimizer shares — parameter groups, state, zero_grad, saving.
+
+An optimizer holds `param_groups`: a list of dicts, each with "params" (a list of leaf
+Tensors) and that group's settings ("lr", "weight_decay", …). `state[p]` keeps what the
+update rule remembers per parameter (a momentum buffer, Adam's moving averages).
+
+Only leaves can be optimized: a non-leaf tensor is recomputed from the leaves at every
+forward pass, so changing it in place would be overwritten (and its .grad is never kept).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Iterable
+
+from minigrad.autograd import no_grad
+from minigrad.tensor import Tensor
+
+ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]]
+
+
+class Optimizer:
+    """Base class: subclasses set `defaults` through __init__ and implement `step()`."""
+
+    def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            "Tensors or dicts, but got Tensor (wrap it: [tensor])")
+        self.defaults = defaults
+        self.state: dict[Tensor, dict[str, Any]] = {}
+        self.param_groups: list[dict[str, Any]] = []
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own settings (the others from defaults)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, got {type(param_group).__name__}")
+        params = param_group["params"]
+        params = [params] if isinstance(params, Tensor) else list(params)
+        for param in params:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                f"{type(param).__name__}")
+            if not param.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor (it is computed from other "
+                                 "tensors, so an update would be lost at the next forward; "
+                                 "optimize the leaves it comes from, or use "
+                                 "x.detach().requires_grad_(True) to make a new leaf)")
+        group = {**self.defaults, **param_group, "params": params}
+        existing = {id(p) for g in self.param_groups for p in g["params"]}
+        if existing & {id(p) for p in params}:
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget every parameter's gradient: None (default), or zeros if set_to_none=False."""
+        for group in self.param_groups:
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                if set_to_none:
+                    param.grad = None
+                else:
+                    with no_grad():
+                        param.grad.zero_()
+
+    def step(self) -> None:
+        raise NotImplementedError
+
+    # ---- saving and loading -------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """{"state": {index: per-parameter state}, "param_groups": [settings + param indices]},
+        parameters numbered in order across groups, as in PyTorch."""
+        index_of: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            indices = []
+            for param in group["params"]:
+                index_of.setdefault(id(param), len(index_of))
+                indices.append(index_of[id(param)])
+            groups.append({**{k: v for k, v in group.items() if k != "params"},
+                           "params": indices})
+        state = {index_of[id(p)]: {k: (v.detach().clone() if isinstance(v, Tensor) else v)
+                                   for k, v in s.items()}
+                 for p, s in self.state.items() if id(p) in index_of}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore settings and per-parameter state saved by state_dict()."""
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for saved, own in zip(groups, self.param_groups):
+            if len(saved["params"]) != len(own["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't "
+                                 "match the size of optimizer's group")
+        self.state = {}
+        for saved, own in zip(groups, self.param_groups):
+            for index, param in zip(saved["params"], own["params"]):
+                if index in state_dict["state"]:
+                    self.state[param] = {k: (v.detach().clone() if isinstance(v, Tensor)
+                                             else copy.deepcopy(v))
+                                         for k, v in state_dict["state"][index].items()}
+            own.update({k: v for k, v in saved.items() if k != "params"})
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for index, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {index}")
+            for key in sorted(k for k in group if k != "params"):
+                lines.append(f"    {key}: {group[key]}")
+        return "\n".join(lines) + "\n)"
+
+
+def check_hyperparameters(lr: float, weight_decay: float) -> None:
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")

@@ -1,0 +1,85 @@
+"""Activation checkpointing: trade recomputation for memory.
+
+Backward needs what each op saved in the forward pass (a Linear its input, a ReLU its
+output, …), so a deep network keeps every intermediate activation alive until backward
+reaches it. `checkpoint(segment, x)` runs `segment` *without* recording, keeping only its
+input x; when backward reaches the segment it runs the segment again, this time recording,
+and backpropagates through that fresh graph. Memory: one input per segment instead of every
+activation inside it. Cost: one extra forward pass of the segment.
+
+    h = checkpoint(block1, x)      # block1's insides are not kept
+    h = checkpoint(block2, h)
+    loss = loss_fn(head(h), y)
+    loss.backward()                # block2, then block1, are recomputed here
+
+Parameters: if `function` is an `nn.Module`, its parameters get their gradients. For a plain
+function that uses parameters, pass them as `parameters=` (otherwise they would get none,
+since the segment's graph is not recorded in the forward pass).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+import numpy as np
+
+from minigrad.autograd.engine import grad as autograd_grad
+from minigrad.autograd.function import BackwardNode as Context
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import enable_grad, no_grad
+from minigrad.tensor import Tensor
+
+
+class Checkpoint(Function):
+    """out = function(*inputs), recorded as one node that recomputes function in backward.
+
+    Inputs are the segment's tensor inputs followed by the parameters it uses; backward
+    returns d(out)/d(each) · grad_output, computed on the recomputed graph.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, *arrays: np.ndarray, function: Callable, count: int,
+                output: np.ndarray) -> np.ndarray:
+        ctx.function = function
+        ctx.count = count
+        ctx.save_for_backward(*arrays[:count])
+        return output
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, ...]:
+        saved = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        parameters = ctx.inputs[ctx.count:]
+        with enable_grad():
+            leaves = [t.detach().requires_grad_(needed) for t, needed in zip(saved, needs)]
+            output = ctx.function(*leaves)
+        wanted = [t for t, needed in zip(leaves, needs) if needed]
+        wanted += [p for p, needed in zip(parameters, needs[ctx.count:]) if needed]
+        grads = iter(autograd_grad(output, wanted, grad_output, allow_unused=True)
+                     if wanted else ())
+        return tuple(next(grads) if needed else None for needed in needs)
+
+
+def checkpoint(function: Callable[..., Tensor], *inputs: Tensor,
+               parameters: Iterable[Tensor] | None = None) -> Tensor:
+    """`function(*inputs)`, saving only the inputs; recomputed when backward reaches it.
+
+    `function` must return one Tensor and be deterministic (it runs twice). If it is an
+    `nn.Module`, its parameters are found automatically.
+    """
+    for position, value in enumerate(inputs):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"checkpoint(): input {position} must be a Tensor, "
+                            f"not {type(value).__name__}")
+    if parameters is None:
+        from minigrad.nn.module import Module
+
+        parameters = function.parameters() if isinstance(function, Module) else ()
+    parameters = [p for p in parameters if p.requires_grad]
+    with no_grad():
+        output = function(*(t.detach() for t in inputs))
+    if not isinstance(output, Tensor):
+        raise TypeError(f"checkpoint(): the function must return a Tensor, "
+                        f"got {type(output).__name__}")
+    return Checkpoint.apply(*inputs, *parameters, function=function, count=len(inputs),
+                            output=np.asarray(output))

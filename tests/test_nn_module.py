@@ -1,0 +1,249 @@
+"""nn.Module: registration, dotted names, train/eval, zero_grad, state_dict, repr, errors."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+import minigrad.nn as nn
+
+
+class TwoLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hidden = nn.Linear(4, 3)
+        self.out = nn.Linear(3, 2, bias=False)
+        self.scale = nn.Parameter(mg.ones(1))
+        self.not_a_param = mg.ones(2)  # a plain tensor is not registered
+
+    def forward(self, x):
+        return self.out(self.hidden(x).relu()) * self.scale
+
+
+def test_parameters_are_registered_by_attribute_with_dotted_names():
+    net = TwoLayer()
+    names = [name for name, _ in net.named_parameters()]
+    assert names == ["scale", "hidden.weight", "hidden.bias", "out.weight"]
+    assert len(list(net.parameters())) == 4
+    assert all(p.requires_grad and p.is_leaf for p in net.parameters())
+    assert [name for name, _ in net.named_modules()] == ["", "hidden", "out"]
+    assert net.out.bias is None
+
+
+def test_sequential_names_and_nesting():
+    net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Sequential(nn.Linear(3, 1)))
+    assert [n for n, _ in net.named_parameters()] == ["0.weight", "0.bias", "2.0.weight",
+                                                      "2.0.bias"]
+    assert isinstance(net[1], nn.ReLU) and len(net) == 3 and isinstance(net[-1], nn.Sequential)
+    assert [type(m).__name__ for m in net[:2]] == ["Linear", "ReLU"]
+    with pytest.raises(TypeError, match="not a Module"):
+        nn.Sequential(nn.Linear(1, 1), lambda x: x)
+
+
+def test_shared_parameter_counted_once():
+    layer = nn.Linear(2, 2)
+    net = nn.Sequential(layer, nn.ReLU(), layer)
+    assert len(list(net.parameters())) == 2
+
+
+def test_reassigning_and_deleting_attributes_updates_registries():
+    net = TwoLayer()
+    net.hidden = nn.Linear(4, 5)
+    assert tuple(net.hidden.weight.shape) == (5, 4)
+    del net.scale
+    assert "scale" not in [n for n, _ in net.named_parameters()]
+    net.scale = 3.0  # a number replaces nothing registered
+    assert net.scale == 3.0
+
+
+def test_setattr_before_init_is_a_clear_error():
+    class Forgot(nn.Module):
+        def __init__(self):
+            self.layer = nn.Linear(1, 1)
+
+    with pytest.raises(AttributeError, match="super\\(\\).__init__\\(\\)"):
+        Forgot()
+
+
+def test_call_runs_forward_and_missing_forward_is_explained():
+    net = TwoLayer()
+    x = mg.randn(5, 4)
+    np.testing.assert_array_equal(net(x).numpy(), net.forward(x).numpy())
+    with pytest.raises(NotImplementedError, match="forward"):
+        nn.Module()(x)
+
+
+def test_train_eval_propagate():
+    net = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.ReLU()))
+    assert all(m.training for m in net.modules())
+    assert net.eval() is net
+    assert not any(m.training for m in net.modules())
+    net.train()
+    assert all(m.training for m in net.modules())
+
+
+def test_zero_grad_sets_none_or_zeros():
+    net = TwoLayer()
+    net(mg.randn(3, 4)).sum().backward()
+    net.zero_grad(set_to_none=False)
+    assert all(p.grad is not None and not p.grad.numpy().any() for p in net.parameters())
+    net.zero_grad()
+    assert all(p.grad is None for p in net.parameters())
+
+
+def test_state_dict_round_trip_copies_in_place():
+    mg.manual_seed(0)
+    source, target = TwoLayer(), TwoLayer()
+    weight_before = target.hidden.weight
+    state = source.state_dict()
+    assert list(state) == ["scale", "hidden.weight", "hidden.bias", "out.weight"]
+    assert all(not t.requires_grad for t in state.values())
+    result = target.load_state_dict(state)
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    assert target.hidden.weight is weight_before  # loaded in place, same Parameter
+    for (name, a), b in zip(source.state_dict().items(), target.state_dict().values()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=name)
+    x = mg.randn(2, 4)
+    np.testing.assert_array_equal(source(x).numpy(), target(x).numpy())
+
+
+def test_load_state_dict_errors_name_the_keys_and_shapes():
+    net = TwoLayer()
+    state = net.state_dict()
+    del state["hidden.bias"]
+    state["extra.weight"] = mg.zeros(1)
+    state["out.weight"] = mg.zeros(3, 3)
+    with pytest.raises(RuntimeError) as error:
+        net.load_state_dict(state)
+    message = str(error.value)
+    assert 'Missing key(s) in state_dict: "hidden.bias"' in message
+    assert 'Unexpected key(s) in state_dict: "extra.weight"' in message
+    assert "size mismatch for out.weight" in message and "(3, 3)" in message and "(2, 3)" in message
+    state["out.weight"] = mg.zeros(2, 3)
+    result = net.load_state_dict(state, strict=False)
+    assert result.missing_keys == ["hidden.bias"] and result.unexpected_keys == ["extra.weight"]
+    assert not net.out.weight.numpy().any()
+
+
+def test_load_state_dict_accepts_numpy_arrays():
+    net = nn.Linear(2, 1)
+    net.load_state_dict({"weight": np.array([[1.0, 2.0]]), "bias": np.array([3.0])})
+    assert net(mg.tensor([[1.0, 1.0]])).item() == 6.0
+    assert net.weight.dtype == np.float32
+
+
+def test_repr_like_pytorch():
+    net = nn.Sequential(nn.Flatten(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10, bias=False))
+    assert repr(net) == (
+        "Sequential(\n"
+        "  (0): Flatten(start_dim=1, end_dim=-1)\n"
+        "  (1): Linear(in_features=64, out_features=32, bias=True)\n"
+        "  (2): ReLU()\n"
+        "  (3): Linear(in_features=32, out_features=10, bias=False)\n"
+        ")")
+    assert repr(nn.CrossEntropyLoss()) == "CrossEntropyLoss()"
+    assert repr(nn.Linear(1, 1).weight).startswith("Parameter containing:\ntensor(")
+
+
+def test_parameter_shares_storage_and_is_a_leaf():
+    t = mg.zeros(3)
+    p = nn.Parameter(t)
+    assert p.requires_grad and p.is_leaf and isinstance(p, mg.Tensor)
+    with mg.no_grad():
+        p.add_(1.0)
+    assert t.numpy().tolist() == [1.0, 1.0, 1.0]
+    assert not nn.Parameter(mg.zeros(1), requires_grad=False).requires_grad
+    assert type(p * 2) is mg.Tensor
+    restored = pickle.loads(pickle.dumps(p))
+    assert isinstance(restored, nn.Parameter) and restored.numpy().tolist() == [1.0] * 3
+
+
+def test_requires_grad_false_freezes_module():
+    net = TwoLayer()
+    net.hidden.requires_grad_(False)
+    net(mg.randn(2, 4)).sum().backward()
+    assert net.hidden.weight.grad is None and net.out.weight.grad is not None
+
+
+def test_linear_init_is_uniform_within_bound_and_seeded():
+    mg.manual_seed(3)
+    a = nn.Linear(100, 50)
+    mg.manual_seed(3)
+    b = nn.Linear(100, 50)
+    np.testing.assert_array_equal(a.weight.numpy(), b.weight.numpy())
+    bound = 1 / np.sqrt(100)
+    w = a.weight.numpy()
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.95 * bound
+    assert abs(w.std() - bound / np.sqrt(3)) < 0.01  # the std of U(-b, b) is b/√3
+    assert np.abs(a.bias.numpy()).max() <= bound
+    assert a.weight.dtype == np.float32
+    assert nn.Linear(2, 2, dtype=mg.float64).weight.dtype == np.float64
+
+
+def test_linear_bad_input_names_shapes():
+    layer = nn.Linear(4, 2)
+    with pytest.raises(ValueError, match=r"\(3, 5\).*\(2, 4\)"):
+        layer(mg.zeros(3, 5))
+    with pytest.raises(TypeError, match="float64"):
+        layer(mg.zeros(3, 4, dtype=mg.float64))
+    with pytest.raises(ValueError, match="in_features"):
+        nn.Linear(-1, 2)
+
+
+def test_loss_reduction_is_validated():
+    with pytest.raises(ValueError, match="reduction"):
+        nn.MSELoss(reduction="avg")
+
+
+def test_flatten_module():
+    x = mg.randn(2, 3, 4, 5)
+    assert nn.Flatten()(x).shape == (2, 60)
+    assert nn.Flatten(0, 1)(x).shape == (6, 4, 5)
+
+
+def test_double_converts_parameters_and_keeps_values_and_flags():
+    net = nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1, bias=False))
+    net[0].weight.requires_grad_(False)
+    before = net[0].bias.numpy()
+    assert net.double() is net
+    assert all(p.dtype == np.float64 for p in net.parameters())
+    assert isinstance(net[0].bias, nn.Parameter) and not net[0].weight.requires_grad
+    np.testing.assert_allclose(net[0].bias.numpy(), before, rtol=1e-7)
+    assert net(mg.randn(4, 3, dtype=mg.float64)).dtype == np.float64
+    assert net.float()[2].weight.dtype == np.float32
+
+
+def test_buffers_are_saved_updated_by_assignment_and_not_learned():
+    class Running(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mean", mg.zeros(2))
+            self.scale = nn.Parameter(mg.ones(2))
+
+    module = Running()
+    module.mean = mg.ones(2)
+    assert module.mean.numpy().tolist() == [1.0, 1.0]
+    assert list(module.state_dict()) == ["scale", "mean"]
+    assert [name for name, _ in module.named_parameters()] == ["scale"]
+    assert [name for name, _ in module.named_buffers()] == ["mean"]
+
+
+def test_dropout_scales_masks_and_is_off_in_eval():
+    mg.manual_seed(0)
+    layer = nn.Dropout(0.25)
+    x = mg.ones(200, 100, requires_grad=True)
+    y = layer(x)
+    values = y.numpy()
+    assert np.unique(values).tolist() == [0.0, np.float32(4 / 3)]
+    assert abs((values == 0).mean() - 0.25) < 0.01
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), values)  # dL/dx = mask / (1 − p)
+    layer.eval()
+    assert layer(x) is x
+    assert repr(layer) == "Dropout(p=0.25, inplace=False)"
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        nn.Dropout(1.5)
+    assert not nn.functional.dropout(mg.ones(3), p=1.0).numpy().any()

@@ -1,0 +1,167 @@
+"""Optimizers against PyTorch: 20-step trajectories in float64, errors, state_dict.
+
+The loss is a fixed non-quadratic function of two parameter tensors, so the gradient changes
+along the way and every term of each update rule (momentum, bias correction, weight decay)
+is exercised.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import minigrad as mg  # noqa: E402
+import minigrad.optim as optim  # noqa: E402
+
+pytestmark = pytest.mark.oracle
+
+START = [np.random.default_rng(1).standard_normal((3, 2)),
+         np.random.default_rng(2).standard_normal(2)]
+DATA = np.random.default_rng(3).standard_normal((5, 3))
+
+
+def loss_of(lib, params, data):
+    w, b = params
+    return (lib.tanh(data @ w + b) ** 2).sum() + (w ** 4).sum() * 0.1
+
+
+def trajectory(lib, make_optimizer, steps=20):
+    if lib is mg:
+        params = [mg.tensor(a, dtype=mg.float64, requires_grad=True) for a in START]
+        data = mg.tensor(DATA, dtype=mg.float64)
+    else:
+        params = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in START]
+        data = torch.tensor(DATA, dtype=torch.float64)
+    module = optim if lib is mg else torch.optim
+    optimizer = make_optimizer(module, params)
+    path = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss_of(lib, params, data).backward()
+        optimizer.step()
+        path.append(np.concatenate([p.detach().numpy().ravel() for p in params]))
+    return np.array(path), optimizer
+
+
+CASES = {
+    "sgd": lambda m, p: m.SGD(p, lr=0.05),
+    "sgd_momentum": lambda m, p: m.SGD(p, lr=0.05, momentum=0.9),
+    "sgd_dampening": lambda m, p: m.SGD(p, lr=0.05, momentum=0.9, dampening=0.3),
+    "sgd_nesterov_wd": lambda m, p: m.SGD(p, lr=0.05, momentum=0.8, nesterov=True,
+                                          weight_decay=0.1),
+    "sgd_weight_decay": lambda m, p: m.SGD(p, lr=0.1, weight_decay=0.5),
+    "sgd_maximize": lambda m, p: m.SGD(p, lr=0.01, momentum=0.5, maximize=True),
+    "adam": lambda m, p: m.Adam(p, lr=0.05),
+    "adam_betas_eps": lambda m, p: m.Adam(p, lr=0.02, betas=(0.8, 0.95), eps=1e-3),
+    "adam_weight_decay": lambda m, p: m.Adam(p, lr=0.05, weight_decay=0.3),
+    "adamw_default": lambda m, p: m.AdamW(p, lr=0.05),
+    "adamw_strong": lambda m, p: m.AdamW(p, lr=0.05, weight_decay=0.5),
+    "groups": lambda m, p: m.SGD([{"params": [p[0]]}, {"params": [p[1]], "lr": 0.5}],
+                                 lr=0.05, momentum=0.9),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_trajectory_matches_torch(case):
+    ours, _ = trajectory(mg, CASES[case])
+    theirs, _ = trajectory(torch, CASES[case])
+    start = np.concatenate([a.ravel() for a in START])
+    assert np.abs(theirs[-1] - start).max() > 1e-2  # the parameters really moved
+    np.testing.assert_allclose(ours, theirs, atol=1e-6, rtol=0)
+
+
+def test_adam_and_adamw_differ_with_weight_decay():
+    adam, _ = trajectory(mg, lambda m, p: m.Adam(p, lr=0.05, weight_decay=0.3))
+    adamw, _ = trajectory(mg, lambda m, p: m.AdamW(p, lr=0.05, weight_decay=0.3))
+    assert np.abs(adam[-1] - adamw[-1]).max() > 1e-3
+
+
+def test_state_dict_resumes_the_same_trajectory():
+    make = CASES["adam_weight_decay"]
+    full, _ = trajectory(mg, make, steps=20)
+    params = [mg.tensor(a, dtype=mg.float64, requires_grad=True) for a in START]
+    data = mg.tensor(DATA, dtype=mg.float64)
+    first = make(optim, params)
+    for _ in range(10):
+        first.zero_grad()
+        loss_of(mg, params, data).backward()
+        first.step()
+    saved = first.state_dict()
+    assert saved["param_groups"][0]["params"] == [0, 1]
+    assert saved["state"][0]["step"] == 10
+    torch_params = [torch.tensor(a, requires_grad=True) for a in START]
+    theirs = torch.optim.Adam(torch_params, lr=0.05, weight_decay=0.3).state_dict()
+    assert set(saved["param_groups"][0]) >= set(theirs["param_groups"][0]) - {
+        "amsgrad", "foreach", "capturable", "differentiable", "fused", "decoupled_weight_decay"}
+    second = make(optim, params)
+    second.load_state_dict(saved)
+    for _ in range(10):
+        second.zero_grad()
+        loss_of(mg, params, data).backward()
+        second.step()
+    resumed = np.concatenate([p.numpy().ravel() for p in params])
+    np.testing.assert_allclose(resumed, full[-1], atol=1e-12)
+
+
+def test_non_leaf_is_refused_with_torchs_message():
+    leaf = mg.randn(3, requires_grad=True)
+    for lib, x in ((mg, leaf * 2), (torch, torch.randn(3, requires_grad=True) * 2)):
+        module = optim if lib is mg else torch.optim
+        with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
+            module.SGD([x], lr=0.1)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda m, p: m.SGD(p, lr=-1), "Invalid learning rate"),
+    (lambda m, p: m.SGD(p, lr=0.1, momentum=-0.5), "Invalid momentum value"),
+    (lambda m, p: m.SGD(p, lr=0.1, weight_decay=-1), "Invalid weight_decay value"),
+    (lambda m, p: m.SGD(p, lr=0.1, nesterov=True), "Nesterov momentum requires a momentum"),
+    (lambda m, p: m.Adam(p, betas=(1.0, 0.9)), "Invalid beta parameter at index 0"),
+    (lambda m, p: m.Adam(p, eps=-1), "Invalid epsilon value"),
+    (lambda m, p: m.SGD([], lr=0.1), "optimizer got an empty parameter list"),
+])
+def test_bad_settings_raise_like_torch(make, message):
+    for module, param in ((optim, mg.zeros(1, requires_grad=True)),
+                          (torch.optim, torch.zeros(1, requires_grad=True))):
+        with pytest.raises(ValueError, match=message):
+            make(module, [param])
+
+
+def test_single_tensor_and_duplicates_refused():
+    p = mg.zeros(2, requires_grad=True)
+    with pytest.raises(TypeError, match="iterable of Tensors"):
+        optim.SGD(p, lr=0.1)
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1)
+
+
+def test_zero_grad_set_to_none_and_zeros():
+    p = mg.ones(2, requires_grad=True)
+    opt = optim.SGD([p], lr=0.1)
+    (p * 3).sum().backward()
+    opt.zero_grad(set_to_none=False)
+    assert p.grad.numpy().tolist() == [0.0, 0.0]
+    opt.zero_grad()
+    assert p.grad is None
+
+
+def test_step_skips_parameters_without_grad_and_bumps_version():
+    a, b = mg.ones(2, requires_grad=True), mg.ones(2, requires_grad=True)
+    opt = optim.Adam([a, b], lr=0.1)
+    (a * 2).sum().backward()
+    version = a._version
+    opt.step()
+    assert b.numpy().tolist() == [1.0, 1.0] and b not in opt.state
+    assert a._version > version
+    np.testing.assert_allclose(a.numpy(), 0.9, rtol=1e-6)  # Adam's first step is lr·sign(g)
+
+
+def test_step_on_a_parameter_saved_by_a_live_graph_is_detected():
+    w = mg.ones(2, requires_grad=True)
+    loss = (w * w).sum()
+    loss.backward(retain_graph=True)
+    optim.SGD([w], lr=0.1).step()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
