@@ -25,7 +25,7 @@ caught = _cases.caught
 
 
 def test_every_exercise_is_well_formed() -> None:
-    assert [exercise.id for exercise in EXERCISES] == ["06.1", "06.2", "06.3"]
+    assert [exercise.id for exercise in EXERCISES] == ["06.1", "06.2", "06.3", "06.4"]
     for exercise in EXERCISES:
         assert callable(getattr(reference, exercise.function))
         assert exercise.hint and exercise.title
@@ -101,3 +101,27 @@ def _padding_once(size, kernel, stride, padding):
     ("06.2", _forgets_the_padding), ("06.3", _ceil_instead_of_floor), ("06.3", _padding_once)])
 def test_mistakes_are_caught(exercise_id, wrong) -> None:
     caught(exercise_id, wrong)
+
+
+def test_conv_matrix_times_the_image_is_the_convolution() -> None:
+    rng = np.random.default_rng(5)
+    for w, height, width in BY_ID["06.4"].hidden(rng):
+        image = rng.normal(size=(height, width))
+        y = F.conv2d(_plane(image, False), _plane(w, False)).numpy()[0, 0]
+        np.testing.assert_allclose(reference.conv_matrix(w, height, width) @ image.ravel(),
+                                   y.ravel(), rtol=1e-12, atol=1e-12)
+
+
+def _column_major(w, height, width):
+    return reference.conv_matrix(w.T, width, height)
+
+
+def _unshared(w, height, width):
+    matrix = reference.conv_matrix(w, height, width)
+    matrix[1:] = 0  # only the first output position gets its weights
+    return matrix
+
+
+@pytest.mark.parametrize("wrong", [_column_major, _unshared])
+def test_conv_matrix_mistakes_are_caught(wrong) -> None:
+    caught("06.4", wrong)

@@ -24,7 +24,7 @@ caught = _cases.caught
 
 
 def test_every_exercise_is_well_formed() -> None:
-    assert [exercise.id for exercise in EXERCISES] == ["07.1", "07.2", "07.3"]
+    assert [exercise.id for exercise in EXERCISES] == ["07.1", "07.2", "07.3", "07.4"]
     for exercise in EXERCISES:
         assert callable(getattr(reference, exercise.function))
         assert exercise.hint and exercise.title
@@ -49,12 +49,12 @@ def _plane(array: np.ndarray, requires_grad: bool = True) -> mg.Tensor:
 # ---------------------------------------------------------------------------- the engine agrees
 @pytest.mark.parametrize("seed", range(4))
 def test_max_and_avg_pool_references_match_the_engine(seed: int) -> None:
-    for x, g, kernel, stride in BY_ID["07.1"].hidden(np.random.default_rng(seed)):
+    for x, g, kernel, stride in BY_ID["07.2"].hidden(np.random.default_rng(seed)):
         xt = _plane(x)
         F.max_pool2d(xt, kernel, stride).backward(_plane(g, False))
         np.testing.assert_allclose(reference.max_pool_backward(x, g, kernel, stride),
                                    xt.grad.numpy()[0, 0], rtol=1e-12)
-    for g, shape, kernel, stride in BY_ID["07.2"].hidden(np.random.default_rng(seed)):
+    for g, shape, kernel, stride in BY_ID["07.3"].hidden(np.random.default_rng(seed)):
         xt = _plane(np.zeros(shape))
         F.avg_pool2d(xt, kernel, stride).backward(_plane(g, False))
         np.testing.assert_allclose(reference.avg_pool_backward(g, shape, kernel, stride),
@@ -63,7 +63,7 @@ def test_max_and_avg_pool_references_match_the_engine(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_conv_pool_step_matches_the_engine(seed: int) -> None:
-    for x, w, b, g in BY_ID["07.3"].hidden(np.random.default_rng(seed)):
+    for x, w, b, g in BY_ID["07.4"].hidden(np.random.default_rng(seed)):
         xt, wt = _plane(x), _plane(w)
         bt = mg.tensor([b], dtype=mg.float64, requires_grad=True)
         y = F.max_pool2d(F.relu(F.conv2d(xt, wt, bt)), 2)
@@ -109,7 +109,7 @@ def _overwrites_overlaps(x, g, kernel, stride):
 
 @pytest.mark.parametrize("wrong", [_last_maximum, _every_maximum, _overwrites_overlaps])
 def test_max_pool_mistakes_are_caught(wrong) -> None:
-    caught("07.1", wrong)
+    caught("07.2", wrong)
 
 
 def _forgets_to_divide(g, shape, kernel, stride):
@@ -122,7 +122,7 @@ def _divides_by_k(g, shape, kernel, stride):
 
 @pytest.mark.parametrize("wrong", [_forgets_to_divide, _divides_by_k])
 def test_avg_pool_mistakes_are_caught(wrong) -> None:
-    caught("07.2", wrong)
+    caught("07.3", wrong)
 
 
 def _ignores_relu(x, w, b, g):
@@ -138,4 +138,28 @@ def _flipped_kernel_for_dx(x, w, b, g):
 
 @pytest.mark.parametrize("wrong", [_ignores_relu, _flipped_kernel_for_dx])
 def test_conv_pool_mistakes_are_caught(wrong) -> None:
-    caught("07.3", wrong)
+    caught("07.4", wrong)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_max_pool_forward_matches_the_engine(seed: int) -> None:
+    for x, kernel, stride in BY_ID["07.1"].hidden(np.random.default_rng(seed)):
+        values, indices = F.max_pool2d(_plane(x, False), kernel, stride, return_indices=True)
+        ours = reference.max_pool_forward(x, kernel, stride)
+        np.testing.assert_array_equal(ours[0], values.numpy()[0, 0])
+        np.testing.assert_array_equal(ours[1], indices.numpy()[0, 0])
+
+
+def _last_maximum_forward(x, kernel, stride):
+    values, _ = reference.max_pool_forward(x, kernel, stride)
+    return values, reference.max_pool_forward(x[::-1, ::-1], kernel, stride)[1]
+
+
+def _window_indices(x, kernel, stride):
+    values, indices = reference.max_pool_forward(x, kernel, stride)
+    return values, indices % kernel
+
+
+@pytest.mark.parametrize("wrong", [_last_maximum_forward, _window_indices])
+def test_max_pool_forward_mistakes_are_caught(wrong) -> None:
+    caught("07.1", wrong)

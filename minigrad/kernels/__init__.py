@@ -4,7 +4,10 @@ Three implementations of the same seven functions, one module each, tested again
 
 reference   plain Python loops, the definitions (slow; read these first)
 im2col      unfold the windows into a matrix and use one matrix product (numpy + BLAS)
-jit         numba-compiled parallel loops (fast; needs numba)
+jit         numba-compiled parallel loops (fast; needs numba); its pooling half is jit_pool
+
+Also here: `cache` (where numba stores compiled kernels) and `compiler` (numba, imported
+after that choice).
 
 The functions below call the *fast* implementation for the array's dtype:
 
@@ -127,7 +130,7 @@ def warm_up(dtypes: tuple = (np.float32,)) -> str:
     backend = _load_backend()
     for dtype in dtypes:
         x = np.ones((1, 2, 5, 5), dtype=dtype)
-        w = np.ones((5, 2, 3, 3), dtype=dtype)  # 5 output channels: a full and a partial block
+        w = np.ones((5, 2, 3, 3), dtype=dtype)  # 5 output channels: rounded up to 2 blocks
         for stride, padding in (((1, 1), (1, 1)), ((2, 2), (0, 0)), ((1, 1), (3, 3))):
             y = backend.conv2d_forward(x, w, stride, padding)
             backend.conv2d_grad_input(y, w, x.shape, stride, padding)

@@ -79,3 +79,27 @@ def conv_output_size(size: int, kernel_size: int, stride: int, padding: int) -> 
     ### BEGIN SOLUTION
     return (size + 2 * padding - kernel_size) // stride + 1
     ### END SOLUTION
+
+
+def conv_matrix(weight: np.ndarray, height: int, width: int) -> np.ndarray:
+    """Exercise 06.4 — a convolution is a sparse linear layer with shared weights.
+
+    Build the matrix M with ``M @ x.ravel() == conv(x, weight).ravel()`` for every input
+    ``x`` of shape (height, width) (stride 1, no padding, no bias). M has one row per output
+    position, in row-major order (R = height − k + 1 rows of S = width − k + 1 outputs), and
+    one column per input pixel (row-major too): shape (R·S, height·width). Row i·S + j holds
+    weight[m, n] in column (i + m)·width + (j + n), and 0 everywhere else — the same k·k
+    numbers in every row, shifted. (Its transpose maps δ to dL/dx: the transposed
+    convolution.)
+    """
+    ### BEGIN SOLUTION
+    k = weight.shape[0]
+    rows, columns = height - k + 1, width - k + 1
+    matrix = np.zeros((rows * columns, height * width))
+    for i in range(rows):
+        for j in range(columns):
+            for m in range(k):
+                for n in range(k):
+                    matrix[i * columns + j, (i + m) * width + (j + n)] = weight[m, n]
+    return matrix
+    ### END SOLUTION

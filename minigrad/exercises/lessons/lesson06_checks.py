@@ -25,6 +25,12 @@ def _input_case(rng: np.random.Generator) -> tuple:
     return (rng.normal(size=(k, k)), rng.normal(size=(rows, columns)))
 
 
+def _matrix_case(rng: np.random.Generator) -> tuple:
+    k = int(rng.integers(1, 4))
+    height, width = (int(v) for v in rng.integers(k, k + 4, size=2))
+    return (rng.normal(size=(k, k)), height, width)
+
+
 def _size_cases(rng: np.random.Generator) -> list[tuple]:
     cases = []
     for _ in range(5):
@@ -64,5 +70,15 @@ EXERCISES = [
         visible=lambda: [(3, 2, 1, 0), (28, 3, 1, 1), (28, 5, 2, 2), (7, 3, 3, 0), (5, 3, 2, 1)],
         hidden=_size_cases,
         compare=exact(),
+    ),
+    Exercise(
+        id="06.4", function="conv_matrix", points=3,
+        title="Convolution as a sparse matrix with shared weights",
+        hint="matrix[i*S + j, (i + m)*width + (j + n)] = weight[m, n] for every output (i, j) "
+             "and kernel offset (m, n); everything else stays 0.",
+        visible=lambda: [(WORKED_W, 3, 3), (np.array([[1.0, -1.0], [2.0, 0.5]]), 3, 4),
+                         (np.array([[2.0]]), 2, 2)],
+        hidden=lambda rng: [_matrix_case(rng) for _ in range(3)],
+        compare=close(rtol=1e-12, atol=0.0),
     ),
 ]

@@ -14,9 +14,34 @@ from __future__ import annotations
 import numpy as np
 
 
+def max_pool_forward(x: np.ndarray, kernel_size: int,
+                     stride: int) -> tuple[np.ndarray, np.ndarray]:
+    """Exercise 07.1 — max pooling's forward pass, and where each maximum is.
+
+    ``x`` (H, W); windows as in the module docstring. Return ``(values, indices)``, both of
+    shape ((H − k) // s + 1, (W − k) // s + 1): values[i, j] is the window's maximum and
+    indices[i, j] = r·W + c its position (r, c) in x, flattened row by row — what PyTorch
+    returns with ``return_indices=True``, and all that backward needs. If a window holds
+    its maximum more than once, take the **first** in row-by-row order (PyTorch's rule).
+    """
+    ### BEGIN SOLUTION
+    rows = (x.shape[0] - kernel_size) // stride + 1
+    columns = (x.shape[1] - kernel_size) // stride + 1
+    values = np.zeros((rows, columns))
+    indices = np.zeros((rows, columns), dtype=np.int64)
+    for i in range(rows):
+        for j in range(columns):
+            window = x[i * stride:i * stride + kernel_size, j * stride:j * stride + kernel_size]
+            r, c = np.unravel_index(np.argmax(window), window.shape)
+            values[i, j] = window[r, c]
+            indices[i, j] = (i * stride + r) * x.shape[1] + (j * stride + c)
+    return values, indices
+    ### END SOLUTION
+
+
 def max_pool_backward(x: np.ndarray, grad_output: np.ndarray, kernel_size: int,
                       stride: int) -> np.ndarray:
-    """Exercise 07.1 — max pooling's backward pass: route each gradient to its window's argmax.
+    """Exercise 07.2 — max pooling's backward pass: route each gradient to its window's argmax.
 
     ``x`` (H, W) is the input of a kernel_size × kernel_size max pooling with the given
     stride; ``grad_output`` is dL/dy, one entry per window. Return dL/dx, shaped like x:
@@ -39,7 +64,7 @@ def max_pool_backward(x: np.ndarray, grad_output: np.ndarray, kernel_size: int,
 
 def avg_pool_backward(grad_output: np.ndarray, input_shape: tuple[int, int], kernel_size: int,
                       stride: int) -> np.ndarray:
-    """Exercise 07.2 — average pooling's backward pass.
+    """Exercise 07.3 — average pooling's backward pass.
 
     y[i, j] is the mean of a kernel_size × kernel_size window of x, so each of the k·k
     pixels of the window has ∂y[i, j]/∂x = 1/(k·k). Given ``grad_output`` = dL/dy, return
@@ -61,7 +86,7 @@ def avg_pool_backward(grad_output: np.ndarray, input_shape: tuple[int, int], ker
 
 def conv_pool_step(x: np.ndarray, weight: np.ndarray, bias: float,
                    grad_output: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
-    """Exercise 07.3 — one convolution + ReLU + 2×2 max pooling, forward and backward by hand.
+    """Exercise 07.4 — one convolution + ReLU + 2×2 max pooling, forward and backward by hand.
 
     ``x`` (H, W), ``weight`` (k, k), ``bias`` a number. Forward, stride 1, no padding:
 

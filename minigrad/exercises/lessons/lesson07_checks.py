@@ -31,9 +31,26 @@ def _conv_pool_case(rng: np.random.Generator) -> tuple:
             rng.normal(size=(rows // 2, columns // 2)))
 
 
+def _forward_case(rng: np.random.Generator, ties: bool, overlap: bool = False) -> tuple:
+    x, _, kernel, stride = _pool_case(rng, ties, overlap)
+    return (x, kernel, stride)
+
+
 EXERCISES = [
     Exercise(
-        id="07.1", function="max_pool_backward", points=4,
+        id="07.1", function="max_pool_forward", points=3,
+        title="Max pooling forward, with the argmax indices",
+        hint="np.argmax(window) is the first maximum in row-by-row order; np.unravel_index "
+             "gives (r, c) in the window; the index is (i*s + r) * W + (j*s + c).",
+        visible=lambda: [(np.array([[1.0, 2.0, 0.0, 1.0], [4.0, 3.0, 5.0, 2.0]]), 2, 2),
+                         (np.array([[3.0, 3.0], [1.0, 3.0]]), 2, 2),
+                         (np.arange(9.0).reshape(3, 3), 2, 1)],
+        hidden=lambda rng: [_forward_case(rng, ties=False), _forward_case(rng, ties=True),
+                            _forward_case(rng, ties=True, overlap=True)],
+        compare=close(rtol=1e-12, atol=0.0),
+    ),
+    Exercise(
+        id="07.2", function="max_pool_backward", points=4,
         title="Max pooling backward: argmax routing",
         hint="For each window: np.argmax of the window gives the first maximum (row by row); "
              "np.unravel_index turns it into (r, c); add grad_output[i, j] there (+=, windows "
@@ -48,7 +65,7 @@ EXERCISES = [
         compare=close(rtol=1e-9, atol=1e-12),
     ),
     Exercise(
-        id="07.2", function="avg_pool_backward", points=3,
+        id="07.3", function="avg_pool_backward", points=3,
         title="Average pooling backward: grad / (k·k)",
         hint="Each window pixel gets grad_output[i, j] / (k*k); add over windows (+=).",
         visible=lambda: [(np.array([[4.0]]), (2, 2), 2, 2),
@@ -58,7 +75,7 @@ EXERCISES = [
         compare=close(rtol=1e-9, atol=1e-12),
     ),
     Exercise(
-        id="07.3", function="conv_pool_step", points=5,
+        id="07.4", function="conv_pool_step", points=5,
         title="One conv + ReLU + max-pool step, forward and backward",
         hint="Backward from the top: pool routes to the first max of each 2×2 window of a; ReLU "
              "keeps it where z > 0; then dW = correlate(x, δ_z), db = Σ δ_z, and dx adds "
