@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import os
 
-# numba's "workqueue" layer ships with every numba wheel, needs no OpenMP runtime, and its
-# idle workers sleep on a condition variable, so they never compete with OpenBLAS for the
-# cores. (The "omp" layer is no faster for our kernels and needs libgomp; "tbb" needs the
-# tbb package.) A user who wants another layer sets NUMBA_THREADING_LAYER themselves.
+# numba's "workqueue" layer ships with every numba wheel, needs no OpenMP runtime, its idle
+# workers sleep instead of spinning, so they never compete with OpenBLAS for the cores, and
+# it survives fork() (GNU OpenMP does not: a forked child that runs a kernel can hang). Its
+# one limit: two Python threads must not run numba-parallel kernels at the same moment.
+# Whoever needs that sets NUMBA_THREADING_LAYER=omp (or tbb) themselves.
 _LAYER = "workqueue"
 
 DEFAULTS: dict[str, str] = {

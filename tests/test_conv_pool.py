@@ -155,3 +155,12 @@ def test_errors_name_what_is_wrong(call, error, message) -> None:
     with pytest.raises(error) as caught:
         call()
     assert message in str(caught.value)
+
+
+def test_conv2d_refuses_dilation_and_groups_it_does_not_implement() -> None:
+    x, w = mg.zeros(1, 2, 5, 5), mg.zeros(2, 2, 3, 3)
+    assert conv2d(x, w, dilation=1, groups=1).shape == (1, 2, 3, 3)
+    with pytest.raises(NotImplementedError, match="dilation=2"):
+        conv2d(x, w, dilation=2)
+    with pytest.raises(NotImplementedError, match="groups=2"):
+        conv2d(x, w, groups=2)

@@ -161,3 +161,22 @@ def test_max_pool_backward_adds_where_windows_share_a_winner() -> None:
 
 def test_dispatch_uses_numba_when_it_is_importable() -> None:
     assert kernels.backend_name() == ("im2col" if kernels.jit_disabled() else "jit")
+
+
+def test_pool_kernels_split_large_inputs_between_threads(monkeypatch) -> None:
+    """Large inputs run on several threads (plane ranges); the result must not change."""
+    from minigrad.kernels import jit_pool
+
+    x = np.random.default_rng(4).integers(-3, 4, size=(4, 8, 40, 40)).astype(np.float32)
+    monkeypatch.setattr(jit_pool, "THREADS", 1)
+    single = jit_pool.max_pool2d_forward(x, (3, 3), (2, 2), (1, 1))
+    single_avg = jit_pool.avg_pool2d_forward(x, (2, 2), (1, 1), (0, 0))
+    monkeypatch.setattr(jit_pool, "THREADS", 3)
+    monkeypatch.setattr(jit_pool, "MIN_ELEMENTS_PER_THREAD", 1000)
+    values, indices = jit_pool.max_pool2d_forward(x, (3, 3), (2, 2), (1, 1))
+    np.testing.assert_array_equal(values, single[0])
+    np.testing.assert_array_equal(indices, single[1])
+    np.testing.assert_array_equal(jit_pool.avg_pool2d_forward(x, (2, 2), (1, 1), (0, 0)), single_avg)
+    g = np.ones_like(values)
+    np.testing.assert_array_equal(jit_pool.max_pool2d_backward(g, indices, x.shape),
+                                  reference.max_pool2d_backward(g, indices, x.shape))

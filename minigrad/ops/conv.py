@@ -188,10 +188,14 @@ def _short(dtype: np.dtype) -> str:
 
 
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
-           stride: int | tuple[int, int] = 1, padding: int | tuple[int, int] | str = 0) -> Tensor:
+           stride: int | tuple[int, int] = 1, padding: int | tuple[int, int] | str = 0,
+           dilation: int | tuple[int, int] = 1, groups: int = 1) -> Tensor:
     """2-D convolution of `input` (N, C, H, W) — or (C, H, W), one image — with `weight`
-    (O, C, kh, kw), plus `bias` (O,) if given; result (N, O, OH, OW). As torch.nn.functional.conv2d
-    (groups=1, dilation=1)."""
+    (O, C, kh, kw), plus `bias` (O,) if given; result (N, O, OH, OW). As torch.nn.functional.conv2d;
+    dilation and groups other than 1 are not supported."""
+    if pair(dilation, "dilation", "convolution") != (1, 1) or groups != 1:
+        raise NotImplementedError(f"conv2d: dilation={dilation!r}, groups={groups!r} are not "
+                                  "supported by minigrad (only dilation=1, groups=1)")
     require_tensor(input, "input", "conv2d")
     require_tensor(weight, "weight", "conv2d")
     if bias is not None:
