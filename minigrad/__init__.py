@@ -33,3 +33,4 @@ __version__ = "0.1.0"
 # The layers, optimizers and data as attributes, as in PyTorch: `minigrad.nn.Linear` works
 # after `import minigrad`.
 from minigrad import data, nn, optim, utils  # noqa: E402
+from minigrad.serialization import load, save  # noqa: E402

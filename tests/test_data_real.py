@@ -106,6 +106,16 @@ def test_read_idx_rejects_other_and_truncated_files(tmp_path):
     (tmp_path / "short").write_bytes((tmp_path / "short").read_bytes()[:-1])
     with pytest.raises(ValueError, match="truncated"):
         read_idx(tmp_path / "short")
+    (tmp_path / "header").write_bytes(bytes([0, 0, 8, 200]) + b"\x00" * 12)
+    with pytest.raises(ValueError, match="announces 200 dimensions"):
+        read_idx(tmp_path / "header")
+    huge = bytes([0, 0, 8, 3]) + struct.pack(">3i", 2**31 - 1, 2**31 - 1, 2**31 - 1)
+    (tmp_path / "huge").write_bytes(huge + b"\x00" * 8)
+    with pytest.raises(ValueError, match="truncated"):  # no giant allocation, no overflow
+        read_idx(tmp_path / "huge")
+    (tmp_path / "negative").write_bytes(bytes([0, 0, 8, 1]) + struct.pack(">i", -5))
+    with pytest.raises(ValueError, match="negative size"):
+        read_idx(tmp_path / "negative")
 
 
 def test_tensor_dataset_indexing_and_size_check():

@@ -247,3 +247,29 @@ def test_dropout_scales_masks_and_is_off_in_eval():
     with pytest.raises(ValueError, match="between 0 and 1"):
         nn.Dropout(1.5)
     assert not nn.functional.dropout(mg.ones(3), p=1.0).numpy().any()
+
+
+def test_modules_pickle_and_deepcopy():
+    import copy
+
+    net = nn.Sequential(nn.Linear(3, 2), nn.ReLU())
+    x = mg.randn(4, 3)
+    for clone in (pickle.loads(pickle.dumps(net)), copy.deepcopy(net)):
+        np.testing.assert_array_equal(clone(x).numpy(), net(x).numpy())
+        assert isinstance(clone[0].weight, nn.Parameter) and clone[0].weight is not net[0].weight
+
+
+def test_save_and_load_a_state_dict(tmp_path):
+    net = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 1, dtype=mg.float64))
+    mg.save(net.state_dict(), tmp_path / "weights.pt")
+    loaded = mg.load(tmp_path / "weights.pt")
+    assert list(loaded) == list(net.state_dict())
+    assert loaded["2.weight"].dtype == np.float64
+    other = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 1, dtype=mg.float64))
+    other.load_state_dict(loaded)
+    x = mg.randn(5, 3)
+    np.testing.assert_array_equal(other[0](x).numpy(), net[0](x).numpy())
+    with pytest.raises(TypeError, match="state_dict"):
+        mg.save([1, 2], tmp_path / "bad")
+    with pytest.raises(TypeError, match="maps to a value of type int"):
+        mg.save({"step": 3}, tmp_path / "bad")

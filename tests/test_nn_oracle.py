@@ -2,6 +2,18 @@
 
 Each case runs the same float64 inputs through minigrad and torch, backpropagates the same
 random upstream gradient, and compares the outputs and all input/parameter gradients.
+
+Deliberate differences from PyTorch (each pinned by a test at the end of this file):
+- `F.linear` is one node for any input rank — `AddmmBackward0` (`MmBackward0` without bias) —
+  whose next_functions are (input, weight, bias); PyTorch's are (bias, input, TBackward0 of
+  the weight), and inputs of more than 2 dims add view nodes around it;
+- cross-entropy with integer targets is one fused node, `CrossEntropyLossBackward0`, followed
+  by the reduction (`MeanBackward0`, or `DivBackward0` when some targets are ignored);
+  PyTorch: `NllLossBackward0` after `LogSoftmaxBackward0`;
+- binary cross-entropy with logits is `BinaryCrossEntropyWithLogitsBackward0` followed by the
+  reduction node (PyTorch reduces inside the node);
+- `DataLoader(generator=)` takes a numpy Generator (or `seed=`), and batches are tuples;
+- an optimizer's `state_dict()` holds copies of its state tensors (PyTorch: references).
 """
 
 from __future__ import annotations
@@ -285,3 +297,33 @@ def test_bce_with_logits_weight(reduction):
     compare(nn.BCEWithLogitsLoss(mg.tensor(weight, dtype=mg.float64), reduction=reduction)(x, y),
             torch.nn.BCEWithLogitsLoss(torch.tensor(weight), reduction=reduction)(tx, ty),
             {"input": (x, tx)})
+
+
+# ---- the deliberate differences, pinned --------------------------------------------------------
+def test_linear_node_and_its_inputs_order():
+    ours, _ = linear_pair(4, 3)
+    x = mg.randn(2, 5, 4, dtype=mg.float64, requires_grad=True)
+    node = ours(x).grad_fn
+    assert node.name() == "AddmmBackward0"
+    assert [n.variable for n, _ in node.next_functions] == [x, ours.weight, ours.bias]
+
+
+def test_loss_nodes_are_fused_then_reduced():
+    x = mg.randn(3, 4, requires_grad=True)
+    loss = F.cross_entropy(x, mg.tensor([0, 1, 2]))
+    assert loss.grad_fn.name() == "MeanBackward0"
+    assert loss.grad_fn.next_functions[0][0].name() == "CrossEntropyLossBackward0"
+    bce = F.binary_cross_entropy_with_logits(x, mg.zeros(3, 4))
+    assert bce.grad_fn.next_functions[0][0].name() == "BinaryCrossEntropyWithLogitsBackward0"
+
+
+def test_optimizer_state_dict_holds_copies():
+    import minigrad.optim as optim
+
+    p = mg.ones(2, requires_grad=True)
+    opt = optim.SGD([p], lr=0.1, momentum=0.9)
+    p.grad = mg.ones(2)
+    opt.step()
+    saved = opt.state_dict()["state"][0]["momentum_buffer"]
+    opt.step()
+    assert saved.numpy().tolist() == [1.0, 1.0]  # the live buffer moved on to 1.9

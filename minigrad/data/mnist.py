@@ -12,6 +12,7 @@ then d big-endian int32 sizes, then the values in C order.
 from __future__ import annotations
 
 import gzip
+import math
 from pathlib import Path
 
 import numpy as np
@@ -37,9 +38,14 @@ def read_idx(path: str | Path) -> np.ndarray:
                          f"a type code, got {raw[:4]!r}")
     ndim = raw[3]
     header = 4 + 4 * ndim
+    if len(raw) < header:
+        raise ValueError(f"{path}: the IDX header announces {ndim} dimensions but the file ends "
+                         f"after {len(raw)} bytes; is it truncated?")
     shape = tuple(int(n) for n in np.frombuffer(raw[4:header], dtype=">i4"))
+    if any(n < 0 for n in shape):
+        raise ValueError(f"{path}: the IDX header has a negative size {shape}")
     dtype = np.dtype(_IDX_TYPES[raw[2]])
-    expected = int(np.prod(shape)) * dtype.itemsize
+    expected = math.prod(shape) * dtype.itemsize  # Python ints: no overflow
     if len(raw) - header != expected:
         raise ValueError(f"{path}: the header announces shape {shape} ({expected} bytes of "
                          f"data) but the file holds {len(raw) - header}; is it truncated?")

@@ -13,6 +13,9 @@ AdamW instead decays the weights directly, outside the averages ("decoupled"):
 
 With Adam, the L2 gradient λp is divided by √v like any other gradient, so weights with
 large gradients are barely decayed; AdamW decays every weight at the same rate η λ.
+
+amsgrad=True divides by the largest v seen so far instead of the current one (v_max ←
+max(v_max, v)), so the step size of a weight never grows back.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import math
 
 from minigrad.autograd import no_grad
+from minigrad.ops.combine import where
 from minigrad.optim.optimizer import Optimizer, ParamsT, check_hyperparameters
 from minigrad.tensor import Tensor, zeros_like
 
@@ -31,7 +35,8 @@ class Adam(Optimizer):
 
     def __init__(self, params: ParamsT, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, maximize: bool = False) -> None:
+                 weight_decay: float = 0.0, amsgrad: bool = False,
+                 maximize: bool = False) -> None:
         check_hyperparameters(lr, weight_decay)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
@@ -39,7 +44,8 @@ class Adam(Optimizer):
             if not 0.0 <= betas[index] < 1.0:
                 raise ValueError(f"Invalid beta parameter at index {index}: {betas[index]}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
-                                      weight_decay=weight_decay, maximize=maximize))
+                                      weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize))
 
     def step(self) -> None:
         """Update every parameter that has a gradient, in place."""
@@ -58,6 +64,8 @@ class Adam(Optimizer):
             state["step"] = 0
             state["exp_avg"] = zeros_like(param)
             state["exp_avg_sq"] = zeros_like(param)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = zeros_like(param)
         state["step"] += 1
         step, exp_avg, exp_avg_sq = state["step"], state["exp_avg"], state["exp_avg_sq"]
 
@@ -69,6 +77,10 @@ class Adam(Optimizer):
         exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
         exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
 
+        if group["amsgrad"]:
+            largest = state["max_exp_avg_sq"]
+            largest[...] = where(largest > exp_avg_sq, largest, exp_avg_sq)
+            exp_avg_sq = largest
         step_size = lr / (1 - beta1 ** step)
         denominator = exp_avg_sq.sqrt() / math.sqrt(1 - beta2 ** step) + eps
         param.sub_(exp_avg / denominator, alpha=step_size)
@@ -81,5 +93,6 @@ class AdamW(Adam):
 
     def __init__(self, params: ParamsT, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 1e-2, maximize: bool = False) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, maximize)
+                 weight_decay: float = 1e-2, amsgrad: bool = False,
+                 maximize: bool = False) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
