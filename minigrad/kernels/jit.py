@@ -17,11 +17,15 @@ Where the speed comes from (x 32×16×28×28, w 32×16×3×3, 2 cores):
   *all* output pixels read one contiguous 1-D slice of the input, and the innermost loop is
   a long, unit-stride multiply-add that LLVM turns into SIMD instructions. The price: the
   output is computed on the padded width Wp and the Wp - OW extra columns are dropped;
-* **blocking over 4 output channels**: each input value loaded feeds 4 products, so the loop
-  is limited by arithmetic rather than by loads.
+* **blocking over 4 output channels and 3 kernel columns**: each input value loaded feeds
+  4 products, and each output value is loaded and stored once per 3 kernel taps instead of
+  once per tap, so the loop is limited by arithmetic rather than by memory traffic. (The
+  kernel is padded with zeros to a multiple of 4 channels and 3 columns; the kernel and
+  the output map of one task fit in the L1/L2 cache.)
 
 The pooling kernels live in `jit_pool` (re-exported here, so this module offers all seven
-functions, like `reference` and `im2col`).
+functions, like `reference` and `im2col`). `minigrad.kernels` sends float32 here and
+float64 to `im2col`, so each kernel is compiled once; called directly, these accept both.
 
 `fastmath=True` lets LLVM reorder float additions (needed to vectorise the reductions of
 the weight gradient); results differ from the reference only by rounding.
