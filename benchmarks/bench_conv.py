@@ -105,13 +105,14 @@ def _step_torch(case: str):
 def worker(engine: str, case: str, repeats: int) -> None:
     step, checksum = (_step_torch if engine == "torch" else _step_minigrad)(case)
     outputs = step()  # warm-up (and, for numba, the cache load)
-    times = []
+    times, cpu_times = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         step()
         times.append(time.perf_counter() - start)
+        cpu_times.append(time.process_time() - cpu_start)
     print(json.dumps({"median": statistics.median(times), "best": min(times),
-                      "checksum": checksum(outputs)}))
+                      "cpu": statistics.median(cpu_times), "checksum": checksum(outputs)}))
 
 
 # ----------------------------------------------------------------------------- driver
@@ -139,17 +140,21 @@ def _agree(a: list[float], b: list[float]) -> bool:
 
 def compare(case: str, engines: tuple[str, str], rounds: int, repeats: int) -> dict:
     times: dict[str, list[float]] = {engine: [] for engine in engines}
+    cpu_times: dict[str, list[float]] = {engine: [] for engine in engines}
     checksums: dict[str, list[float]] = {}
     for round_index in range(rounds):
         order = engines if round_index % 2 == 0 else engines[::-1]
         for engine in order:
             report = _run_worker(engine, case, repeats)
             times[engine].append(report["median"])
+            cpu_times[engine].append(report["cpu"])
             checksums[engine] = report["checksum"]
     if not _agree(checksums[engines[0]], checksums[engines[1]]):
         raise RuntimeError(f"{case}: engines disagree: {checksums}")
     medians = {engine: statistics.median(values) for engine, values in times.items()}
-    return {"case": case, "medians": medians, "ratio": medians[engines[0]] / medians[engines[1]]}
+    cpu = {engine: statistics.median(values) for engine, values in cpu_times.items()}
+    return {"case": case, "medians": medians, "ratio": medians[engines[0]] / medians[engines[1]],
+            "cpu": cpu, "cpu_ratio": cpu[engines[0]] / cpu[engines[1]]}
 
 
 def startup_times() -> dict:
@@ -205,12 +210,17 @@ def main() -> None:
     print(f"{os.cpu_count()} CPUs; medians of {args.rounds} alternating rounds × "
           f"{args.repeats} calls, each engine in its own process. Other processes on the "
           "machine add noise: rerun on a quiet machine for numbers to quote.")
-    print(f"{'case':<14}{'minigrad':>12}{baseline:>12}{'ratio':>9}")
+    print("wall: median wall-clock time per call; CPU: processor time of all the process's "
+          "threads per call (less sensitive to other load, but blind to idle waiting)")
+    print(f"{'case':<14}{'minigrad':>12}{baseline:>12}{'ratio':>9}   "
+          f"{'CPU minigrad':>12}{'CPU ' + baseline:>12}{'ratio':>9}")
     for case in args.cases:
         result = compare(case, ("minigrad", baseline), args.rounds, args.repeats)
         medians = result["medians"]
+        cpu = result["cpu"]
         print(f"{case:<14}{medians['minigrad'] * 1e3:>10.2f}ms{medians[baseline] * 1e3:>10.2f}ms"
-              f"{result['ratio']:>8.2f}×", flush=True)
+              f"{result['ratio']:>8.2f}×   {cpu['minigrad'] * 1e3:>10.2f}ms"
+              f"{cpu[baseline] * 1e3:>10.2f}ms{result['cpu_ratio']:>8.2f}×", flush=True)
     if args.startup:
         t = startup_times()
         print(f"import minigrad (no numba): {t['import_wall']:.2f} s wall, {t['import_cpu']:.2f} s CPU")
