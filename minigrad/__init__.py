@@ -1,5 +1,7 @@
 """minigrad: backpropagation and autograd, built from scratch, one lesson at a time."""
 
+import minigrad._threads  # noqa: F401  (first: thread-pool defaults before numpy loads; see that module)
+
 from minigrad.value import Value
 from minigrad.tensor import (
     Tensor, arange, eye, float32, float64, full, int32, int64, manual_seed, ones, ones_like,

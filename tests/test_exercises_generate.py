@@ -18,6 +18,7 @@ from minigrad.exercises.authoring.source import (BEGIN, END, exercises, lesson_f
                                        strip_solutions, student_file_name)
 from minigrad.exercises.authoring.sync_notebooks import main as sync_main
 from minigrad.exercises.authoring.sync_notebooks import sync_notebook
+from minigrad.lessons import LESSONS as ALL_LESSONS
 from minigrad.lessons import find_lesson
 
 LESSONS = lessons_with_exercises()
@@ -88,8 +89,10 @@ def test_the_reference_version_is_the_source(lesson) -> None:
 
 def test_lessons_are_found_by_number_or_slug() -> None:
     assert lesson_for(1) == lesson_for("01") == lesson_for("derivatives") == find_lesson(1)
-    with pytest.raises(ValueError, match="no exercises yet"):
-        lesson_for(7)
+    without = [lesson for lesson in ALL_LESSONS if lesson not in lessons_with_exercises()]
+    if without:  # (a lesson without exercises yet, whichever that is as the course grows)
+        with pytest.raises(ValueError, match="no exercises yet"):
+            lesson_for(without[0].number)
     with pytest.raises(ValueError, match="no lesson"):
         lesson_for("nonsense")
 

@@ -8,7 +8,7 @@ relu sigmoid tanh softmax log_softmax        minigrad.ops.unary, minigrad.ops.so
 dropout                                      minigrad.nn.dropout
 mse_loss cross_entropy
 binary_cross_entropy_with_logits             minigrad.ops.loss (+ the reduction here)
-conv2d max_pool2d avg_pool2d                 (lessons 06–07)
+conv2d max_pool2d avg_pool2d                 minigrad.ops.conv, minigrad.ops.pool
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ import warnings
 
 from minigrad.nn.cross_entropy import cross_entropy
 from minigrad.nn.dropout import dropout
+from minigrad.ops.conv import conv2d
 from minigrad.ops.linear import linear
 from minigrad.ops.loss import BinaryCrossEntropyWithLogits
+from minigrad.ops.pool import avg_pool2d, max_pool2d
 from minigrad.ops.reduce import mean as reduce_mean
 from minigrad.ops.reduce import sum as reduce_sum
 from minigrad.ops.softmax import log_softmax as _log_softmax
@@ -102,5 +104,6 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
     return _reduce(losses, reduction)
 
 
-__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "dropout", "linear", "log_softmax",
-           "mse_loss", "relu", "sigmoid", "softmax", "tanh"]
+__all__ = ["avg_pool2d", "binary_cross_entropy_with_logits", "conv2d", "cross_entropy", "dropout",
+           "linear", "log_softmax", "max_pool2d", "mse_loss", "relu", "sigmoid", "softmax",
+           "tanh"]

@@ -13,6 +13,9 @@ softmax     softmax, log_softmax
 cast        copies and dtype conversion (x.clone(), x.double(), x.to(dtype))
 inplace     x += y, x.mul_(y), x.fill_(v), x.copy_(y), x[key] = v (version counters, leaf rule)
 copy_slices writing through a view: CopySlices on the base (and IndexPut for x[[0, 2]] = v)
+conv        conv2d (its backward: conv ops again, so double backward works)
+pool        max_pool2d, avg_pool2d
+window      argument checks shared by conv and pool (stride/padding pairs, NCHW)
 
 Import ops from their module (`from minigrad.ops.unary import exp`) or use the public names
 re-exported by `minigrad` (`minigrad.exp`). This package re-exports nothing, so that

@@ -1,0 +1,47 @@
+"""Thread-pool settings, made before numpy or numba start their thread pools.
+
+minigrad's conv and pool kernels run in numba's thread pool; numpy's matrix products run in
+OpenBLAS's. On a machine with few cores the two pools take turns, and a pool that has just
+finished keeps its threads *spinning* (busy-waiting for more work) for a while, stealing
+the cores the other pool now needs. On 2 cores that made training several times slower.
+So, before either library is imported, we ask for polite pools:
+
+* ``OMP_WAIT_POLICY=PASSIVE``: OpenMP threads (numba's "omp" layer, and any OpenMP BLAS)
+  sleep as soon as they run out of work instead of spinning;
+* ``OPENBLAS_THREAD_TIMEOUT=1``: idle OpenBLAS threads go to sleep after 2**(1+4) = 32 clock
+  cycles (the shortest timeout it allows) instead of the default 2**28;
+* ``NUMBA_THREADING_LAYER=workqueue``: see ``_LAYER`` below.
+
+Each variable is only *defaulted* (``os.environ.setdefault``): a value the user exported
+always wins. The settings only work if this module runs before numpy and numba are first
+imported, which is why ``minigrad/__init__.py`` imports it on its first line; if numpy was
+imported earlier (``import numpy; import minigrad``), OpenBLAS already read its settings and
+the defaults here change nothing for it (set the variables in the shell instead).
+"""
+
+from __future__ import annotations
+
+import os
+
+# numba's "workqueue" layer ships with every numba wheel, needs no OpenMP runtime, its idle
+# workers sleep instead of spinning, so they never compete with OpenBLAS for the cores, and
+# it survives fork() (GNU OpenMP does not: a forked child that runs a kernel can hang). Its
+# one limit: two Python threads must not run numba-parallel kernels at the same moment.
+# Whoever needs that sets NUMBA_THREADING_LAYER=omp (or tbb) themselves.
+_LAYER = "workqueue"
+
+DEFAULTS: dict[str, str] = {
+    "OMP_WAIT_POLICY": "PASSIVE",
+    "OPENBLAS_THREAD_TIMEOUT": "1",
+    "NUMBA_THREADING_LAYER": _LAYER,
+}
+
+
+def apply_defaults(environ: "os._Environ[str] | dict[str, str]" = os.environ) -> dict[str, str]:
+    """Default the thread-pool variables in ``environ``; returns the values now in effect."""
+    for name, value in DEFAULTS.items():
+        environ.setdefault(name, value)
+    return {name: environ[name] for name in DEFAULTS}
+
+
+apply_defaults()

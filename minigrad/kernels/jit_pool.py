@@ -1,0 +1,166 @@
+"""Max and average pooling as numba kernels: the loops of `reference`, compiled.
+
+Each kernel works on a range of image planes (x viewed as (N·C, H, W)) and writes into
+arrays the caller allocated. The wrappers below split the planes between a few Python
+threads; the kernels are compiled with `nogil=True`, so those threads really run at the
+same time. For these short, memory-bound loops that gives the speed of `parallel=True`
+without its cost: numba's parallel compiler would triple each kernel's compile time.
+Re-exported by `jit`, which is the module `minigrad.kernels` dispatches to.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
+import numpy as np
+
+from minigrad.kernels.compiler import njit
+from minigrad.kernels.reference import Pair, output_size
+
+THREADS = min(os.cpu_count() or 1, 8)
+MIN_ELEMENTS_PER_THREAD = 1 << 16  # below this, one thread: starting others costs more
+_pool: ThreadPoolExecutor | None = None
+
+
+def _forget_pool() -> None:
+    """A forked child has none of its parent's threads: start a fresh pool when needed."""
+    global _pool
+    _pool = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
+def _in_parallel(kernel: Callable, planes: int, elements: int, *args: object) -> None:
+    """kernel(*args, start, stop) over plane ranges that cover 0 … planes, on up to THREADS
+    threads (fewer for small inputs)."""
+    global _pool
+    threads = max(1, min(THREADS, planes, elements // MIN_ELEMENTS_PER_THREAD))
+    if threads == 1:
+        kernel(*args, 0, planes)
+        return
+    if _pool is None:
+        _pool = ThreadPoolExecutor(THREADS, thread_name_prefix="minigrad-pool")
+    bounds = np.linspace(0, planes, threads + 1).astype(int)
+    jobs = [_pool.submit(kernel, *args, int(start), int(stop))
+            for start, stop in zip(bounds[:-1], bounds[1:])]
+    for job in jobs:
+        job.result()  # re-raises a kernel's error here
+
+
+@njit(cache=True, nogil=True)
+def _max_pool(x, values, indices, kh, kw, sh, sw, ph, pw, start, stop):  # pragma: no cover (jit)
+    """values/indices[p, oh, ow] for planes start … stop-1 (x: (P, H, W))."""
+    _, height, width = x.shape
+    _, out_height, out_width = values.shape
+    for plane in range(start, stop):
+        image = x[plane]
+        for oh in range(out_height):
+            top = oh * sh - ph
+            h_start = max(top, 0)
+            h_end = min(top + kh, height)
+            for ow in range(out_width):
+                left = ow * sw - pw
+                w_start = max(left, 0)
+                w_end = min(left + kw, width)
+                best = image[h_start, w_start]  # the first real pixel, as PyTorch starts
+                best_index = h_start * width + w_start
+                for hi in range(h_start, h_end):
+                    for wj in range(w_start, w_end):
+                        value = image[hi, wj]
+                        if value > best or value != value:  # a NaN wins (value != value)
+                            best = value
+                            best_index = hi * width + wj
+                values[plane, oh, ow] = best
+                indices[plane, oh, ow] = best_index
+
+
+@njit(cache=True, nogil=True)
+def _max_pool_backward(g, indices, grad, start, stop):  # pragma: no cover (jit)
+    """grad[p].flat[indices[p, oh, ow]] += g[p, oh, ow] (grad: (P, H·W), zeros)."""
+    _, out_height, out_width = g.shape
+    for plane in range(start, stop):
+        target = grad[plane]
+        for oh in range(out_height):
+            for ow in range(out_width):
+                target[indices[plane, oh, ow]] += g[plane, oh, ow]
+
+
+@njit(cache=True, nogil=True)
+def _avg_pool(x, y, kh, kw, sh, sw, ph, pw, start, stop):  # pragma: no cover (jit)
+    _, height, width = x.shape
+    _, out_height, out_width = y.shape
+    area = kh * kw
+    for plane in range(start, stop):
+        for oh in range(out_height):
+            top = oh * sh - ph
+            for ow in range(out_width):
+                left = ow * sw - pw
+                total = 0.0
+                for hi in range(max(top, 0), min(top + kh, height)):
+                    for wj in range(max(left, 0), min(left + kw, width)):
+                        total += x[plane, hi, wj]
+                y[plane, oh, ow] = total / area
+
+
+@njit(cache=True, nogil=True)
+def _avg_pool_backward(g, grad, kh, kw, sh, sw, ph, pw, start, stop):  # pragma: no cover (jit)
+    _, height, width = grad.shape
+    _, out_height, out_width = g.shape
+    area = kh * kw
+    for plane in range(start, stop):
+        for oh in range(out_height):
+            top = oh * sh - ph
+            for ow in range(out_width):
+                left = ow * sw - pw
+                share = g[plane, oh, ow] / area
+                for hi in range(max(top, 0), min(top + kh, height)):
+                    for wj in range(max(left, 0), min(left + kw, width)):
+                        grad[plane, hi, wj] += share
+
+
+def _planes(array: np.ndarray) -> np.ndarray:
+    """(N, C, H, W) as a contiguous (N·C, H, W)."""
+    return np.ascontiguousarray(array).reshape((-1,) + array.shape[2:])
+
+
+def max_pool2d_forward(x: np.ndarray, kernel: Pair, stride: Pair,
+                       padding: Pair) -> tuple[np.ndarray, np.ndarray]:
+    """Window maxima and their flat input indices; see `reference.max_pool2d_forward`."""
+    n_batch, channels, height, width = x.shape
+    out_shape = (n_batch, channels, output_size(height, kernel[0], stride[0], padding[0]),
+                 output_size(width, kernel[1], stride[1], padding[1]))
+    values = np.empty(out_shape, dtype=x.dtype)
+    indices = np.empty(out_shape, dtype=np.int64)
+    _in_parallel(_max_pool, n_batch * channels, x.size, _planes(x), _planes(values),
+                 _planes(indices), *kernel, *stride, *padding)
+    return values, indices
+
+
+def max_pool2d_backward(grad_output: np.ndarray, indices: np.ndarray,
+                        input_shape: tuple) -> np.ndarray:
+    n_batch, channels, height, width = input_shape
+    grad = np.zeros((n_batch * channels, height * width), dtype=grad_output.dtype)
+    _in_parallel(_max_pool_backward, n_batch * channels, grad.size, _planes(grad_output),
+                 _planes(indices), grad)
+    return grad.reshape(input_shape)
+
+
+def avg_pool2d_forward(x: np.ndarray, kernel: Pair, stride: Pair, padding: Pair) -> np.ndarray:
+    n_batch, channels, height, width = x.shape
+    y = np.empty((n_batch, channels, output_size(height, kernel[0], stride[0], padding[0]),
+                  output_size(width, kernel[1], stride[1], padding[1])), dtype=x.dtype)
+    _in_parallel(_avg_pool, n_batch * channels, x.size, _planes(x), _planes(y), *kernel,
+                 *stride, *padding)
+    return y
+
+
+def avg_pool2d_backward(grad_output: np.ndarray, input_shape: tuple, kernel: Pair,
+                        stride: Pair, padding: Pair) -> np.ndarray:
+    grad = np.zeros(input_shape, dtype=grad_output.dtype)
+    _in_parallel(_avg_pool_backward, input_shape[0] * input_shape[1], grad.size,
+                 _planes(grad_output), _planes(grad), *kernel, *stride, *padding)
+    return grad
