@@ -34,9 +34,10 @@ test: $(STAMP)
 lessons: $(STAMP)
 	$(BIN)/minigrad lessons
 
-## Regenerate every figure in assets/ from the project's code.
+## Regenerate every figure in assets/ from the project's code (graphs laid out by graphviz-pure,
+## the renderer every install has, so the figures do not depend on a system Graphviz).
 assets: $(STAMP)
-	$(BIN)/minigrad figures --to assets
+	MINIGRAD_DOT=$(BIN)/graphviz-pure $(BIN)/minigrad figures --to assets
 
 ## Run the benchmarks (on demand; they print ratios against a baseline timed in the same run).
 bench: $(STAMP)

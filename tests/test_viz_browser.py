@@ -2,8 +2,9 @@
 
 Opt-in: these tests run where playwright (``pip install -e ".[browser]"``) and a chromium
 (``apt-get install chromium``; ``MINIGRAD_CHROMIUM`` names another one) are present, and skip,
-saying which is missing, elsewhere. ``MINIGRAD_BROWSER=1 .ci/run`` installs both. Playwright
-never downloads a browser of its own here: it is always given the system's executable.
+saying which is missing, elsewhere. ``.ci/run`` installs both (``MINIGRAD_BROWSER=0`` opts
+out). Playwright never downloads a browser of its own here: it is always given the system's
+executable.
 """
 
 from __future__ import annotations

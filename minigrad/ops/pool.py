@@ -121,7 +121,7 @@ def _settings(op: str, x: Any, kernel_size: Any, stride: Any, padding: Any) -> t
     if min(stride) < 0:
         raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]} "
                            f"dW: {stride[1]}")
-    if x.ndim not in (3, 4) or x.data.size == 0:
+    if x.ndim not in (3, 4) or x._data.size == 0:
         if op == "max_pool2d":
             raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
@@ -170,7 +170,7 @@ def max_pool2d(input: Tensor, kernel_size: int | tuple[int, int],  # noqa: A002
         return values
     node = values.grad_fn
     indices = node.indices if node is not None else kernels.max_pool2d_forward(
-        input.data, kernel, stride, padding)[1]
+        input._data, kernel, stride, padding)[1]
     return values, Tensor(indices)
 
 
