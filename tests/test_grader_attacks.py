@@ -33,6 +33,9 @@ FILE01 = student_file_name(LESSON01)
 REFERENCE = str(source_path(LESSON01))
 CHECKOUT = Path(REFERENCE).parents[3]
 SECRET = "### BEGIN SOLUTION"
+#: The last line of 01.1's reference: a marker that only a read of the answer key could show.
+KEY_LINE = "outer * math.cos(inner) * (2.0 * x)"
+assert KEY_LINE in Path(REFERENCE).read_text(), "01.1's reference changed: update KEY_LINE"
 
 
 def attack(folder: Path, body: str, name: str = FILE01, preamble: str = "") -> Path:
@@ -72,7 +75,7 @@ def only_01_1_lost(results: dict) -> str:
     for exercise_id in ("01.2", "01.3", "01.4", "01.5"):
         assert table[exercise_id][0] == table[exercise_id][1] > 0, (exercise_id, table)
     output = table["01.1"][2]
-    assert SECRET not in output and "3.0 * inner**2" not in output, output
+    assert SECRET not in output and KEY_LINE not in output, output
     return output
 
 
@@ -113,7 +116,7 @@ def test_reading_the_answer_keys_fails_every_way(tmp_path: Path) -> None:
         found.append(_try(lambda: os.symlink({REFERENCE!r}, "/tmp/x")))
         """), tmp_path))
     assert output.count("PermissionError") >= 8, output
-    assert "inner = x * x + 1.0" not in output
+    assert "middle = math.sin(inner)" not in output
 
 
 @needs_sandbox
@@ -123,18 +126,18 @@ def test_private_exercise_sources_grade_and_stay_private(tmp_path: Path) -> None
     for suffix in ("", "_checks"):
         text = Path(REFERENCE.replace(".py", f"{suffix}.py")).read_text()
         (private / f"lesson01{suffix}.py").write_text(
-            text.replace("3.0 * inner**2 * (2.0 * x)", "3.5 * inner**2 * (2.0 * x)"))
-    assert "3.5 * inner" in (private / "lesson01.py").read_text()
+            text.replace(KEY_LINE, "3.5 * " + KEY_LINE))
+    assert "3.5 * outer" in (private / "lesson01.py").read_text()
     steal = attack(tmp_path / "work", f"""
         found.append(_try(lambda: open({str(private / 'lesson01.py')!r}).read()))
         found.append(_try(lambda: os.listdir({str(private)!r})))
         """)
     output = only_01_1_lost(grade(steal, tmp_path, "--exercises", str(private)))
-    assert "3.5 * inner" not in output and "PermissionError[13] | PermissionError[13]" in output
+    assert "3.5 * outer" not in output and "PermissionError[13] | PermissionError[13]" in output
     honest = tmp_path / "honest" / FILE01
     honest.parent.mkdir()
     honest.write_text(python_file_text(LESSON01, solutions=True).replace(
-        "3.0 * inner**2 * (2.0 * x)", "3.5 * inner**2 * (2.0 * x)"))
+        KEY_LINE, "3.5 * " + KEY_LINE))
     table = by_exercise(grade(honest, tmp_path, "--exercises", str(private)))
     assert table["01.1"][0] == 2  # graded against the private key, not the built-in one
     assert by_exercise(grade(honest, tmp_path))["01.1"][0] < 2
@@ -303,7 +306,7 @@ def hostile_class(root: Path) -> tuple[Path, dict[str, float]]:
     for number in range(18):
         name = f"student{number:02d}"
         (klass / name).mkdir(parents=True)
-        text = solution if number % 3 else solution.replace("3.0 * inner**2 * (2.0 * x)", "float('nan')")
+        text = solution if number % 3 else solution.replace(KEY_LINE, "float('nan')")
         (klass / name / FILE01).write_text(text)
         expected[name] = 15.0 if number % 3 else 13.0
     hostile = {

@@ -63,7 +63,8 @@ def _graphs() -> list:
     loss.label = "loss"
     loss.backward()
     x = mg.ones(2, 2, requires_grad=True)
-    out = ((x + 2) * (x + 2) * 3).mean()
+    with mg.viz.record():  # keep the tensors: the forward drawing shows them
+        out = ((x + 2) * (x + 2) * 3).mean()
     out.backward()
     return [draw_graph(loss), draw_graph(loss, kind="backward"),
             draw_graph(out, kind="forward", names={"x": x, "out": out}),

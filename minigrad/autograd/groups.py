@@ -32,10 +32,10 @@ class GroupRecord:
 
     name: str
     depth: int
-    inputs: tuple[weakref.ReferenceType, ...]
+    inputs: tuple[weakref.ReferenceType, ...]  # per input: its grad_fn node, or the leaf itself
 
-    def input_tensors(self) -> list[Any]:
-        return [tensor for tensor in (ref() for ref in self.inputs) if tensor is not None]
+    def boundaries(self) -> list[Any]:
+        return [item for item in (ref() for ref in self.inputs) if item is not None]
 
 
 # output node -> the groups that produced it (an inner layer's output is also the outer's)
@@ -43,10 +43,13 @@ _RECORDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _weak_tensors(values: Iterable[Any]) -> tuple[weakref.ReferenceType, ...]:
+    """Where the piece starts, weakly: an input's grad_fn node (the graph keeps it alive while
+    it matters, whereas an intermediate tensor is freed once backward no longer needs it), or
+    the tensor itself for a leaf (found again as an AccumulateGrad node's `variable`)."""
     refs = []
     for value in values:
         if hasattr(value, "grad_fn") and hasattr(value, "requires_grad"):
-            refs.append(weakref.ref(value))
+            refs.append(weakref.ref(value.grad_fn if value.grad_fn is not None else value))
     return tuple(refs)
 
 
@@ -90,10 +93,10 @@ def _flatten(values: Iterable[Any]) -> Iterable[Any]:
             yield value
 
 
-def _is_boundary(node: Any, inputs: list[Any]) -> bool:
+def _is_boundary(node: Any, boundaries: list[Any]) -> bool:
     variable = getattr(node, "variable", None)
-    return any(node is tensor.grad_fn or (variable is not None and variable is tensor)
-               for tensor in inputs)
+    return any(node is item or (variable is not None and variable is item)
+               for item in boundaries)
 
 
 def group_members(nodes: Iterable[Any]) -> dict[int, tuple[str, str]]:
@@ -104,7 +107,7 @@ def group_members(nodes: Iterable[Any]) -> dict[int, tuple[str, str]]:
     depth_of: dict[int, int] = {}
     for number, node in enumerate(nodes):
         for record in _RECORDS.get(node, ()):
-            inputs = record.input_tensors()
+            inputs = record.boundaries()
             stack, seen = [node], {id(node)}
             while stack:
                 current = stack.pop()

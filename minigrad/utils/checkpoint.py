@@ -39,9 +39,12 @@ class Checkpoint(Function):
 
     @staticmethod
     def forward(ctx: Context, *arrays: np.ndarray, function: Callable, count: int,
-                output: np.ndarray) -> np.ndarray:
+                parameters: tuple[Tensor, ...], output: np.ndarray) -> np.ndarray:
         ctx.function = function
         ctx.count = count
+        # The node keeps only its inputs' shapes (ctx.inputs), so the parameters, which the
+        # recomputation differentiates with respect to, are kept by name here.
+        ctx.parameters = parameters
         ctx.save_for_backward(*arrays[:count])
         return output
 
@@ -49,7 +52,7 @@ class Checkpoint(Function):
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         saved = ctx.saved_tensors
         needs = ctx.needs_input_grad
-        parameters = ctx.inputs[ctx.count:]
+        parameters = ctx.parameters
         with enable_grad():
             leaves = [t.detach().requires_grad_(needed) for t, needed in zip(saved, needs)]
             output = ctx.function(*leaves)
@@ -82,4 +85,4 @@ def checkpoint(function: Callable[..., Tensor], *inputs: Tensor,
         raise TypeError(f"checkpoint(): the function must return a Tensor, "
                         f"got {type(output).__name__}")
     return Checkpoint.apply(*inputs, *parameters, function=function, count=len(inputs),
-                            output=np.asarray(output))
+                            parameters=tuple(parameters), output=np.asarray(output))
