@@ -180,39 +180,39 @@ def _zeros_like(grad: Tensor) -> Tensor:
     return Tensor._make(np.zeros_like(grad._data), False, None)
 
 
-def exp(x: Tensor) -> Tensor:
+def exp(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
     """e^x elementwise."""
-    return Exp.apply(x)
+    return Exp.apply(input)
 
 
-def log(x: Tensor) -> Tensor:
+def log(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
     """Natural logarithm elementwise."""
-    return Log.apply(x)
+    return Log.apply(input)
 
 
-def sqrt(x: Tensor) -> Tensor:
+def sqrt(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
     """Square root elementwise."""
-    return Sqrt.apply(x)
+    return Sqrt.apply(input)
 
 
-def abs(x: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
+def abs(input: Tensor) -> Tensor:  # noqa: A001, A002 - PyTorch's names
     """|x| elementwise."""
-    return Abs.apply(x)
+    return Abs.apply(input)
 
 
-def tanh(x: Tensor) -> Tensor:
+def tanh(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
     """Hyperbolic tangent elementwise."""
-    return Tanh.apply(x)
+    return Tanh.apply(input)
 
 
-def sigmoid(x: Tensor) -> Tensor:
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
     """Logistic sigmoid 1 / (1 + e^-x) elementwise."""
-    return Sigmoid.apply(x)
+    return Sigmoid.apply(input)
 
 
-def relu(x: Tensor) -> Tensor:
+def relu(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
     """max(x, 0) elementwise."""
-    return Relu.apply(x)
+    return Relu.apply(input)
 
 
 __all__ = ["abs", "exp", "log", "relu", "sigmoid", "sqrt", "tanh"]
