@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 _depth = [0]  # how many groups are open right now (nesting level of the next one)
 
@@ -30,7 +30,7 @@ _depth = [0]  # how many groups are open right now (nesting level of the next on
 class GroupRecord:
     """One recorded group: its name, nesting depth and its input tensors (weakly)."""
 
-    name: str
+    name: str | Callable[[], str]  # a callable is asked only when a drawing needs the name
     depth: int
     inputs: tuple[weakref.ReferenceType, ...]  # per input: its grad_fn node, or the leaf itself
 
@@ -57,12 +57,13 @@ class group:  # noqa: N801  (lower case: used like a function, as no_grad is)
     """Context manager recording a named piece of the graph (see the module docstring).
 
     Args:
-        name: what the folded box says, e.g. ``"fc1"`` or ``"Linear(4, 2)"``.
+        name: what the folded box says, e.g. ``"fc1"`` or ``"Linear(4, 2)"``; or a function
+            returning it, called only if a drawing needs it (a layer call stays cheap).
         *inputs: the tensors the piece reads (others, e.g. plain numbers, are ignored).
     """
 
-    def __init__(self, name: str, *inputs: Any) -> None:
-        self.name = str(name)
+    def __init__(self, name: str | Callable[[], str], *inputs: Any) -> None:
+        self.name = name
         self._inputs = _weak_tensors(inputs)
         self._depth = 0
 
@@ -112,7 +113,8 @@ def group_members(nodes: Iterable[Any]) -> dict[int, tuple[str, str]]:
             while stack:
                 current = stack.pop()
                 if depth_of.get(id(current), -1) < record.depth:
-                    members[id(current)] = (f"g{number}_{record.depth}", record.name)
+                    label = record.name() if callable(record.name) else str(record.name)
+                    members[id(current)] = (f"g{number}_{record.depth}", label)
                     depth_of[id(current)] = record.depth
                 for child, _ in current.next_functions:
                     if child is None or id(child) in seen or _is_boundary(child, inputs):

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator, NamedTuple
 import numpy as np
 
 from minigrad.autograd import no_grad
+from minigrad.autograd.grad_mode import GradMode
 from minigrad.autograd.groups import group
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor, dtypes
@@ -55,9 +56,11 @@ class Module:
                                   "subclass must define forward(self, ...)")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # Every layer call is recorded as a group of the graph (a weak dictionary entry), so a
-        # drawing with collapse=True can fold the layer's nodes into one box.
-        with group(self._group_name(), *args) as scope:
+        # Every layer call that builds a graph is recorded as a group of it (a weak dictionary
+        # entry), so a drawing with collapse=True can fold the layer's nodes into one box.
+        if not GradMode.enabled:
+            return self.forward(*args, **kwargs)
+        with group(self._group_name, *args) as scope:
             result = self.forward(*args, **kwargs)
             scope.output(result)
         return result
