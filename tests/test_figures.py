@@ -130,12 +130,19 @@ def test_assets_hold_exactly_the_registered_figures() -> None:
         == set(figures.FIGURES), "run `make assets` after adding or removing a figure"
 
 
-def test_committed_graph_figures_are_up_to_date(tmp_path: Path) -> None:
+def test_committed_graph_figures_are_up_to_date(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The SVG graphs are deterministic for one renderer: a stale asset means `make assets`."""
+    import sys
+
     from minigrad.viz.render import find_renderer
 
+    # `make assets` lays graphs out with graphviz-pure; use it here too, even where a system
+    # dot is installed (which lays out differently).
+    pure = Path(sys.executable).parent / "graphviz-pure"
+    if pure.exists():
+        monkeypatch.setenv("MINIGRAD_DOT", str(pure))
     if find_renderer().name != "graphviz-pure":
-        pytest.skip("assets are rendered with graphviz-pure; a system dot lays out differently")
+        pytest.skip("assets are rendered with graphviz-pure, which is not installed here")
     graphs = sorted(name for name in figures.FIGURES if name.endswith(".svg"))
     for path in figures.make_figures(tmp_path, only=graphs):
         assert path.read_bytes() == (ASSETS / path.name).read_bytes(), (
