@@ -130,6 +130,23 @@ def test_pools_values_indices_and_gradients(seed: int, dtype: str, ties: bool) -
     np.testing.assert_array_equal(indices.numpy(), torch_indices.numpy())
 
 
+@pytest.mark.parametrize("shape", [(3, 4, 8, 8), (2, 3, 7, 9)], ids=["even", "odd"])
+def test_max_pool_2x2_fast_path_ties_like_pytorch(shape: tuple) -> None:
+    # float32, 2×2, stride 2: the jit kernels' own path; many ties, odd sizes leave a row and
+    # a column outside every window (their gradient must be 0)
+    data = np.random.default_rng(5).integers(-1, 2, size=shape).astype(np.float32)
+    x = mg.tensor(data, requires_grad=True)
+    tx = torch.tensor(data, requires_grad=True)
+    values, indices = max_pool2d(x, 2, return_indices=True)
+    tvalues, tindices = F.max_pool2d(tx, 2, return_indices=True)
+    np.testing.assert_array_equal(values.numpy(), tvalues.detach().numpy())
+    np.testing.assert_array_equal(indices.numpy(), tindices.numpy())
+    g = np.random.default_rng(6).standard_normal(tvalues.shape).astype(np.float32)
+    values.backward(mg.tensor(g))
+    tvalues.backward(torch.tensor(g))
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
 @pytest.mark.parametrize("pool", ["max_pool2d", "avg_pool2d"])
 def test_pool_double_backward(pool: str) -> None:
     mine_fn, torch_fn = {"max_pool2d": (max_pool2d, F.max_pool2d),
@@ -144,13 +161,17 @@ def test_pool_double_backward(pool: str) -> None:
     _close(x.grad, tx.grad, 1e-10)
 
 
-def test_max_pool_nan_and_infinities_like_pytorch() -> None:
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("settings", [(2, 1, 1), (2, 2, 0)], ids=["2x2-s1-p1", "2x2-s2"])
+def test_max_pool_nan_and_infinities_like_pytorch(dtype: str, settings: tuple) -> None:
+    # float32 2×2 stride 2 takes the jit kernels' unrolled fast path: same routing expected
     data = np.array([[[[1.0, np.nan, 2.0, np.nan], [np.nan, 0.0, -np.inf, -np.inf],
-                       [-np.inf, -np.inf, np.inf, 1.0], [-np.inf, -np.inf, 1.0, np.inf]]]])
+                       [-np.inf, -np.inf, np.inf, 1.0], [-np.inf, -np.inf, 1.0, np.inf]]]],
+                    dtype=dtype)
     x = mg.tensor(data, requires_grad=True)
     tx = torch.tensor(data, requires_grad=True)
-    values, indices = max_pool2d(x, 2, 1, 1, return_indices=True)
-    tvalues, tindices = F.max_pool2d(tx, 2, 1, 1, return_indices=True)
+    values, indices = max_pool2d(x, *settings, return_indices=True)
+    tvalues, tindices = F.max_pool2d(tx, *settings, return_indices=True)
     np.testing.assert_array_equal(values.numpy(), tvalues.detach().numpy())
     np.testing.assert_array_equal(indices.numpy(), tindices.numpy())
     values.sum().backward()

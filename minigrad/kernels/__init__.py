@@ -135,8 +135,9 @@ def warm_up(dtypes: tuple = (np.float32,)) -> str:
             y = backend.conv2d_forward(x, w, stride, padding)
             backend.conv2d_grad_input(y, w, x.shape, stride, padding)
             backend.conv2d_grad_weight(x, y, w.shape, stride, padding)
-        values, indices = backend.max_pool2d_forward(x, (2, 2), (2, 2), (0, 0))
-        backend.max_pool2d_backward(values, indices, x.shape)
+        for kernel, padding in (((2, 2), (0, 0)), ((3, 3), (1, 1))):  # 2×2 has its own kernel
+            values, indices = backend.max_pool2d_forward(x, kernel, (2, 2), padding)
+            backend.max_pool2d_backward(values, indices, x.shape)
         y = backend.avg_pool2d_forward(x, (2, 2), (2, 2), (0, 0))
         backend.avg_pool2d_backward(y, x.shape, (2, 2), (2, 2), (0, 0))
     return backend_name()
