@@ -28,7 +28,7 @@ _depth = [0]  # how many groups are open right now (nesting level of the next on
 
 @dataclass(frozen=True)
 class GroupRecord:
-    """One recorded group: its name, nesting depth and its input tensors (weakly)."""
+    """One recorded group: its name, nesting depth and where it starts (weakly; see boundaries)."""
 
     name: str | Callable[[], str]  # a callable is asked only when a drawing needs the name
     depth: int
@@ -42,7 +42,7 @@ class GroupRecord:
 _RECORDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _weak_tensors(values: Iterable[Any]) -> tuple[weakref.ReferenceType, ...]:
+def _weak_boundaries(values: Iterable[Any]) -> tuple[weakref.ReferenceType, ...]:
     """Where the piece starts, weakly: an input's grad_fn node (the graph keeps it alive while
     it matters, whereas an intermediate tensor is freed once backward no longer needs it), or
     the tensor itself for a leaf (found again as an AccumulateGrad node's `variable`)."""
@@ -64,7 +64,7 @@ class group:  # noqa: N801  (lower case: used like a function, as no_grad is)
 
     def __init__(self, name: str | Callable[[], str], *inputs: Any) -> None:
         self.name = name
-        self._inputs = _weak_tensors(inputs)
+        self._inputs = _weak_boundaries(inputs)
         self._depth = 0
 
     def __enter__(self) -> group:
