@@ -49,6 +49,19 @@ def test_cross_entropy_second_derivative():
     assert gradcheck(grad_norm, [leaf(5, 4)])
 
 
+def test_cross_entropy_backward_is_differentiable_in_both_its_inputs():
+    """CrossEntropyBackward (one op) against finite differences: in the incoming per-row
+    gradient v and in the logits, with an ignored row."""
+    classes = mg.tensor(np.array([0, 3, -100, 1, 2]))
+
+    def input_gradient(x, v):
+        losses = F.cross_entropy(x, classes, reduction="none")
+        (g,) = mg.autograd.grad(losses, [x], grad_outputs=[v], create_graph=True)
+        return g
+
+    assert gradcheck(input_gradient, [leaf(5, 4), leaf(5)])
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_bce_with_logits_both_inputs(reduction):
     target = mg.tensor(RNG.random((3, 2)), dtype=mg.float64, requires_grad=True)

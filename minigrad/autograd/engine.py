@@ -181,7 +181,7 @@ def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_grap
         while ready:
             node = ready.pop()
             gradient = pending.pop(node, None)
-            input_grads: tuple = ()
+            input_grads = None
             if gradient is not None:
                 if node._pre_hooks:
                     gradient = _run_hooks(node, gradient)
@@ -190,11 +190,13 @@ def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_grap
             for index, child in enumerate(node._next):
                 if child is None:
                     continue
-                child_grad = input_grads[index] if input_grads else None
-                if child_grad is not None:
-                    _add(pending, child, _checked(child_grad, node.inputs[index], node, index))
-                dependencies[child] -= 1
-                if dependencies[child] == 0:
+                if input_grads is not None and input_grads[index] is not None:
+                    child_grad = _checked(input_grads[index], node.inputs[index], node, index)
+                    earlier = pending.get(child)  # fan-in: gradients from all consumers add up
+                    pending[child] = child_grad if earlier is None else earlier + child_grad
+                count = dependencies[child] - 1
+                dependencies[child] = count
+                if count == 0:
                     ready.append(child)
 
 

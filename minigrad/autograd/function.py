@@ -72,6 +72,7 @@ class Node:
     _next: tuple[Node | None, ...] = ()
     _pre_hooks: dict[int, Callable] | None = None
     _retained: weakref.ReferenceType | None = None
+    _groups: tuple = ()  # the layer calls that returned this node's output (autograd.groups)
 
     def name(self) -> str:
         return type(self).__name__
@@ -239,17 +240,18 @@ class Function:
             return _apply_without_graph(cls, ctx, args, kwargs)
         arrays = []
         needs_grad = []
+        record = False
         for arg in args:
             if isinstance(arg, Tensor):
                 if arg._base is not None:
                     arg._sync_view()  # a view whose base was changed in place
                 arrays.append(arg._data)
                 needs_grad.append(arg._requires_grad)
+                record = record or arg._requires_grad
             else:
                 arrays.append(_constant(arg, cls))
                 needs_grad.append(False)
-        record = GradMode.enabled and True in needs_grad
-        ctx.needs_input_grad = tuple(needs_grad) if record else (False,) * len(args)
+        ctx.needs_input_grad = tuple(needs_grad) if record else _no_grad(len(args))
         raw_output = cls.forward(ctx, *arrays, **kwargs)
         output = raw_output if type(raw_output) is np.ndarray else np.asarray(raw_output)
         result = Tensor._make(output, record, ctx if record else None)
@@ -263,7 +265,7 @@ class Function:
 def _apply_without_graph(cls: type[Function], ctx: BackwardNode, args: tuple,
                          kwargs: dict) -> Tensor:
     """`apply` under no_grad: run forward, wrap the array, keep a view a view."""
-    ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 4 else (False,) * len(args)
+    ctx.needs_input_grad = _no_grad(len(args))
     arrays = []
     for arg in args:
         arrays.append(arg._data if isinstance(arg, Tensor) else _constant(arg, cls))
@@ -275,7 +277,12 @@ def _apply_without_graph(cls: type[Function], ctx: BackwardNode, args: tuple,
     return result
 
 
-_NO_GRAD = ((), (False,), (False, False), (False, False, False))
+_NO_GRAD = tuple((False,) * count for count in range(8))
+
+
+def _no_grad(count: int) -> tuple[bool, ...]:
+    """needs_input_grad of a call that records nothing: False for each of `count` inputs."""
+    return _NO_GRAD[count] if count < 8 else (False,) * count
 
 
 def _record_node(ctx: BackwardNode, args: tuple, needs_grad: list[bool], arrays: list,
@@ -286,18 +293,17 @@ def _record_node(ctx: BackwardNode, args: tuple, needs_grad: list[bool], arrays:
     inputs = []
     next_nodes = []
     for arg, needed in zip(args, needs_grad):
-        inputs.append(InputInfo(arg._data) if isinstance(arg, Tensor) else arg)
-        if not needed:
-            next_nodes.append(None)
-        elif arg.grad_fn is not None:
-            next_nodes.append(arg.grad_fn)
+        if needed:  # (apply has already brought a view's _grad_fn up to date)
+            node = arg._grad_fn
+            next_nodes.append(node if node is not None else arg._get_accumulator())
         else:
-            next_nodes.append(arg._get_accumulator())
+            next_nodes.append(None)
+        inputs.append(InputInfo(arg._data) if isinstance(arg, Tensor) else arg)
     ctx.inputs = args if GradMode.keep_inputs else tuple(inputs)
     ctx._next = tuple(next_nodes)
     if ctx._to_save:
-        ctx._saved = tuple(_saved_entry(value, args, arrays, result, raw_output)
-                           for value in ctx._to_save)
+        ctx._saved = tuple([_saved_entry(value, args, arrays, result, raw_output)
+                            for value in ctx._to_save])
         ctx._to_save = ()
 
 

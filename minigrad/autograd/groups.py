@@ -13,21 +13,22 @@ A big model's backward graph has hundreds of nodes; on a slide one wants ``fc1``
 ``nn.Module.__call__`` does exactly this around ``forward`` (one group per layer call), so
 ``collapse=True`` shows one box per layer. Groups nest; a drawing folds the innermost ones.
 
-Nothing here keeps a graph alive: groups are keyed weakly by the output's ``grad_fn`` node and
-hold their inputs by weak reference, so recording costs a dictionary entry per call.
+Nothing here keeps a graph alive: a group is stored on its output's ``grad_fn`` node (so it
+lives exactly as long as that node) and holds its inputs by weak reference, so recording
+costs a small tuple per layer call.
 """
 
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
+
+from minigrad.tensor.tensor import Tensor
 
 _depth = [0]  # how many groups are open right now (nesting level of the next one)
 
 
-@dataclass(frozen=True)
-class GroupRecord:
+class GroupRecord(NamedTuple):
     """One recorded group: its name, nesting depth and where it starts (weakly; see boundaries)."""
 
     name: str | Callable[[], str]  # a callable is asked only when a drawing needs the name
@@ -38,18 +39,15 @@ class GroupRecord:
         return [item for item in (ref() for ref in self.inputs) if item is not None]
 
 
-# output node -> the groups that produced it (an inner layer's output is also the outer's)
-_RECORDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def _weak_boundaries(values: Iterable[Any]) -> tuple[weakref.ReferenceType, ...]:
     """Where the piece starts, weakly: an input's grad_fn node (the graph keeps it alive while
     it matters, whereas an intermediate tensor is freed once backward no longer needs it), or
     the tensor itself for a leaf (found again as an AccumulateGrad node's `variable`)."""
     refs = []
     for value in values:
-        if hasattr(value, "grad_fn") and hasattr(value, "requires_grad"):
-            refs.append(weakref.ref(value.grad_fn if value.grad_fn is not None else value))
+        if isinstance(value, Tensor):
+            node = value.grad_fn
+            refs.append(weakref.ref(node if node is not None else value))
     return tuple(refs)
 
 
@@ -61,6 +59,8 @@ class group:  # noqa: N801  (lower case: used like a function, as no_grad is)
             returning it, called only if a drawing needs it (a layer call stays cheap).
         *inputs: the tensors the piece reads (others, e.g. plain numbers, are ignored).
     """
+
+    __slots__ = ("name", "_inputs", "_depth")
 
     def __init__(self, name: str | Callable[[], str], *inputs: Any) -> None:
         self.name = name
@@ -79,9 +79,9 @@ class group:  # noqa: N801  (lower case: used like a function, as no_grad is)
         """Mark what the piece returned (tensors; tuples, lists and dicts are searched)."""
         record = GroupRecord(self.name, self._depth, self._inputs)
         for tensor in _flatten(outputs):
-            node = getattr(tensor, "grad_fn", None)
-            if node is not None:
-                _RECORDS.setdefault(node, []).append(record)
+            node = tensor.grad_fn if isinstance(tensor, Tensor) else None
+            if node is not None:  # an inner layer's output node is also the outer's
+                node._groups = node._groups + (record,)
 
 
 def _flatten(values: Iterable[Any]) -> Iterable[Any]:
@@ -107,7 +107,7 @@ def group_members(nodes: Iterable[Any]) -> dict[int, tuple[str, str]]:
     members: dict[int, tuple[str, str]] = {}
     depth_of: dict[int, int] = {}
     for number, node in enumerate(nodes):
-        for record in _RECORDS.get(node, ()):
+        for record in node._groups:
             inputs = record.boundaries()
             stack, seen = [node], {id(node)}
             while stack:

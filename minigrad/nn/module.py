@@ -56,8 +56,8 @@ class Module:
                                   "subclass must define forward(self, ...)")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # Every layer call that builds a graph is recorded as a group of it (a weak dictionary
-        # entry), so a drawing with collapse=True can fold the layer's nodes into one box.
+        # Every layer call that builds a graph is recorded as a group (a small tuple on its
+        # output's node), so a drawing with collapse=True can fold the layer's nodes into one box.
         if not GradMode.enabled:
             return self.forward(*args, **kwargs)
         with group(self._group_name, *args) as scope:

@@ -160,17 +160,19 @@ def _records(tensor: Tensor, other: Any) -> bool:
 
 # ---- the in-place ops -------------------------------------------------------------------------
 def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
-                  ufunc: np.ufunc, op_name: str) -> Tensor:
-    """tensor = op(tensor, other), written into tensor's own memory."""
+                  ufunc: np.ufunc, op_name: str, alpha: float = 1) -> Tensor:
+    """tensor = op(tensor, alpha * other), written into tensor's own memory."""
     # Nothing to record (an optimizer step, `p.data -= lr * p.grad`): plain numpy when the
     # shapes and dtypes agree; the leaf rule cannot apply, as _records would be True.
     other_data = other._data if isinstance(other, Tensor) else None
     if other_data is not None and other_data.shape == tensor._data.shape \
             and other_data.dtype == tensor._data.dtype and tensor._data.flags.writeable \
             and not _records(tensor, other):
-        ufunc(tensor._data, other_data, out=tensor._data)
+        ufunc(tensor._data, other_data if alpha == 1 else other_data * alpha, out=tensor._data)
         tensor._version_counter[0] += 1
         return tensor
+    if alpha != 1:
+        other = other * alpha
     _check_leaf(tensor)
     _check_writeable(tensor)
     if _records(tensor, other):

@@ -22,6 +22,7 @@ import numpy as np
 
 from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
+from minigrad.ops.reduce import sum as reduce_sum
 from minigrad.ops.shape import unsqueeze
 from minigrad.ops.softmax import softmax
 from minigrad.ops.unary import sigmoid
@@ -40,24 +41,61 @@ class CrossEntropy(Function):
     def forward(ctx: Context, logits: np.ndarray, target: np.ndarray,
                 ignore_index: int) -> np.ndarray:
         kept = target != ignore_index
-        classes = np.where(kept, target, 0)
+        all_kept = bool(kept.all())
+        classes = target if all_kept else np.where(kept, target, 0)
         shifted = logits - logits.max(axis=1, keepdims=True)
         log_norm = np.log(np.exp(shifted).sum(axis=1))
-        picked = np.take_along_axis(shifted, classes[:, None], axis=1)[:, 0]
-        onehot = np.zeros_like(logits)
-        onehot[np.arange(len(classes)), classes] = 1
-        ctx.all_kept = bool(kept.all())
-        ctx.save_for_backward(logits, onehot, kept.astype(logits.dtype)[:, None],
-                              names=("input", "onehot", "kept"))
-        return np.where(kept, log_norm - picked, 0).astype(logits.dtype)
+        losses = log_norm - shifted[np.arange(len(classes)), classes]
+        ctx.classes = classes  # integer labels: constants, not saved tensors
+        ctx.kept = None if all_kept else kept.astype(logits.dtype)
+        ctx.save_for_backward(logits, names=("input",))
+        return losses if all_kept else np.where(kept, losses, 0).astype(logits.dtype)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, None]:
-        logits, onehot, kept = ctx.saved_tensors
-        grad_logits = softmax(logits, dim=1) - onehot
-        if not ctx.all_kept:
-            grad_logits = grad_logits * kept
-        return grad_logits * unsqueeze(grad_output, 1), None
+        (logits,) = ctx.saved_tensors
+        return CrossEntropyBackward.apply(grad_output, logits, classes=ctx.classes,
+                                          kept=ctx.kept), None
+
+
+class CrossEntropyBackward(Function):
+    """Cross-entropy's backward as one op: out_ij = g_i · k_i · (p_ij − onehot_ij), with
+    p = softmax(x) along each row, g the per-row grad_output and k_i = 0 for ignored rows.
+
+    It is differentiable itself (create_graph=True); with h = grad_output of this op:
+        d/dg_i  = k_i Σ_j h_ij (p_ij − onehot_ij)
+        d/dx_ij = g_i k_i · p_ij (h_ij − Σ_l h_il p_il)        (softmax's Jacobian)
+    """
+
+    @staticmethod
+    def forward(ctx: Context, g: np.ndarray, logits: np.ndarray, classes: np.ndarray,
+                kept: np.ndarray | None) -> np.ndarray:
+        ctx.classes, ctx.kept = classes, kept
+        ctx.save_for_backward(g, logits, names=("grad_output", "input"))
+        exps = np.exp(logits - logits.max(axis=1, keepdims=True))
+        grad = exps / exps.sum(axis=1, keepdims=True)
+        grad[np.arange(len(classes)), classes] -= 1
+        weight = g if kept is None else g * kept
+        grad *= weight[:, None]
+        return grad
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        g, logits = ctx.saved_tensors
+        need_g, need_logits = ctx.needs_input_grad
+        probs = softmax(logits, dim=1)
+        weight = g if ctx.kept is None else g * Tensor._make(ctx.kept, False, None)
+        grad_g = grad_logits = None
+        if need_g:
+            onehot = np.zeros_like(logits._data)
+            onehot[np.arange(len(ctx.classes)), ctx.classes] = 1
+            grad_g = reduce_sum(grad_output * (probs - Tensor._make(onehot, False, None)), dim=1)
+            if ctx.kept is not None:
+                grad_g = grad_g * Tensor._make(ctx.kept, False, None)
+        if need_logits:
+            centred = grad_output - reduce_sum(grad_output * probs, dim=1, keepdim=True)
+            grad_logits = unsqueeze(weight, 1) * probs * centred
+        return grad_g, grad_logits
 
 
 class BinaryCrossEntropyWithLogits(Function):

@@ -177,14 +177,12 @@ class TensorOperators:
 
     # ---- in place (see minigrad.ops.inplace) ---------------------------------------
     def add_(self, other: Any, alpha: float = 1) -> Tensor:
-        if alpha != 1:
-            other = other * alpha
-        return ops.inplace.apply_inplace(self, other, ops.arithmetic.add, np.add, "add_")
+        return ops.inplace.apply_inplace(self, other, ops.arithmetic.add, np.add, "add_",
+                                         alpha=alpha)
 
     def sub_(self, other: Any, alpha: float = 1) -> Tensor:
-        if alpha != 1:
-            other = other * alpha
-        return ops.inplace.apply_inplace(self, other, ops.arithmetic.sub, np.subtract, "sub_")
+        return ops.inplace.apply_inplace(self, other, ops.arithmetic.sub, np.subtract, "sub_",
+                                         alpha=alpha)
 
     def mul_(self, other: Any) -> Tensor:
         return ops.inplace.apply_inplace(self, other, ops.arithmetic.mul, np.multiply, "mul_")
