@@ -28,6 +28,7 @@ constants); keyword arguments are settings such as `dim=` and are passed to `for
 from __future__ import annotations
 
 import itertools
+import operator
 import weakref
 from typing import Any, Callable
 
@@ -95,17 +96,23 @@ class Node:
         return f"<{self.name()} object at {id(self):#x}>"
 
 
-class InputInfo:
+class InputInfo(tuple):
     """What a node remembers of an input tensor unless asked to keep the tensor itself:
-    its shape and dtype (enough for backward: sum_to, shape and dtype checks)."""
+    its shape and dtype (enough for backward: sum_to, shape and dtype checks).
 
-    __slots__ = ("shape", "dtype")
+    A tuple `(shape, dtype)` with names, made without a Python-level constructor call (one is
+    made for every input of every recorded op): `tuple.__new__(InputInfo, (shape, dtype))`.
+    """
 
-    def __init__(self, array: np.ndarray) -> None:
-        self.shape, self.dtype = array.shape, array.dtype
+    __slots__ = ()
+    shape = property(operator.itemgetter(0))
+    dtype = property(operator.itemgetter(1))
 
     def __repr__(self) -> str:
         return f"InputInfo(shape={self.shape}, dtype={self.dtype})"
+
+
+_shape_and_dtype = operator.attrgetter("shape", "dtype")
 
 
 class AccumulateGrad(Node):
@@ -292,28 +299,40 @@ def _record_node(ctx: BackwardNode, args: tuple, needs_grad: list[bool], arrays:
     # kept only for drawing forward graphs (minigrad.viz.record()), as they cost memory.
     inputs = []
     next_nodes = []
-    for arg, needed in zip(args, needs_grad):
+    for arg, needed, array in zip(args, needs_grad, arrays):
         if needed:  # (apply has already brought a view's _grad_fn up to date)
             node = arg._grad_fn
             next_nodes.append(node if node is not None else arg._get_accumulator())
         else:
             next_nodes.append(None)
-        inputs.append(InputInfo(arg._data) if isinstance(arg, Tensor) else arg)
+        inputs.append(tuple.__new__(InputInfo, _shape_and_dtype(array))
+                      if isinstance(arg, Tensor) else arg)
     ctx.inputs = args if GradMode.keep_inputs else tuple(inputs)
     ctx._next = tuple(next_nodes)
     if ctx._to_save:
-        ctx._saved = tuple([_saved_entry(value, args, arrays, result, raw_output)
-                            for value in ctx._to_save])
+        saved = []
+        for value in ctx._to_save:
+            if value is None:
+                saved.append(_NOTHING_SAVED)
+            elif value is raw_output:  # the output (also when numpy returned a 0-d scalar)
+                counter = result._version_counter
+                saved.append(("result", result._data, counter, counter[0], None))
+            else:
+                saved.append(_saved_entry(value, args, arrays))
+        ctx._saved = tuple(saved)
         ctx._to_save = ()
 
 
-def _saved_entry(value: Any, args: tuple, arrays: list, result: Tensor, raw_output: Any) -> tuple:
-    """(kind, value, version counter, expected version, input index) for one saved value."""
-    if value is raw_output:  # the output (also when numpy returned a 0-d scalar for it)
-        return ("result", result._data, result._version_counter, result._version_counter[0], None)
+_NOTHING_SAVED = ("constant", None, None, 0, None)
+
+
+def _saved_entry(value: Any, args: tuple, arrays: list) -> tuple:
+    """(kind, value, version counter, expected version, input index) for one saved value
+    other than the output: an input (version-checked in backward), or a constant."""
     if type(value) is np.ndarray:
-        for index, (arg, array) in enumerate(zip(args, arrays)):
-            if array is value and isinstance(arg, Tensor):
+        for index, array in enumerate(arrays):
+            if array is value and isinstance(args[index], Tensor):
+                arg = args[index]
                 return ("input", arg, arg._version_counter, arg._version_counter[0], index)
         return ("constant", Tensor._make(value, False, None), None, 0, None)
     if isinstance(value, Tensor):

@@ -25,16 +25,26 @@ if TYPE_CHECKING:
 _OPERANDS: tuple[type, ...] = (float, int, np.ndarray, np.floating, np.integer, np.bool_)
 
 
-def _binary(symbol: str, function: Callable[[Any, Any], Any],
-            reflected: bool = False) -> Callable[[Any, Any], Any]:
-    """An operator method: refuse operands that are not tensors or numbers, else call function."""
+def _binary(symbol: str, op: str | Callable[[Any, Any], Any], reflected: bool = False,
+            swap: bool | None = None) -> Callable[[Any, Any], Any]:
+    """An operator method: refuse operands that are not tensors or numbers, else call `op`.
+
+    `op` is a function, or "module.name" for the op `minigrad.ops.<module>.<name>` (looked up
+    when the operator runs). A reflected operator (`2 - x` calls `x.__rsub__(2)`) names the
+    operands the other way round in its error, and passes them swapped unless the op
+    commutes (swap=False).
+    """
+    swapped = reflected if swap is None else swap
+    module, _, name = op.partition(".") if isinstance(op, str) else ("", "", "")
+
     def operator(self: Any, other: Any) -> Any:
         if not isinstance(other, _OPERANDS):
             left, right = "Tensor", type(other).__name__
             if reflected:
                 left, right = right, left
             raise TypeError(f"unsupported operand type(s) for {symbol}: '{left}' and '{right}'")
-        return function(self, other)
+        function = getattr(getattr(ops, module), name) if module else op
+        return function(other, self) if swapped else function(self, other)
 
     return operator
 
@@ -46,26 +56,22 @@ class TensorOperators:
     data: np.ndarray
 
     # ---- arithmetic operators (the ops live in minigrad.ops.arithmetic) --------------
-    __add__ = _binary("+", lambda self, other: ops.arithmetic.add(self, other))
-    __radd__ = _binary("+", lambda self, other: ops.arithmetic.add(self, other), reflected=True)
-    __sub__ = _binary("-", lambda self, other: ops.arithmetic.sub(self, other))
-    __rsub__ = _binary("-", lambda self, other: ops.arithmetic.sub(other, self), reflected=True)
-    __mul__ = _binary("*", lambda self, other: ops.arithmetic.mul(self, other))
-    __rmul__ = _binary("*", lambda self, other: ops.arithmetic.mul(self, other), reflected=True)
-    __truediv__ = _binary("/", lambda self, other: ops.arithmetic.div(self, other))
-    __rtruediv__ = _binary("/", lambda self, other: ops.arithmetic.div(other, self),
-                           reflected=True)
-    __pow__ = _binary("**", lambda self, other: ops.arithmetic.pow(self, other))
-    __rpow__ = _binary("**", lambda self, other: ops.arithmetic.pow(other, self), reflected=True)
-    __matmul__ = _binary("@", lambda self, other: ops.arithmetic.matmul(self, other))
-    __rmatmul__ = _binary("@", lambda self, other: ops.arithmetic.matmul(other, self),
-                          reflected=True)
-    __floordiv__ = _binary("//", lambda self, other: ops.rounding.floor_divide(self, other))
-    __rfloordiv__ = _binary("//", lambda self, other: ops.rounding.floor_divide(other, self),
-                            reflected=True)
-    __mod__ = _binary("%", lambda self, other: ops.rounding.remainder(self, other))
-    __rmod__ = _binary("%", lambda self, other: ops.rounding.remainder(other, self),
-                       reflected=True)
+    __add__ = _binary("+", "arithmetic.add")
+    __radd__ = _binary("+", "arithmetic.add", reflected=True, swap=False)
+    __sub__ = _binary("-", "arithmetic.sub")
+    __rsub__ = _binary("-", "arithmetic.sub", reflected=True)
+    __mul__ = _binary("*", "arithmetic.mul")
+    __rmul__ = _binary("*", "arithmetic.mul", reflected=True, swap=False)
+    __truediv__ = _binary("/", "arithmetic.div")
+    __rtruediv__ = _binary("/", "arithmetic.div", reflected=True)
+    __pow__ = _binary("**", "arithmetic.pow")
+    __rpow__ = _binary("**", "arithmetic.pow", reflected=True)
+    __matmul__ = _binary("@", "arithmetic.matmul")
+    __rmatmul__ = _binary("@", "arithmetic.matmul", reflected=True)
+    __floordiv__ = _binary("//", "rounding.floor_divide")
+    __rfloordiv__ = _binary("//", "rounding.floor_divide", reflected=True)
+    __mod__ = _binary("%", "rounding.remainder")
+    __rmod__ = _binary("%", "rounding.remainder", reflected=True)
 
     def __neg__(self) -> Tensor:
         return ops.arithmetic.neg(self)
@@ -273,7 +279,8 @@ class TensorOperators:
     @property
     def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
         """The tensor with its dims reversed (the transpose, for a matrix)."""
-        return ops.shape.Permute.apply(self, dims=tuple(reversed(range(self._data.ndim))))
+        ndim = self._data.ndim
+        return ops.shape.Permute.apply(self, dims=(1, 0) if ndim == 2 else tuple(range(ndim))[::-1])
 
     # ---- indexing (minigrad.ops.index) and softmax (minigrad.ops.softmax) ----------------
     def __getitem__(self, key: Any) -> Tensor:

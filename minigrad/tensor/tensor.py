@@ -63,6 +63,7 @@ class Tensor(TensorOperators, TensorViews):
         self._grad_fn = None
         self._version_counter = [0]
         self._base = None
+        self._accumulator = None  # a leaf's AccumulateGrad node, made on first use
         self._requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
