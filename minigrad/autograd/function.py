@@ -243,9 +243,17 @@ class Function:
     def apply(cls, *args: Any, **kwargs: Any) -> Tensor:
         """Run `forward` on the inputs' arrays and, if needed, record a node for backward."""
         ctx = cls._node_class()
-        if not GradMode.enabled:  # the common case inside backward: nothing to record
-            return _apply_without_graph(cls, ctx, args, kwargs)
         arrays = []
+        if not GradMode.enabled:  # the common case inside backward: nothing to record
+            ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 8 else (False,) * len(args)
+            for arg in args:
+                arrays.append(arg._data if isinstance(arg, Tensor) else _constant(arg, cls))
+            output = cls.forward(ctx, *arrays, **kwargs)
+            result = Tensor._make(output if type(output) is np.ndarray else np.asarray(output),
+                                  False, None)
+            if cls.is_view:
+                result._become_view(args[0], cls, kwargs)
+            return result
         needs_grad = []
         record = False
         for arg in args:
@@ -258,7 +266,8 @@ class Function:
             else:
                 arrays.append(_constant(arg, cls))
                 needs_grad.append(False)
-        ctx.needs_input_grad = tuple(needs_grad) if record else _no_grad(len(args))
+        ctx.needs_input_grad = tuple(needs_grad) if record else _NO_GRAD[len(args)] \
+            if len(args) < 8 else (False,) * len(args)
         raw_output = cls.forward(ctx, *arrays, **kwargs)
         output = raw_output if type(raw_output) is np.ndarray else np.asarray(raw_output)
         result = Tensor._make(output, record, ctx if record else None)
@@ -269,27 +278,7 @@ class Function:
         return result
 
 
-def _apply_without_graph(cls: type[Function], ctx: BackwardNode, args: tuple,
-                         kwargs: dict) -> Tensor:
-    """`apply` under no_grad: run forward, wrap the array, keep a view a view."""
-    ctx.needs_input_grad = _no_grad(len(args))
-    arrays = []
-    for arg in args:
-        arrays.append(arg._data if isinstance(arg, Tensor) else _constant(arg, cls))
-    output = cls.forward(ctx, *arrays, **kwargs)
-    result = Tensor._make(output if type(output) is np.ndarray else np.asarray(output),
-                          False, None)
-    if cls.is_view:
-        result._become_view(args[0], cls, kwargs)
-    return result
-
-
-_NO_GRAD = tuple((False,) * count for count in range(8))
-
-
-def _no_grad(count: int) -> tuple[bool, ...]:
-    """needs_input_grad of a call that records nothing: False for each of `count` inputs."""
-    return _NO_GRAD[count] if count < 8 else (False,) * count
+_NO_GRAD = tuple((False,) * count for count in range(8))  # needs_input_grad of unrecorded calls
 
 
 def _record_node(ctx: BackwardNode, args: tuple, needs_grad: list[bool], arrays: list,

@@ -31,9 +31,9 @@ class SumTo(Function):
         stretched = tuple(leading + i for i, size in enumerate(shape)
                           if size == 1 and x.shape[leading + i] != 1)  # size-1 axes it stretched
         if stretched:
-            x = x.sum(axis=stretched, keepdims=True)
+            x = np.add.reduce(x, axis=stretched, keepdims=True)  # x.sum, without numpy's wrapper
         if leading:
-            x = x.sum(axis=tuple(range(leading)))
+            x = np.add.reduce(x, axis=tuple(range(leading)))
         return x
 
     @staticmethod

@@ -25,7 +25,7 @@ from minigrad.tensor.tensor import Tensor
 
 def _rows(t: Tensor) -> Tensor:
     """(*, n) → (B, n): the batch dims flattened into rows (a 2-D t is returned as is)."""
-    return t if t.ndim == 2 else reshape(t, (-1, t.shape[-1]))
+    return t if t._data.ndim == 2 else reshape(t, (-1, t.shape[-1]))
 
 
 class Linear(Function):

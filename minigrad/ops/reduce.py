@@ -74,7 +74,8 @@ class SumDim(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
         ctx.input_shape, ctx.axes = x.shape, axes
-        return np.asarray(x.sum(axis=axes, keepdims=keepdim))
+        # np.add.reduce is x.sum without numpy's Python-level wrapper (this runs in every backward)
+        return np.asarray(np.add.reduce(x, axis=axes, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
@@ -95,8 +96,9 @@ class Mean(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
         ctx.input_shape = x.shape
-        with np.errstate(invalid="ignore", divide="ignore"):  # mean of nothing is nan
-            return np.asarray(x.sum() / x.size, dtype=x.dtype)
+        if x.size == 0:
+            return np.asarray(np.nan, dtype=x.dtype)  # the mean of nothing, as in PyTorch
+        return np.asarray(x.sum() / x.size, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:

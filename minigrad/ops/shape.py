@@ -180,7 +180,7 @@ class Permute(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
         ctx.dims = dims
-        return np.transpose(x, dims)
+        return x.transpose(dims)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:

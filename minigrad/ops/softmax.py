@@ -32,7 +32,9 @@ def _shifted(x: np.ndarray, axis: int | None) -> np.ndarray:
     """x - max(x) along axis. A slice holding inf or nan, or all -inf, becomes nan (inf - inf),
     so its softmax is nan throughout, as in PyTorch."""
     peak = x.max(axis=axis, keepdims=True)
-    with np.errstate(invalid="ignore"):
+    if np.isfinite(peak).all():
+        return x - peak
+    with np.errstate(invalid="ignore"):  # (numpy would warn about inf - inf)
         return x - peak
 
 
@@ -64,8 +66,8 @@ class LogSoftmax(Function):
         axis = dim if x.ndim else None
         ctx.dim = dim
         shifted = _shifted(x, axis)
-        with np.errstate(divide="ignore"):
-            result = np.asarray(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
+        # Σ e^(x - max) >= 1 (the max term is e^0), so the log never sees 0; a nan slice stays nan.
+        result = np.asarray(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
         ctx.save_for_backward(result, names=("result",))
         return result
 
