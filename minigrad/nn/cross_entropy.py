@@ -61,8 +61,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
         row_targets = reshape(target, (-1,))
     else:
         rows, row_targets = input, target
-    _check_targets(input, target, rows, row_targets, classes, ignore_index)
-    losses, counted = _row_losses(rows, row_targets, weight, ignore_index, label_smoothing)
+    all_kept = _check_targets(input, target, row_targets, classes, ignore_index)
+    losses, counted = _row_losses(rows, row_targets, weight, ignore_index, label_smoothing,
+                                  all_kept)
     if reduction == "none":
         return reshape(losses, tuple(target.shape))
     if reduction == "sum":
@@ -73,12 +74,14 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
 
 
 def _row_losses(rows: Tensor, targets: Tensor, weight: Tensor | None, ignore_index: int,
-                smoothing: float) -> tuple[Tensor, Tensor | int | None]:
+                smoothing: float, all_kept: bool) -> tuple[Tensor, Tensor | int | None]:
     """Per-row losses (B,) and the mean's denominator (None: a plain mean over B rows)."""
     losses = CrossEntropy.apply(rows, targets, ignore_index=ignore_index)
+    if all_kept and weight is None and smoothing == 0:
+        return losses, None  # the common case
     labels = np.asarray(targets)
     kept = labels != ignore_index
-    denominator: Tensor | int | None = None if kept.all() else int(kept.sum())
+    denominator: Tensor | int | None = None if all_kept else int(kept.sum())
     if weight is not None:
         picked = weight[Tensor(np.where(kept, labels, 0))] * Tensor(kept.astype(weight.dtype))
         losses = losses * picked
@@ -92,19 +95,24 @@ def _row_losses(rows: Tensor, targets: Tensor, weight: Tensor | None, ignore_ind
     return losses, denominator
 
 
-def _check_targets(input: Tensor, target: Tensor, rows: Tensor, row_targets: Tensor,  # noqa: A002
-                   classes: int, ignore_index: int) -> None:
+def _check_targets(input: Tensor, target: Tensor, row_targets: Tensor,  # noqa: A002
+                   classes: int, ignore_index: int) -> bool:
+    """Check the targets' shape and range; True if no target is ignore_index."""
     expected = (input.shape[0], *input.shape[2:]) if input.ndim > 1 else ()
     if tuple(target.shape) != expected:
         batch = target.shape[0] if target.ndim else "a 0-d target"
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({batch}): input {tuple(input.shape)} needs a target of "
                          f"shape {expected} holding class indices, got {tuple(target.shape)}")
-    values = np.asarray(row_targets)
+    values = row_targets._data
+    if values.size and 0 <= values.min() and values.max() < classes \
+            and not 0 <= ignore_index < classes:
+        return True  # the common case, in two reductions: every target a class, none ignored
     bad = values[(values != ignore_index) & ((values < 0) | (values >= classes))]
     if bad.size:
         raise IndexError(f"Target {int(bad[0])} is out of bounds. Classes must lie in "
                          f"[0, {classes}) for {classes} logits per sample.")
+    return not (values == ignore_index).any()
 
 
 def _probability_targets(input: Tensor, target: Tensor, weight: Tensor | None,  # noqa: A002

@@ -70,23 +70,26 @@ class LinearNoBias(Function):
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
     """y = input @ weight.T + bias (PyTorch's F.linear); input (*, in), weight (out, in)."""
-    for name, value in (("input", input), ("weight", weight), ("bias", bias)):
-        if value is not None and not isinstance(value, Tensor):
-            raise TypeError(f"linear(): argument '{name}' must be a Tensor, "
-                            f"not {type(value).__name__}")
-    if weight.ndim != 2:
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)
+            and (bias is None or isinstance(bias, Tensor))):
+        for name, value in (("input", input), ("weight", weight), ("bias", bias)):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"linear(): argument '{name}' must be a Tensor, "
+                                f"not {type(value).__name__}")
+    x, w = input._data, weight._data
+    if w.ndim != 2:
         raise ValueError(f"linear(): weight must be 2-D (out_features, in_features), "
                          f"got shape {tuple(weight.shape)}")
-    if input.ndim == 0 or input.shape[-1] != weight.shape[1]:
+    if x.ndim == 0 or x.shape[-1] != w.shape[1]:
         raise ValueError(f"linear(): input shape {tuple(input.shape)} does not fit weight shape "
                          f"{tuple(weight.shape)}: the input's last dim must equal in_features "
                          f"= {weight.shape[1]}")
-    if input.dtype != weight.dtype:
+    if x.dtype != w.dtype:
         raise TypeError(f"linear(): input is {input.dtype} but weight is {weight.dtype}; "
                         "convert one (x.float() or model with dtype=...)")
     if bias is None:
         return LinearNoBias.apply(input, weight)
-    if tuple(bias.shape) != (weight.shape[0],):
+    if bias._data.shape != (w.shape[0],):
         raise ValueError(f"linear(): bias must have shape ({weight.shape[0]},) to match weight "
                          f"{tuple(weight.shape)}, got {tuple(bias.shape)}")
     return Linear.apply(input, weight, bias)
