@@ -50,7 +50,8 @@ def _root_gradients(outputs: list[Tensor], gradients: list[Any]) -> list[Tensor]
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
                                    f"(this output has shape {output.shape}; pass "
                                    "gradient=<tensor of that shape>, the vector v of v^T J)")
-            gradient = Tensor._make(np.ones(output._data.shape, output._data.dtype), False, None)
+            ones = np.array(1, dtype=output._data.dtype)  # (np.ones is a slower Python function)
+            gradient = Tensor._make(ones.reshape(output._data.shape), False, None)
         elif not isinstance(gradient, Tensor):
             gradient = Tensor(np.asarray(gradient), dtype=output.dtype)
         if gradient.shape != output.shape:

@@ -244,72 +244,74 @@ class Function:
         """Run `forward` on the inputs' arrays and, if needed, record a node for backward."""
         ctx = cls._node_class()
         arrays = []
-        if not GradMode.enabled:  # the common case inside backward: nothing to record
-            ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 8 else (False,) * len(args)
+        if GradMode.enabled:
+            # The node's inputs: their shapes and dtypes (all backward needs; the tensors are
+            # kept only for drawing forward graphs, minigrad.viz.record(), as they cost
+            # memory), and the nodes their gradients go on to.
+            needs_grad = []
+            inputs = []
+            next_nodes = []
+            record = False
+            for arg in args:
+                if isinstance(arg, Tensor):
+                    if arg._base is not None:
+                        arg._sync_view()  # a view whose base was changed in place
+                    array = arg._data
+                    arrays.append(array)
+                    inputs.append(tuple.__new__(InputInfo, _shape_and_dtype(array)))
+                    if arg._requires_grad:
+                        record = True
+                        needs_grad.append(True)
+                        node = arg._grad_fn
+                        next_nodes.append(node if node is not None else arg._get_accumulator())
+                        continue
+                else:
+                    arrays.append(_constant(arg, cls))
+                    inputs.append(arg)
+                needs_grad.append(False)
+                next_nodes.append(None)
+            if record:
+                ctx.needs_input_grad = tuple(needs_grad)
+                raw_output = cls.forward(ctx, *arrays, **kwargs)
+                result = Tensor._make(raw_output if type(raw_output) is np.ndarray
+                                      else np.asarray(raw_output), True, ctx)
+                if cls.is_view:
+                    result._become_view(args[0], cls, kwargs)
+                ctx.inputs = args if GradMode.keep_inputs else tuple(inputs)
+                ctx._next = tuple(next_nodes)
+                if ctx._to_save:
+                    _keep_saved(ctx, args, arrays, result, raw_output)
+                return result
+        else:  # (inside backward, the common case: no graph to record)
             for arg in args:
                 arrays.append(arg._data if isinstance(arg, Tensor) else _constant(arg, cls))
-            output = cls.forward(ctx, *arrays, **kwargs)
-            result = Tensor._make(output if type(output) is np.ndarray else np.asarray(output),
-                                  False, None)
-            if cls.is_view:
-                result._become_view(args[0], cls, kwargs)
-            return result
-        needs_grad = []
-        record = False
-        for arg in args:
-            if isinstance(arg, Tensor):
-                if arg._base is not None:
-                    arg._sync_view()  # a view whose base was changed in place
-                arrays.append(arg._data)
-                needs_grad.append(arg._requires_grad)
-                record = record or arg._requires_grad
-            else:
-                arrays.append(_constant(arg, cls))
-                needs_grad.append(False)
-        ctx.needs_input_grad = tuple(needs_grad) if record else _NO_GRAD[len(args)] \
-            if len(args) < 8 else (False,) * len(args)
-        raw_output = cls.forward(ctx, *arrays, **kwargs)
-        output = raw_output if type(raw_output) is np.ndarray else np.asarray(raw_output)
-        result = Tensor._make(output, record, ctx if record else None)
+        ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 8 else (False,) * len(args)
+        output = cls.forward(ctx, *arrays, **kwargs)
+        result = Tensor._make(output if type(output) is np.ndarray else np.asarray(output),
+                              False, None)
         if cls.is_view:
             result._become_view(args[0], cls, kwargs)
-        if record:
-            _record_node(ctx, args, needs_grad, arrays, result, raw_output)
         return result
 
 
 _NO_GRAD = tuple((False,) * count for count in range(8))  # needs_input_grad of unrecorded calls
 
 
-def _record_node(ctx: BackwardNode, args: tuple, needs_grad: list[bool], arrays: list,
-                 result: Tensor, raw_output: Any) -> None:
-    """Fill in the node of one call: its inputs, the next nodes, the values saved for backward."""
-    # The shapes and dtypes of the inputs are all backward needs; the tensors themselves are
-    # kept only for drawing forward graphs (minigrad.viz.record()), as they cost memory.
-    inputs = []
-    next_nodes = []
-    for arg, needed, array in zip(args, needs_grad, arrays):
-        if needed:  # (apply has already brought a view's _grad_fn up to date)
-            node = arg._grad_fn
-            next_nodes.append(node if node is not None else arg._get_accumulator())
+def _keep_saved(ctx: BackwardNode, args: tuple, arrays: list, result: Tensor,
+                raw_output: Any) -> None:
+    """Turn the values forward passed to save_for_backward into saved entries, each with the
+    version it must still have when backward reads it."""
+    saved = []
+    for value in ctx._to_save:
+        if value is None:
+            saved.append(_NOTHING_SAVED)
+        elif value is raw_output:  # the output (also when numpy returned a 0-d scalar)
+            counter = result._version_counter
+            saved.append(("result", result._data, counter, counter[0], None))
         else:
-            next_nodes.append(None)
-        inputs.append(tuple.__new__(InputInfo, _shape_and_dtype(array))
-                      if isinstance(arg, Tensor) else arg)
-    ctx.inputs = args if GradMode.keep_inputs else tuple(inputs)
-    ctx._next = tuple(next_nodes)
-    if ctx._to_save:
-        saved = []
-        for value in ctx._to_save:
-            if value is None:
-                saved.append(_NOTHING_SAVED)
-            elif value is raw_output:  # the output (also when numpy returned a 0-d scalar)
-                counter = result._version_counter
-                saved.append(("result", result._data, counter, counter[0], None))
-            else:
-                saved.append(_saved_entry(value, args, arrays))
-        ctx._saved = tuple(saved)
-        ctx._to_save = ()
+            saved.append(_saved_entry(value, args, arrays))
+    ctx._saved = tuple(saved)
+    ctx._to_save = ()
 
 
 _NOTHING_SAVED = ("constant", None, None, 0, None)

@@ -28,9 +28,12 @@ class Matmul(Function):
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(a if need_b else None, b if need_a else None, names=("self", "other"))
-        # b stored column by column (b = W.T of a row-major W): see Mm.backward
-        ctx.b_is_transposed = b.ndim == 2 and b.flags.f_contiguous and not b.flags.c_contiguous
+        if need_a or need_b:  # (nothing to keep when the call is not recorded)
+            ctx.save_for_backward(a if need_b else None, b if need_a else None,
+                                  names=("self", "other"))
+            # b stored column by column (b = W.T of a row-major W): see Mm.backward
+            flags = b.flags
+            ctx.b_is_transposed = b.ndim == 2 and flags.f_contiguous and not flags.c_contiguous
         return promote(np.matmul(a, b), a, b)
 
     @staticmethod
