@@ -138,12 +138,12 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     """x[key] with basic indexing (ints, slices, None, ...) and integer-array/mask indexing."""
     if isinstance(key, slice):  # x[a:b] always records a slice, even x[:]
         return Slice.apply(x, key=(_checked_slice(key),))
-    items = tuple(_index_item(item) for item in (key if isinstance(key, tuple) else (key,)))
-    if 0 < len(items) <= x.ndim and all(type(item) is np.ndarray and item.dtype.kind == "i"
-                                    for item in items):
+    items = _integer_arrays(key, x.ndim)
+    if items is not None:
         # Only integer index arrays, one per leading dim (x[rows, labels]): numpy's own
         # advanced indexing, recorded as one IndexBackward0, the same as the general loop below.
         return _index(x, items, ((item, x.shape[dim], dim) for dim, item in enumerate(items)))
+    items = tuple(_index_item(item) for item in (key if isinstance(key, tuple) else (key,)))
     items = _expand_ellipsis(items, x.ndim)
     result, dim, source_dim = x, 0, 0  # dim: in the result so far; source_dim: in x
     advanced: dict[int, np.ndarray] = {}
@@ -183,6 +183,20 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     if result is x:
         result = Alias.apply(x, key=())
     return result
+
+
+def _integer_arrays(key: Any, ndim: int) -> tuple[np.ndarray, ...] | None:
+    """The key as int64 arrays if it is a tuple of 1 to ndim integer Tensors or arrays (with
+    dims) and nothing else (`x[rows, labels]`); otherwise None."""
+    if type(key) is not tuple or not 0 < len(key) <= ndim:
+        return None
+    arrays = []
+    for item in key:
+        array = item._data if isinstance(item, Tensor) else item
+        if type(array) is not np.ndarray or array.dtype.kind not in "iu" or array.ndim == 0:
+            return None
+        arrays.append(array.astype(np.int64))  # a copy: later changes to the key do not count
+    return tuple(arrays)
 
 
 def _index(x: Tensor, key: tuple, bounds: Iterable[tuple[np.ndarray, int, int]]) -> Tensor:
