@@ -118,10 +118,8 @@ def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool, handed_out
 
 
 def _checked(gradient: Any, expected: Any, node: Node, index: int) -> Tensor:
-    """The gradient for input `index`, checked against that input's shape and dtype."""
-    if type(gradient) is Tensor and gradient._data.shape == expected.shape \
-            and gradient._data.dtype == expected.dtype:
-        return gradient  # the usual case, checked with as little work as possible
+    """The gradient for input `index`, checked against that input's shape and dtype (called
+    when they differ from the input's, or when it is not a Tensor)."""
     if not isinstance(gradient, Tensor):
         gradient = Tensor._make(np.asarray(gradient), False, None)
     if gradient._data.shape != expected.shape:
@@ -191,8 +189,12 @@ def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_grap
             for index, child in enumerate(node._next):
                 if child is None:
                     continue
-                if input_grads is not None and input_grads[index] is not None:
-                    child_grad = _checked(input_grads[index], node.inputs[index], node, index)
+                child_grad = input_grads[index] if input_grads is not None else None
+                if child_grad is not None:
+                    expected = node.inputs[index]
+                    if type(child_grad) is not Tensor or child_grad._data.shape != expected.shape \
+                            or child_grad._data.dtype != expected.dtype:
+                        child_grad = _checked(child_grad, expected, node, index)
                     earlier = pending.get(child)  # fan-in: gradients from all consumers add up
                     pending[child] = child_grad if earlier is None else earlier + child_grad
                 count = dependencies[child] - 1
