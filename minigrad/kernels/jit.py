@@ -10,8 +10,9 @@ Where the speed comes from (x 32×16×28×28, w 32×16×3×3, 2 cores):
   forward correlation again (of grad_y with the kernel rotated 180°), and a stride s > 1 is
   the stride-1 loop on a grid dilated by s. Fewer kernels also means less compile time;
 * **parallel loops** (`prange`) over independent pieces of the output: (image, block of
-  output channels) for the correlation, (input channel, block of output channels) for the
-  weight gradient; no two threads write the same element, so no locks are needed;
+  output channels) for the correlation, (input channel, pair of output channels, 3×3 tile
+  of kernel taps) for the weight gradient, (image, channel) for `_flat_planes`; no two
+  threads write the same element, so no locks are needed;
 * **flat rows**: with the padded input stored row after row, the window that output pixel
   q = oh·Wp + ow reads at kernel offset (i, j) starts at q + i·Wp + j. So for one offset,
   *all* output pixels read one contiguous 1-D slice of the input, and the innermost loop is
@@ -21,8 +22,8 @@ Where the speed comes from (x 32×16×28×28, w 32×16×3×3, 2 cores):
   8 products, and each output value is loaded and stored once per 3 kernel taps instead of
   once per tap, so the loop is limited by arithmetic rather than by memory traffic. (The
   kernel is padded with zeros to a multiple of 8 channels and 3 columns; the kernel and
-  the output maps of one task fit in the L1/L2 cache.) The weight gradient blocks 4
-  output channels: its 12 running sums must stay in registers;
+  the output maps of one task fit in the L1/L2 cache.) The weight gradient keeps its
+  running sums in registers instead: 2 output channels × a 3×3 tile of taps, 18 sums;
 * **no serial numpy copies around the loops**: the padded, flat copies of x and grad_y
   that the loops read are built by one more parallel kernel (`_flat_planes`), which also
   spreads grad_y out for strided convs; the forward loop writes only the real output
@@ -48,7 +49,7 @@ from minigrad.kernels.jit_pool import (avg_pool2d_backward, avg_pool2d_forward, 
 from minigrad.kernels.reference import Pair, output_size
 
 BLOCK = 8  # output channels computed together (each input value loaded feeds 8 of them)
-GRAD_BLOCK = 4  # output channels whose weight gradients are accumulated together
+GRAD_BLOCK = 2  # output channels whose weight gradients are accumulated together
 TAPS = 3  # neighbouring kernel columns computed together (each output is stored once per 3)
 
 
@@ -142,47 +143,74 @@ def _correlate_flat(x_flat, w, row_width, out_height, out_width, out_channels): 
 @njit(parallel=True, cache=True, fastmath=True)
 def _weight_grad_flat(x_flat, g_wide, kh, kw, row_width, length):  # pragma: no cover (jit)
     """grad_w[o, c, i, j] = Σ_n Σ_q g_wide[n, o, q] · x_flat[n, c, q + i·row_width + j]
-    (g_wide is zero in the dropped columns, so they add nothing). As for `_correlate_flat`,
-    O is a multiple of GRAD_BLOCK, kw a multiple of TAPS, and x_flat ends with TAPS - 1 zeros."""
+    (g_wide is zero in the dropped columns, so they add nothing).
+
+    Blocked over GRAD_BLOCK = 2 output channels and a 3×3 tile of taps: 18 running sums,
+    each input value loaded feeds 2 of them, each grad_y value 9. The caller rounds O up
+    to a multiple of 2 and kh, kw up to multiples of TAPS, and leaves enough zeros after
+    the last row of x_flat for the extra rows and columns.
+    """
     n_batch, channels, _ = x_flat.shape
     out_channels = g_wide.shape[1]
     grad_w = np.zeros((out_channels, channels, kh, kw), dtype=x_flat.dtype)
-    blocks = out_channels // GRAD_BLOCK
-    for task in prange(channels * blocks):
-        c = task // blocks
-        o = (task % blocks) * GRAD_BLOCK
-        for i in range(kh):
-            for j in range(0, kw, TAPS):
-                start = i * row_width + j
-                zero = np.zeros(1, dtype=x_flat.dtype)[0]  # accumulate in the input dtype
-                t00 = t01 = t02 = t10 = t11 = t12 = t20 = t21 = t22 = t30 = t31 = t32 = zero
-                for n in range(n_batch):
-                    s0 = x_flat[n, c, start:start + length]
-                    s1 = x_flat[n, c, start + 1:start + 1 + length]
-                    s2 = x_flat[n, c, start + 2:start + 2 + length]
-                    g0, g1, g2, g3 = g_wide[n, o], g_wide[n, o + 1], g_wide[n, o + 2], g_wide[n, o + 3]
-                    for q in range(length):
-                        v0, v1, v2 = s0[q], s1[q], s2[q]
-                        e = g0[q]
-                        t00 += e * v0
-                        t01 += e * v1
-                        t02 += e * v2
-                        e = g1[q]
-                        t10 += e * v0
-                        t11 += e * v1
-                        t12 += e * v2
-                        e = g2[q]
-                        t20 += e * v0
-                        t21 += e * v1
-                        t22 += e * v2
-                        e = g3[q]
-                        t30 += e * v0
-                        t31 += e * v1
-                        t32 += e * v2
-                grad_w[o, c, i, j], grad_w[o, c, i, j + 1], grad_w[o, c, i, j + 2] = t00, t01, t02
-                grad_w[o + 1, c, i, j], grad_w[o + 1, c, i, j + 1], grad_w[o + 1, c, i, j + 2] = t10, t11, t12
-                grad_w[o + 2, c, i, j], grad_w[o + 2, c, i, j + 1], grad_w[o + 2, c, i, j + 2] = t20, t21, t22
-                grad_w[o + 3, c, i, j], grad_w[o + 3, c, i, j + 1], grad_w[o + 3, c, i, j + 2] = t30, t31, t32
+    blocks, tile_rows, tile_columns = out_channels // GRAD_BLOCK, kh // TAPS, kw // TAPS
+    tiles = tile_rows * tile_columns
+    for task in prange(channels * blocks * tiles):  # task = (c, block of o, tile of taps)
+        c, o = task // (blocks * tiles), (task // tiles % blocks) * GRAD_BLOCK
+        i, j = (task % tiles // tile_columns) * TAPS, (task % tile_columns) * TAPS
+        zero = np.zeros(1, dtype=x_flat.dtype)[0]  # accumulate in the input dtype
+        a00 = a01 = a02 = a10 = a11 = a12 = a20 = a21 = a22 = zero  # output channel o
+        b00 = b01 = b02 = b10 = b11 = b12 = b20 = b21 = b22 = zero  # output channel o + 1
+        for n in range(n_batch):
+            ga, gb = g_wide[n, o], g_wide[n, o + 1]
+            start = i * row_width + j  # the 3×3 tile: three taps of three kernel rows
+            r00 = x_flat[n, c, start:start + length]
+            r01 = x_flat[n, c, start + 1:start + 1 + length]
+            r02 = x_flat[n, c, start + 2:start + 2 + length]
+            start += row_width
+            r10 = x_flat[n, c, start:start + length]
+            r11 = x_flat[n, c, start + 1:start + 1 + length]
+            r12 = x_flat[n, c, start + 2:start + 2 + length]
+            start += row_width
+            r20 = x_flat[n, c, start:start + length]
+            r21 = x_flat[n, c, start + 1:start + 1 + length]
+            r22 = x_flat[n, c, start + 2:start + 2 + length]
+            for q in range(length):
+                e, f = ga[q], gb[q]
+                v = r00[q]
+                a00 += e * v
+                b00 += f * v
+                v = r01[q]
+                a01 += e * v
+                b01 += f * v
+                v = r02[q]
+                a02 += e * v
+                b02 += f * v
+                v = r10[q]
+                a10 += e * v
+                b10 += f * v
+                v = r11[q]
+                a11 += e * v
+                b11 += f * v
+                v = r12[q]
+                a12 += e * v
+                b12 += f * v
+                v = r20[q]
+                a20 += e * v
+                b20 += f * v
+                v = r21[q]
+                a21 += e * v
+                b21 += f * v
+                v = r22[q]
+                a22 += e * v
+                b22 += f * v
+        grad_w[o, c, i, j], grad_w[o, c, i, j + 1], grad_w[o, c, i, j + 2] = a00, a01, a02
+        grad_w[o, c, i + 1, j], grad_w[o, c, i + 1, j + 1], grad_w[o, c, i + 1, j + 2] = a10, a11, a12
+        grad_w[o, c, i + 2, j], grad_w[o, c, i + 2, j + 1], grad_w[o, c, i + 2, j + 2] = a20, a21, a22
+        b = o + 1
+        grad_w[b, c, i, j], grad_w[b, c, i, j + 1], grad_w[b, c, i, j + 2] = b00, b01, b02
+        grad_w[b, c, i + 1, j], grad_w[b, c, i + 1, j + 1], grad_w[b, c, i + 1, j + 2] = b10, b11, b12
+        grad_w[b, c, i + 2, j], grad_w[b, c, i + 2, j + 1], grad_w[b, c, i + 2, j + 2] = b20, b21, b22
     return grad_w
 
 
@@ -255,8 +283,11 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
     out_channels, _, kh, kw = weight_shape
     n_batch, channels, height, width = x.shape
     padded_height, padded_width = height + 2 * padding[0], width + 2 * padding[1]
+    # Rows and columns rounded up to whole 3×3 tiles; the extra rows read zeros past the end.
+    tiled_height, tiled_width = kh + -kh % TAPS, kw + -kw % TAPS
     x_flat = _flat_planes(np.ascontiguousarray(x), channels, padding[0], padding[1], 1, 1,
-                          padded_height, padded_width, TAPS - 1)
+                          padded_height, padded_width,
+                          (tiled_height - kh) * padded_width + TAPS - 1)
     # grad_y spread out by the stride, on the padded width: zero in the extra columns (so
     # they add nothing) and in the extra output channels that round O up to GRAD_BLOCK.
     out_height, out_width = grad_output.shape[2:]
@@ -266,8 +297,8 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
                           out_channels + -out_channels % GRAD_BLOCK, 0, 0, stride[0], stride[1],
                           spread_height, padded_width, 0)
     length = (spread_height - 1) * padded_width + spread_width
-    grad_w = _weight_grad_flat(x_flat, g_wide, kh, kw + -kw % TAPS, padded_width, length)
-    return np.ascontiguousarray(grad_w[:out_channels, :, :, :kw])
+    grad_w = _weight_grad_flat(x_flat, g_wide, tiled_height, tiled_width, padded_width, length)
+    return np.ascontiguousarray(grad_w[:out_channels, :, :kh, :kw])
 
 
 def conv2d_grad_bias(grad_output: np.ndarray) -> np.ndarray:
