@@ -62,7 +62,7 @@ def _flat_planes(x, channels, top, left, step_h, step_w, height, width, slack): 
     One helper builds every layout the two loops below read: x zero-padded (top = ph,
     left = pw, steps 1), grad_y dilated by the stride (steps = stride) and padded, grad_y on
     the padded width with zero columns (top = left = 0); channels ≥ C adds zero planes, and
-    the slack is the zeros the last three-tap group may read past the last row. Each plane
+    the slack is the zeros the loops may read past the last row. Each plane
     is filled by one thread, so this copy runs in parallel too.
     """
     n_batch, old_channels, old_height, old_width = x.shape
@@ -70,36 +70,46 @@ def _flat_planes(x, channels, top, left, step_h, step_w, height, width, slack): 
     for plane in prange(n_batch * channels):
         n, c = plane // channels, plane % channels
         out = flat[n, c]
-        for k in range(out.size):  # plain loops: numba turns them into fast vector code,
-            out[k] = 0             # slices with a step into slow generic copies
-        if c < old_channels:
+        # Plain loops: numba turns them into fast vector code, and slices with a step into
+        # slow generic copies.
+        if c >= old_channels or step_w > 1:
+            for k in range(out.size):
+                out[k] = 0
+            for h in range(old_height if c < old_channels else 0):
+                row = (top + h * step_h) * width + left
+                for k in range(old_width):
+                    out[row + k * step_w] = x[n, c, h, k]
+        else:  # contiguous rows: write each element once, zeros only between the rows
+            written = 0
             for h in range(old_height):
                 row = (top + h * step_h) * width + left
-                source = x[n, c, h]
-                if step_w == 1:
-                    target = out[row:row + old_width]
-                    for k in range(old_width):
-                        target[k] = source[k]
-                else:
-                    for k in range(old_width):
-                        out[row + k * step_w] = source[k]
+                for k in range(written, row):
+                    out[k] = 0
+                target, source = out[row:row + old_width], x[n, c, h]
+                for k in range(old_width):
+                    target[k] = source[k]
+                written = row + old_width
+            for k in range(written, out.size):
+                out[k] = 0
     return flat
 
 
 # ----------------------------------------------------------------------------- stride 1, flat rows
 @njit(parallel=True, cache=True, fastmath=True)
-def _correlate_flat(x_flat, w, row_width, out_height, out_width, out_channels):  # pragma: no cover (jit)
-    """y[n, o, oh, ow] = Σ_c,i,j w[o, c, i, j] · x_flat[n, c, q + i·row_width + j] where
-    q = oh·row_width + ow; shape (N, out_channels, out_height, out_width).
+def _correlate_flat(x_flat, w, row_width, y):  # pragma: no cover (jit)
+    """Fills y (N, O, out_height, out_width), allocated by the caller:
+    y[n, o, oh, ow] = Σ_c,i,j w[o, c, i, j] · x_flat[n, c, q + i·row_width + j] where
+    q = oh·row_width + ow.
 
     The caller pads w with zero kernels to a multiple of BLOCK output channels (the results
     of those are not stored) and with zero columns to a multiple of TAPS, and leaves
-    TAPS - 1 zeros after the last row of x_flat.
+    TAPS - 1 zeros after the last row of x_flat. (y comes from numpy rather than from
+    numba so that the autograd engine can keep it as a gradient without copying it.)
     """
     n_batch, channels, _ = x_flat.shape
     _, _, kh, kw = w.shape
+    _, out_channels, out_height, out_width = y.shape
     length = (out_height - 1) * row_width + out_width
-    y = np.empty((n_batch, out_channels, out_height, out_width), dtype=x_flat.dtype)
     blocks = w.shape[0] // BLOCK
     for task in prange(n_batch * blocks):
         n = task // blocks
@@ -137,7 +147,6 @@ def _correlate_flat(x_flat, w, row_width, out_height, out_width, out_channels): 
         for k in range(min(BLOCK, out_channels - o)):
             for oh in range(out_height):
                 y[n, o + k, oh, :] = wide[k, oh * row_width:oh * row_width + out_width]
-    return y
 
 
 @njit(parallel=True, cache=True, fastmath=True)
@@ -235,8 +244,10 @@ def _correlate(x: np.ndarray, w: np.ndarray, padding: Pair, spread: Pair = (1, 1
     x_flat = _flat_planes(np.ascontiguousarray(x), channels, padding[0], padding[1], spread[0],
                           spread[1], padded_height, padded_width, TAPS - 1)
     kh, kw = w.shape[2:]
-    return _correlate_flat(x_flat, _to_blocks(w.astype(x.dtype, copy=False)), padded_width,
-                           padded_height - kh + 1, padded_width - kw + 1, w.shape[0])
+    y = np.empty((n_batch, w.shape[0], padded_height - kh + 1, padded_width - kw + 1),
+                 dtype=x.dtype)
+    _correlate_flat(x_flat, _to_blocks(w.astype(x.dtype, copy=False)), padded_width, y)
+    return y
 
 
 def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair) -> np.ndarray:
