@@ -10,8 +10,8 @@ Where the speed comes from (x 32×16×28×28, w 32×16×3×3, 2 cores):
   forward correlation again (of grad_y with the kernel rotated 180°), and a stride s > 1 is
   the stride-1 loop on a grid dilated by s. Fewer kernels also means less compile time;
 * **parallel loops** (`prange`) over independent pieces of the output: (image, block of
-  output channels) for the correlation, (input channel, pair of output channels, 3×3 tile
-  of kernel taps) for the weight gradient, (image, channel) for `_flat_planes`; no two
+  output channels) for the correlation, (pair of output channels, input channel, 3×3
+  tile of kernel taps) for the weight gradient, (image, channel) for `_flat_planes`; no two
   threads write the same element, so no locks are needed;
 * **flat rows**: with the padded input stored row after row, the window that output pixel
   q = oh·Wp + ow reads at kernel offset (i, j) starts at q + i·Wp + j. So for one offset,
@@ -164,8 +164,11 @@ def _weight_grad_flat(x_flat, g_wide, kh, kw, row_width, length):  # pragma: no 
     grad_w = np.zeros((out_channels, channels, kh, kw), dtype=x_flat.dtype)
     blocks, tile_rows, tile_columns = out_channels // GRAD_BLOCK, kh // TAPS, kw // TAPS
     tiles = tile_rows * tile_columns
-    for task in prange(channels * blocks * tiles):  # task = (c, block of o, tile of taps)
-        c, o = task // (blocks * tiles), (task // tiles % blocks) * GRAD_BLOCK
+    # task = (pair of o, c, tile of taps), in this order: consecutive tasks share the pair's
+    # grad_y rows, which stay in cache, and each pair reads all of x once (in most layers
+    # x has fewer channels than grad_y; the other order was 10% slower here).
+    for task in prange(blocks * channels * tiles):
+        o, c = (task // (channels * tiles)) * GRAD_BLOCK, task // tiles % channels
         i, j = (task % tiles // tile_columns) * TAPS, (task % tile_columns) * TAPS
         zero = np.zeros(1, dtype=x_flat.dtype)[0]  # accumulate in the input dtype
         a00 = a01 = a02 = a10 = a11 = a12 = a20 = a21 = a22 = zero  # output channel o
