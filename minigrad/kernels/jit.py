@@ -62,8 +62,8 @@ def _flat_planes(x, channels, top, left, step_h, step_w, height, width, slack): 
     One helper builds every layout the two loops below read: x zero-padded (top = ph,
     left = pw, steps 1), grad_y dilated by the stride (steps = stride) and padded, grad_y on
     the padded width with zero columns (top = left = 0); channels ≥ C adds zero planes, and
-    the slack is the zeros the loops may read past the last row. Each plane
-    is filled by one thread, so this copy runs in parallel too.
+    the slack is the zeros the loops may read past the last row. Each plane is filled by
+    one thread, so this copy runs in parallel too.
     """
     n_batch, old_channels, old_height, old_width = x.shape
     flat = np.empty((n_batch, channels, height * width + slack), dtype=x.dtype)
