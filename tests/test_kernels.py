@@ -33,6 +33,10 @@ def _conv_cases(count: int = 12) -> list[tuple]:
         if h + 2 * padding[0] < kh or w + 2 * padding[1] < kw:
             continue
         cases.append(((n, c, h, w), (o, c, kh, kw), stride, padding))
+    # Past the numba kernels' blocks: more than 8 output channels (a second, partial block)
+    # and kernels larger than one 3×3 tile of taps.
+    cases.append(((2, 3, 9, 8), (11, 3, 5, 4), (2, 1), (2, 1)))
+    cases.append(((1, 2, 7, 7), (17, 2, 4, 6), (1, 1), (3, 0)))
     return cases
 
 

@@ -130,7 +130,7 @@ def warm_up(dtypes: tuple = (np.float32,)) -> str:
     backend = _load_backend()
     for dtype in dtypes:
         x = np.ones((1, 2, 5, 5), dtype=dtype)
-        w = np.ones((5, 2, 3, 3), dtype=dtype)  # 5 output channels: rounded up to 2 blocks
+        w = np.ones((5, 2, 3, 3), dtype=dtype)  # 5 output channels: rounded up to a block
         for stride, padding in (((1, 1), (1, 1)), ((2, 2), (0, 0)), ((1, 1), (3, 3))):
             y = backend.conv2d_forward(x, w, stride, padding)
             backend.conv2d_grad_input(y, w, x.shape, stride, padding)

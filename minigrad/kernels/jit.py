@@ -10,18 +10,24 @@ Where the speed comes from (x 32×16×28×28, w 32×16×3×3, 2 cores):
   forward correlation again (of grad_y with the kernel rotated 180°), and a stride s > 1 is
   the stride-1 loop on a grid dilated by s. Fewer kernels also means less compile time;
 * **parallel loops** (`prange`) over independent pieces of the output: (image, block of
-  output channels) for the correlation, (input channel, block of output channels) for the
-  weight gradient; no two threads write the same element, so no locks are needed;
+  output channels) for the correlation, (pair of output channels, input channel, 3×3
+  tile of kernel taps) for the weight gradient, (image, channel) for `_flat_planes`; no two
+  threads write the same element, so no locks are needed;
 * **flat rows**: with the padded input stored row after row, the window that output pixel
   q = oh·Wp + ow reads at kernel offset (i, j) starts at q + i·Wp + j. So for one offset,
   *all* output pixels read one contiguous 1-D slice of the input, and the innermost loop is
   a long, unit-stride multiply-add that LLVM turns into SIMD instructions. The price: the
   output is computed on the padded width Wp and the Wp - OW extra columns are dropped;
-* **blocking over 4 output channels and 3 kernel columns**: each input value loaded feeds
-  4 products, and each output value is loaded and stored once per 3 kernel taps instead of
+* **blocking over 8 output channels and 3 kernel columns**: each input value loaded feeds
+  8 products, and each output value is loaded and stored once per 3 kernel taps instead of
   once per tap, so the loop is limited by arithmetic rather than by memory traffic. (The
-  kernel is padded with zeros to a multiple of 4 channels and 3 columns; the kernel and
-  the output map of one task fit in the L1/L2 cache.)
+  kernel is padded with zeros to a multiple of 8 channels and 3 columns; the kernel and
+  the output maps of one task fit in the L1/L2 cache.) The weight gradient keeps its
+  running sums in registers instead: 2 output channels × a 3×3 tile of taps, 18 sums;
+* **no serial numpy copies around the loops**: the padded, flat copies of x and grad_y
+  that the loops read are built by one more parallel kernel (`_flat_planes`), which also
+  spreads grad_y out for strided convs; the forward loop writes only the real output
+  channels, so its result needs no further copy.
 
 The pooling kernels live in `jit_pool` (re-exported here, so this module offers all seven
 functions, like `reference` and `im2col`). `minigrad.kernels` sends float32 here and
@@ -42,30 +48,76 @@ from minigrad.kernels.jit_pool import (avg_pool2d_backward, avg_pool2d_forward, 
                                        max_pool2d_backward, max_pool2d_forward)
 from minigrad.kernels.reference import Pair, output_size
 
-BLOCK = 4  # output channels computed together (each input value loaded feeds 4 of them)
+BLOCK = 8  # output channels computed together (each input value loaded feeds 8 of them)
+GRAD_BLOCK = 2  # output channels whose weight gradients are accumulated together
 TAPS = 3  # neighbouring kernel columns computed together (each output is stored once per 3)
+
+
+# ----------------------------------------------------------------------------- flat planes
+@njit(parallel=True, cache=True)
+def _flat_planes(x, channels, top, left, step_h, step_w, height, width, slack):  # pragma: no cover (jit)
+    """x (N, C, H, W) laid out as flat planes: flat[n, c, (top + h·step_h)·width + left +
+    w·step_w] = x[n, c, h, w], zero everywhere else; shape (N, channels, height·width + slack).
+
+    One helper builds every layout the two loops below read: x zero-padded (top = ph,
+    left = pw, steps 1), grad_y dilated by the stride (steps = stride) and padded, grad_y on
+    the padded width with zero columns (top = left = 0); channels ≥ C adds zero planes, and
+    the slack is the zeros the loops may read past the last row. Each plane is filled by
+    one thread, so this copy runs in parallel too.
+    """
+    n_batch, old_channels, old_height, old_width = x.shape
+    flat = np.empty((n_batch, channels, height * width + slack), dtype=x.dtype)
+    for plane in prange(n_batch * channels):
+        n, c = plane // channels, plane % channels
+        out = flat[n, c]
+        # Plain loops: numba turns them into fast vector code, and slices with a step into
+        # slow generic copies.
+        if c >= old_channels or step_w > 1:
+            for k in range(out.size):
+                out[k] = 0
+            for h in range(old_height if c < old_channels else 0):
+                row = (top + h * step_h) * width + left
+                for k in range(old_width):
+                    out[row + k * step_w] = x[n, c, h, k]
+        else:  # contiguous rows: write each element once, zeros only between the rows
+            written = 0
+            for h in range(old_height):
+                row = (top + h * step_h) * width + left
+                for k in range(written, row):
+                    out[k] = 0
+                target, source = out[row:row + old_width], x[n, c, h]
+                for k in range(old_width):
+                    target[k] = source[k]
+                written = row + old_width
+            for k in range(written, out.size):
+                out[k] = 0
+    return flat
 
 
 # ----------------------------------------------------------------------------- stride 1, flat rows
 @njit(parallel=True, cache=True, fastmath=True)
-def _correlate_flat(x_flat, w, row_width, out_height, out_width):  # pragma: no cover (jit)
-    """y[n, o, oh, ow] = Σ_c,i,j w[o, c, i, j] · x_flat[n, c, q + i·row_width + j] where
-    q = oh·row_width + ow; shape (N, O, out_height, out_width).
+def _correlate_flat(x_flat, w, row_width, y):  # pragma: no cover (jit)
+    """Fills y (N, O, out_height, out_width), allocated by the caller:
+    y[n, o, oh, ow] = Σ_c,i,j w[o, c, i, j] · x_flat[n, c, q + i·row_width + j] where
+    q = oh·row_width + ow.
 
-    The caller pads w with zero kernels to a multiple of BLOCK output channels and with zero
-    columns to a multiple of TAPS, and leaves TAPS - 1 zeros after the last row of x_flat.
+    The caller pads w with zero kernels to a multiple of BLOCK output channels (the results
+    of those are not stored) and with zero columns to a multiple of TAPS, and leaves
+    TAPS - 1 zeros after the last row of x_flat. (y comes from numpy rather than from
+    numba so that the autograd engine can keep it as a gradient without copying it.)
     """
     n_batch, channels, _ = x_flat.shape
-    out_channels, _, kh, kw = w.shape
+    _, _, kh, kw = w.shape
+    _, out_channels, out_height, out_width = y.shape
     length = (out_height - 1) * row_width + out_width
-    y = np.empty((n_batch, out_channels, out_height, out_width), dtype=x_flat.dtype)
-    blocks = out_channels // BLOCK
+    blocks = w.shape[0] // BLOCK
     for task in prange(n_batch * blocks):
         n = task // blocks
         o = (task % blocks) * BLOCK
-        # This task's 4 output maps, on the padded width: small enough to stay in cache.
+        # This task's 8 output maps, on the padded width: small enough to stay in cache.
         wide = np.zeros((BLOCK, out_height * row_width), dtype=x_flat.dtype)
-        y0, y1, y2, y3 = wide[0], wide[1], wide[2], wide[3]
+        y0, y1, y2, y3, y4, y5, y6, y7 = (wide[0], wide[1], wide[2], wide[3], wide[4], wide[5],
+                                          wide[6], wide[7])
         for c in range(channels):
             for i in range(kh):
                 for j in range(0, kw, TAPS):  # three neighbouring taps of one kernel row
@@ -77,90 +129,104 @@ def _correlate_flat(x_flat, w, row_width, out_height, out_width):  # pragma: no 
                     a1, b1, c1 = w[o + 1, c, i, j], w[o + 1, c, i, j + 1], w[o + 1, c, i, j + 2]
                     a2, b2, c2 = w[o + 2, c, i, j], w[o + 2, c, i, j + 1], w[o + 2, c, i, j + 2]
                     a3, b3, c3 = w[o + 3, c, i, j], w[o + 3, c, i, j + 1], w[o + 3, c, i, j + 2]
+                    a4, b4, c4 = w[o + 4, c, i, j], w[o + 4, c, i, j + 1], w[o + 4, c, i, j + 2]
+                    a5, b5, c5 = w[o + 5, c, i, j], w[o + 5, c, i, j + 1], w[o + 5, c, i, j + 2]
+                    a6, b6, c6 = w[o + 6, c, i, j], w[o + 6, c, i, j + 1], w[o + 6, c, i, j + 2]
+                    a7, b7, c7 = w[o + 7, c, i, j], w[o + 7, c, i, j + 1], w[o + 7, c, i, j + 2]
                     for q in range(length):
                         v0, v1, v2 = s0[q], s1[q], s2[q]
                         y0[q] += a0 * v0 + b0 * v1 + c0 * v2
                         y1[q] += a1 * v0 + b1 * v1 + c1 * v2
                         y2[q] += a2 * v0 + b2 * v1 + c2 * v2
                         y3[q] += a3 * v0 + b3 * v1 + c3 * v2
-        for k in range(BLOCK):  # keep the out_width real columns of each padded-width row
+                        y4[q] += a4 * v0 + b4 * v1 + c4 * v2
+                        y5[q] += a5 * v0 + b5 * v1 + c5 * v2
+                        y6[q] += a6 * v0 + b6 * v1 + c6 * v2
+                        y7[q] += a7 * v0 + b7 * v1 + c7 * v2
+        # Keep the out_width real columns of each padded-width row, of the real channels.
+        for k in range(min(BLOCK, out_channels - o)):
             for oh in range(out_height):
                 y[n, o + k, oh, :] = wide[k, oh * row_width:oh * row_width + out_width]
-    return y
 
 
 @njit(parallel=True, cache=True, fastmath=True)
 def _weight_grad_flat(x_flat, g_wide, kh, kw, row_width, length):  # pragma: no cover (jit)
     """grad_w[o, c, i, j] = Σ_n Σ_q g_wide[n, o, q] · x_flat[n, c, q + i·row_width + j]
-    (g_wide is zero in the dropped columns, so they add nothing). As for `_correlate_flat`,
-    O is a multiple of BLOCK, kw a multiple of TAPS, and x_flat ends with TAPS - 1 zeros."""
+    (g_wide is zero in the dropped columns, so they add nothing).
+
+    Blocked over GRAD_BLOCK = 2 output channels and a 3×3 tile of taps: 18 running sums,
+    each input value loaded feeds 2 of them, each grad_y value 9. The caller rounds O up
+    to a multiple of 2 and kh, kw up to multiples of TAPS, and leaves enough zeros after
+    the last row of x_flat for the extra rows and columns.
+    """
     n_batch, channels, _ = x_flat.shape
     out_channels = g_wide.shape[1]
     grad_w = np.zeros((out_channels, channels, kh, kw), dtype=x_flat.dtype)
-    blocks = out_channels // BLOCK
-    for task in prange(channels * blocks):
-        c = task // blocks
-        o = (task % blocks) * BLOCK
-        for i in range(kh):
-            for j in range(0, kw, TAPS):
-                start = i * row_width + j
-                zero = np.zeros(1, dtype=x_flat.dtype)[0]  # accumulate in the input dtype
-                t00 = t01 = t02 = t10 = t11 = t12 = t20 = t21 = t22 = t30 = t31 = t32 = zero
-                for n in range(n_batch):
-                    s0 = x_flat[n, c, start:start + length]
-                    s1 = x_flat[n, c, start + 1:start + 1 + length]
-                    s2 = x_flat[n, c, start + 2:start + 2 + length]
-                    g0, g1, g2, g3 = g_wide[n, o], g_wide[n, o + 1], g_wide[n, o + 2], g_wide[n, o + 3]
-                    for q in range(length):
-                        v0, v1, v2 = s0[q], s1[q], s2[q]
-                        e = g0[q]
-                        t00 += e * v0
-                        t01 += e * v1
-                        t02 += e * v2
-                        e = g1[q]
-                        t10 += e * v0
-                        t11 += e * v1
-                        t12 += e * v2
-                        e = g2[q]
-                        t20 += e * v0
-                        t21 += e * v1
-                        t22 += e * v2
-                        e = g3[q]
-                        t30 += e * v0
-                        t31 += e * v1
-                        t32 += e * v2
-                grad_w[o, c, i, j], grad_w[o, c, i, j + 1], grad_w[o, c, i, j + 2] = t00, t01, t02
-                grad_w[o + 1, c, i, j], grad_w[o + 1, c, i, j + 1], grad_w[o + 1, c, i, j + 2] = t10, t11, t12
-                grad_w[o + 2, c, i, j], grad_w[o + 2, c, i, j + 1], grad_w[o + 2, c, i, j + 2] = t20, t21, t22
-                grad_w[o + 3, c, i, j], grad_w[o + 3, c, i, j + 1], grad_w[o + 3, c, i, j + 2] = t30, t31, t32
+    blocks, tile_rows, tile_columns = out_channels // GRAD_BLOCK, kh // TAPS, kw // TAPS
+    tiles = tile_rows * tile_columns
+    # task = (pair of o, c, tile of taps), in this order: consecutive tasks share the pair's
+    # grad_y rows, which stay in cache, and each pair reads all of x once (in most layers
+    # x has fewer channels than grad_y; the other order was 10% slower here).
+    for task in prange(blocks * channels * tiles):
+        o, c = (task // (channels * tiles)) * GRAD_BLOCK, task // tiles % channels
+        i, j = (task % tiles // tile_columns) * TAPS, (task % tile_columns) * TAPS
+        zero = np.zeros(1, dtype=x_flat.dtype)[0]  # accumulate in the input dtype
+        a00 = a01 = a02 = a10 = a11 = a12 = a20 = a21 = a22 = zero  # output channel o
+        b00 = b01 = b02 = b10 = b11 = b12 = b20 = b21 = b22 = zero  # output channel o + 1
+        for n in range(n_batch):
+            ga, gb = g_wide[n, o], g_wide[n, o + 1]
+            start = i * row_width + j  # the 3×3 tile: three taps of three kernel rows
+            r00 = x_flat[n, c, start:start + length]
+            r01 = x_flat[n, c, start + 1:start + 1 + length]
+            r02 = x_flat[n, c, start + 2:start + 2 + length]
+            start += row_width
+            r10 = x_flat[n, c, start:start + length]
+            r11 = x_flat[n, c, start + 1:start + 1 + length]
+            r12 = x_flat[n, c, start + 2:start + 2 + length]
+            start += row_width
+            r20 = x_flat[n, c, start:start + length]
+            r21 = x_flat[n, c, start + 1:start + 1 + length]
+            r22 = x_flat[n, c, start + 2:start + 2 + length]
+            for q in range(length):
+                e, f = ga[q], gb[q]
+                v = r00[q]
+                a00 += e * v
+                b00 += f * v
+                v = r01[q]
+                a01 += e * v
+                b01 += f * v
+                v = r02[q]
+                a02 += e * v
+                b02 += f * v
+                v = r10[q]
+                a10 += e * v
+                b10 += f * v
+                v = r11[q]
+                a11 += e * v
+                b11 += f * v
+                v = r12[q]
+                a12 += e * v
+                b12 += f * v
+                v = r20[q]
+                a20 += e * v
+                b20 += f * v
+                v = r21[q]
+                a21 += e * v
+                b21 += f * v
+                v = r22[q]
+                a22 += e * v
+                b22 += f * v
+        grad_w[o, c, i, j], grad_w[o, c, i, j + 1], grad_w[o, c, i, j + 2] = a00, a01, a02
+        grad_w[o, c, i + 1, j], grad_w[o, c, i + 1, j + 1], grad_w[o, c, i + 1, j + 2] = a10, a11, a12
+        grad_w[o, c, i + 2, j], grad_w[o, c, i + 2, j + 1], grad_w[o, c, i + 2, j + 2] = a20, a21, a22
+        b = o + 1
+        grad_w[b, c, i, j], grad_w[b, c, i, j + 1], grad_w[b, c, i, j + 2] = b00, b01, b02
+        grad_w[b, c, i + 1, j], grad_w[b, c, i + 1, j + 1], grad_w[b, c, i + 1, j + 2] = b10, b11, b12
+        grad_w[b, c, i + 2, j], grad_w[b, c, i + 2, j + 1], grad_w[b, c, i + 2, j + 2] = b20, b21, b22
     return grad_w
 
 
 # ----------------------------------------------------------------------------- public: conv
-def _dilate(g: np.ndarray, stride: Pair) -> np.ndarray:
-    """g with stride - 1 zeros between neighbours: a strided conv's output laid out on the
-    stride-1 grid, so the two flat kernels above serve every stride."""
-    if stride == (1, 1):
-        return g
-    n_batch, channels, height, width = g.shape
-    spread = np.zeros((n_batch, channels, (height - 1) * stride[0] + 1,
-                       (width - 1) * stride[1] + 1), dtype=g.dtype)
-    spread[:, :, ::stride[0], ::stride[1]] = g
-    return spread
-
-
-def _flat_padded(x: np.ndarray, padding: Pair) -> tuple[np.ndarray, int, int]:
-    """x zero-padded, each (padded) image plane stored as one flat row followed by TAPS - 1
-    zeros (the slack the kernels' last three-tap group may read); and the padded Hp, Wp."""
-    n_batch, channels, height, width = x.shape
-    padded_height, padded_width = height + 2 * padding[0], width + 2 * padding[1]
-    plane = padded_height * padded_width
-    flat = np.zeros((n_batch, channels, plane + TAPS - 1), dtype=x.dtype)
-    image = flat[:, :, :plane].reshape(n_batch, channels, padded_height, padded_width)
-    image[:, :, padding[0]:padding[0] + height, padding[1]:padding[1] + width] = x
-    return flat, padded_height, padded_width
-
-
 def _to_blocks(w: np.ndarray) -> np.ndarray:
     """w with zero kernels appended up to a multiple of BLOCK output channels and zero
     columns up to a multiple of TAPS kernel columns (contiguous)."""
@@ -171,14 +237,20 @@ def _to_blocks(w: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(w)
 
 
-def _correlate(x: np.ndarray, w: np.ndarray, padding: Pair) -> np.ndarray:
-    """Stride-1 correlation of x zero-padded by `padding`: (N, O, Hp - kh + 1, Wp - kw + 1)."""
-    x_flat, padded_height, padded_width = _flat_padded(x, padding)
+def _correlate(x: np.ndarray, w: np.ndarray, padding: Pair, spread: Pair = (1, 1)) -> np.ndarray:
+    """Stride-1 correlation of x spread out by `spread` (spread - 1 zeros between neighbours:
+    a strided conv's output laid out on the stride-1 grid) and zero-padded by `padding`:
+    (N, O, Hp - kh + 1, Wp - kw + 1), Hp = (H - 1)·spread + 1 + 2·padding (likewise Wp)."""
+    n_batch, channels, height, width = x.shape
+    padded_height = (height - 1) * spread[0] + 1 + 2 * padding[0]
+    padded_width = (width - 1) * spread[1] + 1 + 2 * padding[1]
+    x_flat = _flat_planes(np.ascontiguousarray(x), channels, padding[0], padding[1], spread[0],
+                          spread[1], padded_height, padded_width, TAPS - 1)
     kh, kw = w.shape[2:]
-    out_height, out_width = padded_height - kh + 1, padded_width - kw + 1
-    y = _correlate_flat(x_flat, _to_blocks(w.astype(x.dtype, copy=False)), padded_width,
-                        out_height, out_width)
-    return y[:, :w.shape[0]]  # without the zero kernels that rounded O up to BLOCK
+    y = np.empty((n_batch, w.shape[0], padded_height - kh + 1, padded_width - kw + 1),
+                 dtype=x.dtype)
+    _correlate_flat(x_flat, _to_blocks(w.astype(x.dtype, copy=False)), padded_width, y)
+    return y
 
 
 def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair) -> np.ndarray:
@@ -190,31 +262,31 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair) ->
     height, width = x.shape[2:]
     kh, kw = w.shape[2:]
     y = _correlate(x, w, padding)
-    if stride != (1, 1):
-        out_height = output_size(height, kh, stride[0], padding[0])
-        out_width = output_size(width, kw, stride[1], padding[1])
-        y = y[:, :, ::stride[0], ::stride[1]][:, :, :out_height, :out_width]
-    return np.ascontiguousarray(y)
+    if stride == (1, 1):
+        return y
+    out_height = output_size(height, kh, stride[0], padding[0])
+    out_width = output_size(width, kw, stride[1], padding[1])
+    return np.ascontiguousarray(y[:, :, ::stride[0], ::stride[1]][:, :, :out_height, :out_width])
 
 
 def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
                       stride: Pair, padding: Pair) -> np.ndarray:
     """∂L/∂x (N, C, H, W); see `reference.conv2d_grad_input`.
 
-    The "full" correlation of grad_y (dilated by the stride, zero-padded by k - 1) with the
-    kernel rotated by 180° and its two channel axes swapped: the forward kernel once more.
+    The "full" correlation of grad_y (spread out by the stride, zero-padded by k - 1) with
+    the kernel rotated by 180° and its two channel axes swapped: the forward kernel once more.
     """
     height, width = input_shape[2:]
     kh, kw = w.shape[2:]
     ph, pw = padding
-    g = _dilate(grad_output, stride)
     rotated = w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
     if stride == (1, 1) and ph <= kh - 1 and pw <= kw - 1:  # exactly the input's size
-        return np.ascontiguousarray(_correlate(g, rotated, (kh - 1 - ph, kw - 1 - pw)))
+        return _correlate(grad_output, rotated, (kh - 1 - ph, kw - 1 - pw))
     # General case: the gradient of the padded input (rows the windows never reach stay 0),
     # then the padding cut off.
-    full = _correlate(g, rotated, (kh - 1, kw - 1))
-    grad_pad = np.zeros(tuple(input_shape[:2]) + (height + 2 * ph, width + 2 * pw), dtype=g.dtype)
+    full = _correlate(grad_output, rotated, (kh - 1, kw - 1), stride)
+    grad_pad = np.zeros(tuple(input_shape[:2]) + (height + 2 * ph, width + 2 * pw),
+                        dtype=full.dtype)
     grad_pad[:, :, :full.shape[2], :full.shape[3]] = full
     return np.ascontiguousarray(grad_pad[:, :, ph:ph + height, pw:pw + width])
 
@@ -223,18 +295,24 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
                        stride: Pair, padding: Pair) -> np.ndarray:
     """∂L/∂w (O, C, kh, kw); see `reference.conv2d_grad_weight`."""
     out_channels, _, kh, kw = weight_shape
-    x_flat, _, padded_width = _flat_padded(x, padding)
-    g = _dilate(grad_output.astype(x.dtype, copy=False), stride)
-    n_batch, _, out_height, out_width = g.shape
-    # grad_y on the padded width, zero in the extra columns (so they add nothing) and in the
-    # extra output channels that round O up to a multiple of BLOCK.
-    g_wide = np.zeros((n_batch, out_channels + -out_channels % BLOCK, out_height, padded_width),
-                      dtype=g.dtype)
-    g_wide[:, :out_channels, :, :out_width] = g
-    length = (out_height - 1) * padded_width + out_width
-    grad_w = _weight_grad_flat(x_flat, g_wide.reshape(n_batch, g_wide.shape[1], -1), kh,
-                               kw + -kw % TAPS, padded_width, length)
-    return np.ascontiguousarray(grad_w[:out_channels, :, :, :kw])
+    n_batch, channels, height, width = x.shape
+    padded_height, padded_width = height + 2 * padding[0], width + 2 * padding[1]
+    # Rows and columns rounded up to whole 3×3 tiles; the extra rows read zeros past the end.
+    tiled_height, tiled_width = kh + -kh % TAPS, kw + -kw % TAPS
+    x_flat = _flat_planes(np.ascontiguousarray(x), channels, padding[0], padding[1], 1, 1,
+                          padded_height, padded_width,
+                          (tiled_height - kh) * padded_width + TAPS - 1)
+    # grad_y spread out by the stride, on the padded width: zero in the extra columns (so
+    # they add nothing) and in the extra output channels that round O up to GRAD_BLOCK.
+    out_height, out_width = grad_output.shape[2:]
+    spread_height = (out_height - 1) * stride[0] + 1
+    spread_width = (out_width - 1) * stride[1] + 1
+    g_wide = _flat_planes(np.ascontiguousarray(grad_output, dtype=x.dtype),
+                          out_channels + -out_channels % GRAD_BLOCK, 0, 0, stride[0], stride[1],
+                          spread_height, padded_width, 0)
+    length = (spread_height - 1) * padded_width + spread_width
+    grad_w = _weight_grad_flat(x_flat, g_wide, tiled_height, tiled_width, padded_width, length)
+    return np.ascontiguousarray(grad_w[:out_channels, :, :kh, :kw])
 
 
 def conv2d_grad_bias(grad_output: np.ndarray) -> np.ndarray:
