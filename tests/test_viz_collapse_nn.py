@@ -31,3 +31,16 @@ def test_recording_groups_keeps_no_graph_alive() -> None:
     del out
     gc.collect()
     assert node() is None
+
+
+def test_a_group_may_mark_nothing_or_several_outputs() -> None:
+    from minigrad.viz import group
+
+    x = mg.randn(2, 3, requires_grad=True)
+    with group("nothing", x) as scope:
+        scope.output()  # no tensors: nothing recorded, no error
+    with group("pair", x) as scope:
+        a, b = x * 2, x + 1
+        scope.output((a, {"b": b}), 3.0)  # nested containers are searched, numbers ignored
+    assert [record.name for record in a.grad_fn._groups] == ["pair"]
+    assert [record.name for record in b.grad_fn._groups] == ["pair"]

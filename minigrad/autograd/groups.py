@@ -78,7 +78,8 @@ class group:  # noqa: N801  (lower case: used like a function, as no_grad is)
     def output(self, *outputs: Any) -> None:
         """Mark what the piece returned (tensors; tuples, lists and dicts are searched)."""
         record = GroupRecord(self.name, self._depth, self._inputs)
-        for tensor in (outputs if type(outputs[0]) is Tensor else _flatten(outputs)):
+        single = len(outputs) == 1 and type(outputs[0]) is Tensor  # (the usual layer call)
+        for tensor in (outputs if single else _flatten(outputs)):
             node = tensor.grad_fn if isinstance(tensor, Tensor) else None
             if node is not None:  # an inner layer's output node is also the outer's
                 node._groups = node._groups + (record,)
