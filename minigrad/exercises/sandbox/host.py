@@ -344,6 +344,9 @@ class Sandbox:
                                  f"output {during} (stopped)")
             name = signal.Signals(number).name if number in signal.valid_signals() else number
             return "crash", f"the process was killed by signal {name} {during}{tail}"
+        if tail.endswith("MemoryError"):  # the worker itself, not student code, ran out
+            return "memory", (f"ran out of memory {during} (MemoryError; is --memory "
+                              f"({self.memory_mb} MB) too small?){tail}")
         return "exit", f"the process exited with code {code} (sys.exit/os._exit?) {during}{tail}"
 
     def _output_tail(self, limit: int = 300) -> str:
