@@ -195,8 +195,7 @@ def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_grap
                     if type(child_grad) is not Tensor or child_grad._data.shape != expected.shape \
                             or child_grad._data.dtype != expected.dtype:
                         child_grad = _checked(child_grad, expected, node, index)
-                    earlier = pending.get(child)  # fan-in: gradients from all consumers add up
-                    pending[child] = child_grad if earlier is None else earlier + child_grad
+                    _add(pending, child, child_grad)
                 count = dependencies[child] - 1
                 dependencies[child] = count
                 if count == 0:
