@@ -190,13 +190,11 @@ def _integer_arrays(key: Any, ndim: int) -> tuple[np.ndarray, ...] | None:
     dims) and nothing else (`x[rows, labels]`); otherwise None."""
     if type(key) is not tuple or not 0 < len(key) <= ndim:
         return None
-    arrays = []
     for item in key:
         array = item._data if isinstance(item, Tensor) else item
         if type(array) is not np.ndarray or array.dtype.kind not in "iu" or array.ndim == 0:
             return None
-        arrays.append(array.astype(np.int64))  # a copy: later changes to the key do not count
-    return tuple(arrays)
+    return tuple(_index_array(item) for item in key)  # int64 copies, as the general path makes
 
 
 def _index(x: Tensor, key: tuple, bounds: Iterable[tuple[np.ndarray, int, int]]) -> Tensor:
