@@ -35,17 +35,8 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.autograd.grad_mode import GradMode
-from minigrad.tensor.dtypes import type_name
+from minigrad.autograd.saved import FREED_MESSAGE, keep_saved, modified_message
 from minigrad.tensor.tensor import Tensor
-
-_FREED_MESSAGE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward."
-)
-
 
 _hook_keys = itertools.count()  # each registered hook gets its own key, in registration order
 
@@ -150,11 +141,11 @@ class BackwardNode(Node):
         """The saved values as Tensors (numbers stay numbers), checked for in-place changes."""
         saved = self._saved
         if saved is None:
-            raise RuntimeError(_FREED_MESSAGE)
+            raise RuntimeError(FREED_MESSAGE)
         unpacked = []
         for kind, value, counter, expected, _index in saved:
             if counter is not None and counter[0] != expected:
-                raise RuntimeError(_modified_message(value, counter[0], expected, self, kind))
+                raise RuntimeError(modified_message(value, counter[0], expected, self, kind))
             if kind == "result":
                 # Rebuilt on each access: a node holding its own output would be a cycle.
                 value = Tensor._make(value, True, self)
@@ -185,22 +176,6 @@ class BackwardNode(Node):
         """Free the saved values (called by the engine after this node's backward)."""
         if self._saved:
             self._saved = None
-
-
-def _modified_message(value: Any, version: int, expected: int, node: Node, kind: str) -> str:
-    array = value._data if isinstance(value, Tensor) else value
-    shape = ", ".join(str(n) for n in array.shape)
-    described = f"[{type_name(array.dtype)} [{shape}]]"
-    producer = value.grad_fn if isinstance(value, Tensor) else (node if kind == "result" else None)
-    if producer is not None:  # PyTorch drops "Backward0": MulBackward0 -> Mul, MaxBackward1 -> Max1
-        op_name = producer.name().removesuffix("Backward0").replace("Backward", "")
-        described += f", which is output 0 of {op_name}"
-    return (
-        "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: {described}, is at version {version}; expected version {expected} instead. "
-        "Hint: a tensor saved for backward was changed in place (+=, *=, add_, ...) after it "
-        "was used; write the update out of place (x = x + 1) or clone it first."
-    )
 
 
 def _constant(value: Any, op: type) -> Any:
@@ -280,7 +255,7 @@ class Function:
                 ctx.inputs = args if GradMode.keep_inputs else tuple(inputs)
                 ctx._next = tuple(next_nodes)
                 if ctx._to_save:
-                    _keep_saved(ctx, args, arrays, result, raw_output)
+                    keep_saved(ctx, args, arrays, result, raw_output)
                 return result
         else:  # (inside backward, the common case: no graph to record)
             for arg in args:
@@ -295,37 +270,3 @@ class Function:
 
 
 _NO_GRAD = tuple((False,) * count for count in range(8))  # needs_input_grad of unrecorded calls
-
-
-def _keep_saved(ctx: BackwardNode, args: tuple, arrays: list, result: Tensor,
-                raw_output: Any) -> None:
-    """Turn the values forward passed to save_for_backward into saved entries, each with the
-    version it must still have when backward reads it."""
-    saved = []
-    for value in ctx._to_save:
-        if value is None:
-            saved.append(_NOTHING_SAVED)
-        elif value is raw_output:  # the output (also when numpy returned a 0-d scalar)
-            counter = result._version_counter
-            saved.append(("result", result._data, counter, counter[0], None))
-        else:
-            saved.append(_saved_entry(value, args, arrays))
-    ctx._saved = tuple(saved)
-    ctx._to_save = ()
-
-
-_NOTHING_SAVED = ("constant", None, None, 0, None)
-
-
-def _saved_entry(value: Any, args: tuple, arrays: list) -> tuple:
-    """(kind, value, version counter, expected version, input index) for one saved value
-    other than the output: an input (version-checked in backward), or a constant."""
-    if type(value) is np.ndarray:
-        for index, array in enumerate(arrays):
-            if array is value and isinstance(args[index], Tensor):
-                arg = args[index]
-                return ("input", arg, arg._version_counter, arg._version_counter[0], index)
-        return ("constant", Tensor._make(value, False, None), None, 0, None)
-    if isinstance(value, Tensor):
-        return ("input", value, value._version_counter, value._version_counter[0], None)
-    return ("constant", value, None, 0, None)
