@@ -4,6 +4,7 @@ numpy im2col path when PyTorch is not installed.
     python benchmarks/bench_conv.py                  # every case, 7 rounds
     python benchmarks/bench_conv.py --cases conv --rounds 9
     python benchmarks/bench_conv.py --startup        # also: cold compile and warm start times
+    python benchmarks/bench_conv.py --threads 1      # one thread each: the kernels' own speed
 
 Cases (float32, through the autograd ops, as a training step would run them):
   conv          conv2d forward + backward, x 32×16×28×28, w 32×16×3×3, padding 1
@@ -78,7 +79,7 @@ def _step_minigrad(case: str):
 def _step_torch(case: str):
     import torch
 
-    torch.set_num_threads(os.cpu_count() or 1)
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1))
     x_data, w_data, g_data = _data(case)
     x = torch.tensor(x_data, requires_grad=True)
     w = torch.tensor(w_data, requires_grad=True) if w_data is not None else None
@@ -116,8 +117,11 @@ def worker(engine: str, case: str, repeats: int) -> None:
 
 
 # ----------------------------------------------------------------------------- driver
-def _run_worker(engine: str, case: str, repeats: int) -> dict:
+def _run_worker(engine: str, case: str, repeats: int, threads: int | None = None) -> dict:
     env = dict(os.environ)
+    if threads:  # numba's pool, OpenMP's (PyTorch) and OpenBLAS's, all the same size
+        for name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            env[name] = str(threads)
     # Every engine gets minigrad's thread-pool defaults (passive OpenMP waiting): PyTorch's
     # OpenMP threads otherwise spin, which on a busy 2-core machine makes it several times
     # slower and the comparison meaningless. A value exported by the user still wins.
@@ -138,14 +142,15 @@ def _agree(a: list[float], b: list[float]) -> bool:
     return all(abs(x - y) <= 1e-3 * max(1.0, abs(x), abs(y)) for x, y in zip(a, b))
 
 
-def compare(case: str, engines: tuple[str, str], rounds: int, repeats: int) -> dict:
+def compare(case: str, engines: tuple[str, str], rounds: int, repeats: int,
+            threads: int | None = None) -> dict:
     times: dict[str, list[float]] = {engine: [] for engine in engines}
     cpu_times: dict[str, list[float]] = {engine: [] for engine in engines}
     checksums: dict[str, list[float]] = {}
     for round_index in range(rounds):
         order = engines if round_index % 2 == 0 else engines[::-1]
         for engine in order:
-            report = _run_worker(engine, case, repeats)
+            report = _run_worker(engine, case, repeats, threads)
             times[engine].append(report["median"])
             cpu_times[engine].append(report["cpu"])
             checksums[engine] = report["checksum"]
@@ -194,6 +199,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--startup", action="store_true", help="also time compiling/loading")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads per engine (default: every CPU); 1 compares the kernels "
+                             "themselves, without their parallel scaling")
     parser.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
     parser.add_argument("--case", choices=CASES, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -207,7 +215,8 @@ def main() -> None:
     except ImportError:
         baseline = "im2col"
         print("PyTorch not installed: comparing with minigrad's numpy im2col path instead.")
-    print(f"{os.cpu_count()} CPUs; medians of {args.rounds} alternating rounds × "
+    threads = f"{args.threads} thread(s) per engine" if args.threads else "all CPUs per engine"
+    print(f"{os.cpu_count()} CPUs, {threads}; medians of {args.rounds} alternating rounds × "
           f"{args.repeats} calls, each engine in its own process. Other processes on the "
           "machine add noise: rerun on a quiet machine for numbers to quote.")
     print("wall: median wall-clock time per call; CPU: processor time of all the process's "
@@ -215,7 +224,7 @@ def main() -> None:
     print(f"{'case':<14}{'minigrad':>12}{baseline:>12}{'ratio':>9}   "
           f"{'CPU minigrad':>12}{'CPU ' + baseline:>12}{'ratio':>9}")
     for case in args.cases:
-        result = compare(case, ("minigrad", baseline), args.rounds, args.repeats)
+        result = compare(case, ("minigrad", baseline), args.rounds, args.repeats, args.threads)
         medians = result["medians"]
         cpu = result["cpu"]
         print(f"{case:<14}{medians['minigrad'] * 1e3:>10.2f}ms{medians[baseline] * 1e3:>10.2f}ms"
