@@ -5,6 +5,7 @@ numpy im2col path when PyTorch is not installed.
     python benchmarks/bench_conv.py --cases conv --rounds 9
     python benchmarks/bench_conv.py --startup        # also: cold compile and warm start times
     python benchmarks/bench_conv.py --threads 1      # one thread each: the kernels' own speed
+    ONEDNN_MAX_CPU_ISA=AVX2 python benchmarks/bench_conv.py   # PyTorch without AVX-512
 
 Cases (float32, through the autograd ops, as a training step would run them):
   conv          conv2d forward + backward, x 32×16×28×28, w 32×16×3×3, padding 1
