@@ -126,7 +126,7 @@ def test_stale_data_on_the_answer_pipe_restarts_the_child() -> None:
     with sandbox_module.Sandbox(python_file_text(LESSON01, solutions=True), timeout=5) as box:
         assert box.run("composite_derivative", [(1.0,)])[0].ok
         first = box.process.pid
-        box._buffer += b'{"case": 0, "ok": true, "value": 24.0}\n'  # left by a stray thread
+        box._channel.buffer += b'{"case": 0, "ok": true, "value": 24.0}\n'  # left by a stray thread
         outcome = box.run("composite_derivative", [(0.0,)])[0]
         assert outcome.ok and outcome.value == 0.0 and box.process.pid != first
 

@@ -3,8 +3,8 @@
 The child (:mod:`.worker`) is forked by the fork server (:mod:`.zygote`), or else started as
 ``python -I -S``, with an empty environment, no shell and stdin closed; while single-threaded
 it confines itself (:mod:`.confine`): its own user, mount, PID and network namespaces,
-Landlock, seccomp and rlimits. Requests and answers travel
-over two pipes; stdout and stderr go to a file the grader keeps open. A call that runs past its
+Landlock, seccomp and rlimits. Requests and answers travel over two pipes
+(:mod:`.channel`); stdout and stderr go to a file the grader keeps open. A call that runs past its
 time limit gets the child killed (and with it, by the kernel, everything it started); the next
 call starts a fresh child.
 
@@ -30,12 +30,11 @@ from typing import Any, Iterable, Optional
 
 from minigrad.exercises.codec import to_json
 from minigrad.exercises.sandbox import runtime, zygote
+from minigrad.exercises.sandbox.channel import MAX_ANSWER_BYTES, Channel
 from minigrad.exercises.sandbox.worker import BOOTSTRAP
 
 DEFAULT_MEMORY_MB = 2048
 OUTPUT_LIMIT_BYTES = 4_000_000
-#: The largest answer (one case, as JSON text) the grader reads from a child.
-MAX_ANSWER_BYTES = 1_000_000
 #: The largest submission (after a notebook's code cells are joined) sent to a child.
 MAX_CODE_BYTES = 2_000_000
 #: The child's private, size-capped temporary folder (a tmpfs of its own).
@@ -82,7 +81,7 @@ class Sandbox:
         self.directory = Path(tempfile.mkdtemp(prefix="minigrad-grade-"))
         self.process: Optional["subprocess.Popen | zygote.Forked"] = None
         self.import_error: Optional[ImportFailed] = None
-        self._buffer = bytearray()
+        self._channel: Optional[Channel] = None
         self._output = -1  # the grader's own descriptor of the child's stdout/stderr file
         self._pidfd = -1  # the confined child (PID 1 of its namespace)
         self._starts = 0
@@ -137,11 +136,9 @@ class Sandbox:
             for fd in (request_read, response_write, report_write):
                 os.close(fd)
         self._pidfd = self._confined_child() if self.confine else -1
-        self._requests = request_write
-        self._responses = response_read
-        self._buffer = bytearray()
+        self._channel = Channel(request_write, response_read)
         # The child's own start-up (Python, numpy, the worker) is not the student's time.
-        message = self._read_message(time.monotonic() + max(STARTUP_SECONDS, self.timeout))
+        message = self._channel.read_message(time.monotonic() + max(STARTUP_SECONDS, self.timeout))
         if message != {"ready": True}:
             kind, text = self._death("while starting Python and numpy", message)
             if kind == "timeout":
@@ -151,9 +148,9 @@ class Sandbox:
         # Sending the code and importing it share the time limit.
         deadline = time.monotonic() + self.timeout
         code = json.dumps({"code": self.submission_text}).encode("utf-8", "surrogateescape")
-        if not self._send(code + b"\n", deadline):
+        if not self._channel.send(code + b"\n", deadline):
             raise ImportFailed(*self._death("while receiving the submission", "timeout"))
-        message = self._read_message(deadline)
+        message = self._channel.read_message(deadline)
         if message is None or not isinstance(message, dict) or "import" not in message:
             raise ImportFailed(*self._death("while importing the submission", message))
         if message["import"] is not True:
@@ -210,11 +207,13 @@ class Sandbox:
                 except (ProcessLookupError, PermissionError):
                     pass
         self.process.wait()
-        for fd in (self._requests, self._responses, self._output):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
+        try:
+            os.close(self._output)
+        except OSError:
+            pass
         self._report.close()
         self._output = -1
         self.process = None
@@ -228,7 +227,7 @@ class Sandbox:
         """
         if self.import_error is not None:
             raise self.import_error
-        if self.process is not None and self._has_stale_answers():
+        if self.process is not None and self._channel.has_stale_answers():
             self._stop()  # something the child left running wrote on the answer pipe
         if self.process is None:
             try:
@@ -241,11 +240,11 @@ class Sandbox:
                                                               for args in cases]})
         deadline = time.monotonic() + self.timeout
         outcomes: list[Outcome] = []
-        if not self._send(request.encode() + b"\n", deadline):
+        if not self._channel.send(request.encode() + b"\n", deadline):
             kind, text = self._death(f"while sending the cases of {function}", "timeout")
             return [Outcome(False, kind=kind, message=text)] * len(cases)
         while len(outcomes) < len(cases):
-            message = self._read_message(deadline)
+            message = self._channel.read_message(deadline)
             if not isinstance(message, dict) or message.get("case") != len(outcomes):
                 kind, text = self._death(f"while running {function} on case {len(outcomes) + 1}",
                                          message)
@@ -257,66 +256,10 @@ class Sandbox:
             else:
                 outcomes.append(Outcome(False, kind=str(message.get("kind", "exception")),
                                         message=str(message.get("message", ""))[:2000]))
-        done = self._read_message(deadline)
+        done = self._channel.read_message(deadline)
         if done != {"done": True}:
             self._stop()
         return outcomes
-
-    # ------------------------------------------------------------------ plumbing
-    def _has_stale_answers(self) -> bool:
-        if self._buffer:
-            return True
-        try:
-            ready, _, _ = select.select([self._responses], [], [], 0)
-        except (OSError, ValueError):
-            return True
-        return bool(ready)
-
-    def _send(self, data: bytes, deadline: float) -> bool:
-        """Write ``data`` to the child without ever blocking past ``deadline``."""
-        os.set_blocking(self._requests, False)
-        view = memoryview(data)
-        while view:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            _, writable, _ = select.select([], [self._requests], [], remaining)
-            if not writable:
-                return False
-            try:
-                written = os.write(self._requests, view)
-            except BlockingIOError:
-                continue
-            except OSError:
-                return True  # the child is gone; reading its answer says how
-            view = view[written:]
-        return True
-
-    def _read_message(self, deadline: float) -> Any:
-        """The next line of JSON from the child; ``"timeout"``, ``"eof"`` or ``"garbage"``."""
-        while b"\n" not in self._buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return "timeout"
-            ready, _, _ = select.select([self._responses], [], [], remaining)
-            if not ready:
-                return "timeout"
-            try:
-                chunk = os.read(self._responses, 1 << 20)
-            except OSError:
-                return "eof"
-            if not chunk:
-                return "eof"
-            self._buffer += chunk
-            if len(self._buffer) > MAX_ANSWER_BYTES + 1000:
-                return "too-long"
-        end = self._buffer.index(b"\n")
-        line = bytes(self._buffer[:end])
-        del self._buffer[:end + 1]
-        try:
-            return json.loads(line.decode())
-        except (ValueError, RecursionError, UnicodeDecodeError):
-            return "garbage"
 
     def _death(self, during: str, message: Any) -> tuple[str, str]:
         """(kind, message) for a child that did not answer properly."""
