@@ -62,6 +62,18 @@ def test_cross_entropy_backward_is_differentiable_in_both_its_inputs():
     assert gradcheck(input_gradient, [leaf(5, 4), leaf(5)])
 
 
+def test_cross_entropy_backward_uses_the_labels_of_its_own_call():
+    """A training loop may refill the target tensor for the next batch before backward runs;
+    the gradient must still be softmax - onehot of the labels the loss was computed with."""
+    target = mg.tensor(np.array([0, 3, 1]))
+    x = leaf(3, 4)
+    loss = F.cross_entropy(x, target, reduction="sum")
+    target[:] = 2  # the same tensor, refilled in place
+    loss.backward()
+    probs = np.exp(x.numpy()) / np.exp(x.numpy()).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(x.grad.numpy(), probs - np.eye(4)[[0, 3, 1]], rtol=1e-12)
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_bce_with_logits_both_inputs(reduction):
     target = mg.tensor(RNG.random((3, 2)), dtype=mg.float64, requires_grad=True)

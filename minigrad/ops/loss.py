@@ -42,7 +42,9 @@ class CrossEntropy(Function):
                 ignore_index: int) -> np.ndarray:
         kept = target != ignore_index
         all_kept = bool(kept.all())
-        classes = target if all_kept else np.where(kept, target, 0)
+        # A copy either way: backward must use the labels of this call, even if the caller
+        # reuses the target array for the next batch before calling backward.
+        classes = target.copy() if all_kept else np.where(kept, target, 0)
         shifted = logits - logits.max(axis=1, keepdims=True)
         log_norm = np.log(np.exp(shifted).sum(axis=1))
         losses = log_norm - shifted[np.arange(len(classes)), classes]
