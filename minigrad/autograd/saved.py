@@ -66,7 +66,6 @@ def keep_saved(ctx: Any, args: tuple, arrays: list, result: Tensor, raw_output: 
     ctx._to_save = ()
 
 
-
 def saved_entry(value: Any, args: tuple, arrays: list) -> tuple:
     """(kind, value, version counter, expected version, input index) for one saved value
     other than the output: an input (version-checked in backward), or a constant."""
