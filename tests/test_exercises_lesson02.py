@@ -74,7 +74,7 @@ def _relu_always_passes(op: str, inputs: list[float], grad_output: float) -> lis
                                    _relu_always_passes])
 def test_backward_rule_mistakes_are_caught(wrong: Callable) -> None:
     messages = failures("02.1", wrong)
-    assert messages and messages[0].startswith("expected ") and " at [" in messages[0]
+    assert messages and messages[0].startswith("expected ") and " in result[" in messages[0]
     # The hidden cases alone catch it too.
     assert failures("02.1", wrong, _case_sets("02.1")[1:])
 
@@ -256,7 +256,7 @@ def test_backpropagate_mistakes_are_caught(wrong: Callable) -> None:
 def test_forgetting_to_accumulate_fails_the_first_visible_case() -> None:
     x_times_x = [BY_ID["02.3"].visible()[0]]
     (message,) = failures("02.3", _backprop_with(assign=True), [x_times_x])
-    assert message == "expected 6.0 at ['grad']['x'], got 3.0"
+    assert message == "expected 6.0 in result['grad']['x'], got 3.0"
 
 
 # ---------------------------------------------------------------------------- 02.4
@@ -346,7 +346,7 @@ def test_neuron_accepts_the_value_engine_and_arrays() -> None:
                          ids=["2*out-not-2*(out-target)", "no-tanh-derivative", "w-x-swapped"])
 def test_neuron_mistakes_are_caught(wrong: Callable) -> None:
     messages = failures("02.5", wrong)
-    assert messages and "at ['grad_" in messages[0]
+    assert messages and "in result['grad_" in messages[0]
     assert failures("02.5", wrong, _case_sets("02.5")[1:])
 
 
@@ -452,7 +452,7 @@ def test_the_grader_catches_recursion_and_overwritten_gradients(tmp_path) -> Non
     assert "RecursionError" in failed[0].message
     backprop = results["02.3"]
     assert backprop.score < backprop.max_score
-    assert "expected 6.0 at ['grad']['x'], got 3.0" in backprop.feedback
+    assert "expected 6.0 in result['grad']['x'], got 3.0" in backprop.feedback
     assert all(results[key].status == "passed" for key in ("02.1", "02.4", "02.5"))
 
 
@@ -461,6 +461,6 @@ def test_check_reports_a_mistake_with_the_hint(capsys) -> None:  # type: ignore[
 
     result = check("02.4", _accumulate_with(assign=True))
     printed = capsys.readouterr().out
-    assert not result and "✗ case 1" in printed and "expected 7.0 at ['grad'], got 4.0" in printed
+    assert not result and "✗ case 1" in printed and "expected 7.0 in result['grad'], got 4.0" in printed
     assert BY_ID["02.4"].hint in printed
     assert check("02.4", reference.accumulated_gradient)

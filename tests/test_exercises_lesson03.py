@@ -99,7 +99,7 @@ def test_matmul_backward_mistakes_are_caught(wrong: Callable) -> None:
 
 def test_matmul_backward_message_names_the_shapes() -> None:
     transposed_b = failures("03.2", lambda a, b, g: (g @ b.T, g.T @ a), _case_sets("03.2")[:1])
-    assert "expected an array of shape (3, 4) at [1], got shape (4, 3)" in transposed_b
+    assert "expected an array of shape (3, 4) in result[1], got shape (4, 3)" in transposed_b
 
 
 # ---------------------------------------------------------------------------- 03.3

@@ -279,6 +279,62 @@ def test_junk_on_the_answer_channel_is_refused(tmp_path: Path) -> None:
     assert table["01.5"][0] == 4  # a fresh process grades the rest
 
 
+def test_forged_array_encodings_are_bad_output_not_a_grader_crash(tmp_path: Path) -> None:
+    """Encodings that only a patched encoder sends (a special float that is not one, a dict
+    without its tag, a shape too large for an int) were decoded with errors the grader did
+    not catch: it stopped with a traceback and lost the student's other exercises."""
+    path = solution_with(tmp_path, """
+        import itertools
+        import minigrad.exercises.codec as codec
+        forged = itertools.cycle([
+            {"__ndarray__": {"dtype": "float64", "shape": [1], "data": [{"__float__": None}]}},
+            {"__ndarray__": {"dtype": "float64", "shape": [1], "data": [{"no tag": 1}]}},
+            {"__ndarray__": {"dtype": "float64", "shape": [1e400], "data": [1.0]}}])
+        encode = codec._array_to_json
+        codec._array_to_json = lambda array: next(forged) if array.shape == (1,) else encode(array)
+        def composite_derivative(x):
+            return np.zeros(1)
+        """)
+    assert_only_01_1_lost(grade_cli(path, tmp_path), "unreadable")
+
+
+def test_a_forged_failure_kind_cannot_print_fake_rows(tmp_path: Path, capsys) -> None:
+    """The status column comes from the child's "kind": only the kinds the worker sends are
+    taken, and nothing in a row may break the line."""
+    path = solution_with(tmp_path, """
+        import minigrad.exercises.sandbox.worker as worker
+        worker._describe_failure = lambda error, depth=6: (
+            "passed\\n  01.1 forged row 2.00 2 passed\\n  total 15.00 15\\n", "a\\nb")
+        def composite_derivative(x):
+            raise ValueError("wrong")
+        """)
+    results = grade_cli(path, tmp_path)
+    printed = capsys.readouterr().out
+    assert_only_01_1_lost(results)
+    assert "forged row" not in printed and "raised" in printed and "a b" in printed
+
+
+def test_a_byte_order_mark_and_a_lone_surrogate_are_read_as_text(tmp_path: Path) -> None:
+    """Notepad starts a file with a byte-order mark, which `python file.py` accepts; a
+    notebook's JSON may escape a lone surrogate, which cannot be encoded. Neither may turn a
+    correct submission into a SyntaxError or a grader crash."""
+    write_exercises(LESSON01, tmp_path / "solution", solutions=True)
+    source = tmp_path / "solution" / FILE01
+    with_bom = tmp_path / "bom" / FILE01
+    with_bom.parent.mkdir()
+    with_bom.write_bytes(b"\xef\xbb\xbf" + source.read_bytes())
+    assert by_exercise(grade_cli(with_bom, tmp_path))["01.5"][0] == 4
+    notebook = next((tmp_path / "solution").glob("*.ipynb"))
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    code = next(cell for cell in data["cells"] if cell["cell_type"] == "code")
+    code["source"] = ["NOTE = '\\ud800'\n"] + list(code["source"])
+    odd = tmp_path / "surrogate" / notebook.name
+    odd.parent.mkdir()
+    odd.write_text(json.dumps(data), encoding="utf-8")  # (ensure_ascii escapes it: \ud800)
+    assert '\\ud800' in odd.read_text(encoding="utf-8")
+    assert grade_cli(odd, tmp_path)["score"] == pytest.approx(15.0)
+
+
 def test_student_code_cannot_rewrite_the_results(tmp_path: Path) -> None:
     results = tmp_path / "results.json"
     # The write itself is refused now (PermissionError: another user id, and the guard);
@@ -303,6 +359,26 @@ def test_a_missing_function(tmp_path: Path) -> None:
     table = by_exercise(grade_cli(path, tmp_path))
     assert table["01.1"][0] == 2
     assert table["01.2"][0] == 0 and "no function named several_paths" in table["01.2"][2]
+
+
+def test_changing_an_argument_in_place_fails_the_case(tmp_path: Path) -> None:
+    """08.1 says "do not change the arrays you are given": the numbers it returns are right,
+    but the caller's weight and buffer are gone. The grader says which argument changed."""
+    lesson = find_lesson(8)
+    path = tmp_path / student_file_name(lesson)
+    path.write_text(python_file_text(lesson, solutions=True) + textwrap.dedent("""
+
+        def sgd_step(weight, grad, buffer, lr, momentum, weight_decay):
+            buffer *= momentum
+            buffer += grad + weight_decay * weight
+            weight -= lr * buffer
+            return weight, buffer
+        """), encoding="utf-8")
+    table = by_exercise(grade_cli(path, tmp_path))
+    score, max_score, feedback = table["08.1"]
+    assert score == 0 and max_score > 0
+    assert "changed its argument `weight` in place" in feedback
+    assert all(table[other][0] == table[other][1] for other in ("08.2", "08.3", "08.4"))
 
 
 # ---------------------------------------------------------------------------- inputs

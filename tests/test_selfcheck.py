@@ -12,7 +12,7 @@ from minigrad.exercises.codec import FUNCTIONS, CodecError, decode, encode
 from minigrad.exercises.authoring.notebook import exercise_cells
 from minigrad.exercises.authoring.source import (all_exercises, exercises, lessons_with_exercises,
                                        reference_function)
-from minigrad.exercises.spec import compare_values
+from minigrad.exercises.spec import compare_values, describe
 from minigrad.lessons import find_lesson
 
 LESSONS = lessons_with_exercises()
@@ -63,7 +63,8 @@ def test_check_cannot_change_the_cases() -> None:
         eps_values[:] = 1.0  # a bad habit: changing an input in place
         return np.zeros_like(eps_values)
 
-    check("01.5", mutating)
+    result = check("01.5", mutating)
+    assert not result and "changed its argument `eps_values` in place" in result.messages[0]
     lesson, exercise = all_exercises()["01.5"]
     assert check("01.5", reference_function(lesson, exercise))
 
@@ -142,9 +143,9 @@ def test_close_comparator() -> None:
     assert compare(math.nan, math.nan) is None and compare(math.inf, math.inf) is None
     assert compare(math.inf, -math.inf) and compare(1.0, math.nan)
     assert compare((1.0, [2.0]), [1.0, (2.0,)]) is None  # list and tuple interchangeable
-    assert "at [1]" in compare([1.0, 2.0], [1.0, 3.0])
+    assert "in result[1]" in compare([1.0, 2.0], [1.0, 3.0])
     assert "expected 2 items" in compare([1.0, 2.0], [1.0])
-    assert "at ['b']" in compare({"a": 1.0, "b": 2.0}, {"a": 1.0, "b": 0.0})
+    assert "in result['b']" in compare({"a": 1.0, "b": 2.0}, {"a": 1.0, "b": 0.0})
     assert "expected a number" in compare(1.0, "1.0")
     assert "expected True" in compare(True, 1)
     array = np.array([[1.0, 2.0], [3.0, np.nan]])
@@ -153,6 +154,22 @@ def test_close_comparator() -> None:
     assert "shape (2, 2)" in compare(array, np.ones(4))
     message = compare(array, np.array([[1.0, 2.0], [3.5, np.nan]]))
     assert "1 of 4 entries differ" in message and "(1, 0)" in message
+
+
+def test_describe_writes_small_arrays_out_so_a_case_can_be_redone_by_hand() -> None:
+    four_by_four = np.arange(16.0).reshape(4, 4)
+    text = describe(four_by_four, 60)  # longer than the limit, but shown whole
+    assert text.startswith("array([[ 0., 1., 2., 3.]") and text.endswith("[12., 13., 14., 15.]])")
+    assert describe(np.arange(17.0)) == "array of shape (17,), dtype float64"
+    assert describe(np.ones(2, dtype=np.float32)) == "array([1., 1.], dtype=float32)"
+    assert describe("x" * 100, 10) == "'xxxxxxxx…"
+
+
+def test_integers_are_reported_as_integers_and_exact_wants_one() -> None:
+    assert close()(14, 15.5) == "expected 14, got 15.5"
+    assert exact()(14, 15) == "expected 14, got 15"
+    assert exact()(14, 14.0) == "expected the integer 14, got 14.0"  # typed -> int
+    assert exact()(14, np.int64(14)) is None
 
 
 def test_exact_comparator_and_argument_aware_comparators() -> None:

@@ -149,6 +149,22 @@ def encode(value: Any) -> str:
     return json.dumps(to_json(value), allow_nan=False, separators=(",", ":"))
 
 
+def changed_argument(sent: Any, args: tuple) -> int | None:
+    """The position of the first of ``args`` that no longer encodes to what was ``sent``
+    (``to_json`` of the whole tuple): the function called with them changed it in place.
+    None when every argument is as it was sent."""
+    before = sent.get("__tuple__") if isinstance(sent, dict) else None
+    if not isinstance(before, list) or len(before) != len(args):
+        return None
+    for position, (encoded, value) in enumerate(zip(before, args)):
+        try:
+            if to_json(value) != encoded:
+                return position
+        except CodecError:  # now holds something that cannot even be sent
+            return position
+    return None
+
+
 # ---------------------------------------------------------------------------- decode
 def from_json(data: Any, depth: int = 0) -> Any:
     """The Python value that :func:`to_json` turned into ``data``."""
@@ -181,18 +197,24 @@ def _array_from_json(body: dict) -> np.ndarray:
         dtype = np.dtype(body["dtype"])
         shape = tuple(int(n) for n in body["shape"])
         flat = body["data"]
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, OverflowError) as error:
         raise CodecError(f"bad encoded array: {error}") from None
     if dtype.kind not in "biuf" or not isinstance(flat, list):
         raise CodecError(f"bad encoded array of dtype {dtype}")
-    if dtype.kind == "f":
-        flat = [float(item["__float__"]) if isinstance(item, dict) else item for item in flat]
     if math.prod(shape) != len(flat):
         raise CodecError(f"encoded array of shape {shape} has {len(flat)} entries")
     try:
+        if dtype.kind == "f":
+            flat = [_special_float(item) if isinstance(item, dict) else item for item in flat]
         return np.array(flat, dtype=dtype).reshape(shape)
     except (TypeError, ValueError, OverflowError) as error:
         raise CodecError(f"bad encoded array: {error}") from None
+
+
+def _special_float(item: dict) -> float:
+    if item.get("__float__") not in ("nan", "inf", "-inf") or len(item) != 1:
+        raise CodecError(f"bad special float in an array: {str(item)[:80]}")
+    return float(item["__float__"])
 
 
 def decode(text: str) -> Any:

@@ -12,9 +12,9 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from minigrad.exercises.codec import CodecError, from_json, to_json
+from minigrad.exercises.codec import CodecError, changed_argument, from_json, to_json
 from minigrad.exercises.authoring.source import all_exercises, reference_function
-from minigrad.exercises.spec import describe, compare_values
+from minigrad.exercises.spec import compare_values, describe, mutation_message
 
 
 @dataclass
@@ -59,8 +59,9 @@ def check(exercise_id: str, function: Callable[..., Any]) -> CheckResult:
     for number, args in enumerate(cases, start=1):
         call = f"{exercise.function}({', '.join(describe(arg, 60) for arg in args)})"
         expected = from_json(to_json(reference(*copy.deepcopy(args))))
+        given = copy.deepcopy(args)
         try:
-            answer = function(*copy.deepcopy(args))
+            answer = function(*given)
         except NotImplementedError:
             print("  not attempted yet: replace `raise NotImplementedError` with your code.")
             result.attempted = False
@@ -72,6 +73,10 @@ def check(exercise_id: str, function: Callable[..., Any]) -> CheckResult:
             got = from_json(to_json(answer))  # exactly what the grader would receive
         except CodecError as error:
             _fail(result, number, call, f"returned something that cannot be graded: {error}")
+            continue
+        changed = changed_argument(to_json(args), given)
+        if changed is not None:
+            _fail(result, number, call, mutation_message(function, changed))
             continue
         message = compare_values(exercise.compare, expected, got, copy.deepcopy(args))
         if message:

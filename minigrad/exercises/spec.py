@@ -96,21 +96,37 @@ def exact() -> Comparator:
     return compare
 
 
+SHOWN_IN_FULL = 16  # arrays with at most this many entries are written out in messages
+
+
 def describe(value: Any, limit: int = 80) -> str:
-    """A short, one-line description of a value for messages (arrays with shape and dtype)."""
-    if isinstance(value, np.ndarray) and value.size <= 8:
+    """A one-line description of a value for messages. Small arrays (up to SHOWN_IN_FULL
+    entries) are written out in full, so that a student can redo a case by hand; larger ones
+    are given by shape and dtype; anything else is cut to ``limit`` characters."""
+    if isinstance(value, np.ndarray) and value.size <= SHOWN_IN_FULL:
         dtype = "" if value.dtype == np.float64 else f", dtype={value.dtype}"
         text = f"array({np.array2string(value, precision=6, separator=', ')}{dtype})"
-    elif isinstance(value, np.ndarray):
-        text = f"array of shape {value.shape}, dtype {value.dtype}"
-    else:
-        text = repr(value)
-    text = " ".join(text.split())
+        return " ".join(text.split())
+    if isinstance(value, np.ndarray):
+        return f"array of shape {value.shape}, dtype {value.dtype}"
+    text = " ".join(repr(value).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def mutation_message(function: Callable[..., Any], position: int) -> str:
+    """What to tell a student whose function changed its argument at ``position``."""
+    try:
+        names = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        names = []
+    name = f"`{names[position]}`" if position < len(names) else f"number {position + 1}"
+    return (f"changed its argument {name} in place; leave the values you are given as they "
+            "are and return new ones")
+
+
 def _where(path: str) -> str:
-    return f" at {path}" if path else ""
+    """Where in the returned value: ``result[2]`` is the third of the values returned."""
+    return f" in result{path}" if path else ""
 
 
 def _is_number(value: Any) -> bool:
@@ -129,7 +145,13 @@ def _compare(expected: Any, got: Any, path: str, rtol: float, atol: float,
     if _is_number(expected):
         if not _is_number(got):
             return f"expected a number{_where(path)}, got {type(got).__name__}: {describe(got)}"
-        return _compare_numbers(float(expected), float(got), path, rtol, atol, exact)
+        if exact and isinstance(expected, (int, np.integer)) and not isinstance(
+                got, (int, np.integer)):
+            return f"expected the integer {int(expected)}{_where(path)}, got {got!r}"
+        message = _compare_numbers(float(expected), float(got), path, rtol, atol, exact)
+        if message and isinstance(expected, (int, np.integer)):  # say 14, not 14.0
+            message = f"expected {int(expected)}{_where(path)}, got {got!r}"
+        return message
     if isinstance(expected, (list, tuple)):
         if not isinstance(got, (list, tuple)):
             kind = type(expected).__name__

@@ -189,11 +189,12 @@ def run_grade(args: argparse.Namespace) -> int:
             print(f"minigrad grade: warning: the students' files are for different lessons "
                   f"({', '.join(f'{number:02d}' for number in lessons)}); add --lesson N to "
                   f"grade everyone on the same exercises", file=sys.stderr)
-        names = {student: printable(student)[:60] for student in results}
+        names = {student: " ".join(printable(student).split())[:60] for student in results}
         width = max([len(name) for name in names.values()] + [7])
         print(f"{'student':<{width}}  {'total':>7}  {'max':>5}   (seed {seed})")
         for student, result in results.items():
-            note = f"   {result.notes[0]}" if result.notes and not result.exercises else ""
+            note = (f"   {' '.join(result.notes[0].split())}"
+                    if result.notes and not result.exercises else "")
             print(printable(f"{names[student]:<{width}}  {result.score:>7.2f}  "
                             f"{result.max_score:>5g}{note}"[:200]))
         print(f"Scores: {csv_path}\nResults per student: {out}")

@@ -75,10 +75,15 @@ def _clean_cell(text: str) -> str:
 
 
 def read_code(path: Path) -> str:
+    """The code to grade, as clean text: a byte-order mark (Windows editors write one) is
+    dropped, and what is not valid UTF-8, or a lone surrogate escaped in a notebook's JSON,
+    becomes a replacement character."""
     path = Path(path)
     if path.suffix == ".ipynb":
-        return notebook_code(path)
-    return path.read_text(encoding="utf-8", errors="replace")
+        code = notebook_code(path)
+    else:
+        code = path.read_text(encoding="utf-8-sig", errors="replace")
+    return code.encode("utf-8", "replace").decode("utf-8")
 
 
 # ---------------------------------------------------------------------------- lessons

@@ -82,7 +82,10 @@ EXERCISES = [
         hint="δ_o = (o − t)·o(1 − o); dE/dw5 = δ_o1·h1. A hidden unit's δ adds both outputs: "
              "δ_h1 = (δ_o1·w5 + δ_o2·w7)·h1(1 − h1); dE/dw1 = δ_h1·i1.",
         visible=lambda: [(*CLASSIC, 0.5),
-                         (np.array([1.0, -1.0]), np.array([0.0, 1.0]), np.zeros(8),
+                         # both outputs feed back into each hidden unit: drop a path and
+                         # this case fails (with all-zero weights it would not)
+                         (np.array([1.0, -1.0]), np.array([0.0, 1.0]),
+                          np.array([0.1, -0.2, 0.3, -0.4, 0.5, -0.6, 0.7, -0.8]),
                           np.zeros(2), 1.0)],
         hidden=lambda rng: [_network_case(rng) for _ in range(4)],
         compare=close(rtol=1e-7, atol=1e-12),

@@ -18,8 +18,9 @@ def max_pool_forward(x: np.ndarray, kernel_size: int,
                      stride: int) -> tuple[np.ndarray, np.ndarray]:
     """Exercise 07.1 — max pooling's forward pass, and where each maximum is.
 
-    ``x`` (H, W); windows as in the module docstring. Return ``(values, indices)``, both of
-    shape ((H − k) // s + 1, (W − k) // s + 1): values[i, j] is the window's maximum and
+    ``x`` (H, W); window (i, j) is x[s·i : s·i + k, s·j : s·j + k] (k = kernel_size,
+    s = stride). Return ``(values, indices)``, both of shape ((H − k) // s + 1,
+    (W − k) // s + 1): values[i, j] is the window's maximum and
     indices[i, j] = r·W + c its position (r, c) in x, flattened row by row — what PyTorch
     returns with ``return_indices=True``, and all that backward needs. If a window holds
     its maximum more than once, take the **first** in row-by-row order (PyTorch's rule).

@@ -10,9 +10,12 @@ from minigrad.exercises.spec import Exercise, close
 def _pool_case(rng: np.random.Generator, ties: bool, overlap: bool = False) -> tuple:
     kernel = int(rng.integers(2, 4))
     stride = int(rng.integers(1, kernel)) if overlap else kernel
-    height, width = (int(v) for v in rng.integers(kernel, 9, size=2))
+    smallest = kernel + stride if overlap else kernel  # overlap: at least 2×2 windows
+    height, width = (int(v) for v in rng.integers(smallest, 9, size=2))
     x = (rng.integers(-2, 3, size=(height, width)).astype(float) if ties
          else rng.normal(size=(height, width)))
+    if overlap:  # a pixel that wins the four windows it lies in: gradients must add up
+        x[stride, stride] = x.max() + 1.0
     rows, columns = (height - kernel) // stride + 1, (width - kernel) // stride + 1
     return (x, rng.normal(size=(rows, columns)), kernel, stride)
 

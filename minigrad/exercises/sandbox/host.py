@@ -31,7 +31,7 @@ from typing import Any, Iterable, Optional
 from minigrad.exercises.codec import to_json
 from minigrad.exercises.sandbox import runtime, zygote
 from minigrad.exercises.sandbox.channel import MAX_ANSWER_BYTES, Channel
-from minigrad.exercises.sandbox.worker import BOOTSTRAP
+from minigrad.exercises.sandbox.worker import BOOTSTRAP, KINDS
 
 DEFAULT_MEMORY_MB = 2048
 OUTPUT_LIMIT_BYTES = 4_000_000
@@ -110,7 +110,7 @@ class Sandbox:
     def _start(self) -> None:
         # Everything is created afresh on each start, with names the child cannot foresee.
         self._starts += 1
-        if len(self.submission_text.encode("utf-8", "surrogateescape")) > MAX_CODE_BYTES:
+        if len(self.submission_text.encode("utf-8", "replace")) > MAX_CODE_BYTES:
             raise ImportFailed("import", f"the code is longer than {MAX_CODE_BYTES // 10**6} MB")
         self.directory.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix="work-", dir=self.directory))
@@ -147,7 +147,7 @@ class Sandbox:
                                           f"is --memory ({self.memory_mb} MB) too small?")
         # Sending the code and importing it share the time limit.
         deadline = time.monotonic() + self.timeout
-        code = json.dumps({"code": self.submission_text}).encode("utf-8", "surrogateescape")
+        code = json.dumps({"code": self.submission_text}).encode("ascii")  # (ensure_ascii)
         if not self._channel.send(code + b"\n", deadline):
             raise ImportFailed(*self._death("while receiving the submission", "timeout"))
         message = self._channel.read_message(deadline)
@@ -155,8 +155,7 @@ class Sandbox:
             raise ImportFailed(*self._death("while importing the submission", message))
         if message["import"] is not True:
             self._stop()
-            raise ImportFailed(str(message.get("kind", "exception")),
-                               str(message.get("message", ""))[:2000])
+            raise ImportFailed(_kind(message), str(message.get("message", ""))[:2000])
 
     def _spawn(self, config: dict[str, Any], work: Path,
                fds: list[int]) -> "subprocess.Popen | zygote.Forked":
@@ -254,7 +253,7 @@ class Sandbox:
             if message.get("ok") is True:
                 outcomes.append(Outcome(True, value=message.get("value")))
             else:
-                outcomes.append(Outcome(False, kind=str(message.get("kind", "exception")),
+                outcomes.append(Outcome(False, kind=_kind(message),
                                         message=str(message.get("message", ""))[:2000]))
         done = self._channel.read_message(deadline)
         if done != {"done": True}:
@@ -300,3 +299,11 @@ class Sandbox:
             return ""
         text = data.decode(errors="replace").strip()
         return f"; last output: …{text}" if text else ""
+
+
+def _kind(message: dict) -> str:
+    """The failure kind the child reported, if it is one the worker can send (the child is
+    not trusted: any other text, which could forge a status line, reads as "exception")."""
+    kind = message.get("kind")
+    return kind if isinstance(kind, str) and kind in KINDS else "exception"
+

@@ -28,6 +28,9 @@ import types
 from typing import Any
 
 SUBMISSION = "submission.py"
+#: Every ``kind`` of failure this side reports; the grader takes any other as "exception".
+KINDS = frozenset({"not_implemented", "exit", "memory", "flood", "exception", "syntax",
+                   "missing", "mutated", "garbage"})
 
 BOOTSTRAP = (
     "import sys, importlib.util as u\n"
@@ -87,7 +90,8 @@ def main(config: dict[str, Any]) -> None:
 
     # check() needs the reference solutions, which the child cannot read: here it does nothing.
     import minigrad.exercises as exercises_package
-    from minigrad.exercises.codec import CodecError, from_json, to_json
+    from minigrad.exercises.codec import CodecError, changed_argument, from_json, to_json
+    from minigrad.exercises.spec import mutation_message
 
     exercises_package.check = _check_skipped
     dumps, loads = json.dumps, json.loads
@@ -137,6 +141,11 @@ def main(config: dict[str, Any]) -> None:
                 args = from_json(encoded)
                 result = function(*args)
                 value = to_json(result)
+                changed = changed_argument(encoded, args)
+                if changed is not None:
+                    send({"case": index, "ok": False, "kind": "mutated",
+                          "message": mutation_message(function, changed)})
+                    continue
                 send({"case": index, "ok": True, "value": value})
             except CodecError as error:
                 send({"case": index, "ok": False, "kind": "garbage",
