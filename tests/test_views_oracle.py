@@ -193,6 +193,17 @@ y[:, :2] = w; (y * L.arange(6.0).reshape(2, 3)).sum().backward(); r = x.grad, w.
 w = L.tensor([1.0, 2.0], requires_grad=True); y = L.zeros(4); y[[1, 3]] = w * 3; y.sum().backward(); r = w.grad, y.grad_fn
 ---
 w = L.tensor(3.0, requires_grad=True); y = L.zeros(2, 2); y[y == 0] = w; (y * y).sum().backward(); r = w.grad
+---
+x = L.zeros(2, 2, 2); x[0, :, [0, 1]] = L.tensor([[1.0, 2.0], [3.0, 4.0]]); r = x
+---
+x = L.zeros(3, 4, 5); x[1, ..., [0, 2]] = L.arange(8.0).reshape(4, 2); x[0, None, [0, 2]] = 7; r = x
+---
+x = L.zeros(2, 3, 4); x[0, :, L.tensor([True, False, True, False])] = L.arange(6.0).reshape(3, 2); r = x
+---
+x = L.zeros(2, 3, 4); x[[1, 0], 2, [0, 3]] = L.tensor([5.0, 6.0]); x[1, [0, 2], 1:3] = -1; r = x
+---
+w = L.arange(6.0).reshape(3, 2).requires_grad_(); x = L.ones(2, 3, 4, requires_grad=True); y = x * 2
+y[1, :, [0, 3]] = w * w; (y * L.arange(24.0).reshape(2, 3, 4)).sum().backward(); r = y, x.grad, w.grad
 """)
 
 

@@ -230,6 +230,7 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
     if isinstance(value, np.ndarray):
         value = Tensor(value)
     if _is_advanced(key):
+        key = _slots(tensor, key)
         if _records(tensor, value):
             _commit(tensor, IndexPut.apply(_old_value(tensor), value, key=key), "setitem")
             return
@@ -256,6 +257,17 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
         return
     copy_into(region._data, value._data if isinstance(value, Tensor) else value)
     tensor._version_counter[0] += 1
+
+
+def _slots(tensor: Tensor, key: Any) -> tuple[np.ndarray, ...]:
+    """The positions x[key] reads, laid out as PyTorch lays out x[key], as one integer array
+    per dim of x. numpy alone would place the indexed dims differently when an int and an
+    index array are separated by a slice (x[0, :, [0, 1]]); reading the positions with
+    minigrad's own x[key] on an array of flat indices gives PyTorch's layout for any key."""
+    positions = Tensor._make(np.arange(tensor._data.size).reshape(tensor.shape), False, None)
+    with no_grad():
+        flat = getitem(positions, key)._data
+    return np.unravel_index(flat, tensor.shape)
 
 
 def _is_whole(key: Any) -> bool:
