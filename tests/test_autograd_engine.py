@@ -335,6 +335,14 @@ def test_detach_shares_data_and_leaves_graph():
     assert y._version == 1                        # same version counter
 
 
+def test_detach_in_place_makes_the_tensor_itself_a_leaf():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    assert y.detach_() is y and y.is_leaf and not y.requires_grad and y.grad_fn is None
+    with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+        (x * 2)[0].detach_()
+
+
 def test_item_leaves_the_graph():
     x = mg.tensor(3.0, requires_grad=True)
     value = (x * 2).item()

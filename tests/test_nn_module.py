@@ -59,6 +59,32 @@ def test_reassigning_and_deleting_attributes_updates_registries():
     assert net.scale == 3.0
 
 
+def test_a_plain_tensor_cannot_replace_a_parameter():
+    """It would drop out of parameters() and state_dict() and silently stop training."""
+    layer = nn.Linear(2, 2)
+    with pytest.raises(TypeError, match=r"^cannot assign 'minigrad.FloatTensor' as parameter "
+                                        r"'weight' \(nn.Parameter or None expected\)$"):
+        layer.weight = mg.ones(2, 2)
+    with pytest.raises(TypeError, match="cannot assign 'int' as parameter 'bias'"):
+        layer.bias = 0
+    assert [name for name, _ in layer.named_parameters()] == ["weight", "bias"]
+    layer.weight = nn.Parameter(mg.ones(2, 2))  # a Parameter, or None, is what it takes
+    layer.bias = None
+    assert [name for name, _ in layer.named_parameters()] == ["weight"]
+
+
+def test_zero_grad_cuts_a_gradient_from_its_graph_in_place():
+    """After backward(create_graph=True) the .grad is part of a graph; zeroing it in place
+    (set_to_none=False) first detaches it, as PyTorch does, and keeps the same tensor."""
+    net = nn.Linear(2, 1)
+    (net(mg.ones(1, 2)) ** 2).sum().backward(create_graph=True)
+    grad = net.weight.grad
+    assert grad.requires_grad
+    net.zero_grad(set_to_none=False)
+    assert net.weight.grad is grad and not grad.requires_grad and grad.grad_fn is None
+    assert grad.numpy().tolist() == [[0.0, 0.0]]
+
+
 def test_setattr_before_init_is_a_clear_error():
     class Forgot(nn.Module):
         def __init__(self):

@@ -149,6 +149,15 @@ def test_zero_grad_set_to_none_and_zeros():
     assert p.grad is None
 
 
+def test_zero_grad_to_zeros_detaches_a_gradient_with_a_graph():
+    p = mg.tensor([1.0, 2.0], requires_grad=True)
+    (p ** 3).sum().backward(create_graph=True)
+    grad = p.grad
+    optim.SGD([p], lr=0.1).zero_grad(set_to_none=False)
+    assert p.grad is grad and not grad.requires_grad and grad.grad_fn is None
+    assert grad.numpy().tolist() == [0.0, 0.0]
+
+
 def test_step_skips_parameters_without_grad_and_bumps_version():
     a, b = mg.ones(2, requires_grad=True), mg.ones(2, requires_grad=True)
     opt = optim.Adam([a, b], lr=0.1)

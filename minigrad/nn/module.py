@@ -28,6 +28,7 @@ from minigrad.autograd import no_grad
 from minigrad.autograd.grad_mode import GradMode
 from minigrad.autograd.groups import group
 from minigrad.nn.parameter import Parameter
+from minigrad.optim.optimizer import zero_grads
 from minigrad.tensor import Tensor, dtypes
 
 
@@ -79,6 +80,12 @@ class Module:
         if name in self._buffers and (value is None or isinstance(value, Tensor)):
             self._buffers[name] = value  # assigning to a buffer updates it, as in PyTorch
             return
+        if name in self._parameters and not (value is None or isinstance(value, Parameter)):
+            # A plain tensor here would silently stop being trained; PyTorch refuses it too.
+            what = dtypes.type_name(value.dtype) if isinstance(value, Tensor) else \
+                type(value).__name__
+            raise TypeError(f"cannot assign '{what}' as parameter '{name}' (nn.Parameter or "
+                            "None expected)")
         for registry in ("_parameters", "_buffers", "_modules"):
             self.__dict__[registry].pop(name, None)
         if isinstance(value, Parameter):
@@ -198,14 +205,7 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients of every parameter (None, or zeros if set_to_none=False)."""
-        for param in self.parameters():
-            if param.grad is None:
-                continue
-            if set_to_none:
-                param.grad = None
-            else:
-                with no_grad():
-                    param.grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def requires_grad_(self, requires_grad: bool = True) -> Module:
         """Freeze (False) or unfreeze (True) every parameter; returns self."""

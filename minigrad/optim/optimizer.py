@@ -13,6 +13,8 @@ from __future__ import annotations
 import copy
 from typing import Any, Iterable
 
+import numpy as np
+
 from minigrad.autograd import no_grad
 from minigrad.tensor import Tensor
 
@@ -60,15 +62,8 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget every parameter's gradient: None (default), or zeros if set_to_none=False."""
-        for group in self.param_groups:
-            for param in group["params"]:
-                if param.grad is None:
-                    continue
-                if set_to_none:
-                    param.grad = None
-                else:
-                    with no_grad():
-                        param.grad.zero_()
+        zero_grads((param for group in self.param_groups for param in group["params"]),
+                   set_to_none)
 
     def step(self) -> None:
         raise NotImplementedError
@@ -123,3 +118,24 @@ def check_hyperparameters(lr: float, weight_decay: float) -> None:
         raise ValueError(f"Invalid learning rate: {lr}")
     if not 0.0 <= weight_decay:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
+    """``zero_grad`` of optimizers and modules: each ``.grad`` becomes None, or, with
+    ``set_to_none=False``, zeros in place. A gradient that is part of a graph (from a
+    ``create_graph=True`` backward) is cut from it first, as PyTorch does."""
+    for param in params:
+        grad = param.grad
+        if grad is None:
+            continue
+        if set_to_none:
+            param.grad = None
+            continue
+        if grad.grad_fn is not None or grad.requires_grad:
+            if grad._base is not None:  # a view of a graph's tensor: never write into that
+                param.grad = Tensor._make(np.zeros_like(grad._data), False, None)
+                continue
+            grad.detach_()
+        with no_grad():
+            grad.zero_()
+

@@ -233,6 +233,13 @@ class Tensor(TensorOperators, TensorViews):
         detached._version_counter = self._version_counter
         return detached
 
+    def detach_(self) -> Tensor:
+        """Cut this tensor itself from the graph: it becomes a leaf that needs no grad."""
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn, self._requires_grad = None, False
+        return self
+
     def numpy(self) -> np.ndarray:
         """A copy of the values as a numpy array (no graph attached)."""
         return self._data.copy()
