@@ -184,12 +184,23 @@ def test_large_tensors_are_summarised():
     assert fields(labels["t0"])[0] == "(10, 10)"
 
 
-def test_forward_graph_needs_the_tensors_recorded():
+def test_forward_graph_of_an_unrecorded_computation_shows_shapes():
+    """Not under record(): the nodes keep only their inputs' shapes and dtypes. The forward
+    graph (the default kind, as API.md promises for any Tensor root) is still drawn: the
+    leaves and the root with their values, what lies between with its shape only."""
     x = mg.ones(2, requires_grad=True)
-    out = (x * 2 + 1).sum()  # not under record(): the nodes keep only shapes
-    with pytest.raises(ValueError, match=r"with minigrad\.viz\.record\(\):"):
-        draw_graph(out, kind="forward")
-    assert "SumBackward0" in draw_graph(out, kind="backward").source  # needs no tensors
+    c = mg.full((3, 2), 2.0)  # needs no gradient
+    out = ((c * x).sum(dim=0) * 2 + 1).sum()
+    labels, edges, _ = parse_dot(draw_graph(out, names={"x": x}).source)
+    unkept = [label for label in labels.values() if "data not kept" in label]
+    # c (an input with no node of its own), c * x, the sum over dim 0, * 2 and + 1:
+    assert sorted(label.split(" |")[0] for label in unkept) == ["(2,)"] * 3 + ["(3, 2)"] * 2
+    assert any(label.startswith("x (2,) | data [1, 1]") for label in labels.values())
+    assert any(label.startswith("() | data 26") for label in labels.values())  # 2 entries of 3·2·2 + 1
+    with mg.viz.record():
+        kept = ((c * x).sum(dim=0) * 2 + 1).sum()
+    assert "data not kept" not in draw_graph(kept).source
+    assert "SumBackward0" in draw_graph(out, kind="backward").source
 
 
 def test_drawing_reads_no_grad_of_a_non_leaf_with_a_warning():

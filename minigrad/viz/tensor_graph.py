@@ -8,9 +8,11 @@ is the green box where the walk starts. ``show_saved=True`` adds, in orange, the
 node keeps for backward (``node.saved_arrays()``): what the graph costs in memory.
 
 Forward graph: one box per tensor (name and shape | data | grad), one small circle per op,
-found through ``tensor.grad_fn.inputs``, which holds the tensors only for computations run
-under ``minigrad.viz.record()``; Python numbers that entered an op are shown as plain
-text, tensors that do not require grad with a dashed border.
+found through ``tensor.grad_fn.inputs``; Python numbers that entered an op are shown as
+plain text, tensors that do not require grad with a dashed border. The inputs themselves
+are kept only for computations run under ``minigrad.viz.record()``; otherwise a node keeps
+just their shapes and dtypes, and the graph shows those, with the values of leaves and of
+the root but "data not kept" for everything in between.
 """
 
 from __future__ import annotations
@@ -67,6 +69,16 @@ def tensor_graph(root: Tensor, kind: str = "backward", *, show_data: bool = True
     return _backward(root, describe, rankdir, title, show_saved, show_order, collapse)
 
 
+class _Unkept:
+    """A tensor the graph did not keep (computed outside ``minigrad.viz.record()``): its shape
+    and dtype, as the node that used it remembers them, and the node that made it (None for
+    an input that needs no gradient)."""
+
+    def __init__(self, info: InputInfo, grad_fn: Any) -> None:
+        self.shape, self.dtype, self.grad_fn = tuple(info.shape), info.dtype, grad_fn
+        self.requires_grad = grad_fn is not None
+
+
 class _TensorLabeller:
     """The record of a tensor: ``name (shape) | data … | grad …``, one field per row
     (array summaries are long; stacked, the boxes stay narrow)."""
@@ -81,6 +93,8 @@ class _TensorLabeller:
         name = self.names_by_id.get(id(tensor))
         shape = format_shape(tuple(tensor.shape))
         fields = [f"{name} {shape}" if name else shape]
+        if isinstance(tensor, _Unkept):
+            return Record(tuple(fields + ["data not kept"] * self.show_data), horizontal=False)
         if self.show_data:
             fields.append("data " + summarize_array(tensor.numpy(), self.digits))
         if self.show_grad:
@@ -101,17 +115,19 @@ def _tensor_role(tensor: Tensor, root: Tensor, style: Style) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------- forward
-def tensor_order(root: Tensor) -> list[Tensor]:
-    """Every tensor ``root`` was computed from (via ``grad_fn.inputs``), parents first."""
+def tensor_order(root: Tensor, arguments: _Arguments | None = None) -> list[Tensor]:
+    """Every tensor ``root`` was computed from (via ``grad_fn.inputs``), parents first; a
+    tensor the graph did not keep stands in as an :class:`_Unkept`."""
+    arguments = arguments or _Arguments()
     order: list[Tensor] = []
     visited = {id(root)}
-    stack = [(root, iter(_tensor_inputs(root)))]
+    stack = [(root, iter(arguments.tensors(root)))]
     while stack:
         tensor, inputs = stack[-1]
         for parent in inputs:
             if id(parent) not in visited:
                 visited.add(id(parent))
-                stack.append((parent, iter(_tensor_inputs(parent))))
+                stack.append((parent, iter(arguments.tensors(parent))))
                 break
         else:
             stack.pop()
@@ -119,24 +135,45 @@ def tensor_order(root: Tensor) -> list[Tensor]:
     return order
 
 
-def _tensor_inputs(tensor: Tensor) -> list[Tensor]:
-    node = tensor.grad_fn
-    if node is None:
-        return []
-    inputs = getattr(node, "inputs", ())
-    if any(isinstance(arg, InputInfo) for arg in inputs):
-        raise ValueError(
-            f"this graph was recorded without its tensors ({node.name()} kept only the shapes "
-            "of its inputs, as backward needs no more), so its forward graph cannot be drawn. "
-            "Run the computation inside `with minigrad.viz.record():` to keep them, or draw "
-            "kind=\"backward\".")
-    return [arg for arg in inputs if isinstance(arg, Tensor)]
+class _Arguments:
+    """The arguments of the op that made a tensor: the tensors themselves when the graph kept
+    them; otherwise the leaf (through its ``AccumulateGrad`` node), one :class:`_Unkept` per
+    node for a result in between, or a new one for an input that needs no gradient."""
+
+    def __init__(self) -> None:
+        self._made_by: dict[int, _Unkept] = {}
+        self._of: dict[int, list[Any]] = {}
+
+    def of(self, tensor: Any) -> list[Any]:
+        node = tensor.grad_fn
+        if node is None:
+            return []
+        if id(node) not in self._of:
+            nexts = getattr(node, "_next", ())
+            self._of[id(node)] = [self._argument(value, nexts[index] if index < len(nexts) else None)
+                                  for index, value in enumerate(getattr(node, "inputs", ()))]
+        return self._of[id(node)]
+
+    def tensors(self, tensor: Any) -> list[Any]:
+        return [value for value in self.of(tensor) if isinstance(value, (Tensor, _Unkept))]
+
+    def _argument(self, value: Any, producer: Any) -> Any:
+        if not isinstance(value, InputInfo):
+            return value  # a kept tensor, or a Python number
+        if producer is None:
+            return _Unkept(value, None)
+        if isinstance(getattr(producer, "variable", None), Tensor):
+            return producer.variable  # a leaf: its AccumulateGrad node holds it
+        if id(producer) not in self._made_by:
+            self._made_by[id(producer)] = _Unkept(value, producer)
+        return self._made_by[id(producer)]
 
 
 def _forward(root: Tensor, describe: _TensorLabeller, rankdir: str,
              title: str | None) -> DotGraph:
     dot = base_graph(rankdir, title=title, style=describe.style)
-    order = tensor_order(root)
+    arguments = _Arguments()
+    order = tensor_order(root, arguments)
     index = {id(tensor): position for position, tensor in enumerate(order)}
     for position, tensor in enumerate(order):
         node_id = f"t{position}"
@@ -148,8 +185,8 @@ def _forward(root: Tensor, describe: _TensorLabeller, rankdir: str,
         symbol = op_symbol(node.name())
         dot.node(op_id, symbol, ordering="in", tooltip=node.name(),
                  **op_style(symbol, describe.style))
-        for argument, value in enumerate(getattr(node, "inputs", ())):
-            if isinstance(value, Tensor):
+        for argument, value in enumerate(arguments.of(tensor)):
+            if isinstance(value, (Tensor, _Unkept)):
                 dot.edge(f"t{index[id(value)]}", op_id)
             else:
                 constant_id = f"{op_id}_c{argument}"
