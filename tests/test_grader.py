@@ -454,6 +454,34 @@ def test_class_folder_csv_and_results(tmp_path: Path, capsys) -> None:
         assert json.loads((out / f"{student}.json").read_text())["score"] == totals[student]
 
 
+def test_class_detection_and_names_a_student_cannot_steer(tmp_path: Path) -> None:
+    """A top-level file whose name merely contains a lesson slug (``mlpeters.py``) no longer
+    turns a class into one submission; a folder named like another student's hashed results
+    file (``O_Brien-<16 hex>``) no longer overwrites that student's results."""
+    from minigrad.exercises.grading.classroom import results_name
+
+    klass = tmp_path / "class"
+    write_exercises(LESSON01, klass / "O'Brien", solutions=True)
+    twin = results_name("O'Brien").removesuffix(".json")
+    write_exercises(LESSON01, klass / twin)
+    (klass / "mlpeters.py").write_text("print('my own notes')\n")
+    out = tmp_path / "out"
+    assert cli_main(["grade", str(klass), "--out", str(out), "--lesson", "01"]) == 0
+    assert json.loads((out / results_name("O'Brien")).read_text())["score"] == 15
+    assert json.loads((out / results_name(twin)).read_text())["score"] == 0
+    assert results_name(twin) != results_name("O'Brien")
+
+
+def test_one_grades_a_folder_of_folders_as_one_submission(tmp_path: Path) -> None:
+    """Gradescope: an upload with old/ and new/ is one student's, and results.json must be in
+    Gradescope's format, not one entry per "student"."""
+    upload = tmp_path / "submission"
+    write_exercises(LESSON01, upload / "old")
+    write_exercises(LESSON01, upload / "new", solutions=True)
+    results = grade_cli(upload, tmp_path, "--one", "--lesson", "01")
+    assert results["score"] == pytest.approx(15.0) and "tests" in results
+
+
 # ---------------------------------------------------------------------------- the command line
 def test_the_console_script_end_to_end(tmp_path: Path) -> None:
     script = Path(sys.executable).parent / "minigrad"

@@ -410,12 +410,15 @@ def test_the_container_command(tmp_path: Path) -> None:
 
     args = argparse.Namespace(path=tmp_path, json=tmp_path / "out" / "r.json", csv=None,
                               out=None, exercises=None, lesson="1", timeout=5.0, seed=7,
-                              memory=2048, jobs=2, container="minigrad:latest")
+                              memory=2048, jobs=2, container="minigrad:latest", one=False)
     command = container_command(args, "docker")
     text = " ".join(command)
     assert command[:2] == ["docker", "run"] and "--network none" in text
     assert f"{tmp_path.resolve()}:/grading/in/{tmp_path.name}:ro" in text
     assert command[-1] == "--no-sandbox" and "--json /grading/out0/r.json" in text
+    assert "--one" not in command
+    args.one = True
+    assert "--one" in container_command(args, "docker")
 
 
 # ---------------------------------------------------------------------------- what a child reads

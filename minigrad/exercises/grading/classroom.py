@@ -42,8 +42,11 @@ def csv_cell(text: str) -> str:
 
 def results_name(student: str) -> str:
     """A safe file name for a student's results: the name itself when it is short and plain,
-    else a readable prefix and a hash of it (unique, the same in every run)."""
-    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._ -]{0,79}", student) and not student.endswith("."):
+    else a readable prefix and a hash of it (unique, the same in every run). A plain name that
+    ends like a hashed one (``-`` and 16 hex digits) is hashed too, so that no student's plain
+    name can be another student's hashed name."""
+    if (re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._ -]{0,79}", student) and not student.endswith(".")
+            and not re.search(r"-[0-9a-f]{16}$", student)):
         return f"{student}.json"
     digest = hashlib.sha256(student.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     plain = re.sub(r"[^A-Za-z0-9._-]+", "_", student)[:40].strip("._") or "student"

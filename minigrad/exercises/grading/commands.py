@@ -57,6 +57,9 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, metavar="FILE",
                         help="write results in Gradescope's results.json format (for a class: "
                              "all students in one file)")
+    parser.add_argument("--one", action="store_true",
+                        help="grade PATH as one student's submission even if it looks like a "
+                             "class folder (use it in Gradescope's run_autograder)")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                         help="time limit per exercise (all its cases), and for importing "
                              "(default 10)")
@@ -162,7 +165,7 @@ def run_grade(args: argparse.Namespace) -> int:
     options = Options(seed, args.timeout, args.memory, bank, confine=not args.no_sandbox,
                       private=private)
 
-    if is_class_folder(args.path):
+    if not args.one and is_class_folder(args.path):
         out = args.out or args.path.resolve().parent / f"{args.path.resolve().name}-grades"
         csv_path = args.csv or out / "scores.csv"
         print(f"Grading the class in {args.path} (seed {seed}); results go to {out} as each "

@@ -39,6 +39,8 @@ def container_command(args: argparse.Namespace, engine: str) -> list[str]:
         inner += ["--out", mount(Path(args.out), "/grading/out", True)]
     if args.exercises is not None:
         inner += ["--exercises", mount(Path(args.exercises), "/grading/exercises", False)]
+    if getattr(args, "one", False):
+        inner.append("--one")
     for option, value in (("--lesson", args.lesson), ("--timeout", args.timeout),
                           ("--seed", args.seed), ("--memory", args.memory),
                           ("--jobs", args.jobs)):

@@ -88,14 +88,16 @@ def read_code(path: Path) -> str:
 
 # ---------------------------------------------------------------------------- lessons
 def lesson_from_name(path: Path, bank: ExerciseBank = BUILTIN) -> Optional[Lesson]:
-    """The lesson a file name points at (``lesson01…``, ``01-…``, or the slug), if any."""
+    """The lesson a file name points at (``lesson01…``, ``01-…``, or the slug as a word:
+    ``my_mlp.py`` is lesson 05, ``mlpeters.py`` is not), if any."""
     stem = Path(path).stem.lower()
     for lesson in bank.lessons():
         number = f"{lesson.number:02d}"
         if re.match(rf"^(lesson[-_ ]?)?{number}(\D|$)", stem):
             return lesson
-        if lesson.slug in stem or lesson.slug.replace("-", "_") in stem:
-            return lesson
+        for slug in {lesson.slug, lesson.slug.replace("-", "_")}:  # a whole word: not mlpeters
+            if re.search(rf"(^|[^a-z]){re.escape(slug)}([^a-z]|$)", stem):
+                return lesson
     return None
 
 
