@@ -225,6 +225,37 @@ def test_a_child_that_leaves_its_session_and_parent_still_dies(tmp_path: Path) -
 
 
 @needs_sandbox
+def test_a_child_stays_on_its_one_core_and_cannot_touch_the_grader_s_files(tmp_path: Path) -> None:
+    """Spinning threads or processes only slow their own child: it is pinned to one core and
+    cannot widen that. The output file the grader opened for it cannot be made setuid, and
+    inotify instances (limited per user on the whole machine) cannot be used up."""
+    output = only_01_1_lost(grade(attack(tmp_path / "work", """
+        found.append(_try(lambda: len(os.sched_getaffinity(0))))
+        found.append(_try(lambda: os.sched_setaffinity(0, range(os.cpu_count() or 1))))
+        found.append(_try(lambda: os.fchmod(1, 0o4777)))
+        found.append(_try(lambda: os.chmod("/proc/self/fd/1", 0o4777)))
+        libc = ctypes.CDLL(None, use_errno=True)
+        found.append(_try(lambda: (libc.inotify_init1(0), ctypes.get_errno())))
+        """), tmp_path))
+    attempts = output.splitlines()[0].split("ValueError: ", 1)[1].split(" | ")
+    assert attempts == ["1"] + ["PermissionError[1]"] * 3 + ["(-1, 1)"], output  # one core
+
+
+def test_concurrent_children_get_different_cores_while_there_are_free_ones() -> None:
+    from minigrad.exercises.sandbox import cores
+
+    available = sorted(os.sched_getaffinity(0))
+    taken = [cores.take() for _ in range(len(available) + 1)]
+    try:
+        assert sorted(taken[:-1]) == available and taken[-1] in available
+    finally:
+        for core in taken:
+            cores.give_back(core)
+    assert cores.take() == available[0]
+    cores.give_back(available[0])
+
+
+@needs_sandbox
 def test_signals_never_reach_the_grader(tmp_path: Path) -> None:
     output = only_01_1_lost(grade(attack(tmp_path / "work", """
         found.append(_try(lambda: os.getppid()))

@@ -6,6 +6,8 @@ calling thread, so they must happen before any library starts a thread.
 
 What :func:`enter` does, in order (every step fails closed: an error stops the child):
 
+0. Pin the process to the cores it is given (:mod:`.cores`), which every thread and process
+   it starts inherits.
 1. ``unshare`` new user, mount, PID, network, IPC, UTS and cgroup namespaces; map the caller's
    own uid/gid (the only mapping an unprivileged process may write).
 2. Mount a size-capped ``tmpfs`` (``nosuid,nodev,noexec``) on the work folder, visible only in
@@ -20,8 +22,11 @@ What :func:`enter` does, in order (every step fails closed: an error stops the c
 5. seccomp: ``socket``/``socketpair`` (a pathname UNIX socket is not a Landlock right before
    ABI 8), ``memfd_create``/``execveat`` (a memory file is outside Landlock's paths), the
    keyring calls, ``bpf``, ``perf_event_open`` and ``userfaultfd`` fail with ``EACCES``,
-   ``io_uring_setup`` with ``ENOSYS``, ``prctl(PR_SET_PDEATHSIG)`` with ``EPERM``; another
-   system-call ABI (x32, i386) kills the process.
+   ``io_uring_setup`` with ``ENOSYS``; with ``EPERM``: ``prctl(PR_SET_PDEATHSIG)``,
+   ``sched_setaffinity`` (step 0 stays), the chmod and chown calls (an open descriptor, such
+   as the grader's output file, is outside Landlock's reach: it could be made setuid) and
+   inotify/fanotify (their instances count against a per-user limit of the whole machine);
+   another system-call ABI (x32, i386) kills the process.
 """
 
 from __future__ import annotations
@@ -57,13 +62,17 @@ WRITE = FS_ALL & ~(FS_EXECUTE | (1 << 6) | (1 << 11) | (1 << 15))
 # UNIX socket is not a Landlock right before ABI 8; io_uring would bypass this filter;
 # memfd_create/execveat: executing a memory file is not a Landlock path.
 # keyctl/add_key/request_key: the grader's keyrings; bpf, perf_event_open, userfaultfd: kernel
-# attack surface graded code has no use for. The last number is prctl, whose
-# PR_SET_PDEATHSIG is refused (the parent-death signal must stay).
+# attack surface graded code has no use for. Then (EPERM) sched_setaffinity; chmod, fchmod,
+# fchmodat(2), chown, fchown, lchown, fchownat; inotify_init(1), fanotify_init. The last number
+# is prctl, whose PR_SET_PDEATHSIG is refused (the parent-death signal must stay).
 SYSCALLS = {
     "x86_64": (0xC000003E, {41: 13, 53: 13, 425: 38, 319: 13, 322: 13, 248: 13, 249: 13,
-                            250: 13, 321: 13, 298: 13, 323: 13}, 157),
+                            250: 13, 321: 13, 298: 13, 323: 13,
+                            203: 1, 90: 1, 91: 1, 268: 1, 452: 1, 92: 1, 93: 1, 94: 1, 260: 1,
+                            253: 1, 294: 1, 300: 1}, 157),
     "aarch64": (0xC00000B7, {198: 13, 199: 13, 425: 38, 279: 13, 281: 13, 217: 13, 218: 13,
-                             219: 13, 280: 13, 241: 13, 282: 13}, 167),
+                             219: 13, 280: 13, 241: 13, 282: 13,
+                             122: 1, 52: 1, 53: 1, 452: 1, 55: 1, 54: 1, 26: 1, 262: 1}, 167),
 }
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -237,8 +246,10 @@ def seccomp_no_sockets() -> None:
 
 def enter(work: str, readable: list[str], memory_bytes: int, cpu_seconds: int, file_bytes: int,
           tmpfs_bytes: int, open_files: int = 256, processes: int = 32,
-          report_fd: int = -1) -> None:
-    """Steps 1–5. Returns in the confined child, whose working folder is then ``work``."""
+          report_fd: int = -1, cores: list[int] | None = None) -> None:
+    """Steps 0–5. Returns in the confined child, whose working folder is then ``work``."""
+    if cores:
+        os.sched_setaffinity(0, cores)  # step 0; every thread and process started inherits it
     unshare_and_fork(work, tmpfs_bytes, report_fd)
     die_with_parent()
     cap_process_count(processes)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from minigrad.exercises.codec import to_json
-from minigrad.exercises.sandbox import runtime, zygote
+from minigrad.exercises.sandbox import cores, runtime, zygote
 from minigrad.exercises.sandbox.channel import MAX_ANSWER_BYTES, Channel
 from minigrad.exercises.sandbox.worker import BOOTSTRAP, KINDS
 
@@ -85,6 +85,7 @@ class Sandbox:
         self._output = -1  # the grader's own descriptor of the child's stdout/stderr file
         self._pidfd = -1  # the confined child (PID 1 of its namespace)
         self._starts = 0
+        self._core = cores.take() if confine else None  # the one core its children run on
 
     # ------------------------------------------------------------------ life cycle
     def __enter__(self) -> "Sandbox":
@@ -96,6 +97,8 @@ class Sandbox:
     def close(self) -> None:
         self._stop()
         shutil.rmtree(self.directory, ignore_errors=True)
+        cores.give_back(self._core)
+        self._core = None
 
     def _config(self, work: Path, request_read: int, response_write: int,
                 report_write: int) -> dict[str, Any]:
@@ -105,7 +108,8 @@ class Sandbox:
                 "path": runtime.child_sys_path(),
                 "memory": self.memory_mb * 2**20, "file": OUTPUT_LIMIT_BYTES,
                 "cpu": int(STARTUP_SECONDS + 30 * self.timeout), "tmpfs": TMPFS_BYTES,
-                "open_files": 256, "processes": PROCESSES}
+                "open_files": 256, "processes": PROCESSES,
+                "cores": [] if self._core is None else [self._core]}
 
     def _start(self) -> None:
         # Everything is created afresh on each start, with names the child cannot foresee.

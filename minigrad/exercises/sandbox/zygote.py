@@ -77,7 +77,7 @@ def _child(config: dict, fds: list[int], confine, worker) -> None:  # type: igno
         config.update(requests=requests, responses=responses, report=report)
         confine.enter(config["work"], config["readable"], config["memory"], config["cpu"],
                       config["file"], config["tmpfs"], config["open_files"],
-                      config["processes"], report)
+                      config["processes"], report, config["cores"])
         worker.main(config)
         code = 0
     except SystemExit as error:
