@@ -155,6 +155,16 @@ def test_cross_entropy_ignore_index_one_sample_and_spatial(reduction):
             {"input": (x, tx)})
 
 
+def test_cross_entropy_with_every_target_ignored_is_nan_with_a_zero_gradient():
+    x, tx = both(RNG.standard_normal((2, 3)))
+    loss = F.cross_entropy(x, mg.tensor([-100, -100]))
+    torch_loss = torch.nn.functional.cross_entropy(tx, torch.tensor([-100, -100]))
+    loss.backward()
+    torch_loss.backward()
+    assert np.isnan(loss.item()) and np.isnan(torch_loss.item())
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())  # zeros, not nan
+
+
 def test_cross_entropy_probability_targets():
     x, tx = both(RNG.standard_normal((3, 4)))
     p = RNG.dirichlet(np.ones(4), size=3)

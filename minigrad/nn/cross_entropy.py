@@ -70,7 +70,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
         return reduce_sum(losses)
     if counted is None:
         return reduce_mean(losses)
-    return reduce_sum(losses) / counted  # all ignored: 0/0 = nan, as in PyTorch
+    if isinstance(counted, int) and counted == 0:
+        # Every target ignored: PyTorch's loss is 0/0 = nan, but its gradient is 0, not nan.
+        return reduce_sum(losses) * 0.0 + float("nan")
+    return reduce_sum(losses) / counted
 
 
 def _row_losses(rows: Tensor, targets: Tensor, weight: Tensor | None, ignore_index: int,
