@@ -343,6 +343,21 @@ def test_detach_in_place_makes_the_tensor_itself_a_leaf():
         (x * 2)[0].detach_()
 
 
+def test_backward_inputs_may_be_non_leaves_and_autograd_grad_fills_retained_grads():
+    """As in PyTorch: backward(inputs=[y]) stores y's gradient in y.grad even when y is not a
+    leaf, and autograd.grad adds into the .grad of tensors marked retain_grad() on its way."""
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    (y * y).sum().backward(inputs=[y])
+    assert y.grad.numpy().tolist() == [6.0, 12.0] and x.grad is None
+    y = x * 3
+    y.retain_grad()
+    (dx,) = mg.autograd.grad((y * y).sum(), [x])
+    assert dx.numpy().tolist() == [18.0, 36.0] and y.grad.numpy().tolist() == [6.0, 12.0]
+    with pytest.warns(UserWarning, match="not a leaf"):
+        assert (x * 2).grad is None  # a non-leaf with no grad still warns
+
+
 def test_item_leaves_the_graph():
     x = mg.tensor(3.0, requires_grad=True)
     value = (x * 2).item()

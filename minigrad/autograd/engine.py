@@ -208,6 +208,16 @@ def _add(pending: dict[Node, Tensor], node: Node, gradient: Tensor) -> None:
     pending[node] = gradient if earlier is None else earlier + gradient
 
 
+def store_retained(node: Node, gradient: Tensor, create_graph: bool,
+                   handed_out: set[int]) -> None:
+    """If `node` made a tensor marked retain_grad(), add `gradient` into that tensor's .grad
+    (in backward() and in autograd.grad alike, as PyTorch does)."""
+    if node._retained is not None:
+        retained = node._retained()
+        if retained is not None and retained.grad_fn is node:
+            _accumulate(retained, gradient, create_graph, handed_out)
+
+
 def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool | None = None,
              create_graph: bool = False, inputs: Iterable[Tensor] | None = None) -> None:
     """`tensor.backward(...)`: add d(tensor)/d(leaf) (times v) into every leaf's `.grad`.
@@ -234,10 +244,7 @@ def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool | None = N
         if type(node) is AccumulateGrad:  # a leaf: add into .grad; nothing further back
             _accumulate(node.variable, node_gradient, create_graph, handed_out)
             return False
-        if node._retained is not None:  # a retain_grad() tensor made by this node
-            retained = node._retained()
-            if retained is not None and retained.grad_fn is node:
-                _accumulate(retained, node_gradient, create_graph, handed_out)
+        store_retained(node, node_gradient, create_graph, handed_out)
         return True
 
     run_backward([_node_of(tensor)], gradients, retain_graph, create_graph, store)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from minigrad.autograd.engine import (
-    _as_tensor_list, _node_of, _root_gradients, run_backward,
+    _as_tensor_list, _node_of, _root_gradients, run_backward, store_retained,
 )
 from minigrad.autograd.function import AccumulateGrad, Node
 from minigrad.tensor.tensor import Tensor
@@ -53,10 +53,12 @@ def capture(outputs: Sequence[Tensor], gradients: Sequence[Tensor], inputs: Sequ
     targets = {_node_of(tensor) for tensor in inputs}
     needed = _ancestors(targets, _consumers(roots))
     captured: dict[Node, Tensor] = {}
+    handed_out: set[int] = set()
 
     def visit(node: Node, gradient: Tensor) -> bool:
         if node in targets:
             captured[node] = gradient
+        store_retained(node, gradient, create_graph, handed_out)
         return node in needed and type(node) is not AccumulateGrad
 
     run_backward(roots, gradients, retain_graph, create_graph, visit)

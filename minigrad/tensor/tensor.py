@@ -171,10 +171,10 @@ class Tensor(TensorOperators, TensorViews):
 
     @property
     def grad(self) -> Tensor | None:
-        """d(output)/d(self) after backward: kept for leaves and for retain_grad() tensors."""
-        if self.grad_fn is not None and not self.retains_grad:
+        """d(output)/d(self) after backward: kept for leaves, for retain_grad() tensors and for
+        the `inputs=` of backward. Reading a non-leaf's missing grad warns, as in PyTorch."""
+        if self._grad is None and self.grad_fn is not None and not self.retains_grad:
             warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
-            return None
         return self._grad
 
     @grad.setter
