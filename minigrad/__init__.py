@@ -19,7 +19,7 @@ from minigrad.ops.softmax import log_softmax, softmax
 from minigrad.ops.unary import abs, exp, log, relu, sigmoid, sqrt, tanh  # noqa: A004
 # Tensor's methods call the op modules through the package `minigrad.ops` when they run;
 # these are the ones not imported above.
-from minigrad.ops import cast, index, inplace, rounding  # noqa: E402, F401
+from minigrad.ops import cast, index, inplace, rounding, setitem  # noqa: E402, F401
 from minigrad import viz  # noqa: E402  (minigrad.viz.record(), draw_graph; light: no graphviz yet)
 
 # `from minigrad import *` leaves out sum, max, min, abs and pow so that it never hides

@@ -20,23 +20,14 @@ module, `net(x)`, runs `forward(x)`.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterator
 
-import numpy as np
-
-from minigrad.autograd import no_grad
 from minigrad.autograd.grad_mode import GradMode
 from minigrad.autograd.groups import group
 from minigrad.nn.parameter import Parameter
+from minigrad.nn.state import IncompatibleKeys, load_state
 from minigrad.optim.optimizer import zero_grads
 from minigrad.tensor import Tensor, dtypes
-
-
-class IncompatibleKeys(NamedTuple):
-    """What `load_state_dict(..., strict=False)` could not match."""
-
-    missing_keys: list[str]
-    unexpected_keys: list[str]
 
 
 class Module:
@@ -255,36 +246,7 @@ class Module:
         Raises RuntimeError listing missing keys, unexpected keys and shape mismatches
         (with strict=False, missing/unexpected keys are only returned, not raised).
         """
-        if not isinstance(state_dict, dict):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        own = self.state_dict()
-        missing = [key for key in own if key not in state_dict]
-        unexpected = [key for key in state_dict if key not in own]
-        errors = []
-        if strict:
-            if unexpected:
-                errors.append("Unexpected key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
-            if missing:
-                errors.append("Missing key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in missing) + ". ")
-        values = {}
-        for key, target in own.items():
-            if key not in state_dict:
-                continue
-            value = np.asarray(state_dict[key])
-            if value.shape != target.shape:
-                errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{_size(value.shape)} from checkpoint, the shape in current "
-                              f"model is {_size(target.shape)}.")
-            values[key] = value
-        if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                               + "\n\t".join(errors))
-        with no_grad():
-            for key, value in values.items():
-                own[key][...] = Tensor(value, dtype=own[key].dtype)
-        return IncompatibleKeys(missing, unexpected)
+        return load_state(self, state_dict, strict)
 
     # ---- printing ------------------------------------------------------------------------
     def extra_repr(self) -> str:
@@ -308,7 +270,3 @@ class Module:
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
                       | set(self._modules))
-
-
-def _size(shape: tuple[int, ...]) -> str:
-    return str(tuple(shape))

@@ -11,7 +11,8 @@ index       x[key]
 combine     cat, stack, where
 softmax     softmax, log_softmax
 cast        copies and dtype conversion (x.clone(), x.double(), x.to(dtype))
-inplace     x += y, x.mul_(y), x.fill_(v), x.copy_(y), x[key] = v (version counters, leaf rule)
+inplace     x += y, x.mul_(y), x.fill_(v), x.copy_(y) (version counters, leaf rule)
+setitem     x[key] = v
 copy_slices writing through a view: CopySlices on the base (and IndexPut for x[[0, 2]] = v)
 conv        conv2d (its backward: conv ops again, so double backward works)
 pool        max_pool2d, avg_pool2d

@@ -1,4 +1,5 @@
-"""In-place operations: `x += y`, `x.add_(y)`, `x.mul_(2)`, `x.zero_()`, `x.fill_(v)`, `x[i] = v`.
+"""In-place operations: `x += y`, `x.add_(y)`, `x.mul_(2)`, `x.zero_()`, `x.fill_(v)`
+(and, in minigrad.ops.setitem, `x[i] = v`).
 
 They write into x's memory and bump its version counter, so that a node which saved `x` for
 backward can tell that the value it needs is gone (and raise instead of returning a wrong
@@ -23,10 +24,9 @@ import numpy as np
 
 from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import GradMode, no_grad
+from minigrad.autograd.grad_mode import GradMode
 from minigrad.ops.broadcast import sum_to
-from minigrad.ops.copy_slices import IndexPut, copy_into, move_node, write_through_view
-from minigrad.ops.index import getitem
+from minigrad.ops.copy_slices import copy_into, move_node, write_through_view
 from minigrad.tensor import dtypes
 from minigrad.tensor.tensor import _LEAF_INPLACE_MESSAGE, Tensor
 
@@ -201,79 +201,6 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
         raise RuntimeError(f"in-place {op_name} failed: {error}") from None
     tensor._version_counter[0] += 1
     return tensor
-
-
-def _plain_key(key: Any) -> Any:
-    """The key with Tensors replaced by their arrays (numpy indexes with it)."""
-    if isinstance(key, Tensor):
-        return key._data
-    if isinstance(key, tuple):
-        return tuple(part._data if isinstance(part, Tensor) else part for part in key)
-    return key
-
-
-def _is_advanced(key: Any) -> bool:
-    parts = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(part, (list, np.ndarray)) and np.ndim(part) > 0 for part in parts)
-
-
-def setitem(tensor: Tensor, key: Any, value: Any) -> None:
-    """tensor[key] = value in place.
-
-    Basic indexing (ints, slices, None, ...) is a view: the value is copied into x[key],
-    recorded as CopySlices on x's base. Integer-array or mask indexing is IndexPutBackward0.
-    Either way the overwritten slots get no gradient and `value` the gradient of its slots.
-    """
-    _check_leaf(tensor, prefix="a view of ")  # PyTorch: x[key] is a view of the leaf x
-    _check_writeable(tensor)
-    key = _plain_key(key)
-    if isinstance(value, np.ndarray):
-        value = Tensor(value)
-    if _is_advanced(key):
-        key = _slots(tensor, key)
-        if _records(tensor, value):
-            _commit(tensor, IndexPut.apply(_old_value(tensor), value, key=key), "setitem")
-            return
-        try:
-            tensor._data[key] = value._data if isinstance(value, Tensor) else value
-        except (IndexError, ValueError) as error:
-            raise type(error)(f"cannot assign to a tensor of shape {tensor.shape} at {key!r}: "
-                              f"{error}") from None
-        tensor._version_counter[0] += 1
-        return
-    if _is_whole(key):  # x[...] = v, x[:] = v: PyTorch fills or copies into x itself
-        if not isinstance(value, Tensor) or value.ndim == 0:
-            fill_(tensor, value if isinstance(value, Tensor) else Tensor(value))
-        else:
-            copy_(tensor, value)
-        return
-    with no_grad():
-        region = getitem(tensor, key)  # a view of tensor, hence of tensor's base
-    if _records(tensor, value):
-        write_through_view(region._base, value, region._view_steps)
-        if tensor._base is not None:
-            tensor._refresh_view_node()
-            tensor._requires_grad = True
-        return
-    copy_into(region._data, value._data if isinstance(value, Tensor) else value)
-    tensor._version_counter[0] += 1
-
-
-def _slots(tensor: Tensor, key: Any) -> tuple[np.ndarray, ...]:
-    """The positions x[key] reads, laid out as PyTorch lays out x[key], as one integer array
-    per dim of x. numpy alone would place the indexed dims differently when an int and an
-    index array are separated by a slice (x[0, :, [0, 1]]); reading the positions with
-    minigrad's own x[key] on an array of flat indices gives PyTorch's layout for any key."""
-    positions = Tensor._make(np.arange(tensor._data.size).reshape(tensor.shape), False, None)
-    with no_grad():
-        flat = getitem(positions, key)._data
-    return np.unravel_index(flat, tensor.shape)
-
-
-def _is_whole(key: Any) -> bool:
-    """Does the key take the whole tensor without adding dims (`...`, `:`, `:, ...`)?"""
-    parts = key if isinstance(key, tuple) else (key,)
-    return all(part is Ellipsis or part == slice(None) for part in parts)
 
 
 def copy_(tensor: Tensor, src: Any) -> Tensor:

@@ -294,7 +294,7 @@ class TensorOperators:
 
     def __setitem__(self, key: Any, value: Any) -> None:
         """x[key] = value, written in place; recorded in the graph like PyTorch (CopySlices)."""
-        ops.inplace.setitem(self, key, value)
+        ops.setitem.setitem(self, key, value)
 
     def softmax(self, dim: int) -> Tensor:
         return ops.softmax.softmax(self, dim)

@@ -1,0 +1,59 @@
+"""Loading a module's state: `Module.load_state_dict`, with PyTorch's checks and messages."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from minigrad.autograd import no_grad
+from minigrad.tensor import Tensor
+
+if TYPE_CHECKING:
+    from minigrad.nn.module import Module
+
+
+class IncompatibleKeys(NamedTuple):
+    """What `load_state_dict(..., strict=False)` could not match."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+
+def load_state(module: Module, state_dict: dict[str, Any], strict: bool = True) -> IncompatibleKeys:
+    """Copy `state_dict`'s values into `module`'s parameters and buffers, in place (see
+    `Module.load_state_dict`)."""
+    if not isinstance(state_dict, dict):
+        raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+    own = module.state_dict()
+    missing = [key for key in own if key not in state_dict]
+    unexpected = [key for key in state_dict if key not in own]
+    errors = []
+    if strict:
+        if unexpected:
+            errors.append("Unexpected key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+        if missing:
+            errors.append("Missing key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in missing) + ". ")
+    values = {}
+    for key, target in own.items():
+        if key not in state_dict:
+            continue
+        value = np.asarray(state_dict[key])
+        if value.shape != target.shape:
+            errors.append(f"size mismatch for {key}: copying a param with shape "
+                          f"{_size(value.shape)} from checkpoint, the shape in current "
+                          f"model is {_size(target.shape)}.")
+        values[key] = value
+    if errors:
+        raise RuntimeError(f"Error(s) in loading state_dict for {type(module).__name__}:\n\t"
+                           + "\n\t".join(errors))
+    with no_grad():
+        for key, value in values.items():
+            own[key][...] = Tensor(value, dtype=own[key].dtype)
+    return IncompatibleKeys(missing, unexpected)
+
+
+def _size(shape: tuple[int, ...]) -> str:
+    return str(tuple(shape))
