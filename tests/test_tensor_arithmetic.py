@@ -92,6 +92,16 @@ def test_matmul_values_match_numpy():
     assert (mg.tensor([1.0, 2.0]) @ mg.tensor([3.0, 4.0])).item() == 11.0
 
 
+def test_matmul_does_not_promote_dtypes_as_pytorch():
+    """+ and * promote float32 with float64; @ refuses, with PyTorch's message."""
+    with pytest.raises(RuntimeError, match=r"^expected m1 and m2 to have the same dtype, but "
+                                           r"got: float != double"):
+        mg.ones(2, 2) @ mg.ones(2, 2, dtype=mg.float64)
+    with pytest.raises(RuntimeError, match="long int != float"):
+        mg.ones(2, 2, dtype=mg.int64) @ mg.ones(2, 3)
+    assert (mg.ones(2, 2) * mg.ones(2, 2, dtype=mg.float64)).dtype == mg.float64
+
+
 def test_broadcast_gradient_is_summed_over_broadcast_axes():
     x = mg.ones(2, 3, requires_grad=True)
     bias = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)

@@ -144,16 +144,26 @@ def _matmul_error(a: np.ndarray, b: np.ndarray) -> ShapeError | None:
     return None
 
 
+# PyTorch's names of the element types, in its matmul dtype error.
+_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
 def matmul(a: Tensor, b: Tensor) -> Tensor:
-    """a @ b like numpy.matmul; 2-D @ 2-D records an MmBackward0 node, as in PyTorch."""
+    """a @ b like numpy.matmul; 2-D @ 2-D records an MmBackward0 node, as in PyTorch.
+    Unlike + or *, @ does not promote: both operands must have the same dtype."""
     if type(a) is Tensor and type(b) is Tensor and a._data.ndim == 2 == b._data.ndim \
-            and a._data.shape[1] == b._data.shape[0]:
+            and a._data.shape[1] == b._data.shape[0] and a._data.dtype == b._data.dtype:
         return Mm.apply(a, b)  # the common case, first: matmul sits in every layer
     a_data = a._data if isinstance(a, Tensor) else np.asarray(a)
     b_data = b._data if isinstance(b, Tensor) else np.asarray(b)
     error = _matmul_error(a_data, b_data)
     if error is not None:
         raise error
+    if a_data.dtype != b_data.dtype:
+        names = [_C_NAMES.get(x.dtype.name, x.dtype.name) for x in (a_data, b_data)]
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != "
+                           f"{names[1]} (convert one operand: x.float() or x.double())")
     return _MATMUL_NODES.get((a_data.ndim, b_data.ndim), Matmul).apply(a, b)
 
 
