@@ -158,6 +158,10 @@ def test_dataloader_generic_dataset_collates_like_torch():
     x, y = next(iter(DataLoader(samples, batch_size=3)))
     assert x.shape == (3, 2) and x.dtype == np.float32
     assert y.numpy().tolist() == [0, 1, 2] and y.dtype == np.int64
+    # PyTorch's default_collate: a list per batch, Python floats as float64
+    batch = next(iter(DataLoader([(0.5, True), (1.5, False)], batch_size=2)))
+    assert type(batch) is list and batch[0].dtype == np.float64 and batch[1].dtype == np.bool_
+    assert type(next(iter(DataLoader(TensorDataset(mg.ones(3)), batch_size=2)))) is list
 
 
 def test_dataloader_bad_arguments():

@@ -57,16 +57,16 @@ class TensorDataset(Dataset):
 
 
 def default_collate(samples: Sequence[Any]) -> Any:
-    """Stack a list of samples into one batch: Tensors and arrays along a new first dim,
-    numbers into a 1-D tensor, tuples/lists element by element."""
+    """Stack a list of samples into one batch, as PyTorch's default_collate does: Tensors and
+    arrays along a new first dim; numbers into a 1-D tensor (Python floats as float64, ints
+    as int64); tuples and lists element by element, into a list."""
     first = samples[0]
     if isinstance(first, (Tensor, np.ndarray)):
         return Tensor._make(np.stack([np.asarray(s) for s in samples]), False, None)
     if isinstance(first, numbers.Number):
-        return Tensor(list(samples))
+        return Tensor._make(np.asarray(samples), False, None)
     if isinstance(first, (tuple, list)):
-        return type(first)(default_collate(list(column)) for column in zip(*samples)) \
-            if isinstance(first, tuple) else [default_collate(list(c)) for c in zip(*samples)]
+        return [default_collate(list(column)) for column in zip(*samples)]
     if isinstance(first, dict):
         return {key: default_collate([s[key] for s in samples]) for key in first}
     raise TypeError(f"default_collate: cannot batch samples of type {type(first).__name__}; "
@@ -123,7 +123,7 @@ class DataLoader:
         for start in range(0, min(stop, len(order)), self.batch_size):
             rows = order[start:start + self.batch_size]
             if fast:  # one fancy-index per tensor instead of stacking rows one by one
-                yield tuple(t[rows] if t.requires_grad else Tensor._make(np.asarray(t)[rows], False, None)
-                            for t in self.dataset.tensors)
+                yield [t[rows] if t.requires_grad else Tensor._make(np.asarray(t)[rows], False, None)
+                       for t in self.dataset.tensors]
             else:
                 yield self.collate_fn([self.dataset[int(i)] for i in rows])
