@@ -279,6 +279,21 @@ def test_junk_on_the_answer_channel_is_refused(tmp_path: Path) -> None:
     assert table["01.5"][0] == 4  # a fresh process grades the rest
 
 
+def test_the_printed_table_is_followed_by_whole_feedback_and_hints(tmp_path: Path,
+                                                                  capsys) -> None:
+    """The table cuts feedback to one short line; under it each failed exercise gets its whole
+    message (the value it got) and the exercise's hint."""
+    path = solution_with(tmp_path, """
+        def composite_derivative(x):
+            return 1234.5678
+        """)
+    grade_cli(path, tmp_path)
+    printed = capsys.readouterr().out
+    details = printed[printed.index("  total"):]
+    assert "01.1: composite_derivative(1.0): expected" in details and "got 1234.5678" in details
+    assert "hint: exp'(s) = exp(s)" in details and "01.2:" not in details
+
+
 def test_forged_array_encodings_are_bad_output_not_a_grader_crash(tmp_path: Path) -> None:
     """Encodings that only a patched encoder sends (a special float that is not one, a dict
     without its tag, a shape too large for an int) were decoded with errors the grader did

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from typing import Any
 
 from minigrad.exercises.grading.grader import ExerciseResult, SubmissionResult
@@ -72,6 +74,15 @@ def format_table(result: SubmissionResult, width: int = 60) -> str:
         lines.append(f"  {item.exercise.id:<6}{title:<34}{item.score:>7.2f}"
                      f"{item.max_score:>5g}  {_one_line(item.status):<15}{feedback}")
     lines.append(f"  {'total':<40}{result.score:>7.2f}{result.max_score:>5g}")
+    details = [item for item in result.exercises if item.feedback]
+    if details:  # the table cuts feedback short: here it is whole, with the hint
+        lines.append("")
+        for item in details:
+            lines += textwrap.wrap(f"{item.exercise.id}: {_one_line(item.feedback)}",
+                                   width=100, initial_indent="  ", subsequent_indent="      ")
+            if item.exercise.hint and item.status not in ("not attempted", "missing"):
+                lines += textwrap.wrap(f"hint: {_one_line(item.exercise.hint)}", width=100,
+                                       initial_indent="      ", subsequent_indent="      ")
     return "\n".join(lines)
 
 

@@ -67,7 +67,8 @@ def _rule_cases(rng: np.random.Generator) -> list[tuple]:
              ("log", [number(0.2, 4.0)], number()),
              ("tanh", [number()], number()),
              ("relu", [number(0.1, 2.0)], number()),
-             ("relu", [number(-2.0, -0.1)], number())]
+             ("relu", [number(-2.0, -0.1)], number()),
+             ("relu", [0.0], number())]  # the kink: derivative 0, as in PyTorch (not a >= 0)
     order = rng.permutation(len(cases))
     return [cases[i] for i in order]
 
@@ -199,7 +200,8 @@ EXERCISES = [
              "grad_output; for a ** b the exponent's derivative is a^b·ln(a).",
         visible=lambda: [("*", [2.0, 3.0], 10.0), ("+", [1.5, -2.0], 3.0),
                          ("tanh", [0.5], 1.0), ("**", [2.0, 3.0], 1.0),
-                         ("exp", [0.0], 2.0), ("log", [4.0], 2.0), ("relu", [-1.0], 5.0)],
+                         ("exp", [0.0], 2.0), ("log", [4.0], 2.0), ("relu", [-1.0], 5.0),
+                         ("relu", [0.0], 4.0)],
         hidden=_rule_cases,
         compare=_close_lists_or_arrays(rtol=1e-9, atol=1e-12),
     ),
@@ -251,8 +253,9 @@ EXERCISES = [
     Exercise(
         id="02.6", function="value_sin", points=3,
         title="Add an operation to Value: sin",
-        hint="rule: out.parents[0].grad += cos(parent.data) * grad_output; the op: "
-             "Value(math.sin(a.data), \"\", (a,), \"sin\", rule).",
+        hint="sin's local derivative is cos of the parent's value; the rule adds it, times "
+             "grad_output, to the parent's grad (+=, as in exp's rule), and the new Value "
+             "lists a as its parent.",
         visible=lambda: [(0.0,), (1.0,), (-2.5,)],
         hidden=lambda rng: [(float(x),) for x in rng.uniform(-4, 4, 5)],
         compare=close(rtol=1e-9, atol=1e-12),

@@ -220,7 +220,9 @@ EXERCISES = [
                          (WORKED_PROGRAM, {"a": 1.0}),
                          (WORKED_PROGRAM, {"a": 0.5, "b": -1.0, "c": 2.0}),
                          ([["a", "input", 0.5], ["t", "tanh", "a"], ["e", "exp", "t"],
-                           ["L", "**", "e", "a"]], {"a": 1.0})],
+                           ["L", "**", "e", "a"]], {"a": 1.0}),
+                         ([["a", "input", 0.0], ["r", "relu", "a"], ["L", "+", "r", "a"]],
+                          {"a": 1.0})],  # relu's slope at 0 is 0
         hidden=lambda rng: [(program, {step[0]: float(np.round(rng.normal(), 3))
                                        for step in program if step[1] == "input"
                                        and rng.random() < 0.8})

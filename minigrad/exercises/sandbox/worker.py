@@ -85,7 +85,8 @@ def main(config: dict[str, Any]) -> None:
     os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                       NUMBA_NUM_THREADS="1", MPLBACKEND="Agg", HOME=os.getcwd(), TMPDIR=".",
                       MPLCONFIGDIR=os.getcwd(), NUMBA_CACHE_DIR=os.getcwd())
-    sys.setrecursionlimit(5000)
+    # Python's own recursion limit (1000) stays, as in the student's kernel and check():
+    # a recursive answer that check() rejects must not pass here.
     import numpy  # noqa: F401  (loaded before student code, like a student's kernel would)
 
     # check() needs the reference solutions, which the child cannot read: here it does nothing.
