@@ -159,13 +159,11 @@ class Tensor(TensorOperators, TensorViews):
                     "use var_no_grad = var.detach().")
             return self
         if requires_grad and not dtypes.is_floating(self._data.dtype):
-            # PyTorch 2.x: "Only Tensors of floating point and complex dtype can require
-            # gradients"; minigrad has no complex dtype, hence the shorter second sentence.
+            # PyTorch 2.x's sentence (minigrad has no complex dtype), then what to do.
             raise RuntimeError(
-                "Only Tensors of floating point and complex dtype can require gradients: "
-                "only Tensors of floating point dtype can require gradients in minigrad "
-                f"(this tensor is {dtypes.dtype_name(self._data.dtype)}; "
-                "create it from floats or pass dtype=minigrad.float32)")
+                "Only Tensors of floating point and complex dtype can require gradients "
+                f"(this tensor is {dtypes.dtype_name(self._data.dtype)}; create it from floats "
+                "or pass dtype=minigrad.float32)")
         self._requires_grad = bool(requires_grad)
         return self
 

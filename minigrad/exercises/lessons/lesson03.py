@@ -200,10 +200,13 @@ def sum_function(x: np.ndarray, dim: int | list[int], keepdim: bool,
                  grad_output: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """Exercise 03.7 — a reduction: y = x.sum(dim, keepdim).
 
-    ``dim`` is one axis or a list of axes (negative ones count from the end). Every entry of
+    ``dim`` is one axis or a list of axes (negative ones count from the end; numpy wants a
+    tuple: ``x.sum(axis=tuple(dim))``). Every entry of
     x that went into a sum gets that sum's gradient (d(sum)/dx_i = 1): put the reduced axes
     back with length 1 if ``keepdim`` is False, then broadcast to x's shape. Settings reach
-    ``forward`` as keyword arguments: ``forward(ctx, x, dim, keepdim)``.
+    ``forward`` as keyword arguments: ``forward(ctx, x, dim, keepdim)``; anything backward needs
+    besides tensors (a shape, the axes) can be kept on ``ctx`` as a plain attribute
+    (``ctx.shape = x.shape``).
     Returns ``(y, [dL/dx])``.
 
     Example: x of shape (2, 3), dim = 1, keepdim = False, grad_output = [1, 2] →
