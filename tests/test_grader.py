@@ -304,13 +304,33 @@ def test_forged_array_encodings_are_bad_output_not_a_grader_crash(tmp_path: Path
         forged = itertools.cycle([
             {"__ndarray__": {"dtype": "float64", "shape": [1], "data": [{"__float__": None}]}},
             {"__ndarray__": {"dtype": "float64", "shape": [1], "data": [{"no tag": 1}]}},
-            {"__ndarray__": {"dtype": "float64", "shape": [1e400], "data": [1.0]}}])
+            {"__ndarray__": {"dtype": "float64", "shape": [1e400], "data": [1.0]}},
+            # 3 000 huge dims: math.prod of them took the grader minutes, holding the GIL
+            {"__ndarray__": {"dtype": "float64", "shape": [1e308] * 3000, "data": []}},
+            {"__ndarray__": {"dtype": "float64", "shape": [2 ** 40] * 40, "data": []}},
+            {"__ndarray__": {"dtype": "x" * 10**5, "shape": [1], "data": [1.0]}}])
         encode = codec._array_to_json
         codec._array_to_json = lambda array: next(forged) if array.shape == (1,) else encode(array)
         def composite_derivative(x):
             return np.zeros(1)
         """)
-    assert_only_01_1_lost(grade_cli(path, tmp_path), "unreadable")
+    results = grade_cli(path, tmp_path)
+    assert_only_01_1_lost(results, "unreadable")
+    assert max(len(test["output"]) for test in results["tests"]) < 20_000  # messages capped
+
+
+def test_printed_memory_error_is_not_taken_for_the_grader_s(tmp_path: Path) -> None:
+    """The child's output is the student's: printing "MemoryError" and exiting must not make
+    the report tell the instructor that --memory is too small."""
+    path = solution_with(tmp_path, """
+        import os, sys
+        def composite_derivative(x):
+            sys.stdout.write("MemoryError")
+            sys.stdout.flush()
+            os._exit(1)
+        """)
+    table = by_exercise(grade_cli(path, tmp_path))
+    assert "exited with code 1" in table["01.1"][2] and "If that MemoryError is real" in table["01.1"][2]
 
 
 def test_a_forged_failure_kind_cannot_print_fake_rows(tmp_path: Path, capsys) -> None:

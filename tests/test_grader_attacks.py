@@ -227,8 +227,9 @@ def test_a_child_that_leaves_its_session_and_parent_still_dies(tmp_path: Path) -
 @needs_sandbox
 def test_a_child_stays_on_its_one_core_and_cannot_touch_the_grader_s_files(tmp_path: Path) -> None:
     """Spinning threads or processes only slow their own child: it is pinned to one core and
-    cannot widen that. The output file the grader opened for it cannot be made setuid, and
-    inotify instances (limited per user on the whole machine) cannot be used up."""
+    cannot widen that. The output file the grader opened for it cannot be made setuid,
+    inotify instances (limited per user on the whole machine) cannot be used up, and no file
+    can be leased (a lease on a module's file stalled every process importing it)."""
     output = only_01_1_lost(grade(attack(tmp_path / "work", """
         found.append(_try(lambda: len(os.sched_getaffinity(0))))
         found.append(_try(lambda: os.sched_setaffinity(0, range(os.cpu_count() or 1))))
@@ -236,9 +237,15 @@ def test_a_child_stays_on_its_one_core_and_cannot_touch_the_grader_s_files(tmp_p
         found.append(_try(lambda: os.chmod("/proc/self/fd/1", 0o4777)))
         libc = ctypes.CDLL(None, use_errno=True)
         found.append(_try(lambda: (libc.inotify_init1(0), ctypes.get_errno())))
+        import fcntl
+        module = open(os.__file__, "rb")  # readable, and opened by every Python that starts
+        found.append(_try(lambda: fcntl.fcntl(module, 1024, fcntl.F_RDLCK)))  # F_SETLEASE
+        found.append(_try(lambda: fcntl.fcntl(os.open(".", os.O_RDONLY), 1026, 0)))  # F_NOTIFY
+        found.append(_try(lambda: fcntl.fcntl(module, fcntl.F_GETFL) & 3))  # others still work
         """), tmp_path))
     attempts = output.splitlines()[0].split("ValueError: ", 1)[1].split(" | ")
-    assert attempts == ["1"] + ["PermissionError[1]"] * 3 + ["(-1, 1)"], output  # one core
+    assert attempts == (["1"] + ["PermissionError[1]"] * 3 + ["(-1, 1)"]
+                        + ["PermissionError[1]"] * 2 + ["0"]), output  # one core
 
 
 def test_concurrent_children_get_different_cores_while_there_are_free_ones() -> None:

@@ -165,6 +165,13 @@ def test_describe_writes_small_arrays_out_so_a_case_can_be_redone_by_hand() -> N
     assert describe("x" * 100, 10) == "'xxxxxxxx…"
 
 
+def test_a_list_answer_is_not_cast_to_the_expected_dtype() -> None:
+    """An int64 array expected, a list of floats given: 3.999 must not pass as 3."""
+    message = close()(np.array([3, 1]), [3.999, 1.0])
+    assert message and "expected 3.0" in message and "3.999" in message
+    assert close()(np.array([3, 1]), [3, 1]) is None
+
+
 def test_integers_are_reported_as_integers_and_exact_wants_one() -> None:
     assert close()(14, 15.5) == "expected 14, got 15.5"
     assert exact()(14, 15) == "expected 14, got 15"

@@ -192,13 +192,21 @@ def from_json(data: Any, depth: int = 0) -> Any:
     raise CodecError(f"not an encoded value: {str(data)[:80]}")
 
 
+#: An encoded array may have at most this many dims, each of at most MAX_DIM_SIZE entries.
+MAX_DIMS, MAX_DIM_SIZE = 32, 2**31
+
+
 def _array_from_json(body: dict) -> np.ndarray:
+    shape = body.get("shape") if isinstance(body, dict) else None
+    # Checked before any arithmetic: huge numbers make even math.prod slow (a forged answer).
+    if not isinstance(shape, list) or len(shape) > MAX_DIMS or not all(
+            type(n) is int and 0 <= n < MAX_DIM_SIZE for n in shape):
+        raise CodecError(f"bad encoded array shape: {str(shape)[:80]}")
     try:
         dtype = np.dtype(body["dtype"])
-        shape = tuple(int(n) for n in body["shape"])
         flat = body["data"]
     except (KeyError, TypeError, ValueError, OverflowError) as error:
-        raise CodecError(f"bad encoded array: {error}") from None
+        raise CodecError(f"bad encoded array: {str(error)[:200]}") from None
     if dtype.kind not in "biuf" or not isinstance(flat, list):
         raise CodecError(f"bad encoded array of dtype {dtype}")
     if math.prod(shape) != len(flat):
@@ -208,7 +216,7 @@ def _array_from_json(body: dict) -> np.ndarray:
             flat = [_special_float(item) if isinstance(item, dict) else item for item in flat]
         return np.array(flat, dtype=dtype).reshape(shape)
     except (TypeError, ValueError, OverflowError) as error:
-        raise CodecError(f"bad encoded array: {error}") from None
+        raise CodecError(f"bad encoded array: {str(error)[:200]}") from None
 
 
 def _special_float(item: dict) -> float:

@@ -202,8 +202,8 @@ def _compare_numbers(expected: float, got: float, path: str, rtol: float, atol: 
 def _compare_arrays(expected: np.ndarray, got: Any, path: str, rtol: float, atol: float,
                     exact: bool) -> Optional[str]:
     if isinstance(got, (list, tuple)) or _is_number(got):
-        try:
-            got = np.asarray(got, dtype=expected.dtype if expected.dtype.kind in "biuf" else None)
+        try:  # (not cast to expected's dtype: that would turn 3.999 into a right index 3)
+            got = np.asarray(got)
         except (TypeError, ValueError):
             return f"expected an array{_where(path)}, got {describe(got)}"
     if not isinstance(got, np.ndarray):

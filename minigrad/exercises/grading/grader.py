@@ -39,6 +39,10 @@ STATUS_BY_KIND = {
 }
 
 
+#: The longest message kept for one case (a forged answer can make error texts huge).
+MAX_MESSAGE = 2000
+
+
 @dataclass
 class CaseResult:
     visible: bool
@@ -46,6 +50,10 @@ class CaseResult:
     kind: str = ""  # why it failed: a key of STATUS_BY_KIND
     message: str = ""
     call: str = ""  # e.g. "composite_derivative(1.0)"
+
+    def __post_init__(self) -> None:
+        if len(self.message) > MAX_MESSAGE:
+            self.message = self.message[:MAX_MESSAGE - 1] + "…"
 
 
 @dataclass

@@ -25,8 +25,10 @@ What :func:`enter` does, in order (every step fails closed: an error stops the c
    ``io_uring_setup`` with ``ENOSYS``; with ``EPERM``: ``prctl(PR_SET_PDEATHSIG)``,
    ``sched_setaffinity`` (step 0 stays), the chmod and chown calls (an open descriptor, such
    as the grader's output file, is outside Landlock's reach: it could be made setuid) and
-   inotify/fanotify (their instances count against a per-user limit of the whole machine);
-   another system-call ABI (x32, i386) kills the process.
+   inotify/fanotify (their instances count against a per-user limit of the whole machine),
+   and ``fcntl``'s ``F_SETLEASE`` and ``F_NOTIFY`` (a lease on a readable file, such as a
+   module's ``.pyc``, blocks every other process that opens it for up to 45 s); another
+   system-call ABI (x32, i386) kills the process.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ NAMESPACES = (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_
               | CLONE_NEWUTS | CLONE_NEWCGROUP)
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 1, 38, 22, 2
+F_SETLEASE, F_NOTIFY = 1024, 1026
 
 # Landlock (include/uapi/linux/landlock.h); the three system calls have the same number on
 # every architecture.
@@ -63,16 +66,17 @@ WRITE = FS_ALL & ~(FS_EXECUTE | (1 << 6) | (1 << 11) | (1 << 15))
 # memfd_create/execveat: executing a memory file is not a Landlock path.
 # keyctl/add_key/request_key: the grader's keyrings; bpf, perf_event_open, userfaultfd: kernel
 # attack surface graded code has no use for. Then (EPERM) sched_setaffinity; chmod, fchmod,
-# fchmodat(2), chown, fchown, lchown, fchownat; inotify_init(1), fanotify_init. The last number
-# is prctl, whose PR_SET_PDEATHSIG is refused (the parent-death signal must stay).
+# fchmodat(2), chown, fchown, lchown, fchownat; inotify_init(1), fanotify_init. The last two
+# numbers are prctl, whose PR_SET_PDEATHSIG is refused (the parent-death signal must stay),
+# and fcntl, whose F_SETLEASE and F_NOTIFY are refused.
 SYSCALLS = {
     "x86_64": (0xC000003E, {41: 13, 53: 13, 425: 38, 319: 13, 322: 13, 248: 13, 249: 13,
                             250: 13, 321: 13, 298: 13, 323: 13,
                             203: 1, 90: 1, 91: 1, 268: 1, 452: 1, 92: 1, 93: 1, 94: 1, 260: 1,
-                            253: 1, 294: 1, 300: 1}, 157),
+                            253: 1, 294: 1, 300: 1}, 157, 72),
     "aarch64": (0xC00000B7, {198: 13, 199: 13, 425: 38, 279: 13, 281: 13, 217: 13, 218: 13,
                              219: 13, 280: 13, 241: 13, 282: 13,
-                             122: 1, 52: 1, 53: 1, 452: 1, 55: 1, 54: 1, 26: 1, 262: 1}, 167),
+                             122: 1, 52: 1, 53: 1, 452: 1, 55: 1, 54: 1, 26: 1, 262: 1}, 167, 25),
 }
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -227,13 +231,16 @@ def _allow(ruleset: int, path: str, rights: int) -> None:
 # ---------------------------------------------------------------------------- seccomp
 def seccomp_no_sockets() -> None:
     """Step 5: a classic-BPF filter (no_new_privs is already set)."""
-    arch, refused, prctl = SYSCALLS[platform.machine()]
+    arch, refused, prctl, fcntl = SYSCALLS[platform.machine()]
     load, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
     allow, kill, error = 0x7FFF0000, 0x80000000, 0x00050000
     program = [(load, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, kill),  # another ABI: kill
                (load, 0, 0, 0), (jge, 0, 1, 0x40000000), (ret, 0, 0, kill)]  # x32: kill
     for number, errno in refused.items():
         program += [(jeq, 0, 1, number), (ret, 0, 0, error | errno)]
+    program += [(jeq, 0, 4, fcntl), (load, 0, 0, 24),  # A = low half of args[1], the command
+                (jeq, 1, 0, F_SETLEASE), (jeq, 0, 1, F_NOTIFY), (ret, 0, 0, error | 1),  # EPERM
+                (load, 0, 0, 0)]  # A = the system call number again
     program += [(jeq, 0, 3, prctl), (load, 0, 0, 16),  # A = low half of args[0]
                 (jeq, 0, 1, PR_SET_PDEATHSIG), (ret, 0, 0, error | 1)]  # EPERM
     program.append((ret, 0, 0, allow))

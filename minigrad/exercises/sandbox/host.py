@@ -290,10 +290,12 @@ class Sandbox:
                                  f"output {during} (stopped)")
             name = signal.Signals(number).name if number in signal.valid_signals() else number
             return "crash", f"the process was killed by signal {name} {during}{tail}"
-        if tail.endswith("MemoryError"):  # the worker itself, not student code, ran out
-            return "memory", (f"ran out of memory {during} (MemoryError; is --memory "
-                              f"({self.memory_mb} MB) too small?){tail}")
-        return "exit", f"the process exited with code {code} (sys.exit/os._exit?) {during}{tail}"
+        hint = ""
+        if tail.endswith("MemoryError"):  # (printed by the worker, or by the student's code)
+            hint = (f" If that MemoryError is real, honest code may need more than --memory "
+                    f"({self.memory_mb} MB).")
+        return "exit", (f"the process exited with code {code} (sys.exit/os._exit?) "
+                        f"{during}{tail}{hint}")
 
     def _output_tail(self, limit: int = 300) -> str:
         try:
