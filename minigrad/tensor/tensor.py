@@ -11,8 +11,9 @@ A *view* (`x.T`, `x[0]`, `x.view(...)`) shares its base's memory and version cou
 `_base` is the tensor it views, `_view_steps` the view ops that made it from `_base`.
 
 Operators and op methods (`+ - * / ** @`, `x.exp()`, `x.sum(dim)` …) are one-line calls into
-`minigrad.ops`, gathered in `minigrad.tensor.operators`; this module holds the container,
-its autograd state and its conversions.
+`minigrad.ops`, gathered in `minigrad.tensor.operators`; the ways out to numpy and Python
+numbers (`.numpy()`, `.item()`, `float(t)` …) are in `minigrad.tensor.scalars`; this module
+holds the container and its autograd state.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import minigrad  # for minigrad.autograd.engine, looked up when backward() runs
 from minigrad.tensor import dtypes
 from minigrad.tensor.convert import to_array
 from minigrad.tensor.operators import TensorOperators
+from minigrad.tensor.scalars import TensorScalars
 from minigrad.tensor.views import TensorViews
 
 _NON_LEAF_GRAD_WARNING = (
@@ -37,7 +39,7 @@ _NON_LEAF_GRAD_WARNING = (
 _LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 
 
-class Tensor(TensorOperators, TensorViews):
+class Tensor(TensorOperators, TensorViews, TensorScalars):
     """An n-dimensional array that records the operations applied to it.
 
     >>> x = Tensor([[1.0, 2.0]], requires_grad=True)
@@ -237,51 +239,6 @@ class Tensor(TensorOperators, TensorViews):
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn, self._requires_grad = None, False
         return self
-
-    def numpy(self) -> np.ndarray:
-        """A copy of the values as a numpy array (no graph attached)."""
-        return self._data.copy()
-
-    def tolist(self) -> Any:
-        return self._data.tolist()
-
-    def item(self) -> float | int | bool:
-        """The value of a one-element tensor as a Python number."""
-        if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
-                               "to Scalar; item() needs exactly one element (reduce first, "
-                               "e.g. .sum() or .mean())")
-        return self._data.item()
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self._data if dtype is None else self._data.astype(dtype)
-
-    def _scalar(self, kind: str) -> Any:
-        if self._data.size != 1:
-            if kind == "bool":
-                raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-            raise ValueError("only one element tensors can be converted to Python scalars "
-                             f"(this one has shape {self.shape})")
-        return self._data.item()
-
-    def __bool__(self) -> bool:
-        return bool(self._scalar("bool"))
-
-    def __float__(self) -> float:
-        return float(self._scalar("float"))
-
-    def __int__(self) -> int:
-        return int(self._scalar("int"))
-
-    def __index__(self) -> int:
-        if self._data.dtype.kind not in "iub":
-            raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self._scalar("int"))
-
-    def __format__(self, spec: str) -> str:
-        if spec and self._data.size == 1:
-            return format(self._data.item(), spec)  # f"{loss:.3f}" works for one-element tensors
-        return format(repr(self), spec)
 
     # ---- backward ---------------------------------------------------------------------
     def backward(self, gradient: Any = None, retain_graph: bool | None = None,
