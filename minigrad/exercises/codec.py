@@ -178,9 +178,7 @@ def from_json(data: Any, depth: int = 0) -> Any:
         raise CodecError(f"not an encoded value: {str(data)[:80]}")
     (tag, body), = data.items()
     if tag == "__float__":
-        if body not in ("nan", "inf", "-inf"):
-            raise CodecError(f"bad special float {body!r}")
-        return float(body)
+        return _special_float(data)
     if tag == "__tuple__" and isinstance(body, list):
         return tuple(from_json(item, depth + 1) for item in body)
     if tag == "__dict__" and isinstance(body, dict):
@@ -219,10 +217,13 @@ def _array_from_json(body: dict) -> np.ndarray:
         raise CodecError(f"bad encoded array: {str(error)[:200]}") from None
 
 
-def _special_float(item: dict) -> float:
-    if item.get("__float__") not in ("nan", "inf", "-inf") or len(item) != 1:
-        raise CodecError(f"bad special float in an array: {str(item)[:80]}")
-    return float(item["__float__"])
+def _special_float(encoded: dict) -> float:
+    """The float that ``{"__float__": "nan" | "inf" | "-inf"}`` stands for (alone, or in an
+    array's data)."""
+    text = encoded.get("__float__") if len(encoded) == 1 else None
+    if text not in ("nan", "inf", "-inf"):
+        raise CodecError(f"bad special float {str(encoded)[:80]}")
+    return float(text)
 
 
 def decode(text: str) -> Any:

@@ -148,10 +148,7 @@ def _compare(expected: Any, got: Any, path: str, rtol: float, atol: float,
         if exact and isinstance(expected, (int, np.integer)) and not isinstance(
                 got, (int, np.integer)):
             return f"expected the integer {int(expected)}{_where(path)}, got {got!r}"
-        message = _compare_numbers(float(expected), float(got), path, rtol, atol, exact)
-        if message and isinstance(expected, (int, np.integer)):  # say 14, not 14.0
-            message = f"expected {int(expected)}{_where(path)}, got {got!r}"
-        return message
+        return _compare_numbers(expected, got, path, rtol, atol, exact)
     if isinstance(expected, (list, tuple)):
         if not isinstance(got, (list, tuple)):
             kind = type(expected).__name__
@@ -186,8 +183,9 @@ def _compare(expected: Any, got: Any, path: str, rtol: float, atol: float,
     return None
 
 
-def _compare_numbers(expected: float, got: float, path: str, rtol: float, atol: float,
+def _compare_numbers(wanted: Any, given: Any, path: str, rtol: float, atol: float,
                      exact: bool) -> Optional[str]:
+    expected, got = float(wanted), float(given)
     if math.isnan(expected) or math.isnan(got) or math.isinf(expected) or math.isinf(got):
         same = (math.isnan(expected) and math.isnan(got)) or expected == got
     elif exact:
@@ -196,6 +194,8 @@ def _compare_numbers(expected: float, got: float, path: str, rtol: float, atol: 
         same = abs(got - expected) <= atol + rtol * abs(expected)
     if same:
         return None
+    if isinstance(wanted, (int, np.integer)):  # an integer is shown as one: 14, not 14.0
+        return f"expected {int(wanted)}{_where(path)}, got {given!r}"
     return f"expected {expected!r}{_where(path)}, got {got!r}"
 
 

@@ -138,4 +138,3 @@ def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
             grad.detach_()
         with no_grad():
             grad.zero_()
-

@@ -129,7 +129,7 @@ def run_grade(args: argparse.Namespace) -> int:
     from minigrad.exercises.grading.classroom import (grade_class, printable, write_csv,
                                                       write_results, write_text_atomic)
     from minigrad.exercises.grading.grader import Options, grade_submission, new_seed
-    from minigrad.exercises.grading.reports import format_table, gradescope_results
+    from minigrad.exercises.grading.reports import format_table, gradescope_results, one_line
     from minigrad.exercises.grading.submission import is_class_folder
     from minigrad.exercises.sandbox.probe import sandbox_problem
 
@@ -192,11 +192,11 @@ def run_grade(args: argparse.Namespace) -> int:
             print(f"minigrad grade: warning: the students' files are for different lessons "
                   f"({', '.join(f'{number:02d}' for number in lessons)}); add --lesson N to "
                   f"grade everyone on the same exercises", file=sys.stderr)
-        names = {student: " ".join(printable(student).split())[:60] for student in results}
+        names = {student: one_line(printable(student))[:60] for student in results}
         width = max([len(name) for name in names.values()] + [7])
         print(f"{'student':<{width}}  {'total':>7}  {'max':>5}   (seed {seed})")
         for student, result in results.items():
-            note = (f"   {' '.join(result.notes[0].split())}"
+            note = (f"   {one_line(result.notes[0])}"
                     if result.notes and not result.exercises else "")
             print(printable(f"{names[student]:<{width}}  {result.score:>7.2f}  "
                             f"{result.max_score:>5g}{note}"[:200]))

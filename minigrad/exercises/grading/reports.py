@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import textwrap
-
 from typing import Any
 
 from minigrad.exercises.grading.grader import ExerciseResult, SubmissionResult
@@ -57,36 +56,35 @@ def _clean(text: str) -> str:
 
 def format_table(result: SubmissionResult, width: int = 60) -> str:
     """A plain-text table: one row per exercise with points, max, status and feedback."""
-    lines = [f"Grading {_one_line(str(result.path))}  (seed {result.seed})"]
+    lines = [f"Grading {one_line(str(result.path))}  (seed {result.seed})"]
     if result.files:
-        lines.append(f"  graded: {_one_line(', '.join(result.files))}")
-    lines += [f"  note: {_one_line(note)}" for note in result.notes]
+        lines.append(f"  graded: {one_line(', '.join(result.files))}")
+    lines += [f"  note: {one_line(note)}" for note in result.notes]
     if not result.exercises:
         lines.append("  nothing to grade")
         return "\n".join(lines)
     lines.append(f"  {'id':<6}{'exercise':<34}{'points':>7}{'max':>5}  {'status':<15}feedback")
     for item in result.exercises:
-        feedback = _one_line(item.feedback)
+        feedback = one_line(item.feedback)
         if len(feedback) > width:
             feedback = feedback[: width - 1] + "…"
         title = item.exercise.title if len(item.exercise.title) <= 32 else (
             item.exercise.title[:31] + "…")
         lines.append(f"  {item.exercise.id:<6}{title:<34}{item.score:>7.2f}"
-                     f"{item.max_score:>5g}  {_one_line(item.status):<15}{feedback}")
+                     f"{item.max_score:>5g}  {one_line(item.status):<15}{feedback}")
     lines.append(f"  {'total':<40}{result.score:>7.2f}{result.max_score:>5g}")
     details = [item for item in result.exercises if item.feedback]
     if details:  # the table cuts feedback short: here it is whole, with the hint
         lines.append("")
         for item in details:
-            lines += textwrap.wrap(f"{item.exercise.id}: {_one_line(item.feedback)}",
+            lines += textwrap.wrap(f"{item.exercise.id}: {one_line(item.feedback)}",
                                    width=100, initial_indent="  ", subsequent_indent="      ")
             if item.exercise.hint and item.status not in ("not attempted", "missing"):
-                lines += textwrap.wrap(f"hint: {_one_line(item.exercise.hint)}", width=100,
+                lines += textwrap.wrap(f"hint: {one_line(item.exercise.hint)}", width=100,
                                        initial_indent="      ", subsequent_indent="      ")
     return "\n".join(lines)
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     """Runs of whitespace, line breaks included, as one space: a row stays one row."""
     return " ".join(text.split())
-

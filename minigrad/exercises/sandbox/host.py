@@ -312,4 +312,3 @@ def _kind(message: dict) -> str:
     not trusted: any other text, which could forge a status line, reads as "exception")."""
     kind = message.get("kind")
     return kind if isinstance(kind, str) and kind in KINDS else "exception"
-
