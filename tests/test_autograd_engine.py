@@ -421,6 +421,13 @@ def test_requires_grad_only_on_floating_tensors():
         mg.zeros(2, dtype=mg.int64).requires_grad_()
 
 
+def test_requires_grad_takes_pytorchs_keyword_and_the_api_contracts():
+    x = mg.ones(2)
+    assert x.requires_grad_(requires_grad=True).requires_grad
+    assert not x.requires_grad_(flag=False).requires_grad
+    assert x.requires_grad_(flag=True) is x and x.requires_grad
+
+
 def test_requires_grad_flag_of_non_leaf_cannot_be_cleared():
     y = mg.ones(2, requires_grad=True) * 2
     with pytest.raises(RuntimeError, match="only change requires_grad flags of leaf variables"):

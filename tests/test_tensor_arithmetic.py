@@ -156,6 +156,53 @@ def test_python_numbers_do_not_promote_tensors():
     np.testing.assert_array_equal((mg.tensor([1, 2]) / 2).numpy(), [0.5, 1.0])
 
 
+def test_a_zero_dim_tensor_does_not_widen_a_tensor_with_dims():
+    """PyTorch: tensors with dims decide the dtype within a category (numpy: int64 here)."""
+    ints = mg.ones(2, dtype=mg.int32)
+    assert (ints + mg.tensor(3)).dtype == mg.int32
+    assert (mg.tensor(3) * ints).dtype == mg.int32
+    assert (ints - mg.tensor([3])).dtype == mg.int64      # a dimensioned int64 does widen
+    assert (mg.ones(2, dtype=mg.float32) + mg.tensor(3.0, dtype=mg.float64)).dtype == mg.float32
+
+
+def test_subtracting_bools_is_refused_as_in_pytorch():
+    mask = mg.tensor([True, False])
+    for subtract in (lambda: mask - 1, lambda: 1 - mask, lambda: mg.tensor([1]) - mask,
+                     lambda: mg.ones(2) - True, lambda: mask.sub_(mask)):
+        with pytest.raises(RuntimeError, match=r"^Subtraction, the `-` operator, with a bool "
+                                               r"tensor is not supported. If you are trying to "
+                                               r"invert a mask, use the `~`"):
+            subtract()
+
+
+@pytest.mark.oracle
+def test_result_dtypes_of_arithmetic_match_pytorch():
+    """+ - * / over every pair of dtypes, with and without dims, and with Python numbers."""
+    torch = pytest.importorskip("torch")
+    names = ["bool", "int32", "int64", "float32", "float64"]
+    shapes = [((2,), ()), ((), (2,)), ((2,), (2,)), ((), ())]
+    operators = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a / b]
+
+    def outcome(compute):
+        try:
+            return str(compute().dtype).split(".")[-1]
+        except RuntimeError:
+            return "RuntimeError"
+
+    for left, right in [(a, b) for a in names for b in names]:
+        for shape_a, shape_b in shapes:
+            a, b = np.ones(shape_a, dtype=left), np.ones(shape_b, dtype=right)
+            for index, op in enumerate(operators):
+                theirs = outcome(lambda: op(torch.tensor(a), torch.tensor(b)))
+                ours = outcome(lambda: op(mg.tensor(a), mg.tensor(b)))
+                assert ours == theirs, (left, shape_a, right, shape_b, index)
+        for number in (2, 2.5, True):
+            for index, op in enumerate(operators):
+                theirs = outcome(lambda: op(torch.ones(2, dtype=getattr(torch, left)), number))
+                ours = outcome(lambda: op(mg.ones(2, dtype=getattr(mg, left)), number))
+                assert ours == theirs, (left, number, index)
+
+
 def test_float64_gradients_stay_float64_next_to_float32():
     a = mg.tensor([1.0, 2.0], dtype=mg.float64, requires_grad=True)
     b = mg.tensor([3.0, 4.0], requires_grad=True)

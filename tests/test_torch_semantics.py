@@ -23,8 +23,8 @@ Deliberate differences from PyTorch (each has a test that pins our behaviour):
 - `x[[[0, 1], [2, 2]]]` (a list of lists) is one integer-array index, as in numpy (PyTorch
   2.13 still reads it as a tuple of indices, deprecated, with a warning);
 - after `z = 2 ** y`, changing `y` in place is allowed (only z is saved; PyTorch saves y too);
-- a few lenient cases where PyTorch raises: int tensor @ float tensor (promoted),
-  `tensor([t1, t2])` of 1-D tensors (stacked), `full(3, v)` (an int size);
+- a few lenient cases where PyTorch raises: `tensor([t1, t2])` of 1-D tensors (stacked),
+  `full(3, v)` (an int size);
 - messages of some rarer errors differ in wording (same exception type): permute with the
   wrong number of dims, expand to fewer dims, reshape(-1, 0) of an empty tensor.
 """

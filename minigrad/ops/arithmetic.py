@@ -21,7 +21,7 @@ from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
 from minigrad.ops.broadcast import BroadcastTo, ShapeError, broadcast_to, sum_to
 from minigrad.ops.matmul import matmul
-from minigrad.tensor.dtypes import float32, promote
+from minigrad.tensor.dtypes import DtypeError, float32, promote
 from minigrad.tensor.tensor import Tensor
 
 Operand = Any  # a Tensor or a Python number
@@ -73,11 +73,21 @@ class Add(Function):
                 sum_to(grad_output, ctx.inputs[1].shape) if need_b else None)
 
 
+def refuse_bool(a: Any, b: Any) -> None:
+    """PyTorch has no subtraction of bools (numpy would give ints or raise its own error)."""
+    if type(a) is bool or type(b) is bool or getattr(a, "dtype", None) == np.bool_ \
+            or getattr(b, "dtype", None) == np.bool_:
+        raise DtypeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
+                         "you are trying to invert a mask, use the `~` or `logical_not()` "
+                         "operator instead.")
+
+
 class Sub(Function):
     """out = a - b;  d(out)/da = 1,  d(out)/db = -1."""
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        refuse_bool(a, b)
         return _broadcasting(np.subtract, a, b, "-")
 
     @staticmethod
@@ -94,6 +104,7 @@ class Rsub(Function):
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, other: float) -> np.ndarray:
+        refuse_bool(other, a)
         return promote(np.subtract(other, a), a, None)
 
     @staticmethod
@@ -156,8 +167,6 @@ class Neg(Function):
     @staticmethod
     def forward(ctx: Context, a: np.ndarray) -> np.ndarray:
         if a.dtype == np.bool_:
-            from minigrad.tensor.dtypes import DtypeError
-
             raise DtypeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                              "you are trying to invert a mask, use the `~` or `logical_not()` "
                              "operator instead.")

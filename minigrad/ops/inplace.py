@@ -25,6 +25,7 @@ import numpy as np
 from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import GradMode
+from minigrad.ops.arithmetic import refuse_bool
 from minigrad.ops.broadcast import sum_to
 from minigrad.ops.copy_slices import copy_into, move_node, write_through_view
 from minigrad.tensor import dtypes
@@ -164,6 +165,8 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
     """tensor = op(tensor, alpha * other), written into tensor's own memory."""
     # Nothing to record (an optimizer step, `p.data -= lr * p.grad`): plain numpy when the
     # shapes and dtypes agree; the leaf rule cannot apply, as _records would be True.
+    if ufunc is np.subtract:
+        refuse_bool(tensor._data, other._data if isinstance(other, Tensor) else other)
     other_data = other._data if isinstance(other, Tensor) else None
     if other_data is not None and other_data.shape == tensor._data.shape \
             and other_data.dtype == tensor._data.dtype and tensor._data.flags.writeable \

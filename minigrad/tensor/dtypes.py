@@ -118,13 +118,20 @@ def infer_dtype(array: np.ndarray, from_python: bool) -> np.dtype:
 
 
 def promote(result: np.ndarray, a: Any, b: Any) -> np.ndarray:
-    """Correct numpy's float64 results to PyTorch's dtype.
+    """Correct numpy's widened results to PyTorch's dtype.
 
     numpy gives float64 for int tensors with Python floats, for int / int, and for a float32
     tensor with a 0-d float64 array; PyTorch keeps float32 there. Its rule: a float64 result
     needs a float64 operand with at least one dim, or a 0-d float64 operand and no other
-    floating point operand with dims.
+    floating point operand with dims. Likewise an int32 tensor with a 0-d int64 tensor stays
+    int32 in PyTorch (numpy: int64).
     """
+    if result.dtype == int64:
+        dimensioned_ints = [x for x in (a, b) if type(x) is np.ndarray and x.ndim > 0
+                            and x.dtype.kind in "iu"]
+        if dimensioned_ints and all(x.dtype != int64 for x in dimensioned_ints):
+            return result.astype(np.result_type(*dimensioned_ints))
+        return result
     if result.dtype != float64:
         return result
     arrays = [x for x in (a, b) if type(x) is np.ndarray]

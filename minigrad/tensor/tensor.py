@@ -151,8 +151,13 @@ class Tensor(TensorOperators, TensorViews, TensorScalars):
     def requires_grad(self, flag: bool) -> None:
         self.requires_grad_(flag)
 
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        """Start (or stop) recording operations on this leaf. Returns self."""
+    def requires_grad_(self, requires_grad: bool = True, *, flag: bool | None = None) -> Tensor:
+        """Start (or stop) recording operations on this leaf. Returns self.
+
+        `requires_grad=` is PyTorch's name of the argument; `flag=`, the course's API contract's.
+        """
+        if flag is not None:
+            requires_grad = flag
         if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
