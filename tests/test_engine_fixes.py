@@ -81,3 +81,17 @@ def test_accumulation_matches_pytorch():
         return kept is x.grad, kept.requires_grad, kept.detach().numpy().tolist()
 
     assert run(mg) == run(torch)
+
+
+def test_changing_a_view_made_under_no_grad_outside_it_says_how_to_fix_it():
+    x = mg.ones(3, requires_grad=True)
+    with mg.no_grad():
+        view = x[0:2]
+    with pytest.raises(RuntimeError, match=r"^A view was created in no_grad mode and is being "
+                                           r"modified inplace with grad mode enabled\. Given that "
+                                           r".*moving both the view and the inplace either both "
+                                           r"inside the no_grad block"):
+        view.mul_(2)
+    with mg.no_grad():
+        view.mul_(2)  # both inside no_grad: allowed, and written through to x
+    np.testing.assert_array_equal(x.numpy(), [2, 2, 1])

@@ -981,6 +981,11 @@ def test_gradcheck_names_the_mismatch():
 # (One known difference: after z = 2 ** y, changing y in place is fine here, since the
 # gradient only needs z; PyTorch also saves y and refuses.)
 INPLACE_SAVED = oracle_cases("""
+x = L.tensor([1.0, 2.0], requires_grad=True)
+with L.no_grad():
+    v = x[0:1]
+v.mul_(2)
+---
 x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 2; z = y * y
 with L.no_grad():
     y += 1

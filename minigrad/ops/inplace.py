@@ -110,8 +110,10 @@ def _check_leaf(tensor: Tensor, prefix: str = "") -> None:
         if tensor._grad_fn is None:
             raise RuntimeError(
                 "A view was created in no_grad mode and is being modified inplace with grad "
-                "mode enabled. This view is the output of a function that returns multiple "
-                "views. (Make the view outside no_grad, or change it inside no_grad.)")
+                "mode enabled. Given that this use case is ambiguous and error-prone, it is "
+                "forbidden. You can clarify your code by moving both the view and the inplace "
+                "either both inside the no_grad block (if you don't want the inplace to be "
+                "tracked) or both outside (if you want the inplace to be tracked).")
         prefix = "a view of "
     elif not (tensor._requires_grad and tensor._grad_fn is None):
         return
