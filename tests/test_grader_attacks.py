@@ -12,6 +12,7 @@ import csv
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -246,6 +247,43 @@ def test_a_child_stays_on_its_one_core_and_cannot_touch_the_grader_s_files(tmp_p
     attempts = output.splitlines()[0].split("ValueError: ", 1)[1].split(" | ")
     assert attempts == (["1"] + ["PermissionError[1]"] * 3 + ["(-1, 1)"]
                         + ["PermissionError[1]"] * 2 + ["0"]), output  # one core
+
+
+@needs_sandbox
+def test_no_file_metadata_no_hidden_disk_space_no_aio(tmp_path: Path) -> None:
+    """Landlock governs opening files, not a file's metadata: a child could otherwise give a
+    classmate's file (or the instructor's, or a key) an ACL that lets anyone read it, give a
+    copied binary file capabilities, or backdate a file's time; reserve disk space that the
+    file-size limit does not count (fallocate with KEEP_SIZE on its output file); or use up
+    the machine's AIO contexts. All refused (EPERM), and the classmate's file is unchanged."""
+    classmate = tmp_path / "class" / "bob" / FILE01
+    classmate.parent.mkdir(parents=True)
+    classmate.write_text("bob's work")
+    classmate.chmod(0o600)
+    before = classmate.stat()
+    # A POSIX ACL (version 2) granting "other" read: user::rw-, group::---, other::r--.
+    acl = struct.pack("<I" + "HHI" * 3, 2, 1, 6, 0xFFFFFFFF, 4, 0, 0xFFFFFFFF, 32, 4, 0xFFFFFFFF)
+    output = only_01_1_lost(grade(attack(tmp_path / "class" / "mallory", f"""
+        target = {str(classmate)!r}
+        found.append(_try(lambda: os.setxattr(target, "system.posix_acl_access", {acl!r})))
+        found.append(_try(lambda: os.setxattr(target, "user.mark", b"1")))
+        found.append(_try(lambda: os.setxattr(target, "security.capability", b"x" * 20)))
+        found.append(_try(lambda: os.removexattr(target, "user.mark")))
+        found.append(_try(lambda: os.utime(target, (0, 0))))
+        found.append(_try(lambda: os.utime(target)))
+        libc = ctypes.CDLL(None, use_errno=True)
+        found.append(_try(lambda: (libc.fallocate(1, 1, ctypes.c_long(0),
+                                                  ctypes.c_long(100 << 20)), ctypes.get_errno())))
+        context = ctypes.c_ulong(0)
+        found.append(_try(lambda: (libc.syscall(206 if os.uname().machine == "x86_64" else 0,
+                                                65536, ctypes.byref(context)),
+                                   ctypes.get_errno())))
+        """), tmp_path))
+    attempts = output.splitlines()[0].split("ValueError: ", 1)[1].split(" | ")
+    assert attempts == ["PermissionError[1]"] * 6 + ["(-1, 1)"] * 2, output
+    after = classmate.stat()
+    assert (after.st_mode, after.st_mtime_ns) == (before.st_mode, before.st_mtime_ns)
+    assert os.listxattr(classmate) == [] and classmate.read_text() == "bob's work"
 
 
 def test_concurrent_children_get_different_cores_while_there_are_free_ones() -> None:

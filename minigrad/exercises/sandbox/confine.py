@@ -19,16 +19,14 @@ What :func:`enter` does, in order (every step fails closed: an error stops the c
 4. Landlock (ABI >= 6): read-only access to the paths in ``readable`` (files or folders), read
    and write access to the work folder, nothing else: no execute anywhere, no TCP bind or
    connect, no signals and no abstract UNIX sockets outside the child's own domain.
-5. seccomp: ``socket``/``socketpair`` (a pathname UNIX socket is not a Landlock right before
-   ABI 8), ``memfd_create``/``execveat`` (a memory file is outside Landlock's paths), the
-   keyring calls, ``bpf``, ``perf_event_open`` and ``userfaultfd`` fail with ``EACCES``,
-   ``io_uring_setup`` with ``ENOSYS``; with ``EPERM``: ``prctl(PR_SET_PDEATHSIG)``,
-   ``sched_setaffinity`` (step 0 stays), the chmod and chown calls (an open descriptor, such
-   as the grader's output file, is outside Landlock's reach: it could be made setuid) and
-   inotify/fanotify (their instances count against a per-user limit of the whole machine),
-   and ``fcntl``'s ``F_SETLEASE`` and ``F_NOTIFY`` (a lease on a readable file, such as a
-   module's ``.pyc``, blocks every other process that opens it for up to 45 s); another
-   system-call ABI (x32, i386) kills the process.
+5. seccomp (the table ``REFUSED`` below, each with its reason): sockets, ``io_uring``,
+   memory files, keyrings, ``bpf``, ``perf_event_open``, ``userfaultfd``; changing its cores;
+   changing any file's mode, owner, extended attributes (ACLs, file capabilities) or times,
+   which Landlock does not govern; ``fallocate`` (disk space the file-size limit does not
+   count); inotify, fanotify and AIO contexts (limited per user or per machine); ``prctl``'s
+   ``PR_SET_PDEATHSIG`` and ``fcntl``'s ``F_SETLEASE`` and ``F_NOTIFY`` (a lease on a readable
+   file, such as a module's ``.pyc``, blocks every other process that opens it for up to
+   45 s); another system-call ABI (x32, i386) kills the process.
 """
 
 from __future__ import annotations
@@ -61,22 +59,54 @@ READ = FS_READ_FILE | FS_READ_DIR
 # In the work folder: everything but execute, device nodes (make_char, make_block), ioctl_dev.
 WRITE = FS_ALL & ~(FS_EXECUTE | (1 << 6) | (1 << 11) | (1 << 15))
 
-# seccomp: architecture -> (AUDIT_ARCH, {system call: errno}). socket/socketpair: a pathname
-# UNIX socket is not a Landlock right before ABI 8; io_uring would bypass this filter;
-# memfd_create/execveat: executing a memory file is not a Landlock path.
-# keyctl/add_key/request_key: the grader's keyrings; bpf, perf_event_open, userfaultfd: kernel
-# attack surface graded code has no use for. Then (EPERM) sched_setaffinity; chmod, fchmod,
-# fchmodat(2), chown, fchown, lchown, fchownat; inotify_init(1), fanotify_init. The last two
-# numbers are prctl, whose PR_SET_PDEATHSIG is refused (the parent-death signal must stay),
-# and fcntl, whose F_SETLEASE and F_NOTIFY are refused.
+# seccomp: the system calls refused, by name, with the errno they fail with.
+EACCES, EPERM, ENOSYS = 13, 1, 38
+REFUSED = {
+    # a pathname UNIX socket is not a Landlock right before ABI 8; io_uring would bypass this
+    # filter; executing a memory file (memfd_create, execveat) is not a Landlock path
+    "socket": EACCES, "socketpair": EACCES, "io_uring_setup": ENOSYS,
+    "memfd_create": EACCES, "execveat": EACCES,
+    # the grader's keyrings; kernel attack surface graded code has no use for
+    "add_key": EACCES, "request_key": EACCES, "keyctl": EACCES, "bpf": EACCES,
+    "perf_event_open": EACCES, "userfaultfd": EACCES,
+    # leaving the one core it is pinned to
+    "sched_setaffinity": EPERM,
+    # a file's metadata is outside Landlock's rights: its mode and owner (the output file the
+    # grader opened could be made setuid), extended attributes (ACLs, file capabilities) and
+    # times, of any file the child can name
+    "chmod": EPERM, "fchmod": EPERM, "fchmodat": EPERM, "fchmodat2": EPERM,
+    "chown": EPERM, "fchown": EPERM, "lchown": EPERM, "fchownat": EPERM,
+    "setxattr": EPERM, "lsetxattr": EPERM, "fsetxattr": EPERM, "setxattrat": EPERM,
+    "removexattr": EPERM, "lremovexattr": EPERM, "fremovexattr": EPERM,
+    "removexattrat": EPERM,
+    "utime": EPERM, "utimes": EPERM, "futimesat": EPERM, "utimensat": EPERM,
+    # disk space RLIMIT_FSIZE does not count (fallocate with KEEP_SIZE on the output file)
+    "fallocate": EPERM,
+    # per-user or machine-wide kernel objects: inotify and fanotify instances, AIO contexts
+    "inotify_init": EPERM, "inotify_init1": EPERM, "fanotify_init": EPERM, "io_setup": EPERM,
+}
+# architecture -> (AUDIT_ARCH, numbers of the system calls above (a name missing here does not
+# exist there), prctl, fcntl). prctl's PR_SET_PDEATHSIG is refused (the parent-death signal must
+# stay); fcntl's F_SETLEASE and F_NOTIFY are refused.
 SYSCALLS = {
-    "x86_64": (0xC000003E, {41: 13, 53: 13, 425: 38, 319: 13, 322: 13, 248: 13, 249: 13,
-                            250: 13, 321: 13, 298: 13, 323: 13,
-                            203: 1, 90: 1, 91: 1, 268: 1, 452: 1, 92: 1, 93: 1, 94: 1, 260: 1,
-                            253: 1, 294: 1, 300: 1}, 157, 72),
-    "aarch64": (0xC00000B7, {198: 13, 199: 13, 425: 38, 279: 13, 281: 13, 217: 13, 218: 13,
-                             219: 13, 280: 13, 241: 13, 282: 13,
-                             122: 1, 52: 1, 53: 1, 452: 1, 55: 1, 54: 1, 26: 1, 262: 1}, 167, 25),
+    "x86_64": (0xC000003E, {
+        "socket": 41, "socketpair": 53, "io_uring_setup": 425, "memfd_create": 319,
+        "execveat": 322, "add_key": 248, "request_key": 249, "keyctl": 250, "bpf": 321,
+        "perf_event_open": 298, "userfaultfd": 323, "sched_setaffinity": 203,
+        "chmod": 90, "fchmod": 91, "fchmodat": 268, "fchmodat2": 452, "chown": 92,
+        "fchown": 93, "lchown": 94, "fchownat": 260, "setxattr": 188, "lsetxattr": 189,
+        "fsetxattr": 190, "setxattrat": 463, "removexattr": 197, "lremovexattr": 198,
+        "fremovexattr": 199, "removexattrat": 466, "utime": 132, "utimes": 235,
+        "futimesat": 261, "utimensat": 280, "fallocate": 285, "inotify_init": 253,
+        "inotify_init1": 294, "fanotify_init": 300, "io_setup": 206}, 157, 72),
+    "aarch64": (0xC00000B7, {
+        "socket": 198, "socketpair": 199, "io_uring_setup": 425, "memfd_create": 279,
+        "execveat": 281, "add_key": 217, "request_key": 218, "keyctl": 219, "bpf": 280,
+        "perf_event_open": 241, "userfaultfd": 282, "sched_setaffinity": 122,
+        "fchmod": 52, "fchmodat": 53, "fchmodat2": 452, "fchown": 55, "fchownat": 54,
+        "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463, "removexattr": 14,
+        "lremovexattr": 15, "fremovexattr": 16, "removexattrat": 466, "utimensat": 88,
+        "fallocate": 47, "inotify_init1": 26, "fanotify_init": 262, "io_setup": 0}, 167, 25),
 }
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -231,7 +261,8 @@ def _allow(ruleset: int, path: str, rights: int) -> None:
 # ---------------------------------------------------------------------------- seccomp
 def seccomp_no_sockets() -> None:
     """Step 5: a classic-BPF filter (no_new_privs is already set)."""
-    arch, refused, prctl, fcntl = SYSCALLS[platform.machine()]
+    arch, numbers, prctl, fcntl = SYSCALLS[platform.machine()]
+    refused = {number: REFUSED[name] for name, number in numbers.items()}
     load, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
     allow, kill, error = 0x7FFF0000, 0x80000000, 0x00050000
     program = [(load, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, kill),  # another ABI: kill
