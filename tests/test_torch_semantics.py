@@ -910,6 +910,22 @@ def test_graph_introspection(code):
 
 # ---- assignment into a tensor of the graph (x[key] = value) -------------------------------------
 SETITEM = oracle_cases("""
+v = L.ones(1, requires_grad=True); x = L.zeros(3); x[1] = v; x.sum().backward(); r = v.grad, x
+---
+w = L.zeros(2, 4, requires_grad=True); v = L.ones(1, 4, requires_grad=True)
+x = w * 1; x[0] = v * 2; (x * x).sum().backward(); r = w.grad, v.grad, x
+---
+v = L.ones(1, 1, 3, requires_grad=True); x = L.zeros(2, 3); x[1] = v * 2; x.sum().backward()
+r = v.grad, x
+---
+v = L.ones(1, 2, requires_grad=True); x = L.zeros(3, 2); x[[0, 2]] = v * 2; x.sum().backward()
+r = v.grad, x
+---
+v = L.ones(1, 3, requires_grad=True); x = L.zeros(3); x[:] = v * 2; x.sum().backward(); r = v.grad, x
+---
+v = L.ones(1, 3, requires_grad=True); x = L.zeros(3); x[...] = v * 2; x.sum().backward()
+r = v.grad, x
+---
 x = L.tensor([1.0, 2.0, 3.0], requires_grad=True); w = L.tensor(7.0, requires_grad=True)
 y = x * 2; y[0] = w; r = y.grad_fn, y.grad_fn.next_functions, y._version, y
 (y * L.tensor([1., 2., 3.])).sum().backward(); r = r, x.grad, w.grad

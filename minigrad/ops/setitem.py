@@ -18,6 +18,7 @@ from minigrad.ops.copy_slices import IndexPut, copy_into, write_through_view
 from minigrad.ops.index import getitem
 from minigrad.ops.inplace import (_check_leaf, _check_writeable, _commit, _old_value, _records,
                                   copy_, fill_)
+from minigrad.ops.shape import reshape
 from minigrad.tensor.tensor import Tensor
 
 
@@ -47,6 +48,8 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
     key = _plain_key(key)
     if isinstance(value, np.ndarray):
         value = Tensor(value)
+    if isinstance(value, Tensor) and value._data.ndim > 0 and value._data.shape[0] == 1:
+        value = _without_leading_ones(value)
     if _is_advanced(key):
         key = _slots(tensor, key)
         if _records(tensor, value):
@@ -75,6 +78,17 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
         return
     copy_into(region._data, value._data if isinstance(value, Tensor) else value)
     tensor._version_counter[0] += 1
+
+
+def _without_leading_ones(value: Tensor) -> Tensor:
+    """The value with its leading size-1 dims dropped, as PyTorch does before writing: so
+    `x[1] = t` works for a t of shape (1,), and t's gradient, through the recorded reshape,
+    keeps t's shape."""
+    shape = value.shape
+    ones = 0
+    while ones < len(shape) and shape[ones] == 1:
+        ones += 1
+    return reshape(value, shape[ones:])
 
 
 def _slots(tensor: Tensor, key: Any) -> tuple[np.ndarray, ...]:
