@@ -95,3 +95,17 @@ def test_changing_a_view_made_under_no_grad_outside_it_says_how_to_fix_it():
     with mg.no_grad():
         view.mul_(2)  # both inside no_grad: allowed, and written through to x
     np.testing.assert_array_equal(x.numpy(), [2, 2, 1])
+
+
+def test_a_no_grad_view_of_a_computed_tensor_cannot_change_it_behind_the_graph():
+    """The change could not be recorded in b's graph: a's gradient would silently be wrong."""
+    a = mg.arange(4.0, requires_grad=True)
+    b = a * 2
+    with mg.no_grad():
+        view = b[1:]
+        inner = view[1:]  # a view of that view
+    for changed in (view, inner):
+        with pytest.raises(RuntimeError, match="^A view was created in no_grad mode"):
+            changed.mul_(2)
+    b.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [2, 2, 2, 2])

@@ -1002,6 +1002,17 @@ with L.no_grad():
     v = x[0:1]
 v.mul_(2)
 ---
+a = L.tensor([1.0, 2.0, 3.0], requires_grad=True); b = a * 2
+with L.no_grad():
+    v = b[1:]
+v.mul_(2)
+---
+a = L.tensor([1.0, 2.0, 3.0], requires_grad=True); b = a * 2
+with L.no_grad():
+    v = b[1:]
+    v.mul_(2)
+b.sum().backward(); r = a.grad, b
+---
 x = L.tensor([1.0, 2.0], requires_grad=True); y = x * 2; z = y * y
 with L.no_grad():
     y += 1

@@ -102,18 +102,21 @@ def _check_writeable(tensor: Tensor) -> None:
 
 
 def _check_leaf(tensor: Tensor, prefix: str = "") -> None:
-    """Refuse, in grad mode, to change a leaf that requires grad, or a view of one."""
+    """Refuse, in grad mode, to change a leaf that requires grad, a view of one, or a view
+    made under no_grad of a tensor that requires grad (minigrad.tensor.views)."""
     if not GradMode.enabled:
         return
     base = tensor._base
-    if base is not None and base._requires_grad and base._grad_fn is None:
-        if tensor._grad_fn is None:
+    if base is not None:
+        if tensor._no_grad_view:
             raise RuntimeError(
                 "A view was created in no_grad mode and is being modified inplace with grad "
                 "mode enabled. Given that this use case is ambiguous and error-prone, it is "
                 "forbidden. You can clarify your code by moving both the view and the inplace "
                 "either both inside the no_grad block (if you don't want the inplace to be "
                 "tracked) or both outside (if you want the inplace to be tracked).")
+        if not (base._requires_grad and base._grad_fn is None):
+            return
         prefix = "a view of "
     elif not (tensor._requires_grad and tensor._grad_fn is None):
         return

@@ -54,7 +54,8 @@ class Tensor(TensorOperators, TensorViews, TensorScalars):
     """
 
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_version_counter",
-                 "_base", "_view_steps", "_view_of_node", "_retains_grad", "_accumulator",
+                 "_base", "_view_steps", "_view_of_node", "_no_grad_view", "_retains_grad",
+                 "_accumulator",
                  "__weakref__")
     __array_priority__ = 1000
     __array_ufunc__ = None  # numpy defers to our reflected operators: ndarray * Tensor works

@@ -8,7 +8,10 @@ a view: `Function.apply` calls `_become_view`. A view keeps
   every node that saved any of them;
 - `_view_steps`: the view ops, with their settings, that make the view from the base. They are
   replayed to find the view's region in the base (minigrad.ops.copy_slices) and to rebuild
-  the view's node when the base was changed in place (as PyTorch regenerates it).
+  the view's node when the base was changed in place (as PyTorch regenerates it);
+- `_no_grad_view`: made under no_grad from a tensor that requires grad (or from such a view):
+  changing it in place with grad mode on is refused, as in PyTorch, since the change could
+  not be recorded in the base's graph.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ class TensorViews:
         step = ((function, settings),)
         self._view_steps = source._view_steps + step if source._base is not None else step
         self._view_of_node = base._grad_fn
+        self._no_grad_view = (source._no_grad_view if source._base is not None else False) or (
+            source._requires_grad and not minigrad.autograd.grad_mode.GradMode.enabled)
 
     @property
     def grad_fn(self) -> Any:
