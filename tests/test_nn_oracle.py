@@ -155,10 +155,15 @@ def test_cross_entropy_ignore_index_one_sample_and_spatial(reduction):
             {"input": (x, tx)})
 
 
-def test_cross_entropy_with_every_target_ignored_is_nan_with_a_zero_gradient():
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_with_every_target_ignored_is_nan_with_a_zero_gradient(weighted):
     x, tx = both(RNG.standard_normal((2, 3)))
-    loss = F.cross_entropy(x, mg.tensor([-100, -100]))
-    torch_loss = torch.nn.functional.cross_entropy(tx, torch.tensor([-100, -100]))
+    weight = [1.0, 2.0, 3.0] if weighted else None
+    loss = F.cross_entropy(x, mg.tensor([-100, -100]),
+                           weight=None if weight is None else mg.tensor(weight, dtype=mg.float64))
+    torch_loss = torch.nn.functional.cross_entropy(
+        tx, torch.tensor([-100, -100]),
+        weight=None if weight is None else torch.tensor(weight, dtype=torch.float64))
     loss.backward()
     torch_loss.backward()
     assert np.isnan(loss.item()) and np.isnan(torch_loss.item())

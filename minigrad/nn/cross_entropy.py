@@ -88,7 +88,7 @@ def _row_losses(rows: Tensor, targets: Tensor, weight: Tensor | None, ignore_ind
     if weight is not None:
         picked = weight[Tensor(np.where(kept, labels, 0))] * Tensor(kept.astype(weight.dtype))
         losses = losses * picked
-        denominator = reduce_sum(picked)
+        denominator = reduce_sum(picked) if kept.any() else 0  # (0: every target ignored)
     if smoothing > 0:
         log_probs = log_softmax(rows, 1)
         if weight is not None:
