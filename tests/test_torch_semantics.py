@@ -702,6 +702,18 @@ r = y, a.grad, y.grad_fn, [n for n, _ in y.grad_fn.next_functions]
 
 
 PROMOTION = oracle_cases("""
+r = L.tensor([1, -2, 3, 0, -1, -1, 2]) ** L.tensor([1, -2, 3, -1, -3, -2, 0])
+---
+r = 2 ** L.tensor([1, -2, 3]), (-1) ** L.tensor([-1, -2]), 0 ** L.tensor([-1, 0, 2])
+---
+r = L.tensor([1, 2], dtype=L.int32) ** L.tensor(-1), L.tensor([2, 3]) ** L.tensor([True, False])
+---
+r = L.tensor([2, 3]) ** -1
+---
+r = L.tensor([True, False]) ** True, L.tensor([True, False]) ** False
+---
+r = L.tensor([True]) ** L.tensor([True])
+---
 a = L.ones(2, requires_grad=True); b = L.ones(2, dtype=L.float64, requires_grad=True); y = a * b
 y.sum().backward(); r = y, a.grad, b.grad
 ---

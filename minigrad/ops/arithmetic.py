@@ -185,6 +185,8 @@ class Pow(Function):
     def forward(ctx: Context, a: np.ndarray, exponent: float) -> np.ndarray:
         ctx.exponent = exponent
         ctx.save_for_backward(a)
+        if a.dtype == np.bool_ and type(exponent) is bool:  # numpy would give int8
+            return a.copy() if exponent else np.ones_like(a)
         try:
             return promote(np.power(a, exponent), a, None)
         except ValueError as error:  # numpy: "Integers to negative integer powers ..."
@@ -205,7 +207,12 @@ class PowTensor(Function):
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        result = _broadcasting(np.power, a, b, "**")
+        if a.dtype.kind in "iub" and b.dtype.kind in "iub":
+            if a.dtype == b.dtype == np.bool_:
+                raise NotImplementedError('"pow" not implemented for \'Bool\'')
+            result = _broadcasting(_integer_power, a, b, "**")
+        else:
+            result = _broadcasting(np.power, a, b, "**")
         ctx.save_for_backward(a, b, result if ctx.needs_input_grad[1] else None,
                               names=("self", "exponent", "result"))
         return result
@@ -233,6 +240,17 @@ class PowTensor(Function):
         return grad_a, grad_b
 
 
+def _integer_power(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """base ** exponent for integers, as PyTorch computes it: a negative exponent gives
+    1 / base^|exponent| rounded towards 0, that is 0 unless the base is 1 or -1 (numpy
+    refuses negative integer exponents)."""
+    negative = exponent < 0
+    if not negative.any():
+        return np.power(base, exponent)
+    result = np.power(base, np.where(negative, -exponent, exponent))
+    return np.where(negative & (np.abs(base) != 1), 0, result).astype(result.dtype)
+
+
 class RPow(Function):
     """out = base ** a for a Python number `base` (`2 ** x`);  d(out)/da = out · ln(base)."""
 
@@ -241,9 +259,7 @@ class RPow(Function):
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, base: float) -> np.ndarray:
         if a.dtype.kind in "iub" and isinstance(base, int):  # 2 ** int tensor stays integer
-            if (a < 0).any():
-                raise RuntimeError("Integers to negative integer powers are not allowed.")
-            return np.power(base, a.astype(np.int64) if a.dtype.kind == "b" else a)
+            return _integer_power(np.array(base), a.astype(np.int64) if a.dtype.kind == "b" else a)
         ctx.log_base = math.log(base) if base > 0 else float("nan") if base < 0 else -math.inf
         result = promote(np.power(base, a if a.dtype.kind == "f" else a.astype(float32)), a, None)
         if base == 0:  # d(0 ** a)/da is 0 where a >= 0 (PyTorch's choice), not 1 * ln(0)
