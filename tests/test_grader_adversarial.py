@@ -265,6 +265,8 @@ def test_a_sandbox_that_cannot_start_says_why(tmp_path: Path) -> None:
 
 def test_a_notebook_with_ipython_calls_and_no_exercise_tags(tmp_path: Path) -> None:
     cells = ["%matplotlib inline\nget_ipython().run_line_magic('load_ext', 'autoreload')",
+             "\n%%bash\necho this cell is a shell script\nls -l",  # not Python: left out
+             "%%time\nimport math",                                # Python: kept
              python_file_text(LESSON01, solutions=True), "display(composite_derivative(1.0))"]
     notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [],
                            "execution_count": None, "source": text} for text in cells],
@@ -315,6 +317,20 @@ def make_class(root: Path) -> Path:
     (klass / "ivan").mkdir()
     solution_with(klass / "ivan", "import os\nos.kill(os.getppid(), 9)\n")  # reaches no one
     return klass
+
+
+def test_every_class_member_gets_a_name_of_their_own(tmp_path: Path) -> None:
+    """A file named by its full name must not take the stem of another (x.py.ipynb's stem is
+    x.py): one result would overwrite the other's."""
+    from minigrad.exercises.grading.submission import class_members
+
+    (tmp_path / "x").mkdir()
+    for name in ("x.py", "x.py.ipynb", "y.py", "y.ipynb", "z.ipynb"):
+        (tmp_path / name).write_text("")
+    members = class_members(tmp_path)
+    assert [name for name, _ in members] == ["x", "x.py", "x.py.ipynb", "y.ipynb", "y.py", "z"]
+    assert [path.name for _, path in members] == ["x", "x.py", "x.py.ipynb", "y.ipynb", "y.py",
+                                                  "z.ipynb"]
 
 
 def test_a_messy_class_folder(tmp_path: Path) -> None:

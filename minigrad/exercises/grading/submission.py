@@ -66,7 +66,15 @@ def notebook_code(path: Path) -> str:
     return "".join(line + "\n" for line in futures) + "\n\n".join(parts) + "\n"
 
 
+# Cell magics whose body is Python (run once here); any other (%%bash, %%html, %%writefile ...)
+# makes the whole cell something else than Python, and it is left out.
+_PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun")
+
+
 def _clean_cell(text: str) -> str:
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if first.startswith("%%") and first.split()[0] not in _PYTHON_CELL_MAGICS:
+        return ""
     lines = [line for line in text.splitlines()
              if not line.lstrip().startswith(("%", "!"))]
     text = "\n".join(lines)
@@ -265,9 +273,11 @@ def class_members(path: Path) -> list[tuple[str, Path]]:
                if not (item.name.startswith(".") or item.name in SKIPPED_DIRECTORIES
                        or item.is_symlink())
                and (item.is_dir() or (item.is_file() and item.suffix in (".py", ".ipynb")))]
-    stems = [item.stem if item.is_file() else item.name for item in entries]
-    members = []
-    for item, stem in zip(entries, stems):
-        name = item.name if item.is_file() and stems.count(stem) > 1 else stem
-        members.append((name, item))
-    return members
+    names = [item.stem if item.is_file() else item.name for item in entries]
+    while True:  # a file given its full name may now clash with another stem (x.py.ipynb)
+        clashing = [k for k, name in enumerate(names)
+                    if names.count(name) > 1 and names[k] != entries[k].name]
+        if not clashing:  # (full names are unique within a folder, so this ends)
+            return list(zip(names, entries))
+        for k in clashing:
+            names[k] = entries[k].name
