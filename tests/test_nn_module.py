@@ -136,6 +136,14 @@ def test_state_dict_round_trip_copies_in_place():
     np.testing.assert_array_equal(source(x).numpy(), target(x).numpy())
 
 
+def test_a_layer_used_twice_is_saved_under_both_names_as_in_pytorch():
+    layer = nn.Linear(2, 2)
+    model = nn.Sequential(layer, nn.ReLU(), layer)
+    assert list(model.state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    assert len(list(model.parameters())) == 2  # parameters() still gives each once
+    model.load_state_dict(model.state_dict())  # a saved model loads back strictly
+
+
 def test_load_state_dict_errors_name_the_keys_and_shapes():
     net = TwoLayer()
     state = net.state_dict()

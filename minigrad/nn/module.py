@@ -230,15 +230,23 @@ class Module:
 
     # ---- saving and loading ----------------------------------------------------------------
     def state_dict(self) -> OrderedDict[str, Tensor]:
-        """Every parameter and buffer by dotted name, as detached tensors sharing storage."""
+        """Every parameter and buffer by dotted name, as detached tensors sharing storage.
+
+        As in PyTorch, a sub-module used twice (`Sequential(layer, layer)`) is saved under
+        each of its names, unlike `named_parameters()`, which gives each parameter once.
+        """
         state: OrderedDict[str, Tensor] = OrderedDict()
-        for module_name, module in self.named_modules():
-            for registry in (module._parameters, module._buffers):
-                for name, value in registry.items():
-                    if value is not None:
-                        key = f"{module_name}.{name}" if module_name else name
-                        state[key] = value.detach()
+        self._save_state(state, "")
         return state
+
+    def _save_state(self, state: OrderedDict[str, Tensor], prefix: str) -> None:
+        for registry in (self._parameters, self._buffers):
+            for name, value in registry.items():
+                if value is not None:
+                    state[prefix + name] = value.detach()
+        for name, child in self._modules.items():
+            if child is not None:
+                child._save_state(state, f"{prefix}{name}.")
 
     def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True) -> IncompatibleKeys:
         """Copy values from `state_dict` into this module's parameters and buffers, in place.
