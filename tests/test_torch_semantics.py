@@ -702,6 +702,15 @@ r = y, a.grad, y.grad_fn, [n for n, _ in y.grad_fn.next_functions]
 
 
 PROMOTION = oracle_cases("""
+r = L.tensor([True]).abs()
+---
+r = L.tensor([True]).relu()
+---
+r = L.arange(L.tensor(3)), L.arange(L.tensor(1), L.tensor(5.0))
+---
+x = L.tensor([1.0, 2.0], requires_grad=True); y = x[L.tensor(True)] * 3; y.sum().backward()
+r = y, x.grad, L.tensor(5.0)[L.tensor(False)], L.ones(2, 3)[0, L.tensor(False)].shape
+---
 r = L.tensor([1, -2, 3, 0, -1, -1, 2]) ** L.tensor([1, -2, 3, -1, -3, -2, 0])
 ---
 r = 2 ** L.tensor([1, -2, 3]), (-1) ** L.tensor([-1, -2]), 0 ** L.tensor([-1, 0, 2])

@@ -153,6 +153,12 @@ def getitem(x: Tensor, key: Any) -> Tensor:
             result = unsqueeze(result, dim)
             dim += 1
             continue
+        if isinstance(item, np.ndarray) and item.ndim == 0:  # a 0-d mask, as in PyTorch:
+            result = unsqueeze(result, dim)  # True adds a dim of size 1, False of size 0
+            if not item:
+                result = Slice.apply(result, key=(slice(None),) * dim + (slice(0, 0),))
+            dim += 1
+            continue
         size = x.shape[source_dim]
         if isinstance(item, slice):
             item = _checked_slice(item)

@@ -80,6 +80,8 @@ class Abs(Function):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        if x.dtype == np.bool_:
+            raise NotImplementedError('"abs_cpu" not implemented for \'Bool\'')
         ctx.save_for_backward(x)
         return np.abs(x)
 
@@ -146,6 +148,8 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
+        if x.dtype == np.bool_:
+            raise RuntimeError("Boolean inputs not supported for relu")
         result = _array(np.maximum(x, 0).astype(x.dtype, copy=False))
         ctx.save_for_backward(result)
         return result

@@ -87,6 +87,7 @@ def rand(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
            requires_grad: bool = False) -> Tensor:
     """Values from `start` (inclusive) to `end` (exclusive) in steps of `step`."""
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
     if end is None:
         start, end = 0, start
     if step == 0:
