@@ -83,6 +83,24 @@ def test_thread_defaults_are_set_but_never_override_the_user() -> None:
     assert result.stdout.split() == ["ACTIVE", "4", "omp"], result.stderr
 
 
+def test_wide_vectors_on_avx512_cpus_only_and_never_over_the_user() -> None:
+    """On AVX-512 CPUs the kernels are compiled for 512-bit vectors (LLVM's default tuning
+    asks for 256); a user's NUMBA_CPU_FEATURES wins."""
+    import llvmlite.binding as llvm
+
+    host = llvm.get_host_cpu_features()
+    code = ("from minigrad.kernels import compiler; import numba; "
+            "print(compiler.WIDE_VECTORS, str(numba.config.CPU_FEATURES).endswith("
+            "',-prefer-256-bit'))")
+    environment = {k: v for k, v in os.environ.items() if k != "NUMBA_CPU_FEATURES"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=environment, timeout=120)
+    wide = str(bool(host.get("avx512f")))
+    assert result.stdout.split() == [wide, wide], result.stderr
+    result = _run(code, env={"NUMBA_CPU_FEATURES": host.flatten()})
+    assert result.stdout.split() == ["False", "False"], result.stderr
+
+
 def test_apply_defaults_only_fills_gaps() -> None:
     environ = {"OMP_WAIT_POLICY": "ACTIVE"}
     assert _threads.apply_defaults(environ) == {

@@ -7,7 +7,7 @@ im2col      unfold the windows into a matrix and use one matrix product (numpy +
 jit         numba-compiled parallel loops (fast; needs numba); its pooling half is jit_pool
 
 Also here: `cache` (where numba stores compiled kernels) and `compiler` (numba, imported
-after that choice).
+after that choice, and told to use 512-bit vectors on CPUs with AVX-512).
 
 The functions below call the *fast* implementation for the array's dtype:
 

@@ -4,9 +4,13 @@ Importing this module chooses numba's cache folder first (see `minigrad.kernels.
 every `@njit(cache=True)` kernel can store its machine code even when the package folder is
 read-only. It raises ImportError when numba is missing; `minigrad.kernels` then falls back
 to the numpy im2col path.
+
+On CPUs with AVX-512 it also lets LLVM use the 512-bit registers (`wide_vectors`).
 """
 
 from __future__ import annotations
+
+import os
 
 from minigrad.kernels.cache import choose_cache_dir
 
@@ -17,3 +21,26 @@ from numba import njit, prange  # noqa: E402, F401
 
 if _CACHE_DIR is not None:  # numba may have been imported, and configured, before us
     numba.config.CACHE_DIR = _CACHE_DIR
+
+
+def wide_vectors() -> bool:
+    """Compile for 512-bit vectors where the CPU has them (AVX-512); True if so.
+
+    LLVM's tuning for Intel server CPUs prefers 256-bit vectors even with AVX-512 (older
+    chips lowered their clock for 512-bit code), so the conv loops would fill half of each
+    register. We ask for the host's own features without that preference. numba reads the
+    setting when it creates its compiler, at the first `@njit`; a user's NUMBA_CPU_FEATURES,
+    or numba compiling something before us, wins.
+    """
+    if os.environ.get("NUMBA_CPU_FEATURES") or numba.config.CPU_FEATURES:
+        return False
+    import llvmlite.binding as llvm
+
+    features = llvm.get_host_cpu_features()
+    if not features.get("avx512f"):
+        return False
+    numba.config.CPU_FEATURES = features.flatten() + ",-prefer-256-bit"
+    return True
+
+
+WIDE_VECTORS = wide_vectors()
