@@ -702,6 +702,10 @@ r = y, a.grad, y.grad_fn, [n for n, _ in y.grad_fn.next_functions]
 
 
 PROMOTION = oracle_cases("""
+p = L.ones(2, requires_grad=True); p.grad = L.ones(2, dtype=L.float64)
+---
+p = L.ones(2, requires_grad=True); p.grad = L.ones(2, dtype=L.int64)
+---
 r = L.tensor([True]).abs()
 ---
 r = L.tensor([True]).relu()

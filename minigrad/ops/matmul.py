@@ -12,7 +12,7 @@ import numpy as np
 from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
 from minigrad.ops.broadcast import ShapeError, sum_to
-from minigrad.tensor.dtypes import promote
+from minigrad.tensor.dtypes import c_type_name, promote
 from minigrad.tensor.tensor import Tensor
 
 
@@ -144,11 +144,6 @@ def _matmul_error(a: np.ndarray, b: np.ndarray) -> ShapeError | None:
     return None
 
 
-# PyTorch's names of the element types, in its matmul dtype error.
-_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-
-
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """a @ b like numpy.matmul; 2-D @ 2-D records an MmBackward0 node, as in PyTorch.
     Unlike + or *, @ does not promote: both operands must have the same dtype."""
@@ -161,7 +156,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if error is not None:
         raise error
     if a_data.dtype != b_data.dtype:
-        names = [_C_NAMES.get(x.dtype.name, x.dtype.name) for x in (a_data, b_data)]
+        names = [c_type_name(x.dtype) for x in (a_data, b_data)]
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != "
                            f"{names[1]} (convert one operand: x.float() or x.double())")
     return _MATMUL_NODES.get((a_data.ndim, b_data.ndim), Matmul).apply(a, b)

@@ -45,6 +45,16 @@ def scalar_type_name(dtype: np.dtype) -> str:
     return _SCALAR_TYPE_NAMES.get(np.dtype(dtype), np.dtype(dtype).name)
 
 
+# The C names of the element types, as some PyTorch messages print them.
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+                 "bool": "bool"}
+
+
+def c_type_name(dtype: np.dtype) -> str:
+    """The element type's C name, as PyTorch's matmul and .grad messages say it: double..."""
+    return _C_TYPE_NAMES.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
 def type_name(dtype: np.dtype) -> str:
     """PyTorch-style legacy type name used in error messages, e.g. `minigrad.FloatTensor`."""
     if np.dtype(dtype) not in _SCALAR_TYPE_NAMES:

@@ -195,6 +195,12 @@ class Tensor(TensorOperators, TensorViews, TensorScalars):
                                    f"'{list(self.shape)}'. Please ensure that the gradient and "
                                    f"the tensor are the same size (gradient shape {value.shape}, "
                                    f"tensor shape {self.shape})")
+            if value.dtype != self.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{dtypes.c_type_name(value.dtype)}' to a tensor with grad_dtype "
+                    f"'{dtypes.scalar_type_name(self.dtype)}'. The gradient must match the "
+                    f"tensor's grad_dtype (defaults to the tensor's dtype).")
         self._grad = value
 
     @property
