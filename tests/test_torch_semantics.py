@@ -631,6 +631,10 @@ def test_api_error_list():
 
 
 ERRORS = oracle_cases("""
+L.nn.functional.linear(L.ones(1, 2), L.ones(3, 2), L.ones(3, dtype=L.float64))
+---
+L.nn.functional.linear(L.ones(1, 2, dtype=L.float64), L.ones(3, 2))
+---
 r = L.ones(2, 3) + L.ones(4)
 ---
 r = L.ones(2, 1, 4) * L.ones(5, 3)
