@@ -706,6 +706,9 @@ r = y, a.grad, y.grad_fn, [n for n, _ in y.grad_fn.next_functions]
 
 
 PROMOTION = oracle_cases("""
+a = L.tensor([0.0, 0.0, 0.0, 2.0], requires_grad=True); b = L.tensor([-1.0, 0.0, 2.0, -1.0], requires_grad=True)
+y = a ** b; y.sum().backward(); r = y, a.grad, b.grad
+---
 p = L.ones(2, requires_grad=True); p.grad = L.ones(2, dtype=L.float64)
 ---
 p = L.ones(2, requires_grad=True); p.grad = L.ones(2, dtype=L.int64)

@@ -234,8 +234,9 @@ class PowTensor(Function):
         if need_b:
             from minigrad.ops.unary import log
 
-            # 0 ** b has derivative 0 in b (for b >= 0), not 0 * log(0) = nan: use log(1) there.
-            safe_base = a + (a._data == 0).astype(a.dtype)
+            # 0 ** b has derivative 0 in b for b >= 0, not 0 * log(0) = nan: use log(1) there
+            # (for b < 0 it is inf * log(0) = -inf, as in PyTorch).
+            safe_base = a + ((a._data == 0) & (b._data >= 0)).astype(a.dtype)
             grad_b = sum_to(grad_output * result * log(safe_base), ctx.inputs[1].shape)
         return grad_a, grad_b
 
