@@ -242,10 +242,24 @@ def test_item_error_wording():
         mg.ones(2).item()
 
 
+def test_T_warns_on_other_than_matrices_and_mT_transposes_batches():
+    with pytest.warns(UserWarning, match="deprecated and it will throw an error"):
+        mg.ones(3).T
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert mg.ones(2, 3).T.shape == (3, 2)
+    same_as_torch("x = L.tensor(np.arange(24.0).reshape(2, 3, 4), requires_grad=True)\n"
+                  "y = x.mT; (y * y).sum().backward(); r = y, x.grad, y.grad_fn")
+    same_as_torch("r = L.ones(3).mT")
+
+
 def test_views_share_memory_and_version_with_their_base():
     """Each view op writes through to its base and bumps the one shared version counter."""
     x = mg.tensor([1.0, 2.0])
-    for view in (x.view(2), x.reshape(1, 2), x.T, x[0], x[:1], x.unsqueeze(0), x.flatten(0)):
+    with pytest.warns(UserWarning, match=r"The use of `x.T` on tensors of dimension other than 2"):
+        reversed_dims = x.T  # deprecated on a vector, as in PyTorch, but still a view
+    for view in (x.view(2), x.reshape(1, 2), reversed_dims, x[0], x[:1], x.unsqueeze(0),
+                 x.flatten(0)):
         view.mul_(10)
     # x[0] and x[:1] reach only the first element; flatten(0) of a vector is x itself
     np.testing.assert_array_equal(x.numpy(), [1.0e7, 2.0e5])

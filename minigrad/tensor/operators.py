@@ -9,6 +9,7 @@ package `minigrad.ops` and looks `ops.arithmetic.mul` up when the operator runs 
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
@@ -23,6 +24,11 @@ if TYPE_CHECKING:
 # raises "unsupported operand type(s) for *: 'Tensor' and 'str'" (TensorOperators is added
 # once the class exists).
 _OPERANDS: tuple[type, ...] = (float, int, np.ndarray, np.floating, np.integer, np.bool_)
+_T_DEPRECATED = (  # PyTorch 2.x's warning, with minigrad's names
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+    "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+    "batches of matrices or `x.permute(*minigrad.arange(x.ndim - 1, -1, -1))` to reverse the "
+    "dimensions of a tensor.")
 
 
 def _binary(symbol: str, op: str | Callable[[Any, Any], Any], reflected: bool = False,
@@ -278,9 +284,20 @@ class TensorOperators:
 
     @property
     def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
-        """The tensor with its dims reversed (the transpose, for a matrix)."""
+        """The tensor with its dims reversed (the transpose, for a matrix). On other than 2-D
+        tensors PyTorch 2.x warns that this is deprecated; so do we."""
         ndim = self._data.ndim
+        if ndim != 2:
+            warnings.warn(_T_DEPRECATED, UserWarning, stacklevel=2)
         return ops.shape.Permute.apply(self, dims=(1, 0) if ndim == 2 else tuple(range(ndim))[::-1])
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802 - PyTorch's name
+        """The last two dims swapped: each matrix of a batch transposed (a view)."""
+        if self._data.ndim < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of "
+                               f"matrices. Got {self._data.ndim}-D tensor.")
+        return ops.matmul.MatrixTranspose.apply(self)
 
     # ---- indexing (minigrad.ops.index) and softmax (minigrad.ops.softmax) ----------------
     def __getitem__(self, key: Any) -> Tensor:
