@@ -207,12 +207,10 @@ class PowTensor(Function):
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        if a.dtype.kind in "iub" and b.dtype.kind in "iub":
-            if a.dtype == b.dtype == np.bool_:
-                raise NotImplementedError('"pow" not implemented for \'Bool\'')
-            result = _broadcasting(_integer_power, a, b, "**")
-        else:
-            result = _broadcasting(np.power, a, b, "**")
+        integers = a.dtype.kind in "iub" and b.dtype.kind in "iub"
+        if integers and a.dtype == b.dtype == np.bool_:
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
+        result = _broadcasting(_integer_power if integers else np.power, a, b, "**")
         ctx.save_for_backward(a, b, result if ctx.needs_input_grad[1] else None,
                               names=("self", "exponent", "result"))
         return result
@@ -248,7 +246,7 @@ def _integer_power(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
     negative = exponent < 0
     if not negative.any():
         return np.power(base, exponent)
-    result = np.power(base, np.where(negative, -exponent, exponent))
+    result = np.power(base, np.abs(exponent))
     return np.where(negative & (np.abs(base) != 1), 0, result).astype(result.dtype)
 
 

@@ -17,10 +17,10 @@ import numpy as np
 
 from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
-from minigrad.ops.matmul import matmul
+from minigrad.ops.matmul import matmul, mixed_dtypes
 from minigrad.ops.reduce import sum as reduce_sum
 from minigrad.ops.shape import reshape
-from minigrad.tensor.dtypes import DtypeError, c_type_name, scalar_type_name
+from minigrad.tensor.dtypes import DtypeError, scalar_type_name
 from minigrad.tensor.tensor import Tensor
 
 
@@ -86,10 +86,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                          f"{tuple(weight.shape)}: the input's last dim must equal in_features "
                          f"= {weight.shape[1]}")
     if x.dtype != w.dtype:
-        raise DtypeError(f"expected m1 and m2 to have the same dtype, but got: "
-                         f"{c_type_name(x.dtype)} != {c_type_name(w.dtype)} (linear(): input "
-                         f"is {input.dtype} but weight is {weight.dtype}; convert one: "
-                         "x.float() or a model made with dtype=...)")
+        raise DtypeError(f"{mixed_dtypes(x.dtype, w.dtype)} (linear(): input is {input.dtype} "
+                         f"but weight is {weight.dtype}; convert one: x.float() or a model made "
+                         "with dtype=...)")
     if bias is not None and bias._data.dtype != w.dtype:
         raise DtypeError(f"self and mat2 must have the same dtype, but got "
                          f"{scalar_type_name(bias.dtype)} and {scalar_type_name(w.dtype)} "

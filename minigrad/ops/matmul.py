@@ -144,6 +144,12 @@ def _matmul_error(a: np.ndarray, b: np.ndarray) -> ShapeError | None:
     return None
 
 
+def mixed_dtypes(a: np.dtype, b: np.dtype) -> str:
+    """PyTorch's words for a matrix product of two dtypes (@ and F.linear do not promote)."""
+    return (f"expected m1 and m2 to have the same dtype, but got: {c_type_name(a)} != "
+            f"{c_type_name(b)}")
+
+
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """a @ b like numpy.matmul; 2-D @ 2-D records an MmBackward0 node, as in PyTorch.
     Unlike + or *, @ does not promote: both operands must have the same dtype."""
@@ -156,9 +162,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if error is not None:
         raise error
     if a_data.dtype != b_data.dtype:
-        names = [c_type_name(x.dtype) for x in (a_data, b_data)]
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != "
-                           f"{names[1]} (convert one operand: x.float() or x.double())")
+        raise RuntimeError(f"{mixed_dtypes(a_data.dtype, b_data.dtype)} (convert one operand: "
+                           "x.float() or x.double())")
     return _MATMUL_NODES.get((a_data.ndim, b_data.ndim), Matmul).apply(a, b)
 
 
