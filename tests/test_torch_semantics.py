@@ -20,8 +20,6 @@ Deliberate differences from PyTorch (each has a test that pins our behaviour):
   2-D @ 2-D is `MmBackward0`, matrix @ vector `MvBackward0`, vector @ vector `DotBackward0`;
 - `Tensor(data)` infers the dtype like `tensor(data)` (PyTorch's legacy `torch.Tensor` always
   makes float32);
-- `x[[[0, 1], [2, 2]]]` (a list of lists) is one integer-array index, as in numpy (PyTorch
-  2.13 still reads it as a tuple of indices, deprecated, with a warning);
 - after `z = 2 ** y`, changing `y` in place is allowed (only z is saved; PyTorch saves y too);
 - a few lenient cases where PyTorch raises: `tensor([t1, t2])` of 1-D tensors (stacked),
   `full(3, v)` (an int size);
@@ -818,6 +816,9 @@ INDEX_KEYS = [
     "np.array([2, 0])", "L.tensor(1)", "(slice(1, None), -1)", "L.tensor([[0, 1], [2, 2]])",
     "(L.tensor([[0], [2]]), L.tensor([1, 3]))", "(1, [0, 3, 3])", "(slice(-2, None), None, 1)",
     "(Ellipsis, None)", "slice(5, 10)", "(slice(None), slice(-100, 100))",
+    # A list holding a sequence, slice, tensor, None or ... is a tuple of indices (deprecated)
+    "[[0, 2], [1, 3]]", "[[0, 2]]", "[0, slice(None)]", "[None]", "[Ellipsis, 1]",
+    "[L.tensor(1), 2]", "((0, 2),)", "[[0, 1]] * 32",
 ]
 
 
@@ -829,6 +830,18 @@ x = L.arange(12.0).reshape(3, 4).requires_grad_()
 y = x[{key}]; y.backward(L.arange(float(y.numel())).reshape(y.shape))
 r = y, x.grad, y.grad_fn
 """)
+
+
+def test_a_list_of_sequences_as_a_key_warns_as_in_torch():
+    x = mg.arange(12.0).reshape(3, 4)
+    with pytest.warns(UserWarning, match="non-tuple sequence for multidimensional indexing"):
+        assert x[[[0, 2], [1, 3]]].tolist() == [1.0, 11.0]
+    with pytest.warns(UserWarning, match="non-tuple sequence"):
+        x[[[0, 2], [1, 3]]] = -1.0
+    assert x[0, 1].item() == x[2, 3].item() == -1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert x[[0, 2]].shape == (2, 4)  # a list of ints is one index, without a warning
 
 
 INDEX_ERRORS = ["5", "-4", "(1, 2, 3)", "[0, 5]", "L.tensor([1.0])", "L.tensor([True, False])",
@@ -1317,11 +1330,6 @@ def test_numpy_returns_a_copy_even_with_requires_grad():
 
 def test_tensor_constructor_infers_the_dtype():
     assert mg.Tensor([1, 2]).dtype == mg.int64 and mg.Tensor([1.0]).dtype == mg.float32
-
-
-def test_a_list_of_lists_is_one_integer_array_index():
-    x = mg.arange(12.0).reshape(3, 4)
-    assert x[[[0, 1], [2, 2]]].shape == (2, 2, 4)
 
 
 def test_changing_the_exponent_after_two_to_the_x_is_allowed():

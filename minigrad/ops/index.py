@@ -15,6 +15,7 @@ x[key] follows PyTorch, one step per index, left to right:
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any, Iterable
 
 import numpy as np
@@ -134,6 +135,27 @@ _PICK_OF = {scatter: pick for pick, scatter in _SCATTER_OF.items()}
 
 
 # ---- x[key] --------------------------------------------------------------------------------
+_LIST_KEY_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+    "or a different result")
+
+
+def as_key(key: Any) -> Any:
+    """The key as PyTorch 2.13 reads it: a list of fewer than 32 items of which one is a
+    sequence, slice, Tensor, None or ... means a tuple of indices, with PyTorch's deprecation
+    warning (x[[[0, 1], [1, 2]]] is x[[0, 1], [1, 2]], two entries, not a (2, 2, ...) pick).
+    Every other key is returned as it is; a list of ints stays one index array."""
+    if type(key) is not list or len(key) >= 32:
+        return key
+    if any(isinstance(item, (list, tuple, range, np.ndarray, slice, Tensor)) or item is None
+           or item is Ellipsis for item in key):
+        warnings.warn(_LIST_KEY_WARNING, UserWarning, stacklevel=3)
+        return tuple(key)
+    return key
+
+
 def getitem(x: Tensor, key: Any) -> Tensor:
     """x[key] with basic indexing (ints, slices, None, ...) and integer-array/mask indexing."""
     if isinstance(key, slice):  # x[a:b] always records a slice, even x[:]
@@ -270,10 +292,11 @@ def _checked_slice(item: slice) -> slice:
 
 
 def _index_array(item: Any) -> np.ndarray:
-    """An integer or boolean index array from a list, ndarray or Tensor."""
+    """An integer or boolean index array from a list (or a tuple inside a key), ndarray or
+    Tensor."""
     if isinstance(item, Tensor):
         array = item._data
-    elif isinstance(item, (list, np.ndarray)):
+    elif isinstance(item, (list, tuple, np.ndarray)):
         array = np.asarray(item)
         if array.size == 0 and array.dtype.kind == "f":
             array = array.astype(np.int64)  # [] is an empty list of positions

@@ -301,7 +301,7 @@ class TensorOperators:
 
     # ---- indexing (minigrad.ops.index) and softmax (minigrad.ops.softmax) ----------------
     def __getitem__(self, key: Any) -> Tensor:
-        return ops.index.getitem(self, key)
+        return ops.index.getitem(self, ops.index.as_key(key))
 
     def __iter__(self) -> Any:
         """Iterate over the first dim: `for row in matrix` (each row stays in the graph)."""
@@ -311,7 +311,7 @@ class TensorOperators:
 
     def __setitem__(self, key: Any, value: Any) -> None:
         """x[key] = value, written in place; recorded in the graph like PyTorch (CopySlices)."""
-        ops.setitem.setitem(self, key, value)
+        ops.setitem.setitem(self, ops.index.as_key(key), value)
 
     def softmax(self, dim: int) -> Tensor:
         return ops.softmax.softmax(self, dim)
