@@ -99,6 +99,11 @@ def test_wide_vectors_on_avx512_cpus_only_and_never_over_the_user() -> None:
     assert result.stdout.split() == [wide, wide], result.stderr
     result = _run(code, env={"NUMBA_CPU_FEATURES": host.flatten()})
     assert result.stdout.split() == ["False", "False"], result.stderr
+    # numba already compiled something: its compiler keeps the features it started with
+    early = ("import numba; numba.njit(lambda: 1)(); " + code)
+    result = subprocess.run([sys.executable, "-c", early], capture_output=True, text=True,
+                            env=environment, timeout=120)
+    assert result.stdout.split() == ["False", "False"], result.stderr
 
 
 def test_apply_defaults_only_fills_gaps() -> None:

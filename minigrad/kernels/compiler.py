@@ -29,10 +29,14 @@ def wide_vectors() -> bool:
     LLVM's tuning for Intel server CPUs prefers 256-bit vectors even with AVX-512 (older
     chips lowered their clock for 512-bit code), so the conv loops would fill half of each
     register. We ask for the host's own features without that preference. numba reads the
-    setting when it creates its compiler, at the first `@njit`; a user's NUMBA_CPU_FEATURES,
-    or numba compiling something before us, wins.
+    setting when it creates its compiler, at the first `@njit` call; a user's
+    NUMBA_CPU_FEATURES, or numba compiling something before us (its compiler then exists and
+    keeps its features), wins.
     """
-    if os.environ.get("NUMBA_CPU_FEATURES") or numba.config.CPU_FEATURES:
+    from numba.core.registry import cpu_target
+
+    compiler_exists = "_toplevel_target_context" in vars(cpu_target)  # a cached property
+    if os.environ.get("NUMBA_CPU_FEATURES") or numba.config.CPU_FEATURES or compiler_exists:
         return False
     import llvmlite.binding as llvm
 
