@@ -554,3 +554,27 @@ def test_check_calls_in_a_python_file_are_harmless(tmp_path: Path) -> None:
         check("01.1", composite_derivative)
         """)
     assert grade_cli(path, tmp_path)["score"] == 15
+
+
+def test_a_full_disk_is_named_not_reported_as_a_grader_bug(tmp_path: Path, monkeypatch,
+                                                            capsys) -> None:
+    import errno
+
+    from minigrad.exercises.grading import classroom, grader
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(grader, "grade_submission", full)
+    monkeypatch.setattr(classroom, "grade_submission", full)
+    write_exercises(LESSON01, tmp_path / "alice")
+    results = tmp_path / "results.json"
+    assert cli_main(["grade", str(tmp_path / "alice" / FILE01), "--json", str(results)]) == 1
+    message = capsys.readouterr().err
+    assert "the disk is full" in message and "internal grader error" not in message
+    assert "the disk is full" in json.loads(results.read_text())["output"]
+    klass = tmp_path / "class"
+    write_exercises(LESSON01, klass / "bob")
+    write_exercises(LESSON01, klass / "carol")
+    assert cli_main(["grade", str(klass), "--out", str(tmp_path / "out"), "--lesson", "01"]) == 0
+    assert capsys.readouterr().out.count("the disk is full") == 2

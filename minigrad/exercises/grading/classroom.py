@@ -21,7 +21,7 @@ from typing import Optional, TextIO
 
 from minigrad.exercises.grading.grader import (Options, SubmissionResult, grade_submission,
                                                prepare)
-from minigrad.exercises.grading.reports import gradescope_results
+from minigrad.exercises.grading.reports import gradescope_results, grader_failure
 from minigrad.exercises.grading.submission import class_members
 from minigrad.lessons import Lesson
 
@@ -78,8 +78,7 @@ def grade_class(path: Path, lesson: Optional[Lesson], options: Options, jobs: in
             result = grade_submission(submission, lesson, options=options)
         except Exception as error:  # noqa: BLE001 — one submission must not stop the class
             result = SubmissionResult(str(submission), options.seed, notes=[
-                f"internal grader error ({type(error).__name__}: {error}); grade this "
-                f"submission on its own to see more"])
+                f"{grader_failure(error)}; grade this submission on its own to see more"])
         with lock:
             done[student] = result
             try:

@@ -129,7 +129,8 @@ def run_grade(args: argparse.Namespace) -> int:
     from minigrad.exercises.grading.classroom import (grade_class, printable, write_csv,
                                                       write_results, write_text_atomic)
     from minigrad.exercises.grading.grader import Options, grade_submission, new_seed
-    from minigrad.exercises.grading.reports import format_table, gradescope_results, one_line
+    from minigrad.exercises.grading.reports import (disk_full, format_table, grader_failure,
+                                                   gradescope_results, one_line)
     from minigrad.exercises.grading.submission import is_class_folder
     from minigrad.exercises.sandbox.probe import sandbox_problem
 
@@ -207,9 +208,15 @@ def run_grade(args: argparse.Namespace) -> int:
         result = grade_submission(args.path, lesson, options=options)
     except Exception as error:  # a grader bug must still leave a results file behind
         if args.json:
-            write_text_atomic(args.json, json.dumps({
-                "score": 0, "tests": [], "output": f"internal grader error "
-                f"({type(error).__name__}: {error}); please tell your instructor"}, indent=2))
+            try:
+                write_text_atomic(args.json, json.dumps({
+                    "score": 0, "tests": [],
+                    "output": f"{grader_failure(error)}; please tell your instructor"}, indent=2))
+            except OSError:  # the same full disk, most likely: the message below says so
+                pass
+        if disk_full(error):
+            print(f"minigrad grade: {grader_failure(error)}", file=sys.stderr)
+            return 1
         raise
     print(printable(format_table(result)))
     if args.json:

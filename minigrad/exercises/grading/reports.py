@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import textwrap
 from typing import Any
 
@@ -88,3 +89,17 @@ def format_table(result: SubmissionResult, width: int = 60) -> str:
 def one_line(text: str) -> str:
     """Runs of whitespace, line breaks included, as one space: a row stays one row."""
     return " ".join(text.split())
+
+
+def disk_full(error: BaseException) -> bool:
+    return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def grader_failure(error: BaseException) -> str:
+    """What to tell the user when grading itself failed (not the student's code): a full
+    disk is named as such, since it is the one such failure the user can fix themselves."""
+    if disk_full(error):
+        return (f"the grader could not write its files: the disk is full ({error}); free some "
+                f"space and grade again")
+    return f"internal grader error ({type(error).__name__}: {error})"
+
