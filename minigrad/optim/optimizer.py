@@ -53,7 +53,7 @@ class Optimizer:
                 raise ValueError("can't optimize a non-leaf Tensor (it is computed from other "
                                  "tensors, so an update would be lost at the next forward; "
                                  "optimize the leaves it comes from, or use "
-                                 "x.detach().requires_grad_(True) to make a new leaf)")
+                                 "x.detach().clone().requires_grad_(True) to make a new leaf)")
         group = {**self.defaults, **param_group, "params": params}
         existing = {id(p) for g in self.param_groups for p in g["params"]}
         if existing & {id(p) for p in params}:
