@@ -100,6 +100,25 @@ def test_activation_mistakes_are_caught(wrong) -> None:
     caught("05.2", wrong)
 
 
+def test_dividing_by_the_batch_again_is_named() -> None:
+    messages = _cases.failures("05.1", _divides_again)
+    batch_cases = [args for cases in _cases.case_sets("05.1") for args in cases
+                   if len(args[0]) > 1]
+    assert len(messages) == len(batch_cases)
+    assert all("do not divide again" in message for message in messages), messages
+    assert not any("do not divide again" in message
+                   for message in _cases.failures("05.1", _transposed_weight_grad))
+
+
+def test_the_relu_erratum_costs_half_of_the_activation_exercise() -> None:
+    """y ≥ 0 instead of y > 0, the lesson's erratum, fails every relu case (each has an
+    output of exactly 0), and relu is half of the cases."""
+    for cases in _cases.case_sets("05.2"):
+        relu = [args for args in cases if args[0] == "relu"]
+        assert len(relu) * 2 == len(cases)
+        assert len(_cases.failures("05.2", _relu_ge, [cases])) == len(relu)
+
+
 def _no_batch_division(logits, targets):
     loss, grad = reference.softmax_cross_entropy(logits, targets)
     return loss, grad * logits.shape[0]

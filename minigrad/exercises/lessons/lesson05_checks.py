@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
 from minigrad.exercises.spec import Exercise, close
@@ -25,14 +27,43 @@ def _cross_entropy_case(rng: np.random.Generator, scale: float = 2.0,
     return (logits, [int(t) for t in rng.integers(0, classes, size=batch)])
 
 
+_LINEAR_CLOSE = close(rtol=1e-9, atol=1e-12)
+
+
+def _compare_linear(expected: tuple, got: object, args: tuple) -> Optional[str]:
+    """close(), and when dW and db are exactly the expected values / B, says so: the mistake
+    of dividing by the batch size a second time (G of a mean loss already holds 1/B)."""
+    message = _LINEAR_CLOSE(expected, got)
+    batch = args[0].shape[0]
+    if message is None or batch == 1:
+        return message
+    try:
+        divided = all(np.allclose(np.asarray(mine, dtype=float) * batch, right, rtol=1e-9,
+                                  atol=1e-12) for mine, right in zip(got[1:3], expected[1:3]))
+    except (TypeError, ValueError):
+        divided = False
+    if divided:
+        return (f"{message}; your dW and db are the right ones divided by B = {batch}: G already "
+                f"holds the mean's 1/B, so do not divide again")
+    return message
+
+
+def _relu_output(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    y = np.maximum(rng.normal(size=shape) * 2, 0)
+    y[0, 0] = 0.0  # relu at a kink: its output is 0, so its derivative is 0
+    return y
+
+
 def _activation_hidden(rng: np.random.Generator) -> list[tuple]:
+    """Two relu cases (each with an output of exactly 0, where y ≥ 0 is the erratum the
+    lesson warns about), a sigmoid and a tanh case, in random order."""
     shape = tuple(int(n) for n in rng.integers(2, 5, size=2))
     x = rng.normal(size=shape) * 2
-    x[0, 0] = 0.0  # relu at a kink: its output is 0, so its derivative is 0
-    cases = [("relu", np.maximum(x, 0), rng.normal(size=shape)),
+    cases = [("relu", _relu_output(rng, shape), rng.normal(size=shape)),
+             ("relu", _relu_output(rng, shape), rng.normal(size=shape)),
              ("sigmoid", 1 / (1 + np.exp(-x)), rng.normal(size=shape)),
              ("tanh", np.tanh(x), rng.normal(size=shape))]
-    return [cases[k] for k in rng.permutation(3)]
+    return [cases[k] for k in rng.permutation(len(cases))]
 
 
 def _network_case(rng: np.random.Generator) -> tuple:
@@ -51,13 +82,14 @@ EXERCISES = [
                           np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
                           np.arange(9.0).reshape(3, 3) / 3)],
         hidden=lambda rng: [_linear_case(rng), _linear_case(rng), _linear_case(rng, True)],
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=_compare_linear,
     ),
     Exercise(
         id="05.2", function="activation_backward", points=3,
         title="Activations backward, from the output",
         hint="relu: g·(y > 0); sigmoid: g·y(1 − y); tanh: g·(1 − y²) — all from the output y.",
         visible=lambda: [("relu", np.array([0.0, 0.5, 2.0]), np.array([1.0, 1.0, 3.0])),
+                         ("relu", np.array([[0.0, 1.5], [0.0, 0.0]]), np.full((2, 2), 2.0)),
                          ("sigmoid", np.array([0.5, 0.25, 0.9]), np.ones(3)),
                          ("tanh", np.array([[0.0, 0.5], [-0.5, 0.9]]), np.full((2, 2), 2.0))],
         hidden=_activation_hidden,
