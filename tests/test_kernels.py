@@ -68,6 +68,26 @@ def test_conv_kernels_agree_with_reference(name: str, case: tuple, dtype: type) 
                                **_tolerance(dtype))
 
 
+@pytest.mark.parametrize("kw", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("name", FAST)
+def test_a_nan_or_inf_input_reaches_only_the_outputs_whose_window_holds_it(name: str,
+                                                                          kw: int) -> None:
+    """The numba loops take kernel columns three at a time; a kernel padded with zero columns
+    would multiply 0 by the inf beside a window (0·inf = nan) and spread nan to neighbours."""
+    x = np.arange(2 * 7 * 8, dtype=np.float32).reshape(1, 2, 7, 8)
+    x[0, 0, 3, 4], x[0, 1, 5, 1] = np.inf, np.nan
+    w = np.ones((3, 2, 2, kw), dtype=np.float32)
+    expected = reference.conv2d_forward(x, w, (1, 1), (1, 0))
+    y = FAST[name].conv2d_forward(x, w, (1, 1), (1, 0))
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(expected))
+    np.testing.assert_array_equal(np.isinf(y), np.isinf(expected))
+    g = np.ones_like(expected)
+    g[0, 1, 2, 2] = np.nan
+    grad_x = FAST[name].conv2d_grad_input(g, w, x.shape, (1, 1), (1, 0))
+    np.testing.assert_array_equal(
+        np.isnan(grad_x), np.isnan(reference.conv2d_grad_input(g, w, x.shape, (1, 1), (1, 0))))
+
+
 def test_conv_grad_input_is_the_adjoint_of_forward() -> None:
     """<conv(x), g> = <x, grad_input(g)> for every x and g: the definition of the transpose."""
     rng = np.random.default_rng(2)
