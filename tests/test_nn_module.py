@@ -162,6 +162,22 @@ def test_load_state_dict_errors_name_the_keys_and_shapes():
     assert not net.out.weight.numpy().any()
 
 
+def test_a_bad_checkpoint_value_is_named_and_nothing_is_loaded():
+    net = nn.Linear(2, 2)
+    before = net.weight.numpy()
+    for bad in (np.array(["a", "b"]), [[1.0, 2.0]], "text", np.array([1j, 2j]), None):
+        with pytest.raises(RuntimeError, match='While copying the parameter named "bias"'):
+            net.load_state_dict({"weight": mg.zeros(2, 2), "bias": bad})
+        np.testing.assert_array_equal(net.weight.numpy(), before)  # weight came first
+
+
+def test_load_state_dict_lists_missing_keys_before_unexpected_ones_as_pytorch():
+    with pytest.raises(RuntimeError) as error:
+        nn.Linear(2, 1).load_state_dict({"weight": mg.zeros(1, 2), "extra": mg.zeros(1)})
+    message = str(error.value)
+    assert message.index("Missing key(s)") < message.index("Unexpected key(s)")
+
+
 def test_load_state_dict_accepts_numpy_arrays():
     net = nn.Linear(2, 1)
     net.load_state_dict({"weight": np.array([[1.0, 2.0]]), "bias": np.array([3.0])})
@@ -248,6 +264,21 @@ def test_double_converts_parameters_and_keeps_values_and_flags():
     np.testing.assert_allclose(net[0].bias.numpy(), before, rtol=1e-7)
     assert net(mg.randn(4, 3, dtype=mg.float64)).dtype == np.float64
     assert net.float()[2].weight.dtype == np.float32
+
+
+def test_converting_keeps_each_parameter_so_ties_and_optimizers_survive():
+    first, second = nn.Linear(2, 2), nn.Linear(2, 2)
+    second.weight = first.weight
+    net = nn.Sequential(first, second)
+    optimizer = mg.optim.SGD(net.parameters(), lr=0.1)
+    net(mg.ones(1, 2)).sum().backward()
+    weight = first.weight
+    net.double()
+    assert first.weight is weight is second.weight and len(list(net.parameters())) == 3
+    assert weight.dtype == weight.grad.dtype == np.float64
+    before = weight.numpy()
+    optimizer.step()
+    np.testing.assert_allclose(weight.numpy(), before - 0.1 * weight.grad.numpy())
 
 
 def test_buffers_are_saved_updated_by_assignment_and_not_learned():

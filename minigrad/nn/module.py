@@ -207,14 +207,17 @@ class Module:
     def to(self, dtype: Any) -> Module:
         """Convert every floating parameter and buffer to `dtype` (e.g. minigrad.float64).
 
-        Parameters are replaced by new Parameters of the new dtype: build the optimizer after
-        converting the model.
+        As in PyTorch, each parameter stays the same object (its `.data`, and its `.grad`,
+        are converted): an optimizer built before keeps working, and a parameter shared by
+        two layers stays shared.
         """
+        new_dtype = dtypes.as_dtype(dtype)
         for module in self.modules():
-            for name, param in module._parameters.items():
-                if param is not None and param.dtype != dtypes.as_dtype(dtype):
-                    module._parameters[name] = Parameter(param.detach().to(dtype),
-                                                         requires_grad=param.requires_grad)
+            for param in module._parameters.values():
+                if param is not None and param.dtype != new_dtype:
+                    param.data = param.detach().to(new_dtype)
+                    if param.grad is not None:
+                        param.grad = param.grad.to(new_dtype)
             for name, buffer in module._buffers.items():
                 if buffer is not None and dtypes.is_floating(buffer.dtype):
                     module._buffers[name] = buffer.to(dtype)

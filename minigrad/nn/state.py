@@ -29,30 +29,46 @@ def load_state(module: Module, state_dict: dict[str, Any], strict: bool = True) 
     missing = [key for key in own if key not in state_dict]
     unexpected = [key for key in state_dict if key not in own]
     errors = []
-    if strict:
-        if unexpected:
-            errors.append("Unexpected key(s) in state_dict: "
-                          + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+    if strict:  # PyTorch's order: missing keys, unexpected keys, then each bad value
         if missing:
             errors.append("Missing key(s) in state_dict: "
                           + ", ".join(f'"{k}"' for k in missing) + ". ")
+        if unexpected:
+            errors.append("Unexpected key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+    # Every value is checked and converted before anything is copied: a bad checkpoint
+    # leaves the module as it was.
     values = {}
     for key, target in own.items():
         if key not in state_dict:
             continue
-        value = np.asarray(state_dict[key])
-        if value.shape != target.shape:
+        value = _as_array(state_dict[key])
+        if value is None:
+            errors.append(f'While copying the parameter named "{key}", expected Tensor or '
+                          f"Tensor-like object from checkpoint but received "
+                          f"{type(state_dict[key])}")
+        elif value.shape != target.shape:
             errors.append(f"size mismatch for {key}: copying a param with shape "
                           f"{_size(value.shape)} from checkpoint, the shape in current "
                           f"model is {_size(target.shape)}.")
-        values[key] = value
+        else:
+            values[key] = value.astype(target.dtype, copy=False)
     if errors:
         raise RuntimeError(f"Error(s) in loading state_dict for {type(module).__name__}:\n\t"
                            + "\n\t".join(errors))
     with no_grad():
         for key, value in values.items():
-            own[key][...] = Tensor(value, dtype=own[key].dtype)
+            own[key][...] = Tensor(value)
     return IncompatibleKeys(missing, unexpected)
+
+
+def _as_array(value: Any) -> np.ndarray | None:
+    """A checkpoint value as an array of numbers (a Tensor's, or an ndarray itself); None for
+    anything else (strings, lists, objects, complex numbers)."""
+    array = value._data if isinstance(value, Tensor) else value
+    if not isinstance(array, np.ndarray) or array.dtype.kind not in "biuf":
+        return None
+    return array
 
 
 def _size(shape: tuple[int, ...]) -> str:
