@@ -971,6 +971,11 @@ def test_graph_introspection(code):
 SETITEM = oracle_cases("""
 v = L.ones(1, requires_grad=True); x = L.zeros(3); x[1] = v; x.sum().backward(); r = v.grad, x
 ---
+s = L.tensor(2.5, requires_grad=True); t = L.tensor([1, 2, 3]); t[0] = s; t[[1, 2]] = s * 2
+r = t, t.requires_grad, t.grad_fn, t.dtype
+---
+t = L.tensor([1, 2, 3]); t.copy_(L.tensor([1.5, 2.0, 3.0], requires_grad=True)); r = t, t.requires_grad
+---
 w = L.zeros(2, 4, requires_grad=True); v = L.ones(1, 4, requires_grad=True)
 x = w * 1; x[0] = v * 2; (x * x).sum().backward(); r = w.grad, v.grad, x
 ---

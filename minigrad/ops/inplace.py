@@ -156,8 +156,10 @@ def _commit(tensor: Tensor, result: Tensor, op_name: str) -> None:
 
 
 def _records(tensor: Tensor, other: Any) -> bool:
-    """Must this in-place op be recorded? (grad mode on, and a graph on either side)"""
-    if not GradMode.enabled:
+    """Must this in-place op be recorded? (grad mode on, a graph on either side, and a
+    floating tensor written to: `ints[0] = w` stores int(w) and, as in PyTorch, gives w no
+    gradient and the int tensor no graph)"""
+    if not GradMode.enabled or not dtypes.is_floating(tensor.dtype):
         return False
     base = tensor._base
     return (tensor._requires_grad or (base is not None and base._requires_grad)
