@@ -20,6 +20,9 @@ Deliberate differences from PyTorch (each has a test that pins our behaviour):
   2-D @ 2-D is `MmBackward0`, matrix @ vector `MvBackward0`, vector @ vector `DotBackward0`;
 - `Tensor(data)` infers the dtype like `tensor(data)` (PyTorch's legacy `torch.Tensor` always
   makes float32);
+- writing into an integer tensor is never recorded, so it never requires grad (PyTorch
+  records a slice write `ints[1:] = w` as CopySlices on the int tensor; `ints[0] = w` and
+  `ints.copy_(w)` it does not record either);
 - after `z = 2 ** y`, changing `y` in place is allowed (only z is saved; PyTorch saves y too);
 - a few lenient cases where PyTorch raises: `tensor([t1, t2])` of 1-D tensors (stacked),
   `full(3, v)` (an int size);
@@ -971,8 +974,14 @@ def test_graph_introspection(code):
 SETITEM = oracle_cases("""
 v = L.ones(1, requires_grad=True); x = L.zeros(3); x[1] = v; x.sum().backward(); r = v.grad, x
 ---
-s = L.tensor(2.5, requires_grad=True); t = L.tensor([1, 2, 3]); t[0] = s; t[[1, 2]] = s * 2
-r = t, t.requires_grad, t.grad_fn, t.dtype
+s = L.tensor(2.5, requires_grad=True); t = L.tensor([1, 2, 3]); t[0] = s
+r = t, t.requires_grad, t.grad_fn
+---
+t = L.tensor([1, 2, 3]); t[[1, 2]] = 2.5; t[[0]] = L.tensor(7); r = t
+---
+t = L.tensor([1, 2, 3]); t[[1, 2]] = L.tensor([2.5, 1.5])
+---
+t = L.tensor([1.0, 2.0, 3.0]); t[L.tensor([True, False, True])] = L.tensor([1, 2])
 ---
 t = L.tensor([1, 2, 3]); t.copy_(L.tensor([1.5, 2.0, 3.0], requires_grad=True)); r = t, t.requires_grad
 ---
@@ -1335,6 +1344,13 @@ def test_numpy_returns_a_copy_even_with_requires_grad():
 
 def test_tensor_constructor_infers_the_dtype():
     assert mg.Tensor([1, 2]).dtype == mg.int64 and mg.Tensor([1.0]).dtype == mg.float32
+
+
+def test_a_slice_write_into_an_int_tensor_is_not_recorded():
+    w = mg.tensor(2.5, requires_grad=True)
+    ints = mg.tensor([1, 2, 3])
+    ints[1:] = w * 2
+    assert ints.tolist() == [1, 5, 5] and not ints.requires_grad and ints.grad_fn is None
 
 
 def test_changing_the_exponent_after_two_to_the_x_is_allowed():

@@ -19,6 +19,7 @@ from minigrad.ops.index import getitem
 from minigrad.ops.inplace import (_check_leaf, _check_writeable, _commit, _old_value, _records,
                                   copy_, fill_)
 from minigrad.ops.shape import reshape
+from minigrad.tensor import dtypes
 from minigrad.tensor.tensor import Tensor
 
 
@@ -51,6 +52,11 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
     if isinstance(value, Tensor) and value._data.ndim > 0 and value._data.shape[0] == 1:
         value = _without_leading_ones(value)
     if _is_advanced(key):
+        if isinstance(value, Tensor) and value.dtype != tensor.dtype:
+            raise RuntimeError(
+                f"Index put requires the source and destination dtypes match, got "
+                f"{dtypes.scalar_type_name(tensor.dtype)} for the destination and "
+                f"{dtypes.scalar_type_name(value.dtype)} for the source.")
         key = _slots(tensor, key)
         if _records(tensor, value):
             _commit(tensor, IndexPut.apply(_old_value(tensor), value, key=key), "setitem")
