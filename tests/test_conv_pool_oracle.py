@@ -194,7 +194,21 @@ ERROR_CASES = [
     ("avg pad", lambda m: m.avg_pool2d(m.zeros(1, 1, 5, 5), 2, padding=2)),
     ("too small", lambda m: m.max_pool2d(m.zeros(1, 1, 2, 2), 3)),
     ("pool stride 0", lambda m: m.avg_pool2d(m.zeros(1, 1, 5, 5), 2, stride=0)),
+    ("max no channels", lambda m: m.max_pool2d(m.zeros(2, 0, 4, 4), 2)),
+    ("avg empty 3-d", lambda m: m.avg_pool2d(m.zeros(0, 4, 4), 2)),
 ]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("pool", ["max_pool2d", "avg_pool2d"])
+def test_pools_take_an_empty_batch_like_pytorch(pool: str, dtype: str) -> None:
+    """A batch of no images (the tail of a DataLoader, a filtered batch) goes through a CNN."""
+    x = mg.zeros(0, 2, 5, 5, dtype=getattr(mg, dtype), requires_grad=True)
+    tx = torch.zeros(0, 2, 5, 5, dtype=getattr(torch, dtype), requires_grad=True)
+    y, ty = getattr(_Minigrad, pool)(x, 2), getattr(_Torch, pool)(tx, 2)
+    assert y.shape == tuple(ty.shape) == (0, 2, 2, 2)
+    y.sum().backward()
+    assert x.grad.shape == (0, 2, 5, 5)
 
 
 class _Minigrad:

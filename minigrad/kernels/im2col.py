@@ -130,7 +130,7 @@ def max_pool2d_backward(grad_output: np.ndarray, indices: np.ndarray,
     planes = n_batch * channels
     plane_size = height * width
     offsets = (np.arange(planes) * plane_size)[:, None]
-    targets = (indices.reshape(planes, -1) + offsets).ravel()
+    targets = (indices.reshape(planes, indices.shape[2] * indices.shape[3]) + offsets).ravel()
     summed = np.bincount(targets, weights=grad_output.ravel(), minlength=planes * plane_size)
     return summed.astype(grad_output.dtype, copy=False).reshape(input_shape)
 

@@ -121,9 +121,9 @@ def _settings(op: str, x: Any, kernel_size: Any, stride: Any, padding: Any) -> t
     if min(stride) < 0:
         raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]} "
                            f"dW: {stride[1]}")
-    if x.ndim not in (3, 4) or x._data.size == 0:
-        if op == "max_pool2d":
-            raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if x.ndim not in (3, 4) and op == "max_pool2d":
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if x.ndim not in (3, 4) or 0 in x.shape[-3:]:  # an empty batch (N = 0) is allowed
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
                            f"for input, but got:{shape_text(x.shape)}")
     if min(padding) < 0:
