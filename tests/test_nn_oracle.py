@@ -215,6 +215,18 @@ def test_cross_entropy_errors_like_torch():
         torch.nn.functional.cross_entropy(tx, torch.tensor([0, 4, 1]))
 
 
+@pytest.mark.parametrize("target", ["tensor([True, False, True])", "tensor([0, 1, 2], dtype=L.int32)",
+                                    "tensor([[0], [1], [2]])"])
+def test_cross_entropy_target_kind_errors_like_torch(target):
+    """Bool and int32 targets, and a column of targets, crashed inside numpy or got a
+    message that contradicted itself ("batch_size (3) to match target batch_size (3)")."""
+    with pytest.raises(RuntimeError) as theirs:
+        torch.nn.functional.cross_entropy(torch.randn(3, 4), eval("L." + target, {"L": torch}))
+    with pytest.raises(RuntimeError) as mine:
+        F.cross_entropy(mg.randn(3, 4), eval("L." + target, {"L": mg}))
+    assert str(mine.value).startswith(str(theirs.value))
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_bce_with_logits(reduction):
     x, tx = both(RNG.standard_normal((4, 3)) * 5)

@@ -909,6 +909,11 @@ def test_max_without_dim_splits_the_gradient_between_ties():
 
 # ---- softmax ------------------------------------------------------------------------------------------
 SOFTMAX = oracle_cases("""
+x = L.zeros(0, 3, requires_grad=True); y = x.softmax(0); z = x.log_softmax(1); (y.sum() + z.sum()).backward()
+r = y, z, x.grad
+---
+x = L.zeros(3, 0); r = x.softmax(1), x.log_softmax(1), x.log_softmax(0)
+---
 x = L.tensor([[1000.0, 1001.0, 1002.0]]); r = x.softmax(1), x.log_softmax(1), x.softmax(dim=-1)
 ---
 x = L.tensor([[-1000.0, 0.0, 1000.0]]); r = x.softmax(0), x.log_softmax(0), x.log_softmax(1), x.softmax(1)

@@ -52,6 +52,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
                          f"got {tuple(weight.shape)}")
     if dtypes.is_floating(target.dtype):
         return _probability_targets(input, target, weight, reduction, label_smoothing)
+    _check_target_kind(input, target)
 
     # Every layout becomes rows (samples) × C, and the per-row losses go back to target's shape.
     if input.ndim == 1:
@@ -96,6 +97,18 @@ def _row_losses(rows: Tensor, targets: Tensor, weight: Tensor | None, ignore_ind
         spread = -reduce_sum(log_probs, dim=1) * Tensor(kept.astype(rows.dtype))
         losses = losses * (1 - smoothing) + spread * (smoothing / rows.shape[1])
     return losses, denominator
+
+
+def _check_target_kind(input: Tensor, target: Tensor) -> None:  # noqa: A002
+    """Class indices: int64 (or uint8), one per sample, in PyTorch's words."""
+    if target.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{dtypes.scalar_type_name(target.dtype)} (class indices are int64: "
+                           f"target.long())")
+    if input.ndim <= 2 and target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported "
+                           f"(input {tuple(input.shape)} takes one class index per sample, "
+                           f"got a target of shape {tuple(target.shape)})")
 
 
 def _check_targets(input: Tensor, target: Tensor, row_targets: Tensor,  # noqa: A002

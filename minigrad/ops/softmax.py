@@ -30,7 +30,9 @@ from minigrad.tensor.tensor import Tensor
 
 def _shifted(x: np.ndarray, axis: int | None) -> np.ndarray:
     """x - max(x) along axis. A slice holding inf or nan, or all -inf, becomes nan (inf - inf),
-    so its softmax is nan throughout, as in PyTorch."""
+    so its softmax is nan throughout, as in PyTorch. An empty x stays empty."""
+    if x.size == 0:
+        return x.copy()
     peak = x.max(axis=axis, keepdims=True)
     if np.isfinite(peak).all():
         return x - peak
@@ -66,8 +68,10 @@ class LogSoftmax(Function):
         axis = dim if x.ndim else None
         ctx.dim = dim
         shifted = _shifted(x, axis)
-        # Σ e^(x - max) >= 1 (the max term is e^0), so the log never sees 0; a nan slice stays nan.
-        result = np.asarray(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
+        # Σ e^(x - max) >= 1 (the max term is e^0), so the log never sees 0; a nan slice stays
+        # nan. (An empty x has no slices: the sums would be empty sums, 0.)
+        result = shifted if x.size == 0 else np.asarray(
+            shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
         ctx.save_for_backward(result, names=("result",))
         return result
 
