@@ -85,8 +85,9 @@ def checkpoint(function: Callable[..., Tensor], *inputs: Tensor,
                parameters: Iterable[Tensor] | None = None) -> Tensor:
     """`function(*inputs)`, saving only the inputs; recomputed when backward reaches it.
 
-    `function` must return one Tensor and be deterministic (it runs twice). If it is an
-    `nn.Module`, its parameters are found automatically.
+    `function` must return one Tensor and, apart from minigrad's random generator (whose
+    state is replayed), be deterministic: it runs twice. If it is an `nn.Module`, its
+    parameters are found automatically.
     """
     for position, value in enumerate(inputs):
         if not isinstance(value, Tensor):
