@@ -139,6 +139,60 @@ def test_single_tensor_and_duplicates_refused():
         optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1)
 
 
+def test_a_parameter_twice_in_one_group_warns_as_torch():
+    p = mg.zeros(2, requires_grad=True)
+    for module, param in ((optim, p), (torch.optim, torch.zeros(2, requires_grad=True))):
+        with pytest.warns(UserWarning, match="duplicate parameters"):
+            module.SGD([param, param], lr=0.1)
+
+
+def test_a_model_instead_of_its_parameters_gets_a_hint():
+    with pytest.raises(TypeError, match=r"did you mean model.parameters\(\)"):
+        optim.SGD(mg.nn.Linear(2, 2), lr=0.1)
+    with pytest.raises(TypeError, match=r"betas must be a pair"):
+        optim.Adam([mg.zeros(1, requires_grad=True)], betas=0.9)
+
+
+def test_step_with_a_closure_returns_its_loss_as_torch():
+    results = []
+    for lib, module in ((mg, optim), (torch, torch.optim)):
+        w = lib.tensor([1.0, -2.0], requires_grad=True)
+        optimizer = module.SGD([w], lr=0.1)
+
+        def closure():
+            optimizer.zero_grad()
+            loss = (w * w).sum()
+            loss.backward()
+            return loss
+
+        loss = optimizer.step(closure)
+        results.append([loss.item(), *w.detach().numpy().tolist()])
+        assert optimizer.step() is None
+    assert results[0] == pytest.approx(results[1])
+
+
+def test_a_non_leaf_that_retains_its_grad_can_be_optimized_as_in_torch():
+    y = mg.ones(2, requires_grad=True) * 2
+    y.retain_grad()
+    optimizer = optim.SGD([y], lr=0.5)
+    (y * y).sum().backward()
+    optimizer.step()
+    assert y.tolist() == [0.0, 0.0]
+
+
+def test_loading_state_casts_it_to_the_parameters_dtype_and_refuses_a_bad_dict():
+    source = mg.zeros(2, dtype=mg.float64, requires_grad=True)
+    first = optim.Adam([source])
+    source.grad = mg.ones(2, dtype=mg.float64)
+    first.step()
+    target = mg.zeros(2, requires_grad=True)
+    second = optim.Adam([target])
+    second.load_state_dict(first.state_dict())
+    assert second.state[target]["exp_avg"].dtype == np.float32
+    with pytest.raises(ValueError, match="'state' and 'param_groups'"):
+        second.load_state_dict({})
+
+
 def test_zero_grad_set_to_none_and_zeros():
     p = mg.ones(2, requires_grad=True)
     opt = optim.SGD([p], lr=0.1)

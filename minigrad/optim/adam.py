@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 
-from minigrad.autograd import no_grad
 from minigrad.ops.combine import where
 from minigrad.optim.optimizer import Optimizer, ParamsT, check_hyperparameters
 from minigrad.tensor import Tensor, zeros_like
@@ -40,20 +39,14 @@ class Adam(Optimizer):
         check_hyperparameters(lr, weight_decay)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
+        if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
+            raise TypeError(f"betas must be a pair (beta1, beta2), got {betas!r}")
         for index in (0, 1):
             if not 0.0 <= betas[index] < 1.0:
                 raise ValueError(f"Invalid beta parameter at index {index}: {betas[index]}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize))
-
-    def step(self) -> None:
-        """Update every parameter that has a gradient, in place."""
-        with no_grad():
-            for group in self.param_groups:
-                for param in group["params"]:
-                    if param.grad is not None:
-                        self._update(param, group)
 
     def _update(self, param: Tensor, group: dict) -> None:
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]

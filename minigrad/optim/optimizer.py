@@ -11,23 +11,29 @@ forward pass, so changing it in place would be overwritten (and its .grad is nev
 from __future__ import annotations
 
 import copy
-from typing import Any, Iterable
+import warnings
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from minigrad.autograd import no_grad
-from minigrad.tensor import Tensor
+from minigrad.autograd import enable_grad, no_grad
+from minigrad.tensor import Tensor, dtypes
 
 ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]]
 
 
 class Optimizer:
-    """Base class: subclasses set `defaults` through __init__ and implement `step()`."""
+    """Base class: subclasses set `defaults` through __init__ and implement `_update(param,
+    group)`, the update of one parameter that has a gradient."""
 
     def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got Tensor (wrap it: [tensor])")
+        if hasattr(params, "parameters") and not hasattr(params, "__iter__"):
+            raise TypeError(f"params argument given to the optimizer should be an iterable of "
+                            f"Tensors or dicts, but got {type(params).__name__} (did you mean "
+                            f"model.parameters()?)")
         self.defaults = defaults
         self.state: dict[Tensor, dict[str, Any]] = {}
         self.param_groups: list[dict[str, Any]] = []
@@ -43,13 +49,21 @@ class Optimizer:
         """Add a group of parameters with its own settings (the others from defaults)."""
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, got {type(param_group).__name__}")
+        if "params" not in param_group:
+            raise KeyError("params (a parameter group is a dict whose 'params' holds its "
+                           "tensors)")
         params = param_group["params"]
         params = [params] if isinstance(params, Tensor) else list(params)
+        if len({id(param) for param in params}) < len(params):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          UserWarning, stacklevel=3)
         for param in params:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
                                 f"{type(param).__name__}")
-            if not param.is_leaf:
+            if not (param.is_leaf or param.retains_grad):  # PyTorch's test
                 raise ValueError("can't optimize a non-leaf Tensor (it is computed from other "
                                  "tensors, so an update would be lost at the next forward; "
                                  "optimize the leaves it comes from, or use "
@@ -65,7 +79,25 @@ class Optimizer:
         zero_grads((param for group in self.param_groups for param in group["params"]),
                    set_to_none)
 
-    def step(self) -> None:
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient, in place.
+
+        `closure`, as in PyTorch: a function that clears the gradients, recomputes the loss,
+        calls backward and returns the loss. It is called once, before the update, and its
+        loss is returned (None without a closure).
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for param in group["params"]:
+                    if param.grad is not None:
+                        self._update(param, group)
+        return loss
+
+    def _update(self, param: Tensor, group: dict[str, Any]) -> None:
         raise NotImplementedError
 
     # ---- saving and loading -------------------------------------------------------------
@@ -87,7 +119,13 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore settings and per-parameter state saved by state_dict()."""
+        """Restore settings and per-parameter state saved by state_dict(); the state's
+        floating tensors take their parameter's dtype, as in PyTorch."""
+        if not isinstance(state_dict, dict) or not {"state", "param_groups"} <= state_dict.keys():
+            raise ValueError("an optimizer state_dict is a dict with 'state' and 'param_groups' "
+                             "(from optimizer.state_dict()), got "
+                             + (f"the keys {sorted(map(str, state_dict))}"
+                                if isinstance(state_dict, dict) else type(state_dict).__name__))
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -99,8 +137,7 @@ class Optimizer:
         for saved, own in zip(groups, self.param_groups):
             for index, param in zip(saved["params"], own["params"]):
                 if index in state_dict["state"]:
-                    self.state[param] = {k: (v.detach().clone() if isinstance(v, Tensor)
-                                             else copy.deepcopy(v))
+                    self.state[param] = {k: _state_value(v, param)
                                          for k, v in state_dict["state"][index].items()}
             own.update({k: v for k, v in saved.items() if k != "params"})
 
@@ -111,6 +148,14 @@ class Optimizer:
             for key in sorted(k for k in group if k != "params"):
                 lines.append(f"    {key}: {group[key]}")
         return "\n".join(lines) + "\n)"
+
+
+def _state_value(value: Any, param: Tensor) -> Any:
+    """A loaded state entry: a copy, floating tensors in the parameter's dtype."""
+    if not isinstance(value, Tensor):
+        return copy.deepcopy(value)
+    value = value.detach().clone()
+    return value.to(param.dtype) if dtypes.is_floating(value.dtype) else value
 
 
 def check_hyperparameters(lr: float, weight_decay: float) -> None:

@@ -15,8 +15,8 @@ by (1 + λ).
 
 from __future__ import annotations
 
-from minigrad.autograd import no_grad
 from minigrad.optim.optimizer import Optimizer, ParamsT, check_hyperparameters
+from minigrad.tensor import Tensor
 
 
 class SGD(Optimizer):
@@ -34,24 +34,18 @@ class SGD(Optimizer):
                                       weight_decay=weight_decay, nesterov=nesterov,
                                       maximize=maximize))
 
-    def step(self) -> None:
-        """Update every parameter that has a gradient, in place."""
-        with no_grad():
-            for group in self.param_groups:
-                lr, momentum = group["lr"], group["momentum"]
-                weight_decay, dampening = group["weight_decay"], group["dampening"]
-                for param in group["params"]:
-                    if param.grad is None:
-                        continue
-                    grad = -param.grad if group["maximize"] else param.grad
-                    if weight_decay != 0:
-                        grad = grad + weight_decay * param
-                    if momentum != 0:
-                        state = self.state.setdefault(param, {})
-                        buffer = state.get("momentum_buffer")
-                        if buffer is None:
-                            buffer = state["momentum_buffer"] = grad.clone()
-                        else:
-                            buffer.mul_(momentum).add_(grad, alpha=1 - dampening)
-                        grad = grad + momentum * buffer if group["nesterov"] else buffer
-                    param.sub_(grad, alpha=lr)
+    def _update(self, param: Tensor, group: dict) -> None:
+        lr, momentum = group["lr"], group["momentum"]
+        weight_decay, dampening = group["weight_decay"], group["dampening"]
+        grad = -param.grad if group["maximize"] else param.grad
+        if weight_decay != 0:
+            grad = grad + weight_decay * param
+        if momentum != 0:
+            state = self.state.setdefault(param, {})
+            buffer = state.get("momentum_buffer")
+            if buffer is None:
+                buffer = state["momentum_buffer"] = grad.clone()
+            else:
+                buffer.mul_(momentum).add_(grad, alpha=1 - dampening)
+            grad = grad + momentum * buffer if group["nesterov"] else buffer
+        param.sub_(grad, alpha=lr)
