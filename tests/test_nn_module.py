@@ -338,3 +338,17 @@ def test_save_and_load_a_state_dict(tmp_path):
         mg.save([1, 2], tmp_path / "bad")
     with pytest.raises(TypeError, match="maps to a value of type int"):
         mg.save({"step": 3}, tmp_path / "bad")
+
+
+@pytest.mark.parametrize("call", [
+    'register_buffer("b", 3)', 'add_module("x", 3)', 'register_parameter("a.b", None)',
+    'register_buffer("a.b", None)', 'add_module("a.b", None)', 'add_module("", None)',
+    'register_buffer(3, None)', 'register_parameter("", None)'])
+def test_registering_a_bad_name_or_value_fails_at_once_as_in_torch(call):
+    """They were accepted, and state_dict() or parameters() failed later, deep inside."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(Exception) as theirs:
+        eval("m." + call, {"m": torch.nn.Module()})  # noqa: S307
+    with pytest.raises(theirs.type) as mine:
+        eval("m." + call, {"m": nn.Module()})  # noqa: S307
+    assert str(mine.value).replace("minigrad Tensor", "torch Tensor") == str(theirs.value)

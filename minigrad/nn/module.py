@@ -105,6 +105,7 @@ class Module:
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Register `param` under `name` (None records a parameter that is absent, e.g. bias)."""
+        _check_name(name, "parameter")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
                             f"'{name}' (minigrad.nn.Parameter or None required)")
@@ -113,10 +114,18 @@ class Module:
 
     def register_buffer(self, name: str, tensor: Tensor | None) -> None:
         """Keep `tensor` in the state_dict without learning it (e.g. running statistics)."""
+        _check_name(name, "buffer")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                            f"(minigrad Tensor or None required)")
         self.__dict__.pop(name, None)
         self._buffers[name] = tensor
 
     def add_module(self, name: str, module: Module | None) -> None:
+        """Register `module` as a sub-module under `name` (what `self.name = module` does)."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        _check_name(name, "module")
         self.__dict__.pop(name, None)
         self._modules[name] = module
 
@@ -281,3 +290,15 @@ class Module:
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
                       | set(self._modules))
+
+
+def _check_name(name: Any, kind: str) -> None:
+    """A registry name is a non-empty string without dots (dots join names in state_dict)."""
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain "."' + (f", got: {name}" if kind == "module"
+                                                            else ""))
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+
