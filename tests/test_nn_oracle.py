@@ -249,6 +249,15 @@ def test_bce_errors():
         F.binary_cross_entropy_with_logits(mg.zeros(2), mg.zeros(3))
     with pytest.raises(TypeError, match="float"):
         F.binary_cross_entropy_with_logits(mg.zeros(2), mg.tensor([0, 1]))
+    with pytest.raises(TypeError, match="input must hold float logits"):
+        F.binary_cross_entropy_with_logits(mg.tensor([1, 2]), mg.zeros(2))
+    # a weight may broadcast to the input's shape, not make the loss larger (it averaged 12)
+    with pytest.raises(RuntimeError) as theirs:
+        torch.nn.functional.binary_cross_entropy_with_logits(torch.zeros(4), torch.zeros(4),
+                                                             torch.ones(3, 4))
+    with pytest.raises(RuntimeError) as mine:
+        F.binary_cross_entropy_with_logits(mg.zeros(4), mg.zeros(4), mg.ones(3, 4))
+    assert str(mine.value) == str(theirs.value)
 
 
 def test_mse_broadcast_warns_like_torch():

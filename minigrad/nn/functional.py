@@ -98,9 +98,16 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
     if not dtypes.is_floating(target.dtype):
         raise TypeError(f"binary_cross_entropy_with_logits(): target must be float (0./1. or a "
                         f"probability), got {target.dtype}; use target.float()")
+    if not dtypes.is_floating(input.dtype):
+        raise TypeError(f"binary_cross_entropy_with_logits(): input must hold float logits, "
+                        f"got {input.dtype}; use input.float()")
     losses = BinaryCrossEntropyWithLogits.apply(input, target)
     if weight is not None:
-        losses = losses * weight
+        weighted = losses * weight
+        if weighted.shape != losses.shape:  # weight may broadcast to the input, not enlarge it
+            raise RuntimeError(f"output with shape {list(losses.shape)} doesn't match the "
+                               f"broadcast shape {list(weighted.shape)}")
+        losses = weighted
     return _reduce(losses, reduction)
 
 
