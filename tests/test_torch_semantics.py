@@ -109,6 +109,14 @@ def case_id(code: str) -> str:
 
 # ---- factories -----------------------------------------------------------------------------
 FACTORIES = oracle_cases("""
+r = L.tensor(2 ** 63)
+---
+r = L.tensor([0, -2 ** 63 - 1])
+---
+r = L.tensor(2 ** 64 - 1)
+---
+r = L.tensor(2 ** 70, dtype=L.float64), L.tensor(2 ** 64 - 1, dtype=L.float64), L.tensor(2 ** 63 - 1)
+---
 r = L.zeros(2, 3), L.zeros((2, 3)), L.zeros([2, 3]), L.ones(2, 3, dtype=L.float64)
 ---
 r = L.zeros(()), L.zeros(0), L.ones(4)

@@ -20,8 +20,18 @@ def to_array(data: Any, dtype: Any = None) -> np.ndarray:
     except ValueError as error:
         raise ValueError(f"cannot make a tensor from this data: {error}. "
                          "Nested lists must be rectangular (every row the same length).") from None
+    if array.dtype == object and dtype is not None and dtypes.is_floating(dtypes.as_dtype(dtype)):
+        try:  # huge Python ints as floating point, as asked
+            array = array.astype(dtypes.as_dtype(dtype))
+        except (TypeError, ValueError):
+            pass  # not numbers: refused below
+    if array.dtype == object and any(type(item) is int for item in np.ravel(array)) or (
+            array.dtype == np.uint64 and dtype is None and array.size
+            and array.max() > np.iinfo(np.int64).max):
+        raise ValueError("Overflow when unpacking long long: an integer does not fit in int64 "
+                         "(−2⁶³ … 2⁶³ − 1); pass dtype=minigrad.float64 for large numbers")
     if array.dtype == object:
-        element = type(np.ravel(array)[0]).__name__ if array.size else "object"
+        element = _first_unsupported(np.ravel(array))
         raise TypeError(f"minigrad does not support dtype object (elements of type {element}); "
                         "supported dtypes are float32, float64 (floating point), int32, int64, "
                         "bool. Use numbers, nested lists of numbers or a numpy array "
@@ -32,6 +42,14 @@ def to_array(data: Any, dtype: Any = None) -> np.ndarray:
     if array.dtype != target:
         array = array.astype(target)
     return array
+
+
+def _first_unsupported(elements: np.ndarray) -> str:
+    """The type name of the first element that is not a number (what made the array object)."""
+    for item in elements:
+        if not isinstance(item, (int, float, bool, np.number, np.bool_)):
+            return type(item).__name__
+    return type(elements[0]).__name__ if elements.size else "object"
 
 
 def _holds_double(data: Any) -> bool:
