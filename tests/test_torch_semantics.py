@@ -1322,6 +1322,14 @@ def test_printing(data):
 
 # ---- floor division and remainder ------------------------------------------------------------
 ROUNDING = oracle_cases("""
+r = L.tensor([1, 2]) // 0
+---
+r = L.tensor([1, 2]) % L.tensor([1, 0])
+---
+r = 5 // L.tensor([1, 0])
+---
+r = L.tensor([1.0, -2.0]) // 0, L.tensor([1.0, 2.0]) % 0
+---
 x = L.tensor([5, 7]); r = x // 2, x % 3, 7 // x, -x // 2, x % -3, 7 % x
 ---
 x = L.tensor([5.0, -7.0]); r = x // 2, x % 3, x % -2.5, 7.5 % x, x // L.tensor([2, 3])

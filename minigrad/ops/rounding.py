@@ -19,6 +19,13 @@ from minigrad.ops.broadcast import sum_to
 from minigrad.tensor.tensor import Tensor
 
 
+def _refuse_integer_zero(result: np.ndarray, divisor: Any) -> None:
+    """Integers have no inf: an integer // or % by zero is an error, as in PyTorch (numpy
+    would give 0 with a warning). Floats give inf or nan."""
+    if result.dtype.kind in "iu" and np.any(np.asarray(divisor) == 0):
+        raise RuntimeError("ZeroDivisionError (an integer // or % by zero)")
+
+
 class FloorDivide(Function):
     """out = floor(a / b);  no derivative (PyTorch: "derivative for aten::floor_divide is not
     implemented")."""
@@ -28,7 +35,9 @@ class FloorDivide(Function):
     @staticmethod
     def forward(ctx: Context, a: Any, b: Any) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
-            return _broadcasting(np.floor_divide, a, b, "//")
+            result = _broadcasting(np.floor_divide, a, b, "//")
+        _refuse_integer_zero(result, b)
+        return result
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[None, None]:
@@ -46,6 +55,7 @@ class Remainder(Function):
         with np.errstate(divide="ignore", invalid="ignore"):
             result = _broadcasting(np.remainder, a, b, "%")
             ctx.quotient = np.floor_divide(a, b) if ctx.needs_input_grad[1] else None
+        _refuse_integer_zero(result, b)
         return result
 
     @staticmethod
