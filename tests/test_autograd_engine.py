@@ -562,3 +562,13 @@ def test_hook_returning_a_wrong_shape_is_reported():
     y.register_hook(lambda grad: grad[:2])
     with pytest.raises(RuntimeError, match=r"returned \(2,\) for a gradient of shape \(3,\)"):
         y.backward(mg.ones(3))
+
+
+def test_a_hook_returning_an_array_or_a_hook_that_is_not_a_function_is_named():
+    x = mg.ones(2, 3, requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda grad: np.ones((2, 3)))  # the right shape, the wrong type
+    with pytest.raises(TypeError, match="expected Variable, but hook returned 'numpy.ndarray'"):
+        y.sum().backward()
+    with pytest.raises(TypeError, match="a hook must be a function of the gradient, got int"):
+        (x * 3).register_hook(5)

@@ -139,11 +139,16 @@ def _run_hooks(node: Node, gradient: Tensor) -> Tensor:
         if replaced is None:
             continue
         name = getattr(hook, "__name__", hook)
-        if not isinstance(replaced, Tensor) or replaced.shape != gradient.shape:
-            shape = getattr(replaced, "shape", type(replaced).__name__)
+        if not isinstance(replaced, Tensor):
+            kind = type(replaced)
+            qualified = kind.__name__ if kind.__module__ == "builtins" else \
+                f"{kind.__module__}.{kind.__name__}"
+            raise TypeError(f"expected Variable, but hook returned '{qualified}' (hook "
+                            f"{name!r} must return None or a Tensor shaped like its gradient)")
+        if replaced.shape != gradient.shape:
             raise RuntimeError(f"hook {name!r} has changed the size of value: it returned "
-                               f"{shape} for a gradient of shape {gradient.shape}; a hook must "
-                               "return None or a Tensor of the same shape")
+                               f"{replaced.shape} for a gradient of shape {gradient.shape}; a "
+                               "hook must return None or a Tensor of the same shape")
         if replaced.dtype != gradient.dtype:
             raise RuntimeError(f"hook {name!r} has changed the type of value (was "
                                f"{type_name(gradient.dtype)} got {type_name(replaced.dtype)})")

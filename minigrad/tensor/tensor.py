@@ -226,6 +226,9 @@ class Tensor(TensorOperators, TensorViews, TensorScalars):
         """
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if not callable(hook):
+            raise TypeError(f"a hook must be a function of the gradient, got "
+                            f"{type(hook).__name__}")
         node = self.grad_fn if self.grad_fn is not None else self._get_accumulator()
         return node._add_pre_hook(hook)
 
