@@ -654,6 +654,10 @@ def test_api_error_list():
 
 
 ERRORS = oracle_cases("""
+r = L.ones(2, 3) < L.ones(4)
+---
+r = L.ones(2, 3) == L.ones(2, 2)
+---
 L.nn.functional.linear(L.ones(1, 2), L.ones(3, 2), L.ones(3, dtype=L.float64))
 ---
 L.nn.functional.linear(L.ones(1, 2, dtype=L.float64), L.ones(3, 2))

@@ -31,7 +31,7 @@ def _shape(value: Any) -> tuple[int, ...]:
     return value.shape if type(value) is np.ndarray else ()
 
 
-def _broadcast_error(a: Any, b: Any, symbol: str) -> ShapeError:
+def broadcast_error(a: Any, b: Any, symbol: str) -> ShapeError:
     shape_a, shape_b = _shape(a), _shape(b)
     ndim = max(len(shape_a), len(shape_b))
     padded_a = (1,) * (ndim - len(shape_a)) + tuple(shape_a)
@@ -55,7 +55,7 @@ def _broadcasting(ufunc: np.ufunc, a: Any, b: Any, symbol: str) -> np.ndarray:
     try:
         return promote(ufunc(a, b), a, b)
     except ValueError:
-        raise _broadcast_error(a, b, symbol) from None
+        raise broadcast_error(a, b, symbol) from None
 
 
 # ---- + - * / ------------------------------------------------------------------------------

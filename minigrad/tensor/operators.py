@@ -110,24 +110,28 @@ class TensorOperators:
         return ops.arithmetic.reciprocal(self)
 
     # ---- comparisons: boolean tensors, never part of the graph ------------------------
-    def _compare(self, other: Any, ufunc: np.ufunc) -> Tensor:
+    def _compare(self, other: Any, ufunc: np.ufunc, symbol: str) -> Tensor:
         other_data = other._data if isinstance(other, TensorOperators) else other
-        return self._make(ufunc(self._data, other_data), False, None)
+        try:
+            result = ufunc(self._data, other_data)
+        except ValueError:  # shapes that do not broadcast: the same ShapeError as arithmetic
+            raise ops.arithmetic.broadcast_error(self._data, other_data, symbol) from None
+        return self._make(result, False, None)
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
         if not isinstance(other, _OPERANDS):
             return NotImplemented  # `tensor == "a"` is simply False, as for any object
-        return self._compare(other, np.equal)
+        return self._compare(other, np.equal, "==")
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
         if not isinstance(other, _OPERANDS):
             return NotImplemented
-        return self._compare(other, np.not_equal)
+        return self._compare(other, np.not_equal, "!=")
 
-    __lt__ = _binary("<", lambda self, other: self._compare(other, np.less))
-    __le__ = _binary("<=", lambda self, other: self._compare(other, np.less_equal))
-    __gt__ = _binary(">", lambda self, other: self._compare(other, np.greater))
-    __ge__ = _binary(">=", lambda self, other: self._compare(other, np.greater_equal))
+    __lt__ = _binary("<", lambda self, other: self._compare(other, np.less, "<"))
+    __le__ = _binary("<=", lambda self, other: self._compare(other, np.less_equal, "<="))
+    __gt__ = _binary(">", lambda self, other: self._compare(other, np.greater, ">"))
+    __ge__ = _binary(">=", lambda self, other: self._compare(other, np.greater_equal, ">="))
 
     # ---- masks: ~ & | ^ on bool (and integer) tensors, all/any --------------------------
     def _bitwise(self, other: Any, ufunc: np.ufunc, symbol: str) -> Tensor:
