@@ -654,6 +654,14 @@ def test_api_error_list():
 
 
 ERRORS = oracle_cases("""
+x = L.ones(2); x.mul_(None)
+---
+x = L.ones(2); x.add_("x")
+---
+x = L.ones(2); x.sub_([1.0, 2.0])
+---
+x = L.ones(2); x.fill_("x")
+---
 r = L.ones(2, 3) < L.ones(4)
 ---
 r = L.ones(2, 3) == L.ones(2, 2)
