@@ -4,32 +4,92 @@
 The file is a numpy `.npz` archive (one array per name), so loading it runs no code (unlike
 a pickle) and numpy alone can read it. Only flat mappings of names to tensors or arrays are
 supported — a module's state_dict; an optimizer's nested state_dict can be pickled instead.
+
+The archive is written by hand (one `<name>.npy` member per name, exactly what `np.savez`
+writes) so that every string works as a name, even "file" or "allow_pickle", which
+`np.savez(file, **arrays)` would take for its own arguments. It is written to a temporary file
+beside `path` and moved into place only once complete: a save that fails half-way (a bad
+value, a full disk) leaves the checkpoint that was there untouched.
 """
 
 from __future__ import annotations
 
+import os
+import secrets
+import zipfile
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
+from numpy.lib import format as npy_format
 
 from minigrad.tensor import Tensor
 
 
 def save(state_dict: Mapping[str, Any], path: str | Path) -> None:
     """Write name → tensor (or array) pairs to `path` (an .npz file; the suffix is kept)."""
+    arrays = _arrays_to_save(state_dict)
+    target = os.path.realpath(path)  # through a symlink, as open(path, "wb") would write
+    handle, temporary = _temporary_file_beside(target, path)
+    try:
+        with handle, zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED) as archive:
+            for name, array in arrays.items():
+                with archive.open(name + ".npy", "w", force_zip64=True) as member:
+                    npy_format.write_array(member, array, allow_pickle=False)
+            archive.close()
+            handle.flush()
+            os.fsync(handle.fileno())  # the bytes are on disk before the old file goes
+        os.replace(temporary, target)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _arrays_to_save(state_dict: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Check every pair before a byte is written, so a bad one costs nothing."""
     if not isinstance(state_dict, Mapping):
         raise TypeError(f"save() expects a state_dict (a mapping of names to tensors), got "
                         f"{type(state_dict).__name__}; for other objects use pickle")
     arrays = {}
     for name, value in state_dict.items():
-        if not isinstance(name, str) or not isinstance(value, (Tensor, np.ndarray)):
+        if not isinstance(name, str):
+            raise TypeError(f"save() stores names mapped to tensors, and names must be strings; "
+                            f"got {type(name).__name__} {name!r}")
+        if "\x00" in name or not _encodes_as_utf8(name):
+            raise ValueError(f"save(): the name {name!r} cannot be stored in an .npz archive "
+                             f"(it holds a NUL character or a lone surrogate)")
+        if not isinstance(value, (Tensor, np.ndarray)):
             raise TypeError(f"save() stores names mapped to tensors; {name!r} maps to a value "
                             f"of type {type(value).__name__}")
-        arrays[name] = np.asarray(value)
-    with open(path, "wb") as handle:  # a file handle: numpy would otherwise append ".npz"
-        np.savez(handle, **arrays)
+        array = np.asarray(value)
+        if array.dtype.hasobject:
+            raise TypeError(f"save(): {name!r} is an array of Python objects, which would need "
+                            f"pickle; convert it to numbers first")
+        arrays[name] = array
+    return arrays
+
+
+def _encodes_as_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _temporary_file_beside(target: str, path: str | Path):
+    """A new file in the folder of `target`, so that os.replace is a rename on one disk.
+
+    Created with mode 0o666 (less the umask), as open(path, "wb") would create `path`.
+    """
+    folder, name = os.path.split(target)
+    temporary = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+    try:
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as error:  # name the file asked for, not the temporary one
+        raise type(error)(error.errno, f"cannot write {path}: {error.strerror}") from None
+    return os.fdopen(descriptor, "wb"), temporary
 
 
 def load(path: str | Path) -> OrderedDict[str, Tensor]:

@@ -1,0 +1,59 @@
+"""Bad input to the file-facing parts of minigrad (save/load, the data loaders, the command
+line) gets a clear error naming what was wrong, and never destroys a file that was there."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+
+
+# --- minigrad.save / minigrad.load ----------------------------------------------------------
+
+def test_save_stores_any_string_key_and_both_readers_agree(tmp_path):
+    state = {"file": mg.ones(2), "allow_pickle": mg.zeros(3), "": mg.tensor([1.0]),
+             "a/b": mg.tensor([2.0]), "a": mg.tensor([3.0]),
+             "é": mg.tensor([5], dtype=mg.int64)}
+    path = tmp_path / "weights.pt"
+    mg.save(state, path)
+    loaded = mg.load(path)
+    assert list(loaded) == list(state)
+    for name, value in state.items():
+        np.testing.assert_array_equal(loaded[name].numpy(), value.numpy())
+    with np.load(path, allow_pickle=False) as archive:  # plain numpy reads it too
+        assert archive.files == list(state)
+        np.testing.assert_array_equal(archive["allow_pickle"], np.zeros(3))
+
+
+def test_a_failing_save_leaves_the_existing_checkpoint_untouched(tmp_path):
+    path = tmp_path / "weights.npz"
+    mg.save({"w": mg.ones(2)}, path)
+    before = path.read_bytes()
+    with pytest.raises(TypeError, match=r"names must be strings.*got int 3"):
+        mg.save({3: mg.ones(2)}, path)
+    with pytest.raises(TypeError, match="maps to a value of type int"):
+        mg.save({"w": 3}, path)
+    with pytest.raises(ValueError, match="cannot be stored"):
+        mg.save({"a\x00b": mg.ones(2)}, path)
+    with pytest.raises(TypeError, match="Python objects"):
+        mg.save({"w": np.array([object()])}, path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["weights.npz"]  # no temporary file left
+
+
+def test_a_save_that_fails_while_writing_keeps_the_old_file(tmp_path, monkeypatch):
+    from numpy.lib import format as npy_format
+
+    path = tmp_path / "weights.npz"
+    mg.save({"w": mg.ones(2)}, path)
+    before = path.read_bytes()
+
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(npy_format, "write_array", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        mg.save({"w": mg.zeros(2)}, path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["weights.npz"]
