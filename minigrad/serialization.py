@@ -93,6 +93,34 @@ def _temporary_file_beside(target: str, path: str | Path):
 
 
 def load(path: str | Path) -> OrderedDict[str, Tensor]:
-    """The name → tensor pairs saved by `save`, in their saved order."""
-    with np.load(path, allow_pickle=False) as archive:
-        return OrderedDict((name, Tensor(archive[name])) for name in archive.files)
+    """The name → tensor pairs saved by `save`, in their saved order.
+
+    Each `<name>.npy` member is read by its own name (np.load would give "a.npy" the array of
+    "a" when both are saved), and never unpickled: a file that is not such an archive of
+    arrays is refused with one message, not numpy's or zipfile's view of what went wrong.
+    """
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return OrderedDict(_read_member(archive, member, path)
+                               for member in archive.namelist())
+    except (zipfile.BadZipFile, EOFError, ValueError) as error:
+        raise ValueError(f"{path} is not a file written by minigrad.save (an .npz archive of "
+                         f"arrays): {_why_not(error)}") from None
+
+
+def _read_member(archive: zipfile.ZipFile, member: str, path: str | Path) -> tuple[str, Tensor]:
+    if not member.endswith(".npy"):
+        hint = "; is it a torch.save file? Open it with torch.load" \
+            if member.endswith("data.pkl") else ""
+        raise ValueError(f"it holds {member!r}, which is not an array (.npy){hint}")
+    with archive.open(member) as handle:
+        array = npy_format.read_array(handle, allow_pickle=False)
+    return member.removesuffix(".npy"), Tensor(array)
+
+
+def _why_not(error: Exception) -> str:
+    if isinstance(error, zipfile.BadZipFile):
+        return "it is not a zip archive"
+    if "allow_pickle" in str(error):
+        return "it holds pickled Python objects, which minigrad.load does not run"
+    return str(error)

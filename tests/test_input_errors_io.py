@@ -13,7 +13,7 @@ import minigrad as mg
 
 def test_save_stores_any_string_key_and_both_readers_agree(tmp_path):
     state = {"file": mg.ones(2), "allow_pickle": mg.zeros(3), "": mg.tensor([1.0]),
-             "a/b": mg.tensor([2.0]), "a": mg.tensor([3.0]),
+             "a/b": mg.tensor([2.0]), "a": mg.tensor([3.0]), "a.npy": mg.tensor([4.0]),
              "é": mg.tensor([5], dtype=mg.int64)}
     path = tmp_path / "weights.pt"
     mg.save(state, path)
@@ -57,3 +57,31 @@ def test_a_save_that_fails_while_writing_keeps_the_old_file(tmp_path, monkeypatc
         mg.save({"w": mg.zeros(2)}, path)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["weights.npz"]
+
+
+def test_load_reads_files_written_by_numpy_savez(tmp_path):
+    path = tmp_path / "old.npz"
+    np.savez(path, w=np.arange(3.0), b=np.ones(1, dtype=np.float32))
+    loaded = mg.load(path)
+    assert list(loaded) == ["w", "b"] and loaded["b"].dtype == np.float32
+
+
+def _torch_file(handle):
+    torch = pytest.importorskip("torch")
+    torch.save({"w": torch.ones(2)}, handle)
+
+
+@pytest.mark.parametrize("write", [
+    _torch_file,
+    lambda handle: np.save(handle, np.ones(3)),
+    lambda handle: handle.write(b"certainly not an archive"),
+    lambda handle: np.savez(handle, w=np.array([object()], dtype=object)),
+], ids=["torch.save", "npy", "garbage", "pickled-object"])
+def test_load_of_a_file_not_written_by_save_says_so(tmp_path, write):
+    path = tmp_path / "weights.bin"
+    with open(path, "wb") as handle:  # a handle: numpy would add a suffix to a bare name
+        write(handle)
+    with pytest.raises(ValueError, match=r"is not a file written by minigrad.save "
+                                         r"\(an .npz archive of arrays\)") as error:
+        mg.load(path)
+    assert str(path) in str(error.value)
