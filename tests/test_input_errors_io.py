@@ -85,3 +85,39 @@ def test_load_of_a_file_not_written_by_save_says_so(tmp_path, write):
                                          r"\(an .npz archive of arrays\)") as error:
         mg.load(path)
     assert str(path) in str(error.value)
+
+
+# --- load_mnist -----------------------------------------------------------------------------
+
+def _write_gzipped_idx(path, labels):
+    import gzip
+    import struct
+
+    with gzip.open(path, "wb") as handle:
+        handle.write(struct.pack(">BBBBi", 0, 0, 0x08, 1, len(labels)) + bytes(labels))
+
+
+@pytest.mark.parametrize("damage", [
+    lambda data: b"<html>404 Not Found</html>",  # an error page saved under the file's name
+    lambda data: data[:len(data) // 2],           # a download that stopped half-way
+], ids=["not-gzip", "truncated"])
+def test_load_mnist_names_a_gzip_file_that_is_not_valid(tmp_path, damage):
+    from minigrad.data import load_mnist
+
+    _write_gzipped_idx(tmp_path / "t10k-images-idx3-ubyte.gz", [0] * 50)
+    labels = tmp_path / "t10k-labels-idx1-ubyte.gz"
+    _write_gzipped_idx(labels, list(range(10)) * 5)
+    labels.write_bytes(damage(labels.read_bytes()))
+    with pytest.raises(ValueError, match="is not a valid gzip file \\(a truncated or failed "
+                                         "download\\?\\)") as error:
+        load_mnist(tmp_path, split="test")
+    assert str(labels) in str(error.value)
+
+
+def test_load_mnist_on_a_file_says_it_wants_the_folder(tmp_path):
+    from minigrad.data import load_mnist
+
+    archive = tmp_path / "train-images-idx3-ubyte.gz"
+    archive.write_bytes(b"")
+    with pytest.raises(NotADirectoryError, match="is a file, not a folder"):
+        load_mnist(archive)

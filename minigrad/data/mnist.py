@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -30,9 +31,7 @@ _PREFIX = {"train": "train", "test": "t10k"}
 def read_idx(path: str | Path) -> np.ndarray:
     """Read one IDX file (gzipped if its name ends in .gz) into a numpy array."""
     path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as handle:
-        raw = handle.read()
+    raw = _read_bytes(path)
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_TYPES:
         raise ValueError(f"{path} is not an IDX file: it should start with two zero bytes and "
                          f"a type code, got {raw[:4]!r}")
@@ -50,6 +49,22 @@ def read_idx(path: str | Path) -> np.ndarray:
         raise ValueError(f"{path}: the header announces shape {shape} ({expected} bytes of "
                          f"data) but the file holds {len(raw) - header}; is it truncated?")
     return np.frombuffer(raw, dtype=dtype, offset=header).reshape(shape).astype(dtype.newbyteorder("="))
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The file's bytes, unzipped if its name ends in .gz.
+
+    A half-finished download or an HTML error page saved as `...gz` fails inside gzip with
+    EOFError or BadGzipFile, which name neither the file nor the usual cause.
+    """
+    if path.suffix != ".gz":
+        return path.read_bytes()
+    try:
+        with gzip.open(path, "rb") as handle:
+            return handle.read()
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+        raise ValueError(f"{path} is not a valid gzip file (a truncated or failed download?): "
+                         f"{str(error) or type(error).__name__}. {WHERE_TO_GET}") from None
 
 
 def _find(folder: Path, name: str) -> Path:
@@ -70,6 +85,9 @@ def load_mnist(path: str | Path, split: str = "train",
     if split not in _PREFIX:
         raise ValueError(f"split must be 'train' or 'test', got {split!r}")
     folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise NotADirectoryError(f"MNIST path {folder} is a file, not a folder: pass the folder "
+                                 f"that holds the four IDX files (here {folder.parent}?)")
     if not folder.is_dir():
         raise FileNotFoundError(f"MNIST folder {folder} does not exist. {WHERE_TO_GET}")
     prefix = _PREFIX[split]
