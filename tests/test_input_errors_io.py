@@ -121,3 +121,19 @@ def test_load_mnist_on_a_file_says_it_wants_the_folder(tmp_path):
     archive.write_bytes(b"")
     with pytest.raises(NotADirectoryError, match="is a file, not a folder"):
         load_mnist(archive)
+
+
+# --- DataLoader -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("samples, message", [
+    ([mg.ones(2), mg.ones(3)], r"but got \[2\] at entry 0 and \[3\] at entry 1"),
+    ([np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 2))],
+     r"but got \[2, 3\] at entry 0 and \[3, 2\] at entry 2"),
+    ([(mg.ones(2), 0), (mg.ones(()), 1)], r"but got \[2\] at entry 0 and \[\] at entry 1"),
+])
+def test_a_batch_of_samples_of_different_shapes_is_refused_as_in_pytorch(samples, message):
+    from minigrad.data import DataLoader
+
+    with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size, "
+                                           + message):
+        list(DataLoader(samples, batch_size=3))

@@ -62,7 +62,9 @@ def default_collate(samples: Sequence[Any]) -> Any:
     as int64); tuples and lists element by element, into a list."""
     first = samples[0]
     if isinstance(first, (Tensor, np.ndarray)):
-        return Tensor._make(np.stack([np.asarray(s) for s in samples]), False, None)
+        arrays = [np.asarray(s) for s in samples]
+        _check_equal_shapes(arrays)
+        return Tensor._make(np.stack(arrays), False, None)
     if isinstance(first, numbers.Number):
         return Tensor._make(np.asarray(samples), False, None)
     if isinstance(first, (tuple, list)):
@@ -72,6 +74,16 @@ def default_collate(samples: Sequence[Any]) -> Any:
     raise TypeError(f"default_collate: cannot batch samples of type {type(first).__name__}; "
                     "return Tensors, numpy arrays, numbers or tuples of them from __getitem__, "
                     "or pass collate_fn=")
+
+
+def _check_equal_shapes(arrays: Sequence[np.ndarray]) -> None:
+    """Samples of different shapes cannot form one batch; say which two differ, in PyTorch's
+    words, rather than numpy's "all input arrays must have the same shape"."""
+    for entry, array in enumerate(arrays):
+        if array.shape != arrays[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(arrays[0].shape)} at entry 0 and {list(array.shape)} at "
+                               f"entry {entry}")
 
 
 class DataLoader:
