@@ -112,6 +112,22 @@ def test_bad_input_gets_one_clear_message(scripts, capsys, argv, message):
     assert "Traceback (most recent call last)" not in err
 
 
+@pytest.mark.parametrize("out, message", [
+    ("notes.txt/g.svg", "cannot write notes.txt/g.svg: notes.txt is a file, not a folder"),
+    ("notes.txt/g.html", "cannot write notes.txt/g.html: notes.txt is a file, not a folder"),
+    pytest.param("/sys/g.svg", "cannot write /sys/g.svg: Permission denied",
+                 marks=pytest.mark.skipif(not Path("/sys/kernel").is_dir(), reason="Linux only")),
+    pytest.param("/proc/x/g.svg", "cannot write /proc/x/g.svg: No such file or directory",
+                 marks=pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="Linux only")),
+])
+def test_an_output_that_cannot_be_written_is_one_line(scripts, capsys, out, message):
+    (scripts / "notes.txt").write_text("not a folder")
+    code, stdout, err = run(capsys, "lesson01.py", "--root", "L", "--backward", "--out", out)
+    assert code == 1 and stdout == ""
+    assert err.startswith("minigrad graph: " + message)
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_a_big_graph_warns_and_suggests_collapse(scripts, capsys):
     (scripts / "deep.py").write_text(
         "import minigrad as mg\nx = mg.ones(3, requires_grad=True)\ny = x\n"

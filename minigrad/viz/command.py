@@ -92,19 +92,36 @@ def _run(args: argparse.Namespace) -> int:
             if out.suffix.lower() in (".html", ".gif"):
                 steps = backward_steps(root, names=names, theme=args.theme,
                                        font_size=args.font_size, rankdir=args.rankdir)
-                steps.save(out, dpi=args.dpi)
+                _save(steps, out, args.dpi)
             else:
                 kind = args.kind or ("backward" if args.collapse else "forward")
                 graph = draw_graph(root, kind=kind, rankdir=args.rankdir, names=names,
                                    theme=args.theme, font_size=args.font_size,
                                    collapse=args.collapse, title=args.title)
-                graph.save(out, dpi=args.dpi)
+                _save(graph, out, args.dpi)
         except (VizError, RuntimeError, ValueError) as error:
             raise GraphCommandError(str(error)) from None
     for warning in caught:
         print(f"minigrad graph: warning: {warning.message}", file=sys.stderr)
     print(f"wrote {out}")
     return 0
+
+
+def _save(figure: Any, out: Path, dpi: float | None) -> None:
+    """Write the drawing; a destination that cannot be written (no permission, a missing or
+    read-only folder) is the user's to fix, so it gets one line, not a traceback."""
+    try:
+        figure.save(out, dpi=dpi)
+    except OSError as error:
+        raise GraphCommandError(f"cannot write {out}: {_why_not_writable(out, error)}") from None
+
+
+def _why_not_writable(out: Path, error: OSError) -> str:
+    blocker = next((folder for folder in out.parents if folder.is_file()), None)
+    if blocker is not None:  # mkdir's "File exists" would not say which
+        return f"{blocker} is a file, not a folder"
+    where = f" ({error.filename})" if error.filename and str(error.filename) != str(out) else ""
+    return f"{error.strerror or error}{where}"
 
 
 def _output_path(args: argparse.Namespace) -> Path:
