@@ -102,7 +102,10 @@ def test_an_expression_with_value_and_mg_in_scope(scripts, capsys):
     (["lesson01.py", "--root", "L", "--out", "slides.pdf"], "unknown output format '.pdf'"),
     (["lesson01.py"], "Add --root NAME"),
     (["missing.py", "--root", "L"], "no such script: missing.py"),
-    (["-e", "1 + 1"], "is an int, not a minigrad Value or Tensor"),
+    (["-e", "1 + 1"], "minigrad graph: the expression is an int, not a minigrad Value or Tensor; "
+                      "-e must compute one"),
+    (["-e", "("], "-e has a syntax error, column 1: '(' was never closed"),
+    (["-e", "x = Value(1.0) +"], "-e has a syntax error"),
     (["-e", "1 / 0"], "ZeroDivisionError"),
 ])
 def test_bad_input_gets_one_clear_message(scripts, capsys, argv, message):

@@ -148,13 +148,10 @@ def _find_root(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
 
     if args.expression is not None:
         namespace: dict[str, Any] = {"Value": Value, "mg": mg, "minigrad": mg}
-        source = args.expression
-        try:
-            code = compile(source, "<expression>", "eval")
+        code, is_expression = _compile_expression(args.expression)
+        if is_expression:
             root = _execute(lambda: eval(code, namespace), "the expression")  # noqa: S307
-            return _checked(root, "the expression", args.root), _graph_names(namespace)
-        except SyntaxError:
-            code = compile(source, "<expression>", "exec")  # statements: --root names one
+            return _checked(root, "the expression", None), _graph_names(namespace)
         _execute(lambda: exec(code, namespace), "the expression")  # noqa: S102
         if not args.root:
             raise GraphCommandError("-e got statements, not an expression: add --root NAME")
@@ -178,6 +175,20 @@ def _find_root(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
     return _lookup(namespace, args.root, str(path)), _graph_names(namespace)
+
+
+def _compile_expression(source: str) -> tuple[Any, bool]:
+    """-e's code and whether it is an expression (its value is the root) rather than
+    statements (then --root names one of their variables)."""
+    try:
+        return compile(source, "<expression>", "eval"), True
+    except SyntaxError:
+        pass
+    try:
+        return compile(source, "<expression>", "exec"), False
+    except SyntaxError as error:
+        raise GraphCommandError(f"-e has a syntax error, column {error.offset}: "
+                                f"{error.msg}") from None
 
 
 def _recording() -> Any:
@@ -223,11 +234,13 @@ def _lookup(namespace: dict[str, Any], name: str, where: str) -> Any:
 
 def _checked(value: Any, where: str, name: str | None) -> Any:
     if not _is_graph_object(value):
-        what = repr(name) if name else "the expression"
+        what = f"{name!r} in {where}" if name else where
         kind = type(value).__name__
         article = "an" if kind[:1].lower() in "aeiou" else "a"
-        raise GraphCommandError(f"{what} in {where} is {article} {kind}, not a minigrad "
-                                "Value or Tensor; --root must name the output of a computation")
+        hint = ("--root must name the output of a computation" if name else
+                "-e must compute one, e.g. -e \"Value(2.0) * Value(3.0)\"")
+        raise GraphCommandError(f"{what} is {article} {kind}, not a minigrad Value or Tensor; "
+                                f"{hint}")
     return value
 
 
