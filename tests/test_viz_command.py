@@ -131,6 +131,22 @@ def test_an_output_that_cannot_be_written_is_one_line(scripts, capsys, out, mess
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+def test_a_script_in_latin_1_is_read_with_its_coding_line(scripts, capsys):
+    (scripts / "latin.py").write_bytes(
+        "# -*- coding: latin-1 -*-\nfrom minigrad import Value\n"
+        "côté = Value(2.0)\nL = côté * côté  # carré\n".encode("latin-1"))
+    code, _, err = run(capsys, "latin.py", "--root", "L", "--out", "latin.dot")
+    assert code == 0, err
+    assert "côté" in (scripts / "latin.dot").read_text(encoding="utf-8")
+
+
+def test_a_script_that_is_not_in_its_encoding_is_one_line(scripts, capsys):
+    (scripts / "bad.py").write_bytes(b"x = 1  # \xff\xfe not utf-8\n")
+    code, _, err = run(capsys, "bad.py", "--root", "x")
+    assert code == 1 and err.startswith("minigrad graph: cannot read bad.py as Python source")
+    assert "Traceback" not in err
+
+
 def test_a_big_graph_warns_and_suggests_collapse(scripts, capsys):
     (scripts / "deep.py").write_text(
         "import minigrad as mg\nx = mg.ones(3, requires_grad=True)\ny = x\n"

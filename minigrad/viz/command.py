@@ -17,6 +17,7 @@ import argparse
 import difflib
 import os
 import sys
+import tokenize
 import traceback
 import warnings
 from pathlib import Path
@@ -160,12 +161,7 @@ def _find_root(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     path = Path(args.script)
     if not path.is_file():
         raise GraphCommandError(f"no such script: {args.script}")
-    source = path.read_text(encoding="utf-8")
-    try:
-        code = compile(source, str(path), "exec")
-    except SyntaxError as error:
-        raise GraphCommandError(f"{path} has a syntax error, line {error.lineno}: "
-                                f"{error.msg}") from None
+    code = _compile_script(path)
     namespace = {"__name__": "__main__", "__file__": str(path), "__builtins__": __builtins__}
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [str(path)]
@@ -188,6 +184,23 @@ def _compile_expression(source: str) -> tuple[Any, bool]:
         return compile(source, "<expression>", "exec"), False
     except SyntaxError as error:
         raise GraphCommandError(f"-e has a syntax error, column {error.offset}: "
+                                f"{error.msg}") from None
+
+
+def _compile_script(path: Path) -> Any:
+    """The script's code, read as Python reads it: tokenize.open honours a PEP 263 line
+    such as ``# -*- coding: latin-1 -*-`` (and a UTF-8 BOM); without one, UTF-8."""
+    try:
+        with tokenize.open(path) as handle:
+            source = handle.read()
+    except (SyntaxError, UnicodeDecodeError) as error:  # an unknown coding, bytes not in it
+        raise GraphCommandError(f"cannot read {path} as Python source: {error}") from None
+    except OSError as error:
+        raise GraphCommandError(f"cannot read {path}: {error.strerror or error}") from None
+    try:
+        return compile(source, str(path), "exec")
+    except SyntaxError as error:
+        raise GraphCommandError(f"{path} has a syntax error, line {error.lineno}: "
                                 f"{error.msg}") from None
 
 
