@@ -334,6 +334,13 @@ def test_a_renderer_that_runs_too_long_is_stopped(only_graphviz_pure):
         graph.svg()
 
 
+@pytest.mark.parametrize("label", ["a\x00b", "a\udcffb", "\ud800"])
+def test_a_label_graphviz_cannot_take_is_drawn_with_a_replacement_character(label):
+    svg = draw_graph(Value(2.0, label) * 3).svg()
+    ElementTree.fromstring(svg)
+    assert "\ufffd" in svg
+
+
 def test_png_resolution_is_capped_for_huge_drawings():
     small = '<svg width="720pt" height="144pt"'
     assert render.png_dpi(small) == 96

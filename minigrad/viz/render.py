@@ -27,6 +27,7 @@ DEFAULT_PNG_DPI = 96.0  # Graphviz's own default for bitmaps
 MAX_PNG_PIXELS = 25_000_000  # ~100 MB of RGBA; larger drawings are scaled down
 MAX_PNG_SIDE = 30_000  # pixels; many image viewers refuse longer sides
 RENDER_FORMATS = ("svg", "png")
+_NOT_FOR_DOT = re.compile("[\x00\ud800-\udfff]")  # NUL and lone surrogates: see dot_safe
 
 _INSTALL_HINT = (
     "Install the renderer that ships with minigrad (`pip install graphviz-pure`) or a system "
@@ -91,7 +92,8 @@ def run_renderer(source: str, output_format: str, timeout: float = DEFAULT_TIMEO
     program = find_renderer()
     command = [str(program), "-q", f"-T{output_format}", *extra_args]
     try:
-        completed = subprocess.run(command, input=source.encode("utf-8"), capture_output=True,
+        completed = subprocess.run(command, input=dot_safe(source).encode("utf-8"),
+                                   capture_output=True,
                                    timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         raise RenderError(
@@ -105,6 +107,16 @@ def run_renderer(source: str, output_format: str, timeout: float = DEFAULT_TIMEO
         raise RenderError(f"{program.name} failed to render {output_format} (exit code "
                           f"{completed.returncode}): {' '.join(message) or 'no output'}")
     return completed.stdout
+
+
+def dot_safe(source: str) -> str:
+    """``source`` with the characters Graphviz cannot take replaced by U+FFFD (�).
+
+    A NUL ends the text for Graphviz ("syntax error in line 5") and a lone surrogate (from a
+    label decoded with ``errors="surrogateescape"``) cannot be encoded as UTF-8 at all; both
+    can come from a user's label or variable name, and a drawing should still appear.
+    """
+    return _NOT_FOR_DOT.sub("\ufffd", source)
 
 
 def png_dpi(svg: str, requested_dpi: float | None = None) -> float:
