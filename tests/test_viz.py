@@ -341,6 +341,13 @@ def test_a_label_graphviz_cannot_take_is_drawn_with_a_replacement_character(labe
     assert "\ufffd" in svg
 
 
+@pytest.mark.parametrize("timeout", [-1, 0, float("nan"), "10"])
+def test_a_timeout_that_is_not_a_positive_number_is_refused(timeout):
+    graph = draw_graph(Value(2.0, "a") * 3, timeout=timeout)
+    with pytest.raises(ValueError, match="timeout must be a positive number of seconds"):
+        graph.svg()
+
+
 def test_png_resolution_is_capped_for_huge_drawings():
     small = '<svg width="720pt" height="144pt"'
     assert render.png_dpi(small) == 96

@@ -89,6 +89,9 @@ def run_renderer(source: str, output_format: str, timeout: float = DEFAULT_TIMEO
     """Lay out ``source`` and return the drawing as bytes (``output_format``: svg or png)."""
     if output_format not in RENDER_FORMATS:
         raise ValueError(f"cannot render format {output_format!r}; choose one of {RENDER_FORMATS}")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds (how long the renderer "
+                         f"may run; default {DEFAULT_TIMEOUT:g}), got {timeout!r}")
     program = find_renderer()
     command = [str(program), "-q", f"-T{output_format}", *extra_args]
     try:
