@@ -137,3 +137,24 @@ def test_a_batch_of_samples_of_different_shapes_is_refused_as_in_pytorch(samples
     with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size, "
                                            + message):
         list(DataLoader(samples, batch_size=3))
+
+
+# --- python -m minigrad ---------------------------------------------------------------------
+
+def test_python_dash_m_minigrad_is_the_minigrad_command(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+
+    def minigrad(*argv):
+        return subprocess.run([sys.executable, "-m", "minigrad", *argv], capture_output=True,
+                              text=True, cwd=tmp_path, env=env, timeout=120)
+
+    shown = minigrad("--help")
+    assert shown.returncode == 0 and shown.stdout.startswith("usage: minigrad ")
+    assert "graph" in shown.stdout and "grade" in shown.stdout
+    refused = minigrad("graph", "-e", "1 + 1")  # the exit code comes through
+    assert refused.returncode == 1 and refused.stderr.startswith("minigrad graph: ")
