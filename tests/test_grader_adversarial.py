@@ -257,8 +257,12 @@ def test_sleeping_at_import_time(tmp_path: Path) -> None:
 
 
 def test_a_sandbox_that_cannot_start_says_why(tmp_path: Path) -> None:
-    path = solution_with(tmp_path / "work", "")
-    results = grade_cli(path, tmp_path, "--memory", "20")
+    from minigrad.exercises.grading.grader import Options
+    from minigrad.exercises.grading.reports import gradescope_results
+
+    path = solution_with(tmp_path / "work", "")  # the command line refuses --memory 20 first
+    result = grade_submission(path, LESSON01, options=Options(seed=0, timeout=3, memory_mb=20))
+    results = gradescope_results(result)
     assert results["score"] == 0
     assert "--memory" in results["tests"][0]["output"]
 
@@ -442,7 +446,8 @@ def test_bad_timeouts(tmp_path: Path, timeout: str, capsys) -> None:
 
 @pytest.mark.parametrize("option, value, phrase", [
     ("--seed", "-1", "--seed must be"), ("--jobs", "0", "--jobs must be"),
-    ("--memory", "0", "--memory must be")])
+    ("--memory", "0", "--memory must be"),
+    ("--memory", "10", "give at least 256 (the default is 2048)")])
 def test_bad_numbers(tmp_path: Path, option: str, value: str, phrase: str, capsys) -> None:
     path = solution_with(tmp_path / "work", "")
     assert cli_main(["grade", str(path), option, value]) == 2
