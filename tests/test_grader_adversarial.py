@@ -465,6 +465,48 @@ def test_json_paths(tmp_path: Path, capsys) -> None:
     assert "is a file, not a folder" in capsys.readouterr().err
 
 
+linux_only = pytest.mark.skipif(not Path("/sys/kernel").is_dir(), reason="needs Linux's /sys")
+
+
+@linux_only
+@pytest.mark.parametrize("option, target, phrase", [
+    ("--json", "/sys/r.json", "cannot write --json /sys/r.json: Permission denied"),
+    ("--csv", "/sys/s.csv", "cannot write --csv /sys/s.csv: Permission denied"),
+    ("--json", "/sys/new/deeper/r.json", "cannot write --json /sys/new/deeper/r.json: "),
+])
+def test_results_that_cannot_be_written_are_refused_before_grading(
+        tmp_path: Path, option: str, target: str, phrase: str, capsys, monkeypatch) -> None:
+    path = solution_with(tmp_path / "work", "")
+    graded = []
+    monkeypatch.setattr("minigrad.exercises.grading.grader.grade_submission",
+                        lambda *args, **kwargs: graded.append(args))
+    assert cli_main(["grade", str(path), option, target]) == 2
+    message = capsys.readouterr().err
+    assert message.startswith("minigrad grade: " + phrase) and "before grading" in message
+    assert graded == []
+
+
+@linux_only
+def test_a_class_whose_results_folder_cannot_be_written_is_refused_before_grading(
+        tmp_path: Path, capsys) -> None:
+    for student in ("alice", "bob"):
+        solution_with(tmp_path / "class" / student, "")
+    assert cli_main(["grade", str(tmp_path / "class"), "--out", "/sys/grades"]) == 2
+    assert "cannot write --out /sys/grades: Permission denied" in capsys.readouterr().err
+    assert cli_main(["grade", str(tmp_path / "class"), "--csv", "/sys/scores.csv"]) == 2
+    assert "cannot write --csv /sys/scores.csv" in capsys.readouterr().err
+    assert not (tmp_path / "class-grades").exists()  # nothing graded, nothing written
+
+
+def test_a_writable_destination_check_leaves_nothing_behind(tmp_path: Path) -> None:
+    path = solution_with(tmp_path / "work", "")
+    results = tmp_path / "out" / "results.json"
+    assert cli_main(["grade", str(path), "--json", str(results), "--csv",
+                     str(tmp_path / "scores.csv")]) == 0
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["out", "scores.csv", "work"]
+    assert [item.name for item in results.parent.iterdir()] == ["results.json"]
+
+
 def test_exit_code_is_zero_whatever_the_score(tmp_path: Path) -> None:
     path = solution_with(tmp_path / "work", "raise SystemExit(5)\n")
     done = run_cli("grade", str(path), "--json", str(tmp_path / "r.json"))

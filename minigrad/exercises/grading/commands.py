@@ -126,6 +126,33 @@ def _usage_error(args: argparse.Namespace) -> str:
     return ""
 
 
+def _unwritable(destinations: list[tuple[str, Path | None, bool]]) -> str:
+    """Which results destination (option, path, is a folder) cannot be written, and why; "" if
+    all can. Grading may take an hour: results that cannot be written at the end are lost."""
+    for option, target, is_folder in destinations:
+        if target is None:
+            continue
+        reason = _cannot_create_file_in(target if is_folder else target.parent)
+        if reason:
+            return f"cannot write {option} {target}: {reason}"
+    return ""
+
+
+def _cannot_create_file_in(folder: Path) -> str:
+    """Why no file can be created in ``folder``, or "". A folder that does not exist yet is
+    made by the writers when they first write, so its nearest existing parent is tried. Probes
+    with a hidden file that is removed at once (a class folder skips hidden names)."""
+    existing = next((item for item in (folder, *folder.parents) if item.is_dir()), None)
+    if existing is None:
+        return f"no folder of {folder} exists"
+    try:
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".minigrad-grade-check-"):
+            pass
+    except OSError as error:
+        return error.strerror or str(error)
+    return ""
+
+
 REFUSAL = """minigrad grade: refusing to run graded code: {problem}.
 Graded code runs confined by the kernel (user, PID and network namespaces, Landlock, seccomp);
 without that, a submission could read the answer keys or harm this machine. Two ways forward:
@@ -171,15 +198,27 @@ def run_grade(args: argparse.Namespace) -> int:
         if problem:
             print(REFUSAL.format(problem=problem.rstrip(".")), file=sys.stderr)
             return 3
+    class_run = not args.one and is_class_folder(args.path)
+    if class_run:
+        out = args.out or args.path.resolve().parent / f"{args.path.resolve().name}-grades"
+        csv_path = args.csv or out / "scores.csv"
+        destinations = [("--out" if args.out else "the results folder (default --out)", out, True),
+                        ("--csv" if args.csv else "the scores file (default --csv)", csv_path,
+                         False), ("--json", args.json, False)]
+    else:
+        destinations = [("--json", args.json, False), ("--csv", args.csv, False)]
+    problem = _unwritable(destinations)
+    if problem:
+        print(f"minigrad grade: {problem} (checked before grading, so that no results are "
+              f"lost)", file=sys.stderr)
+        return 2
     seed = new_seed() if args.seed is None else args.seed
     private = tuple(path.resolve() for path in (args.path, args.out, args.json, args.csv)
                     if path is not None)
     options = Options(seed, args.timeout, args.memory, bank, confine=not args.no_sandbox,
                       private=private)
 
-    if not args.one and is_class_folder(args.path):
-        out = args.out or args.path.resolve().parent / f"{args.path.resolve().name}-grades"
-        csv_path = args.csv or out / "scores.csv"
+    if class_run:
         print(f"Grading the class in {args.path} (seed {seed}); results go to {out} as each "
               f"student is graded", file=sys.stderr)
         previous = signal.signal(signal.SIGTERM, _interrupt)
