@@ -169,3 +169,17 @@ def test_dataloader_bad_arguments():
         DataLoader([1, 2], batch_size=0)
     with pytest.raises(TypeError, match="numpy Generator"):
         DataLoader([1, 2], generator=42)
+
+
+def test_dataloader_calls_the_getitem_of_a_tensor_dataset_subclass():
+    """An augmentation written as a TensorDataset subclass must run (the fast path that picks
+    rows straight from .tensors skipped it)."""
+    class Negated(TensorDataset):
+        def __getitem__(self, index):
+            image, label = super().__getitem__(index)
+            return -image, label
+
+    images, labels = mg.arange(12.0).reshape(3, 1, 2, 2), mg.tensor([0, 1, 2])
+    batch_images, batch_labels = next(iter(DataLoader(Negated(images, labels), batch_size=3)))
+    np.testing.assert_array_equal(batch_images.numpy(), -images.numpy())
+    assert batch_labels.tolist() == [0, 1, 2]

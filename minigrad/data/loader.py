@@ -131,7 +131,10 @@ class DataLoader:
     def __iter__(self) -> Iterator[Any]:
         order = self._order()
         stop = len(self) * self.batch_size
-        fast = isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate
+        # A TensorDataset's rows can be picked with one index per tensor; not a subclass that
+        # changes what dataset[i] is (an augmentation), whose __getitem__ must run.
+        fast = (isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate
+                and type(self.dataset).__getitem__ is TensorDataset.__getitem__)
         for start in range(0, min(stop, len(order)), self.batch_size):
             rows = order[start:start + self.batch_size]
             if fast:  # one fancy-index per tensor instead of stacking rows one by one
