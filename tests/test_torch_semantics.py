@@ -654,6 +654,22 @@ def test_api_error_list():
 
 
 ERRORS = oracle_cases("""
+r = L.zeros_like([1, 2])
+---
+r = L.eye(-1)
+---
+r = L.arange("a")
+---
+r = L.arange(float("inf"))
+---
+r = L.full((2,), "a")
+---
+r = L.full((2,), None)
+---
+r = L.tensor([1.0], requires_grad="yes")
+---
+L.manual_seed(-1); r = L.full((2,), L.tensor(2.0)).shape
+---
 x = L.ones(2); x.mul_(None)
 ---
 x = L.ones(2); x.add_("x")

@@ -18,14 +18,23 @@ _generator = np.random.default_rng()
 
 
 def manual_seed(seed: int) -> None:
-    """Reset the random generator used by `randn` and `rand`."""
+    """Reset the random generator used by `randn` and `rand` (any int, negative ones too,
+    taken modulo 2⁶⁴ as PyTorch does)."""
     global _generator
-    _generator = np.random.default_rng(seed)
+    _generator = np.random.default_rng(int(seed) % 2**64)
 
 
 def generator() -> np.random.Generator:
     """The generator `manual_seed` resets; layers, dropout and data loaders draw from it."""
     return _generator
+
+
+def _require_number(value: Any, function: str, name: str, position: int | None = None) -> None:
+    if isinstance(value, Tensor) or not isinstance(value, (bool, int, float, np.number,
+                                                            np.bool_)):
+        where = f" (position {position})" if position else ""
+        raise TypeError(f"{function}(): argument '{name}'{where} must be Number, not "
+                        f"{type(value).__name__}")
 
 
 def _shape(size: tuple[Any, ...]) -> tuple[int, ...]:
@@ -60,7 +69,10 @@ def ones(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
 
 
 def full(size: Any, fill_value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """A tensor of the given shape filled with `fill_value`."""
+    """A tensor of the given shape filled with `fill_value` (a number or a 0-d tensor)."""
+    if isinstance(fill_value, Tensor) and fill_value.ndim == 0:
+        fill_value = fill_value.item()
+    _require_number(fill_value, "full", "fill_value", 2)
     shape = _shape(tuple(size) if isinstance(size, (tuple, list)) else (size,))
     if dtype is None:
         dtype = dtypes.bool_ if isinstance(fill_value, bool) else \
@@ -90,6 +102,10 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
     start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
     if end is None:
         start, end = 0, start
+    for name, value in (("start", start), ("end", end), ("step", step)):
+        _require_number(value, "arange", name)
+    if not all(np.isfinite(v) for v in (start, end, step)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
@@ -104,16 +120,25 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
 
 def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """The n×m identity matrix (m defaults to n)."""
+    for name, size in (("n", n), ("m", m)):
+        if size is not None and size < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     return _leaf(np.eye(n, m, dtype=_dtype(dtype)), requires_grad)
 
 
 def zeros_like(other: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Zeros with the shape (and, by default, the dtype) of `other`."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"zeros_like(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
     target = other.dtype if dtype is None else dtypes.as_dtype(dtype)
     return _leaf(np.zeros(other.shape, dtype=target), requires_grad)
 
 
 def ones_like(other: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Ones with the shape (and, by default, the dtype) of `other`."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"ones_like(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
     target = other.dtype if dtype is None else dtypes.as_dtype(dtype)
     return _leaf(np.ones(other.shape, dtype=target), requires_grad)

@@ -61,6 +61,12 @@ class Tensor(TensorOperators, TensorViews, TensorScalars):
     __array_ufunc__ = None  # numpy defers to our reflected operators: ndarray * Tensor works
 
     def __init__(self, data: Any, requires_grad: bool = False, dtype: Any = None) -> None:
+        if not isinstance(requires_grad, (bool, np.bool_)):
+            hint = (f" (Tensor({data!r}, {requires_grad!r}) is not a tensor of that shape "
+                    f"here: use minigrad.zeros({data!r}, {requires_grad!r}))"
+                    if isinstance(data, int) and isinstance(requires_grad, int) else "")
+            raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not "
+                            f"{type(requires_grad).__name__}{hint}")
         self._data = to_array(data, dtype)
         self._grad = None
         self._grad_fn = None
