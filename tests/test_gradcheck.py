@@ -220,3 +220,9 @@ def test_reachable_as_mg_autograd_gradcheck_every_time():
     x = leaf(2)
     assert mg.autograd.gradcheck(unary.exp, (x,)) is True
     assert mg.autograd.gradcheck(unary.exp, (x,)) is True
+
+
+def test_gradcheck_of_a_function_returning_a_number_says_so():
+    x = mg.ones(2, dtype=mg.float64, requires_grad=True)
+    with pytest.raises(TypeError, match="fn must return a Tensor or a tuple of Tensors, got float"):
+        mg.autograd.gradcheck(lambda t: 3.0, (x,))

@@ -654,6 +654,8 @@ def test_api_error_list():
 
 
 ERRORS = oracle_cases("""
+x = L.ones(2, requires_grad=True); r = L.autograd.grad(x.sum(), [x, 3])
+---
 r = L.zeros_like([1, 2])
 ---
 r = L.eye(-1)

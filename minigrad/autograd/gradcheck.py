@@ -270,6 +270,9 @@ def _float_outputs(fn: Callable, args: Sequence[Any]) -> list[tuple[int, Tensor]
     """fn(*args) as (position, output) pairs, keeping only floating point outputs
     (integer outputs such as the indices of max carry no gradient)."""
     outputs = fn(*args)
+    if not isinstance(outputs, (Tensor, tuple, list)):
+        raise TypeError(f"gradcheck: fn must return a Tensor or a tuple of Tensors, got "
+                        f"{type(outputs).__name__}")
     outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     for k, out in enumerate(outputs):
         if not isinstance(out, Tensor):

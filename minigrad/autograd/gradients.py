@@ -76,7 +76,10 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     output_list = _as_tensor_list(outputs)
     input_list = _as_tensor_list(inputs)
     for index, tensor_input in enumerate(input_list):
-        if not isinstance(tensor_input, Tensor) or not tensor_input.requires_grad:
+        if not isinstance(tensor_input, Tensor):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(tensor_input).__name__} (input {index})")
+        if not tensor_input.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad "
                                f"(input {index}); autograd.grad can only differentiate with "
                                "respect to tensors that require grad")
