@@ -367,3 +367,19 @@ def test_graph_repr_is_short():
 def _strip(svg: str) -> str:
     """ElementTree refuses the DOCTYPE's external DTD; drop the prolog."""
     return svg[svg.index("<svg"):]
+
+
+def test_names_that_are_not_a_mapping_of_labels_are_refused_clearly():
+    import minigrad as mg
+
+    x = mg.ones(2, requires_grad=True)
+    loss = (x * 2).sum()
+    with pytest.raises(TypeError, match=r"names must map labels .* got int"):
+        draw_graph(loss, kind="backward", names=5)
+    with pytest.raises(TypeError, match="got the label 3"):
+        draw_graph(loss, kind="backward", names={3: x})
+
+
+def test_dot_text_of_a_label_with_a_lone_surrogate_is_written():
+    value = Value(2.0, label="a\udcff") * 2
+    assert "\ufffd" in draw_graph(value).pipe("dot").decode("utf-8")

@@ -59,7 +59,7 @@ def draw_graph(root: Any, kind: str = "forward", show_data: bool = True, show_gr
         raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, got {rankdir!r}")
     if not (isinstance(digits, int) and 1 <= digits <= 17):
         raise ValueError(f"digits must be an int from 1 to 17, got {digits!r}")
-    names = dict(names) if names is not None else {}
+    names = _names(names)
     style = Style.of(theme, font_size)
     if collapse and (kind != "backward" or not _is_tensor(root)):
         raise ValueError("collapse=True folds groups of a Tensor backward graph (one box per "
@@ -94,3 +94,20 @@ def _is_tensor(root: Any) -> bool:
     except ImportError:  # the Tensor engine is not installed in this version
         return False
     return isinstance(root, Tensor)
+
+
+def _names(names: Any) -> dict[str, Any]:
+    """`names=` as a dict of label → Value/Tensor (a mapping or (label, value) pairs)."""
+    if names is None:
+        return {}
+    try:
+        pairs = dict(names)
+    except (TypeError, ValueError):
+        raise TypeError(f"names must map labels to the Values or Tensors they name, e.g. "
+                        f"dict(model.named_parameters()); got {type(names).__name__}") from None
+    for label in pairs:
+        if not isinstance(label, str):
+            raise TypeError(f"names must map labels (strings) to Values or Tensors; got the "
+                            f"label {label!r}")
+    return pairs
+

@@ -45,7 +45,7 @@ class Graph:
     def pipe(self, format: str = "svg", *, dpi: float | None = None) -> bytes:
         """The drawing as bytes: ``"svg"``, ``"png"`` (``dpi`` defaults to 96) or ``"dot"``."""
         if format == "dot":
-            return self.source.encode("utf-8")
+            return render.dot_safe(self.source).encode("utf-8")
         if format == "svg":
             return self.svg().encode("utf-8")
         if format == "png":
