@@ -34,6 +34,22 @@ def _conv_pool_case(rng: np.random.Generator) -> tuple:
             rng.normal(size=(rows // 2, columns // 2)))
 
 
+def _conv_pool_kink_case(rng: np.random.Generator) -> tuple:
+    """Small integers (exact arithmetic) drawn until some pooling window holds no positive z
+    and its first position has z exactly 0: there the gradient stops at the ReLU, which
+    [z ≥ 0] (the erratum) would let through."""
+    while True:
+        x = rng.integers(-2, 3, size=(6, 6)).astype(float)
+        weight = rng.integers(-1, 3, size=(2, 2)).astype(float)
+        bias = float(rng.integers(-2, 3))
+        z = bias + sum(weight[m, n] * x[m:m + 5, n:n + 5] for m in range(2) for n in range(2))
+        for i in range(2):
+            for j in range(2):
+                window = z[2 * i:2 * i + 2, 2 * j:2 * j + 2]
+                if window.max() <= 0 and window[0, 0] == 0:
+                    return x, weight, bias, rng.normal(size=(2, 2)) + 2.0
+
+
 def _forward_case(rng: np.random.Generator, ties: bool, overlap: bool = False) -> tuple:
     x, _, kernel, stride = _pool_case(rng, ties, overlap)
     return (x, kernel, stride)
@@ -81,16 +97,19 @@ EXERCISES = [
         id="07.4", function="conv_pool_step", points=5,
         title="One conv + ReLU + max-pool step, forward and backward",
         hint="Backward from the top: pool routes to the first max of each 2×2 window of a; ReLU "
-             "keeps it where z > 0; then dW = correlate(x, δ_z), db = Σ δ_z, and dx adds "
-             "weight[m, n]·δ_z into x[m:m+rows, n:n+cols].",
+             "keeps it where z > 0 (not z ≥ 0); then dW = correlate(x, δ_z), db = Σ δ_z, and "
+             "dL/dx[m:m+rows, n:n+cols] += weight[m, n]·δ_z.",
         visible=lambda: [
             (np.arange(16.0).reshape(4, 4) / 4, np.array([[1.0, 0.0], [0.0, -1.0]]), 0.5,
              np.array([[1.0]])),
             (np.array([[1.0, -2.0, 3.0, 0.5, 2.0], [0.0, 1.0, -1.0, 2.0, 1.0],
                        [2.0, 0.5, 1.0, -3.0, 0.0], [1.0, 1.0, 0.0, 2.0, -1.0],
                        [0.5, -1.0, 2.0, 1.0, 3.0]]),
-             np.array([[0.5, -1.0], [1.0, 0.25]]), -0.1, np.array([[1.0, -2.0], [0.5, 3.0]]))],
-        hidden=lambda rng: [_conv_pool_case(rng) for _ in range(3)],
+             np.array([[0.5, -1.0], [1.0, 0.25]]), -0.1, np.array([[1.0, -2.0], [0.5, 3.0]])),
+            # z = [[0, -3], [-3, -1]]: the pool routes to z = 0, where the ReLU stops it
+            (np.array([[1.0, -1.0, -2.0], [-1.0, 1.0, -1.0], [-2.0, -1.0, 0.0]]), np.ones((2, 2)),
+             0.0, np.array([[2.0]]))],
+        hidden=lambda rng: [_conv_pool_case(rng) for _ in range(3)] + [_conv_pool_kink_case(rng)],
         compare=close(rtol=1e-8, atol=1e-10),
     ),
 ]
