@@ -352,3 +352,16 @@ def test_registering_a_bad_name_or_value_fails_at_once_as_in_torch(call):
     with pytest.raises(theirs.type) as mine:
         eval("m." + call, {"m": nn.Module()})  # noqa: S307
     assert str(mine.value).replace("minigrad Tensor", "torch Tensor") == str(theirs.value)
+
+
+def test_setting_a_parameter_or_sub_module_to_none_keeps_its_slot_as_in_torch():
+    torch = pytest.importorskip("torch")
+    ours, theirs = nn.Sequential(nn.Linear(2, 2), nn.ReLU()), torch.nn.Sequential(
+        torch.nn.Linear(2, 2), torch.nn.ReLU())
+    for model in (ours, theirs):
+        model[0].bias = None
+        setattr(model, "1", None)
+    assert list(ours[0]._parameters) == list(theirs[0]._parameters) == ["weight", "bias"]
+    assert list(ours._modules) == list(theirs._modules) == ["0", "1"]
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    assert list(ours.state_dict()) == list(theirs.state_dict()) == ["0.weight"]

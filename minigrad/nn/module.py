@@ -77,6 +77,10 @@ class Module:
                 type(value).__name__
             raise TypeError(f"cannot assign '{what}' as parameter '{name}' (nn.Parameter or "
                             "None expected)")
+        for registry in ("_parameters", "_modules"):  # `self.bias = None` keeps the slot
+            if value is None and name in self.__dict__[registry]:
+                self.__dict__[registry][name] = None
+                return
         for registry in ("_parameters", "_buffers", "_modules"):
             self.__dict__[registry].pop(name, None)
         if isinstance(value, Parameter):
