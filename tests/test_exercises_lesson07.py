@@ -119,26 +119,10 @@ def _flipped_kernel_for_dx(x, w, b, g):
 
 
 def _relu_at_zero_passes(x, w, b, g):
-    """The ReLU erratum: the gradient passes where z = 0 (z ≥ 0 instead of z > 0)."""
-    k = w.shape[0]
-    rows, columns = x.shape[0] - k + 1, x.shape[1] - k + 1
-    z = b + sum(w[m, n] * x[m:m + rows, n:n + columns] for m in range(k) for n in range(k))
-    a = np.maximum(z, 0.0)
-    y, delta = np.zeros((rows // 2, columns // 2)), np.zeros_like(a)
-    for i in range(rows // 2):
-        for j in range(columns // 2):
-            window = a[2 * i:2 * i + 2, 2 * j:2 * j + 2]
-            r, c = np.unravel_index(np.argmax(window), window.shape)
-            y[i, j] = window[r, c]
-            delta[2 * i + r, 2 * j + c] += g[i, j]
-    delta = delta * (z >= 0)
-    grad_w = np.array([[np.sum(delta * x[m:m + rows, n:n + columns]) for n in range(k)]
-                       for m in range(k)])
-    grad_x = np.zeros_like(x)
-    for m in range(k):
-        for n in range(k):
-            grad_x[m:m + rows, n:n + columns] += w[m, n] * delta
-    return y, grad_w, float(delta.sum()), grad_x
+    """The ReLU erratum, [z ≥ 0] instead of [z > 0]: the reference with every z = 0 nudged
+    to a positive 1e-12 (too small to change the values beyond the grader's tolerance)."""
+    y = reference.conv_pool_step(x, w, b, g)[0]
+    return (y, *reference.conv_pool_step(x, w, b + 1e-12, g)[1:])
 
 
 @pytest.mark.parametrize("wrong", [_ignores_relu, _flipped_kernel_for_dx, _relu_at_zero_passes])
