@@ -209,6 +209,10 @@ def test_pools_take_an_empty_batch_like_pytorch(pool: str, dtype: str) -> None:
     assert y.shape == tuple(ty.shape) == (0, 2, 2, 2)
     y.sum().backward()
     assert x.grad.shape == (0, 2, 5, 5)
+    v = mg.ones(*y.shape, dtype=y.dtype, requires_grad=True)  # and double backward
+    grad, = mg.autograd.grad(getattr(_Minigrad, pool)(x, 2), x, v, create_graph=True)
+    (grad * 2).sum().backward()
+    assert v.grad.shape == y.shape
 
 
 class _Minigrad:

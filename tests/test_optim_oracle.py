@@ -141,14 +141,18 @@ def test_single_tensor_and_duplicates_refused():
 
 def test_a_parameter_twice_in_one_group_warns_as_torch():
     p = mg.zeros(2, requires_grad=True)
-    for module, param in ((optim, p), (torch.optim, torch.zeros(2, requires_grad=True))):
-        with pytest.warns(UserWarning, match="duplicate parameters"):
-            module.SGD([param, param], lr=0.1)
+    for module, param in ((torch.optim, torch.zeros(2, requires_grad=True)), (optim, p)):
+        with pytest.warns(UserWarning, match="duplicate parameters") as record:
+            module.AdamW([param, param])
+    assert record[0].filename == __file__  # minigrad's points at the user's line
 
 
 def test_a_model_instead_of_its_parameters_gets_a_hint():
-    with pytest.raises(TypeError, match=r"did you mean model.parameters\(\)"):
-        optim.SGD(mg.nn.Linear(2, 2), lr=0.1)
+    for model in (mg.nn.Linear(2, 2), mg.nn.Sequential(mg.nn.Linear(2, 2))):
+        with pytest.raises(TypeError, match=r"did you mean model.parameters\(\)"):
+            optim.SGD(model, lr=0.1)
+    assert optim.Adam([mg.zeros(1, requires_grad=True)],
+                      betas=np.array([0.8, 0.9])).param_groups[0]["betas"] == (0.8, 0.9)
     with pytest.raises(TypeError, match=r"betas must be a pair"):
         optim.Adam([mg.zeros(1, requires_grad=True)], betas=0.9)
 

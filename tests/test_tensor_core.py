@@ -207,3 +207,8 @@ def test_clone_copies_data_and_keeps_the_graph():
     assert x.tolist() == [1.0, 2.0]
     (y * y).backward(mg.ones(2))
     np.testing.assert_array_equal(x.grad.numpy(), [4.0, 6.0])
+
+
+def test_a_list_with_an_int_and_a_non_number_names_the_non_number():
+    with pytest.raises(TypeError, match="elements of type NoneType"):
+        mg.tensor([1, None])

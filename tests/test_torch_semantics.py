@@ -115,6 +115,12 @@ r = L.tensor([0, -2 ** 63 - 1])
 ---
 r = L.tensor(2 ** 64 - 1)
 ---
+r = L.tensor([-1, 2 ** 63])
+---
+r = L.tensor(2 ** 63, dtype=L.int64)
+---
+r = L.tensor([1, 2 ** 70, 1.5]), L.tensor([-2 ** 63, 5])
+---
 r = L.tensor(2 ** 70, dtype=L.float64), L.tensor(2 ** 64 - 1, dtype=L.float64), L.tensor(2 ** 63 - 1)
 ---
 r = L.zeros(2, 3), L.zeros((2, 3)), L.zeros([2, 3]), L.ones(2, 3, dtype=L.float64)
@@ -859,7 +865,7 @@ INDEX_KEYS = [
     "(Ellipsis, None)", "slice(5, 10)", "(slice(None), slice(-100, 100))",
     # A list holding a sequence, slice, tensor, None or ... is a tuple of indices (deprecated)
     "[[0, 2], [1, 3]]", "[[0, 2]]", "[0, slice(None)]", "[None]", "[Ellipsis, 1]",
-    "[L.tensor(1), 2]", "((0, 2),)", "[[0, 1]] * 32",
+    "[L.tensor(1), 2]", "((0, 2),)", "[[0, 1]] * 32", "[range(2)]",
 ]
 
 
@@ -1025,6 +1031,13 @@ t = L.tensor([1, 2, 3]); t[[1, 2]] = 2.5; t[[0]] = L.tensor(7); r = t
 t = L.tensor([1, 2, 3]); t[[1, 2]] = L.tensor([2.5, 1.5])
 ---
 t = L.tensor([1.0, 2.0, 3.0]); t[L.tensor([True, False, True])] = L.tensor([1, 2])
+---
+t = L.zeros(4); m = L.tensor([True, False, True, False]); t[m] = L.tensor(2.0, dtype=L.float64)
+t[[False, True, False, False]] = L.tensor([5]); r = t
+---
+t = L.zeros(2, 3); t[L.tensor([True, False]), 0] = L.tensor(5.0, dtype=L.float64); r = t
+---
+t = L.zeros(4); t[[0, 1]] = L.tensor([2.0], dtype=L.float64)
 ---
 t = L.tensor([1, 2, 3]); t.copy_(L.tensor([1.5, 2.0, 3.0], requires_grad=True)); r = t, t.requires_grad
 ---
@@ -1359,6 +1372,8 @@ r = L.tensor([1, 2]) % L.tensor([1, 0])
 r = 5 // L.tensor([1, 0])
 ---
 r = L.tensor([1.0, -2.0]) // 0, L.tensor([1.0, 2.0]) % 0
+---
+r = L.zeros(0, dtype=L.int64) // 0, L.zeros(0, 2, dtype=L.int64) % L.zeros(2, dtype=L.int64)
 ---
 x = L.tensor([5, 7]); r = x // 2, x % 3, 7 // x, -x // 2, x % -3, 7 % x
 ---

@@ -292,11 +292,11 @@ def _checked_slice(item: slice) -> slice:
 
 
 def _index_array(item: Any) -> np.ndarray:
-    """An integer or boolean index array from a list (or a tuple inside a key), ndarray or
-    Tensor."""
+    """An integer or boolean index array from a list (or a tuple or range inside a key),
+    ndarray or Tensor."""
     if isinstance(item, Tensor):
         array = item._data
-    elif isinstance(item, (list, tuple, np.ndarray)):
+    elif isinstance(item, (list, tuple, range, np.ndarray)):
         array = np.asarray(item)
         if array.size == 0 and array.dtype.kind == "f":
             array = array.astype(np.int64)  # [] is an empty list of positions

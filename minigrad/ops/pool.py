@@ -63,8 +63,8 @@ class GatherAtIndices(Function):
     @staticmethod
     def forward(ctx: Context, u: np.ndarray, indices: np.ndarray) -> np.ndarray:
         ctx.indices, ctx.shape = indices, u.shape
-        planes = u.reshape(u.shape[0], u.shape[1], -1)
-        flat_indices = indices.reshape(indices.shape[0], indices.shape[1], -1)
+        planes = u.reshape(*u.shape[:2], u.shape[2] * u.shape[3])  # (not -1: N may be 0)
+        flat_indices = indices.reshape(*indices.shape[:2], indices.shape[2] * indices.shape[3])
         return np.take_along_axis(planes, flat_indices, axis=2).reshape(indices.shape)
 
     @staticmethod

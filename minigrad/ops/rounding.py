@@ -22,7 +22,7 @@ from minigrad.tensor.tensor import Tensor
 def _refuse_integer_zero(result: np.ndarray, divisor: Any) -> None:
     """Integers have no inf: an integer // or % by zero is an error, as in PyTorch (numpy
     would give 0 with a warning). Floats give inf or nan."""
-    if result.dtype.kind in "iu" and np.any(np.asarray(divisor) == 0):
+    if result.dtype.kind in "iu" and result.size and np.any(np.asarray(divisor) == 0):
         raise RuntimeError("ZeroDivisionError (an integer // or % by zero)")
 
 

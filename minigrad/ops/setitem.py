@@ -37,6 +37,22 @@ def _is_advanced(key: Any) -> bool:
     return any(isinstance(part, (list, np.ndarray)) and np.ndim(part) > 0 for part in parts)
 
 
+def _check_index_put_dtype(tensor: Tensor, key: Any, value: Tensor) -> None:
+    """PyTorch's rule for x[index arrays] = tensor: the dtypes must match, except that a
+    single value written through boolean masks is cast (it fills, like masked_fill)."""
+    if value.dtype == tensor.dtype:
+        return
+    parts = key if isinstance(key, tuple) else (key,)
+    arrays = [np.asarray(part) for part in parts
+              if isinstance(part, (list, np.ndarray)) and np.ndim(part) > 0]
+    if all(array.dtype == np.bool_ for array in arrays) and value._data.size == 1:
+        return
+    raise RuntimeError(
+        f"Index put requires the source and destination dtypes match, got "
+        f"{dtypes.scalar_type_name(tensor.dtype)} for the destination and "
+        f"{dtypes.scalar_type_name(value.dtype)} for the source.")
+
+
 def setitem(tensor: Tensor, key: Any, value: Any) -> None:
     """tensor[key] = value in place.
 
@@ -47,16 +63,13 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
     _check_leaf(tensor, prefix="a view of ")  # PyTorch: x[key] is a view of the leaf x
     _check_writeable(tensor)
     key = _plain_key(key)
+    if _is_advanced(key) and isinstance(value, Tensor):
+        _check_index_put_dtype(tensor, key, value)
     if isinstance(value, np.ndarray):
         value = Tensor(value)
     if isinstance(value, Tensor) and value._data.ndim > 0 and value._data.shape[0] == 1:
         value = _without_leading_ones(value)
     if _is_advanced(key):
-        if isinstance(value, Tensor) and value.dtype != tensor.dtype:
-            raise RuntimeError(
-                f"Index put requires the source and destination dtypes match, got "
-                f"{dtypes.scalar_type_name(tensor.dtype)} for the destination and "
-                f"{dtypes.scalar_type_name(value.dtype)} for the source.")
         key = _slots(tensor, key)
         if _records(tensor, value):
             _commit(tensor, IndexPut.apply(_old_value(tensor), value, key=key), "setitem")

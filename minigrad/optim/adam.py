@@ -39,13 +39,13 @@ class Adam(Optimizer):
         check_hyperparameters(lr, weight_decay)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
+        if not (hasattr(betas, "__len__") and len(betas) == 2):
             raise TypeError(f"betas must be a pair (beta1, beta2), got {betas!r}")
         for index in (0, 1):
             if not 0.0 <= betas[index] < 1.0:
                 raise ValueError(f"Invalid beta parameter at index {index}: {betas[index]}")
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
-                                      weight_decay=weight_decay, amsgrad=amsgrad,
+        super().__init__(params, dict(lr=lr, betas=(float(betas[0]), float(betas[1])),
+                                      eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize))
 
     def _update(self, param: Tensor, group: dict) -> None:

@@ -11,6 +11,7 @@ forward pass, so changing it in place would be overwritten (and its .grad is nev
 from __future__ import annotations
 
 import copy
+import sys
 import warnings
 from typing import Any, Callable, Iterable
 
@@ -30,7 +31,7 @@ class Optimizer:
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got Tensor (wrap it: [tensor])")
-        if hasattr(params, "parameters") and not hasattr(params, "__iter__"):
+        if callable(getattr(params, "parameters", None)):  # a model (a Sequential iterates)
             raise TypeError(f"params argument given to the optimizer should be an iterable of "
                             f"Tensors or dicts, but got {type(params).__name__} (did you mean "
                             f"model.parameters()?)")
@@ -58,7 +59,7 @@ class Optimizer:
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
                           "future, this will cause an error; see "
                           "github.com/pytorch/pytorch/issues/40967 for more information",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=_caller_level())
         for param in params:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
@@ -148,6 +149,15 @@ class Optimizer:
             for key in sorted(k for k in group if k != "params"):
                 lines.append(f"    {key}: {group[key]}")
         return "\n".join(lines) + "\n)"
+
+
+def _caller_level() -> int:
+    """The stacklevel that makes a warning point at the user's line: the first frame outside
+    minigrad.optim (an optimizer may be built through several __init__s)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("minigrad.optim"):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _state_value(value: Any, param: Tensor) -> Any:

@@ -20,16 +20,8 @@ def to_array(data: Any, dtype: Any = None) -> np.ndarray:
     except ValueError as error:
         raise ValueError(f"cannot make a tensor from this data: {error}. "
                          "Nested lists must be rectangular (every row the same length).") from None
-    if array.dtype == object and dtype is not None and dtypes.is_floating(dtypes.as_dtype(dtype)):
-        try:  # huge Python ints as floating point, as asked
-            array = array.astype(dtypes.as_dtype(dtype))
-        except (TypeError, ValueError):
-            pass  # not numbers: refused below
-    if array.dtype == object and any(type(item) is int for item in np.ravel(array)) or (
-            array.dtype == np.uint64 and dtype is None and array.size
-            and array.max() > np.iinfo(np.int64).max):
-        raise ValueError("Overflow when unpacking long long: an integer does not fit in int64 "
-                         "(−2⁶³ … 2⁶³ − 1); pass dtype=minigrad.float64 for large numbers")
+    asked = dtypes.as_dtype(dtype) if dtype is not None else None
+    array = _huge_integers(array, data, from_python, asked)
     if array.dtype == object:
         element = _first_unsupported(np.ravel(array))
         raise TypeError(f"minigrad does not support dtype object (elements of type {element}); "
@@ -42,6 +34,39 @@ def to_array(data: Any, dtype: Any = None) -> np.ndarray:
     if array.dtype != target:
         array = array.astype(target)
     return array
+
+
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+def _huge_integers(array: np.ndarray, data: Any, from_python: bool,
+                   asked: np.dtype | None) -> np.ndarray:
+    """Integers beyond int64, as PyTorch treats them: floats when a float dtype is asked for
+    or a Python float sits beside them; otherwise 'Overflow when unpacking long long' (numpy
+    would wrap them round to negative numbers, or quietly make floats of them)."""
+    flat = np.ravel(array) if array.dtype == object else ()
+    numbers = array.dtype == object and all(
+        isinstance(item, (int, float)) and not isinstance(item, bool) for item in flat)
+    huge = (numbers and any(type(item) is int and not -_INT64_MAX - 1 <= item <= _INT64_MAX
+                            for item in flat)) \
+        or (array.dtype == np.uint64 and array.size > 0 and array.max() > _INT64_MAX) \
+        or (from_python and array.dtype == np.float64 and array.size > 0
+            and np.abs(array).max() >= 2.0 ** 63 and _only_ints(data))
+    if not huge:
+        return array
+    as_float = (asked is not None and dtypes.is_floating(asked)) or (
+        asked is None and numbers and any(type(item) is float for item in flat))
+    if as_float:
+        return array.astype(np.float64)
+    raise ValueError("Overflow when unpacking long long: an integer does not fit in int64 "
+                     "(−2⁶³ … 2⁶³ − 1); pass dtype=minigrad.float64 for large numbers")
+
+
+def _only_ints(data: Any) -> bool:
+    """True if nested lists hold Python ints only (no floats): numbers PyTorch keeps integer."""
+    if isinstance(data, (list, tuple)):
+        return all(_only_ints(item) for item in data)
+    return type(data) is int
 
 
 def _first_unsupported(elements: np.ndarray) -> str:

@@ -109,10 +109,10 @@ def _usage_error(args: argparse.Namespace) -> str:
     if args.memory < 1:
         return f"--memory must be a positive number of MB, got {args.memory}"
     if args.memory < MIN_MEMORY_MB:
-        return (f"--memory {args.memory} MB is less than the sandboxed Python, numpy and "
-                f"minigrad need before any student code runs (about 120 MB), so every "
-                f"exercise would fail as 'ran out of memory'; give at least {MIN_MEMORY_MB} "
-                f"(the default is {DEFAULT_MEMORY_MB})")
+        return (f"--memory {args.memory} MB is below the {MIN_MEMORY_MB} MB minimum: the "
+                f"sandboxed Python, numpy and minigrad take about 120 MB before any student "
+                f"code runs, and a limit near that would fail exercises as 'ran out of "
+                f"memory'; give at least {MIN_MEMORY_MB} (the default is {DEFAULT_MEMORY_MB})")
     for option, target, folder in (("--json", args.json, False), ("--csv", args.csv, False),
                                    ("--out", args.out, True)):
         if target is None:
