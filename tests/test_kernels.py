@@ -86,6 +86,12 @@ def test_a_nan_or_inf_input_reaches_only_the_outputs_whose_window_holds_it(name:
     grad_x = FAST[name].conv2d_grad_input(g, w, x.shape, (1, 1), (1, 0))
     np.testing.assert_array_equal(
         np.isnan(grad_x), np.isnan(reference.conv2d_grad_input(g, w, x.shape, (1, 1), (1, 0))))
+    for padding in ((1, 0), (0, 0), (0, 1)):  # the weight gradient, for a finite grad_y
+        ones = np.ones_like(reference.conv2d_forward(x, w, (1, 1), padding))
+        grad_w = FAST[name].conv2d_grad_weight(x, ones, w.shape, (1, 1), padding)
+        exact = reference.conv2d_grad_weight(x, ones, w.shape, (1, 1), padding)
+        np.testing.assert_array_equal(np.isnan(grad_w), np.isnan(exact))
+        np.testing.assert_array_equal(np.isinf(grad_w), np.isinf(exact))
 
 
 def test_conv_grad_input_is_the_adjoint_of_forward() -> None:

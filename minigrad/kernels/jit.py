@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.kernels import im2col
 from minigrad.kernels.compiler import njit, prange
 from minigrad.kernels.jit_pool import (avg_pool2d_backward, avg_pool2d_forward,  # noqa: F401
                                        max_pool2d_backward, max_pool2d_forward)
@@ -332,7 +333,13 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
                           spread_height, padded_width, 0)
     length = (spread_height - 1) * padded_width + spread_width
     grad_w = _weight_grad_flat(x_flat, g_wide, tiled_height, tiled_width, padded_width, length)
-    return np.ascontiguousarray(grad_w[:out_channels, :, :kh, :kw])
+    grad_w = np.ascontiguousarray(grad_w[:out_channels, :, :kh, :kw])
+    if not np.isfinite(grad_w).all():
+        # x holds inf or nan: the sums also ran over the dropped columns, where 0 · inf = nan
+        # may have been added to a sum that is finite in exact terms. Recompute those rare
+        # cases exactly (a finite result is always exact: the dropped columns add zeros).
+        return im2col.conv2d_grad_weight(x, grad_output, weight_shape, stride, padding)
+    return grad_w
 
 
 def conv2d_grad_bias(grad_output: np.ndarray) -> np.ndarray:
