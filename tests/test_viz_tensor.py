@@ -214,6 +214,8 @@ def test_drawing_reads_no_grad_of_a_non_leaf_with_a_warning():
 @pytest.mark.parametrize("name, symbol", [
     ("AddBackward0", "+"), ("MulBackward0", "*"), ("MmBackward0", "@"), ("PowBackward0", "**"),
     ("LogSoftmaxBackward0", "log_softmax"), ("MeanBackward1", "mean"), ("ReluBackward0", "relu"),
+    ("ConvolutionBackward0", "conv2d"), ("MaxPool2DWithIndicesBackward0", "max_pool2d"),
+    ("AvgPool2DBackward0", "avg_pool2d"), ("CrossEntropyLossBackward0", "cross_entropy"),
 ])
 def test_op_symbols(name, symbol):
     assert op_symbol(name) == symbol

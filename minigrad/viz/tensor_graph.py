@@ -40,7 +40,10 @@ TENSOR_BACKWARD_CAPTION = (
 # Forward-graph symbols for the ops that have one; every other op is named in snake_case.
 OP_SYMBOLS = {"Add": "+", "Sub": "-", "Rsub": "-", "Mul": "*", "Div": "/", "Pow": "**",
               "Neg": "neg", "Mm": "@", "Mv": "@", "Dot": "@", "Bmm": "@", "Matmul": "@",
-              "MatMul": "@"}
+              "MatMul": "@", "Convolution": "conv2d", "MaxPool2DWithIndices": "max_pool2d",
+              "AvgPool2D": "avg_pool2d", "CrossEntropyLoss": "cross_entropy",
+              "MaxPool2DWithIndicesBackward": "max_pool2d_backward",
+              "AvgPool2DBackward": "avg_pool2d_backward"}
 
 
 def op_symbol(node_name: str) -> str:
