@@ -551,3 +551,24 @@ def test_progress_and_csv_for_a_small_class(tmp_path: Path) -> None:
     assert [row[:3] for row in rows[1:]] == [["a", "15", "15"], ["b", "15", "15"],
                                              ["c", "0", "15"]]
     assert "a" in done.stdout and "15.00" in done.stdout
+
+
+def test_a_symlink_planted_in_the_results_folder_is_not_followed(tmp_path: Path) -> None:
+    """The temporary file of an atomic write had a predictable name (.PID.TID.tmp) opened
+    without O_EXCL: a symlink planted there made a root grader overwrite any file."""
+    import os
+    import threading
+
+    from minigrad.exercises.grading.classroom import write_text_atomic
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    results = tmp_path / "results"
+    results.mkdir()
+    for name in (f".{os.getpid()}.{threading.get_ident()}.tmp", ".results.json.tmp"):
+        (results / name).symlink_to(victim)
+    write_text_atomic(results / "results.json", '{"score": 1}')
+    assert victim.read_text() == "precious"
+    assert not (results / "results.json").is_symlink()
+    assert (results / "results.json").read_text() == '{"score": 1}'
+    assert oct((results / "results.json").stat().st_mode & 0o777) == "0o644"

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -154,9 +155,13 @@ def write_text_atomic(path: Path, text: str) -> None:
     a grader killed half-way) sees the old file or the new one, never half of one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{os.getpid()}.{threading.get_ident()}.tmp")
+    # mkstemp creates a new file (O_EXCL) under a random name: a symlink planted at a
+    # predictable name in a shared folder cannot redirect the write to another file.
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                             suffix=".tmp")
     try:
-        with open(temporary, "w", encoding="utf-8", errors="surrogateescape",
+        os.fchmod(descriptor, 0o644)  # readable as a normal results file (mkstemp: 0o600)
+        with open(descriptor, "w", encoding="utf-8", errors="surrogateescape",
                   newline="") as handle:
             handle.write(text)
         os.replace(temporary, path)
