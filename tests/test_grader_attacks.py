@@ -203,8 +203,34 @@ def test_forked_and_hopping_processes_die_with_the_child(tmp_path: Path) -> None
                     os._exit(0)
         found.append(_try(bomb))
         """), tmp_path))
-    assert "BlockingIOError" in output or "Resource temporarily" in output, output
+    assert "PermissionError" in output, output  # seccomp: no new processes at all
     assert processes_named(marker) == []
+
+
+@needs_sandbox
+def test_graded_code_starts_threads_but_no_processes_or_namespaces(tmp_path: Path) -> None:
+    """Each process would get its own address-space limit (and RLIMIT_NPROC does not bind a
+    root grader): four forked children mapping 1.8 GB each took 7 GB of the machine. Threads
+    (numpy's, numba's, Python's) still work."""
+    output = only_01_1_lost(grade(attack(tmp_path / "work", """
+        import threading
+        results = []
+        worker = threading.Thread(target=lambda: results.append(sum(range(1000))))
+        worker.start(); worker.join()
+        found.append(repr(results))
+        found.append(_try(os.fork))
+        found.append(_try(lambda: subprocess.run(["/bin/true"])))
+        found.append(_try(lambda: os.posix_spawn("/bin/true", ["true"], {})))
+        libc = ctypes.CDLL(None, use_errno=True)
+        found.append(_try(lambda: (libc.syscall(435, 0, 0), ctypes.get_errno())))  # clone3
+        found.append(_try(lambda: (libc.unshare(0x40000000), ctypes.get_errno())))  # net ns
+        """), tmp_path))
+    parts = [part.strip() for part in output.split("|")]
+    assert "[499500]" in parts[0], output
+    assert parts[1].startswith("PermissionError"), output
+    assert parts[2].startswith("PermissionError"), output
+    assert parts[3].startswith("PermissionError"), output
+    assert "(-1, 38)" in parts[4] and "(-1, 1)" in parts[5], output  # ENOSYS, EPERM
 
 
 @needs_sandbox

@@ -19,7 +19,8 @@ What :func:`enter` does, in order (every step fails closed: an error stops the c
 4. Landlock (ABI >= 6): read-only access to the paths in ``readable`` (files or folders), read
    and write access to the work folder, nothing else: no execute anywhere, no TCP bind or
    connect, no signals and no abstract UNIX sockets outside the child's own domain.
-5. seccomp (the table ``REFUSED`` below, each with its reason): sockets, ``io_uring``,
+5. seccomp (the table ``REFUSED`` below, each with its reason): new processes (threads
+   only) and namespaces, sockets, ``io_uring``,
    memory files, keyrings, ``bpf``, ``perf_event_open``, ``userfaultfd``; changing its cores;
    changing any file's mode, owner, extended attributes (ACLs, file capabilities) or times,
    which Landlock does not govern; ``fallocate`` (disk space the file-size limit does not
@@ -84,10 +85,17 @@ REFUSED = {
     "fallocate": EPERM,
     # per-user or machine-wide kernel objects: inotify and fanotify instances, AIO contexts
     "inotify_init": EPERM, "inotify_init1": EPERM, "fanotify_init": EPERM, "io_setup": EPERM,
+    # new processes: each would get its own address-space limit, so memory would be bounded
+    # by the process count, not the limit (and RLIMIT_NPROC does not bind root); threads are
+    # clone with CLONE_THREAD, checked below, and glibc falls back from clone3 to clone
+    "fork": EPERM, "vfork": EPERM, "clone3": ENOSYS,
+    # new namespaces (graded code is root in its own): kernel attack surface, lock contention
+    "unshare": EPERM, "setns": EPERM,
 }
+CLONE_THREAD = 0x00010000
 # architecture -> (AUDIT_ARCH, numbers of the system calls above (a name missing here does not
-# exist there), prctl, fcntl). prctl's PR_SET_PDEATHSIG is refused (the parent-death signal must
-# stay); fcntl's F_SETLEASE and F_NOTIFY are refused.
+# exist there), prctl, fcntl, clone). prctl's PR_SET_PDEATHSIG is refused (the parent-death
+# signal must stay); fcntl's F_SETLEASE and F_NOTIFY are refused; clone only makes threads.
 SYSCALLS = {
     "x86_64": (0xC000003E, {
         "socket": 41, "socketpair": 53, "io_uring_setup": 425, "memfd_create": 319,
@@ -98,7 +106,8 @@ SYSCALLS = {
         "fsetxattr": 190, "setxattrat": 463, "removexattr": 197, "lremovexattr": 198,
         "fremovexattr": 199, "removexattrat": 466, "utime": 132, "utimes": 235,
         "futimesat": 261, "utimensat": 280, "fallocate": 285, "inotify_init": 253,
-        "inotify_init1": 294, "fanotify_init": 300, "io_setup": 206}, 157, 72),
+        "inotify_init1": 294, "fanotify_init": 300, "io_setup": 206, "fork": 57, "vfork": 58,
+        "clone3": 435, "unshare": 272, "setns": 308}, 157, 72, 56),
     "aarch64": (0xC00000B7, {
         "socket": 198, "socketpair": 199, "io_uring_setup": 425, "memfd_create": 279,
         "execveat": 281, "add_key": 217, "request_key": 218, "keyctl": 219, "bpf": 280,
@@ -106,7 +115,8 @@ SYSCALLS = {
         "fchmod": 52, "fchmodat": 53, "fchmodat2": 452, "fchown": 55, "fchownat": 54,
         "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463, "removexattr": 14,
         "lremovexattr": 15, "fremovexattr": 16, "removexattrat": 466, "utimensat": 88,
-        "fallocate": 47, "inotify_init1": 26, "fanotify_init": 262, "io_setup": 0}, 167, 25),
+        "fallocate": 47, "inotify_init1": 26, "fanotify_init": 262, "io_setup": 0,
+        "clone3": 435, "unshare": 97, "setns": 268}, 167, 25, 220),
 }
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -191,6 +201,16 @@ def die_with_parent() -> None:
     _check(_libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
 
 
+def _prefer_for_oom_killer() -> None:
+    """If the machine runs out of memory anyway, the kernel kills graded code first, not the
+    grader or anything else (any process may raise its own score; defence in depth, so a
+    kernel that refuses is not an error)."""
+    try:
+        _write("/proc/self/oom_score_adj", "1000")
+    except OSError:
+        pass
+
+
 def set_limits(memory_bytes: int, cpu_seconds: int, file_bytes: int, open_files: int,
                processes: int) -> None:
     """Step 3's rlimits (soft = hard, so graded code cannot raise them again)."""
@@ -261,9 +281,9 @@ def _allow(ruleset: int, path: str, rights: int) -> None:
 # ---------------------------------------------------------------------------- seccomp
 def seccomp_no_sockets() -> None:
     """Step 5: a classic-BPF filter (no_new_privs is already set)."""
-    arch, numbers, prctl, fcntl = SYSCALLS[platform.machine()]
+    arch, numbers, prctl, fcntl, clone = SYSCALLS[platform.machine()]
     refused = {number: REFUSED[name] for name, number in numbers.items()}
-    load, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    load, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     allow, kill, error = 0x7FFF0000, 0x80000000, 0x00050000
     program = [(load, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, kill),  # another ABI: kill
                (load, 0, 0, 0), (jge, 0, 1, 0x40000000), (ret, 0, 0, kill)]  # x32: kill
@@ -272,6 +292,9 @@ def seccomp_no_sockets() -> None:
     program += [(jeq, 0, 4, fcntl), (load, 0, 0, 24),  # A = low half of args[1], the command
                 (jeq, 1, 0, F_SETLEASE), (jeq, 0, 1, F_NOTIFY), (ret, 0, 0, error | 1),  # EPERM
                 (load, 0, 0, 0)]  # A = the system call number again
+    program += [(jeq, 0, 4, clone), (load, 0, 0, 16),  # A = low half of args[0], the flags
+                (jset, 1, 0, CLONE_THREAD), (ret, 0, 0, error | EPERM),  # a process: refused
+                (load, 0, 0, 0)]  # a thread: A = the system call number again
     program += [(jeq, 0, 3, prctl), (load, 0, 0, 16),  # A = low half of args[0]
                 (jeq, 0, 1, PR_SET_PDEATHSIG), (ret, 0, 0, error | 1)]  # EPERM
     program.append((ret, 0, 0, allow))
@@ -292,6 +315,7 @@ def enter(work: str, readable: list[str], memory_bytes: int, cpu_seconds: int, f
     die_with_parent()
     cap_process_count(processes)
     os.chdir(work)
+    _prefer_for_oom_killer()
     set_limits(memory_bytes, cpu_seconds, file_bytes, open_files, processes)
     landlock(readable, [work])
     seccomp_no_sockets()
