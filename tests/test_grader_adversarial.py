@@ -572,3 +572,21 @@ def test_a_symlink_planted_in_the_results_folder_is_not_followed(tmp_path: Path)
     assert not (results / "results.json").is_symlink()
     assert (results / "results.json").read_text() == '{"score": 1}'
     assert oct((results / "results.json").stat().st_mode & 0o777) == "0o644"
+
+
+def test_many_files_do_not_keep_the_grader_reading(tmp_path: Path) -> None:
+    """A dozen 2 MB files in one student's folder took a minute of parsing before any graded
+    code ran (hours with the 2 000-entry cap): the grader reads a bounded amount of code,
+    lesson-named files first, and says so."""
+    import time
+
+    from minigrad.exercises.grading.submission import MAX_FILES_READ, find_sources
+
+    folder = tmp_path / "mallory"
+    write_exercises(LESSON01, folder, solutions=True)
+    filler = "x = 1\n" * 2_000  # small files: the count is what is capped here
+    for index in range(MAX_FILES_READ + 8):
+        (folder / f"aa_notes_{index:02d}.py").write_text(f"# {index}\n" + filler)
+    sources, notes = find_sources(folder)
+    assert sorted(source.path.name for source in sources) == ["01-derivatives.ipynb", FILE01]
+    assert any("stopped reading files after 32" in note for note in notes), notes

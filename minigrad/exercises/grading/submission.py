@@ -31,6 +31,10 @@ _FUTURE = re.compile(r"^from\s+__future__\s+import\s")
 MAX_NOTEBOOK_BYTES = 10_000_000
 #: How deep into a submission folder files are looked for, and how many entries are seen.
 MAX_DEPTH, MAX_ENTRIES = 6, 2000
+#: How many files, and how much code in all, one submission may make the grader read and
+#: parse (files named like a lesson first): a few files per lesson are normal, while a dozen
+#: large ones took a minute of the grader's own time before any graded code ran.
+MAX_FILES_READ, MAX_CODE_READ = 32, 4_000_000
 
 
 @dataclass(frozen=True)
@@ -182,7 +186,10 @@ def find_sources(path: Path, lesson: Optional[Lesson] = None,
         raise FileNotFoundError(f"no such file or folder: {path.name}")
     sources: list[SourceFile] = []
     notes: list[str] = []
-    for file in _candidate_files(path, notes):
+    candidates = sorted(_candidate_files(path, notes),  # lesson-named files first (stable)
+                        key=lambda file: lesson_from_name(file, bank) is None)
+    files_read = code_read = 0
+    for file in candidates:
         if file != path and file.is_symlink():
             # A link could point at anything readable by the grader, such as the solutions.
             notes.append(f"skipped {file.name}: a symbolic link (submit the file itself)")
@@ -196,10 +203,18 @@ def find_sources(path: Path, lesson: Optional[Lesson] = None,
                 notes.append(f"skipped {file.name}: {info.st_size / 1e6:.1f} MB is more than the "
                              f"{limit / 1e6:g} MB a {file.suffix} file may have")
                 continue
+            if files_read == MAX_FILES_READ:
+                notes.append(_stopped_reading(files_read, code_read))
+                break
+            files_read += 1
             code = read_code(file)
         except (OSError, ValueError, RecursionError, MemoryError) as error:
             notes.append(f"skipped {file.name}: {error}")
             continue
+        code_read += len(code)
+        if code_read > MAX_CODE_READ:  # before parsing it: parsing is what costs time
+            notes.append(_stopped_reading(files_read - 1, code_read - len(code)))
+            break
         if len(code) > MAX_CODE_BYTES:
             notes.append(f"skipped {file.name}: more than {MAX_CODE_BYTES / 1e6:g} MB of code")
             continue
@@ -218,6 +233,11 @@ def find_sources(path: Path, lesson: Optional[Lesson] = None,
     if not sources and not notes:
         notes.append(f"no exercise files (.py or .ipynb) found in {path.name}")
     return _one_of_each_kind(sources, notes, bank), notes
+
+
+def _stopped_reading(files: int, code: int) -> str:
+    return (f"stopped reading files after {files} of them ({code / 1e6:.1f} MB of code): a "
+            f"submission needs only its exercise files")
 
 
 def _one_of_each_kind(sources: list[SourceFile], notes: list[str],
