@@ -590,3 +590,26 @@ def test_many_files_do_not_keep_the_grader_reading(tmp_path: Path) -> None:
     sources, notes = find_sources(folder)
     assert sorted(source.path.name for source in sources) == ["01-derivatives.ipynb", FILE01]
     assert any("stopped reading files after 32" in note for note in notes), notes
+
+
+def test_student_names_that_only_look_alike_or_do_not_decode_stay_apart(tmp_path: Path,
+                                                                         capsys) -> None:
+    """Bob/ and bob.py shared one results file on a disk that ignores case; a zero-width
+    space made 'alice\\u200b' look like 'alice'; an undecodable folder name put lone
+    surrogates into the class JSON and raw invalid UTF-8 into the CSV."""
+    klass = tmp_path / "class"
+    stub = python_file_text(LESSON01, solutions=False)
+    for name in ("Bob", "alice\u200b", os.fsdecode(b"carol\xff")):
+        (klass / name).mkdir(parents=True)
+        (klass / name / FILE01).write_text(stub)
+    (klass / "bob.py").write_text(stub)
+    out, scores, everything = tmp_path / "out", tmp_path / "scores.csv", tmp_path / "all.json"
+    assert cli_main(["grade", str(klass), "--out", str(out), "--csv", str(scores), "--json",
+                     str(everything), "--lesson", "01"]) == 0
+    names = sorted(path.name for path in out.iterdir())
+    assert len(names) == 4 and len({name.casefold() for name in names}) == 4, names
+    scores.read_bytes().decode("utf-8")  # valid UTF-8 throughout
+    assert "\u200b" not in scores.read_text()
+    keys = json.loads(everything.read_bytes().decode("utf-8"))
+    assert len(keys) == 4 and not any("\udcff" in key for key in keys), keys
+    assert "alice?" in capsys.readouterr().out

@@ -26,12 +26,14 @@ from minigrad.exercises.grading.reports import gradescope_results, grader_failur
 from minigrad.exercises.grading.submission import class_members
 from minigrad.lessons import Lesson
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u200b-\u200f\u202a-\u202e"
+                      "\u2060-\u2069\ufeff\ud800-\udfff]")
 
 
 def printable(text: str) -> str:
-    """``text`` without control characters (terminal escapes, bidi overrides); tabs and
-    newlines stay."""
+    """``text`` without control characters (terminal escapes), bidi overrides, invisible
+    characters (a zero-width space makes ``alice\u200b`` look like ``alice``) and lone
+    surrogates (undecodable file names): each becomes ``?``. Tabs and newlines stay."""
     return _CONTROL.sub("?", text)
 
 
@@ -45,8 +47,10 @@ def results_name(student: str) -> str:
     """A safe file name for a student's results: the name itself when it is short and plain,
     else a readable prefix and a hash of it (unique, the same in every run). A plain name that
     ends like a hashed one (``-`` and 16 hex digits) is hashed too, so that no student's plain
-    name can be another student's hashed name."""
-    if (re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._ -]{0,79}", student) and not student.endswith(".")
+    name can be another student's hashed name; so is a name with capitals, so that ``Bob`` and
+    ``bob`` do not share one file on a disk that ignores case (macOS, Windows, a container's
+    bind mount)."""
+    if (re.fullmatch(r"[a-z0-9][a-z0-9._ -]{0,79}", student) and not student.endswith(".")
             and not re.search(r"-[0-9a-f]{16}$", student)):
         return f"{student}.json"
     digest = hashlib.sha256(student.encode("utf-8", "surrogateescape")).hexdigest()[:16]

@@ -168,7 +168,7 @@ def run_grade(args: argparse.Namespace) -> int:
                                                       write_results, write_text_atomic)
     from minigrad.exercises.grading.grader import Options, grade_submission, new_seed
     from minigrad.exercises.grading.reports import (disk_full, format_table, grader_failure,
-                                                   gradescope_results, one_line)
+                                                   gradescope_results, one_line, readable_key)
     from minigrad.exercises.grading.submission import is_class_folder
     from minigrad.exercises.sandbox.probe import sandbox_problem
 
@@ -235,8 +235,8 @@ def run_grade(args: argparse.Namespace) -> int:
         write_csv(results, csv_path)
         if args.json:
             write_text_atomic(args.json, json.dumps(
-                {student: gradescope_results(result) for student, result in results.items()},
-                indent=2))
+                {readable_key(student): gradescope_results(result)
+                 for student, result in results.items()}, indent=2))
         lessons = sorted({item.lesson.number for result in results.values()
                           for item in result.exercises})
         if lesson is None and len(lessons) > 1:

@@ -45,8 +45,14 @@ def gradescope_results(result: SubmissionResult) -> dict[str, Any]:
         summary.append("graded: " + ", ".join(result.files))
     summary += result.notes
     return {"score": result.score, "output": _clean("\n".join(summary)), "tests": tests,
-            "extra_data": {"seed": result.seed, "files": result.files,
+            "extra_data": {"seed": result.seed, "files": [readable_key(f) for f in result.files],
                            "max_score": result.max_score}}
+
+
+def readable_key(name: str) -> str:
+    """A file or student name as valid JSON text: an undecodable byte (a lone surrogate) is
+    written as its escape (``\\udcff``), so two such names stay two keys."""
+    return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _clean(text: str) -> str:
