@@ -416,3 +416,14 @@ def test_a_frame_shows_each_local_derivative_times_the_arriving_gradient():
     assert "rule: d(out)/da = b," in svg and "d(out)/db = a." in svg
     v_step = next(frame for frame in steps if steps.replay.nodes[frame.node].label == "v")
     assert "grad 1 + 1 × 14 = 15" in steps.svg(v_step.step - 1)  # u: 1 from L, then 14 via v
+
+
+def test_made_up_names_keep_the_brackets_the_maths_needs():
+    """'e = a - b * a + b / a * b' stated other maths than ((a - b) * (a + b)) / (a * b)."""
+    a, b = Value(2.0, label="a"), Value(3.0, label="b")
+    text = trace_backward(((a - b) * (a + b)) / (a * b), file=open("/dev/null", "w"))
+    assert "(a - b) * (a + b)" in text and "(a - b).grad" in text and "(a * b).grad" in text
+    assert "a - b * a" not in text
+    h = Value(0.5, label="h")
+    text = trace_backward((h - 1.0) ** 2 + h * 2.0, file=open("/dev/null", "w"))
+    assert "(h - 1) ** 2 + h * 2" in text

@@ -16,7 +16,7 @@ import numpy as np
 from minigrad.viz.labels import format_number, format_shape, summarize_array
 from minigrad.viz.replay import Replay, ReplayNode, Send
 
-MAX_EXPRESSION = 16  # longer made-up names are replaced by "#<step>"
+MAX_EXPRESSION = 20  # longer made-up names are replaced by "#<step>"
 
 
 @dataclass
@@ -83,12 +83,52 @@ def _own_name(node: ReplayNode, names: list[str]) -> str:
         if node.op == "AccumulateGrad":
             return f"leaf {format_shape(node.shape or ())}"
         return format_number(node.data)  # an unnamed scalar leaf: a constant such as 2
+    text = _expression(node, names)
+    return text if len(text) <= MAX_EXPRESSION else f"#{node.index + 1}"
+
+
+def _expression(node: ReplayNode, names: list[str]) -> str:
+    """``a * b``, ``(a - b) * (a + b)``, ``tanh(a + b)``: the node's op applied to its parents."""
     parents = [names[parent] for parent in node.parents if parent is not None]
     if len(parents) == 2:
-        text = f"{parents[0]} {node.op} {parents[1]}"
-    else:
-        text = f"{node.op}({', '.join(parents)})"
-    return text if len(text) <= MAX_EXPRESSION else f"#{node.index + 1}"
+        return (f"{operand(parents[0], node.op, left=True)} {node.op} "
+                f"{operand(parents[1], node.op, left=False)}")
+    return f"{node.op}({', '.join(parents)})"
+
+
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "**": 3}
+
+
+def operand(name: str, op: str | None = None, left: bool = True) -> str:
+    """``name`` as an operand of ``op`` (None: before ``.grad``), bracketed where Python's
+    precedence needs it: ``(a - b) * c``, ``a - (b + c)``, ``(a - b).grad``, but ``a * b + c``."""
+    inner = _top_operator(name)
+    if inner is None:
+        return name
+    if op not in _PRECEDENCE:
+        return f"({name})"
+    mine, theirs = _PRECEDENCE[inner], _PRECEDENCE[op]
+    if mine < theirs:
+        return f"({name})"
+    if mine == theirs:  # Python groups from the left, ** from the right
+        if op == "**":
+            return f"({name})" if left else name
+        regroupable = op == "+" or (op == "*" and inner == "*")  # a + (b - c) = a + b - c
+        if not left and not regroupable:
+            return f"({name})"
+    return name
+
+
+def _top_operator(name: str) -> str | None:
+    """The operator of an expression outside all brackets with the lowest precedence (the one
+    applied last), or None for a plain name (``a``, ``2``, ``tanh(a + b)``, ``#3``)."""
+    depth, found = 0, None
+    for token in name.split(" "):
+        if depth == 0 and token in _PRECEDENCE and (
+                found is None or _PRECEDENCE[token] <= _PRECEDENCE[found]):
+            found = token
+        depth += token.count("(") - token.count(")")
+    return found
 
 
 def definition(node: ReplayNode, names: list[str]) -> str:
@@ -98,11 +138,7 @@ def definition(node: ReplayNode, names: list[str]) -> str:
         return f"{name} ({node.op})"
     if node.kind != "value":
         return name
-    parents = [names[parent] for parent in node.parents if parent is not None]
-    if len(parents) == 2:
-        text = f"{parents[0]} {node.op} {parents[1]}"
-    else:
-        text = f"{node.op}({', '.join(parents)})"
+    text = _expression(node, names)
     return name if text == name else f"{name} = {text}"
 
 

@@ -6,7 +6,7 @@ node's gradient as a running sum (``u.grad = 1 + 14 = 15``). Lesson 01's worked 
 
     step 1  L = v ** 2 + u      grad arriving 1
             rule  d(out)/da = 1,  d(out)/db = 1.
-            -> v ** 2   1 × 1 = 1          v ** 2.grad = 1
+            -> v ** 2   1 × 1 = 1          (v ** 2).grad = 1
             -> u        1 × 1 = 1          u.grad = 1
     ...
 
@@ -16,7 +16,7 @@ single numbers (``(2, 2) [[0.25, 0.25], [0.25, 0.25]]``).
 
 from __future__ import annotations
 
-from minigrad.viz.frames import Frame, definition, describe, is_scalar, node_names
+from minigrad.viz.frames import Frame, definition, describe, is_scalar, node_names, operand
 from minigrad.viz.labels import format_number
 from minigrad.viz.replay import Replay
 
@@ -61,10 +61,10 @@ def trace_lines(replay: Replay, frames: list[Frame], digits: int = 4) -> list[li
                 sum_text = f"earlier + this = {describe(total, digits)}"
             if is_scalar(total):
                 lines.append(f"        -> {target:<{width}}  {product:<22} "
-                             f"{target}.grad = {sum_text}")
+                             f"{operand(target)}.grad = {sum_text}")
             else:  # arrays are long: the running sum goes on its own line
                 lines.append(f"        -> {target:<{width}}  {product}")
-                lines.append(f"           {' ' * width}  {target}.grad = {sum_text}")
+                lines.append(f"           {' ' * width}  {operand(target)}.grad = {sum_text}")
         blocks.append(lines)
     return blocks
 
