@@ -86,6 +86,18 @@ def test_script_names_label_the_tensors(scripts, capsys):
     assert "W1 (5, 3)" in source and "b1 (5,)" in source
 
 
+def test_a_script_model_s_parameters_are_named_after_it(scripts, capsys):
+    (scripts / "model.py").write_text(
+        "import minigrad as mg\nimport minigrad.nn as nn\nmg.manual_seed(0)\n"
+        "model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))\n"
+        "head = model[2].bias\nloss = model(mg.randn(2, 3)).sum()\n")
+    code, _, err = run(capsys, "model.py", "--root", "loss", "--kind", "backward", "--out", "m.dot")
+    assert code == 0, err
+    source = (scripts / "m.dot").read_text()
+    assert "model.0.weight (4, 3)" in source and "model.2.weight (1, 4)" in source
+    assert "head (1,)" in source  # a variable of its own wins over the dotted name
+
+
 def test_an_expression_with_value_and_mg_in_scope(scripts, capsys):
     code, _, err = run(capsys, "-e", "(Value(2.0, 'a') * Value(3.0, 'b')).tanh()",
                        "--out", "e.svg", "--backward")

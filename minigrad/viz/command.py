@@ -46,8 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="FILE",
                         help="output file; the suffix picks the format: .svg .png .dot "
                              ".html (backward stepper) .gif (animation); default ROOT.svg")
-    parser.add_argument("--rankdir", choices=("LR", "TB"), default="LR",
-                        help="layout direction: LR left to right (default), TB top to bottom")
+    parser.add_argument("--rankdir", choices=("LR", "TB", "RL", "BT"), default="LR",
+                        help="layout direction: LR left to right (default), TB top to bottom, RL, BT")
     parser.add_argument("--theme", choices=tuple(THEMES), default="light",
                         help="light (default) or dark, for dark slides")
     parser.add_argument("--font-size", type=float, default=DEFAULT_FONT_SIZE, metavar="N",
@@ -264,9 +264,15 @@ def _is_graph_object(value: Any) -> bool:
 
 
 def _graph_names(namespace: dict[str, Any]) -> dict[str, Any]:
-    """The script's top-level Values and Tensors by name (names used twice keep the last)."""
-    return {name: value for name, value in namespace.items()
-            if not name.startswith("_") and _is_graph_object(value)}
+    """The script's top-level Values and Tensors by name, and the parameters of its top-level
+    modules as ``model.0.weight`` (a tensor with a variable of its own is drawn by that)."""
+    from minigrad.nn import Module
+
+    public = [(name, value) for name, value in namespace.items() if not name.startswith("_")]
+    names = {f"{name}.{inner}": parameter for name, value in public if isinstance(value, Module)
+             for inner, parameter in value.named_parameters()}
+    names.update((name, value) for name, value in public if _is_graph_object(value))
+    return names
 
 
 def _run_backward(root: Any) -> None:

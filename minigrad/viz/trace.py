@@ -31,8 +31,8 @@ def trace_lines(replay: Replay, frames: list[Frame], digits: int = 4) -> list[li
         head = f"step {frame.step}  {definition(node, names)}"
         grad = describe(frame.grad_in, digits)
         if node.kind == "leaf":
-            where = "its .grad" if replay.is_tensor else "final"
-            blocks.append([f"{head}   leaf: gradient {grad} ({where}); nothing further back"])
+            blocks.append([f"{head}   leaf: this backward gives it {grad} (added to its "
+                           f".grad); nothing further back"])
             continue
         if frame.grad_in is None:
             blocks.append([f"{head}   no gradient arrived; nothing to send"])
