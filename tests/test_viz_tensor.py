@@ -239,3 +239,16 @@ def test_tensor_graphs_render_to_svg_and_png(monkeypatch, tmp_path):
 
 def _shape_text(shape: tuple[int, ...]) -> str:
     return f"({shape[0]},)" if len(shape) == 1 else str(tuple(shape))
+
+
+def test_forward_graphs_show_the_numbers_ops_take_as_settings():
+    """x ** 2 was drawn as '**' with one input and 1 - x as '-' with one (read as negation)."""
+    with mg.viz.record():
+        x = mg.ones(2, requires_grad=True)
+        y = (1 - x) * (x ** 3) * (2 ** x)
+    source = draw_graph(y.sum()).source
+    for number in ("1", "3", "2"):  # 1 - x, x ** 3, 2 ** x: each number drawn, with its edge
+        ids = [line.split()[0] for line in source.splitlines()
+               if f'[label="{number}", shape="plaintext"]' in line]
+        assert ids and any(f"{identifier} -> " in source for identifier in ids), number
+    assert source.count('shape="plaintext"') == 3

@@ -105,6 +105,7 @@ class Rsub(Function):
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, other: float) -> np.ndarray:
         refuse_bool(other, a)
+        ctx.other = other  # (only for drawing: `2 - x` shows its 2)
         return promote(np.subtract(other, a), a, None)
 
     @staticmethod
@@ -257,6 +258,7 @@ class RPow(Function):
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, base: float) -> np.ndarray:
+        ctx.base = base  # (only for drawing: `2 ** x` shows its 2)
         if a.dtype.kind in "iub" and isinstance(base, int):  # 2 ** int tensor stays integer
             return _integer_power(np.array(base), a.astype(np.int64) if a.dtype.kind == "b" else a)
         ctx.log_base = math.log(base) if base > 0 else float("nan") if base < 0 else -math.inf

@@ -188,7 +188,7 @@ def _forward(root: Tensor, describe: _TensorLabeller, rankdir: str,
         symbol = op_symbol(node.name())
         dot.node(op_id, symbol, ordering="in", tooltip=node.name(),
                  **op_style(symbol, describe.style))
-        for argument, value in enumerate(arguments.of(tensor)):
+        for argument, value in enumerate(_with_settings(node, arguments.of(tensor))):
             if isinstance(value, (Tensor, _Unkept)):
                 dot.edge(f"t{index[id(value)]}", op_id)
             else:
@@ -197,6 +197,20 @@ def _forward(root: Tensor, describe: _TensorLabeller, rankdir: str,
                 dot.edge(constant_id, op_id, style="dashed")
         dot.edge(op_id, node_id)
     return dot
+
+
+#: Numbers an op takes as a setting rather than an input, drawn as its constant operand:
+#: `2 - x` (left), `2 ** x` (left), `x ** 2` (right).
+_SETTINGS = {"RsubBackward1": ("other", True), "PowBackward2": ("base", True),
+             "PowBackward0": ("exponent", False)}
+
+
+def _with_settings(node: Any, arguments: list[Any]) -> list[Any]:
+    name, left = _SETTINGS.get(node.name(), (None, False))
+    if name is None or not hasattr(node, name):
+        return arguments
+    value = getattr(node, name)
+    return [value, *arguments] if left else [*arguments, value]
 
 
 def _constant_text(value: Any, digits: int) -> str:
