@@ -21,9 +21,8 @@ Where the speed comes from (x 32×16×28×28, w 32×16×3×3, 2 cores):
 * **blocking over 8 output channels and 3 kernel columns**: each input value loaded feeds
   8 products, and each output value is loaded and stored once per 3 kernel taps instead of
   once per tap, so the loop is limited by arithmetic rather than by memory traffic. (The
-  kernel is padded with zero kernels to a multiple of 8 channels, whose outputs are not
-  kept; the last kw mod 3 columns go one at a time. The kernel and the output maps of one
-  task fit in the L1/L2 cache.) The weight gradient keeps its
+  kernel is padded with zeros to a multiple of 8 channels and 3 columns; the kernel and
+  the output maps of one task fit in the L1/L2 cache.) The weight gradient keeps its
   running sums in registers instead: 2 output channels × a 3×3 tile of taps, 18 sums;
 * **512-bit vectors where the CPU has them**: on AVX-512 CPUs `minigrad.kernels.compiler`
   asks LLVM for the host's own features without its preference for 256-bit vectors, so one
@@ -108,17 +107,15 @@ def _correlate_flat(x_flat, w, row_width, y):  # pragma: no cover (jit)
     q = oh·row_width + ow.
 
     The caller pads w with zero kernels to a multiple of BLOCK output channels (the results
-    of those are not stored). Kernel columns go three at a time and the last kw mod 3 one
-    at a time: padding the kernel with zero columns instead would multiply 0 by inputs
-    outside the window, and 0·inf is nan. (y comes from numpy rather than from numba so
-    that the autograd engine can keep it as a gradient without copying it.)
+    of those are not stored) and with zero columns to a multiple of TAPS, and leaves
+    TAPS - 1 zeros after the last row of x_flat. (y comes from numpy rather than from
+    numba so that the autograd engine can keep it as a gradient without copying it.)
     """
     n_batch, channels, _ = x_flat.shape
     _, _, kh, kw = w.shape
     _, out_channels, out_height, out_width = y.shape
     length = (out_height - 1) * row_width + out_width
     blocks = w.shape[0] // BLOCK
-    grouped = kw - kw % TAPS  # kernel columns taken three at a time; the rest one at a time
     for task in prange(n_batch * blocks):
         n = task // blocks
         o = (task % blocks) * BLOCK
@@ -128,7 +125,7 @@ def _correlate_flat(x_flat, w, row_width, y):  # pragma: no cover (jit)
                                           wide[6], wide[7])
         for c in range(channels):
             for i in range(kh):
-                for j in range(0, grouped, TAPS):  # three neighbouring taps of one kernel row
+                for j in range(0, kw, TAPS):  # three neighbouring taps of one kernel row
                     start = i * row_width + j
                     s0 = x_flat[n, c, start:start + length]
                     s1 = x_flat[n, c, start + 1:start + 1 + length]
@@ -151,21 +148,6 @@ def _correlate_flat(x_flat, w, row_width, y):  # pragma: no cover (jit)
                         y5[q] += a5 * v0 + b5 * v1 + c5 * v2
                         y6[q] += a6 * v0 + b6 * v1 + c6 * v2
                         y7[q] += a7 * v0 + b7 * v1 + c7 * v2
-                for j in range(grouped, kw):  # the last one or two columns, one tap each
-                    start = i * row_width + j
-                    s0 = x_flat[n, c, start:start + length]
-                    a0, a1, a2, a3 = w[o, c, i, j], w[o + 1, c, i, j], w[o + 2, c, i, j], w[o + 3, c, i, j]
-                    a4, a5, a6, a7 = w[o + 4, c, i, j], w[o + 5, c, i, j], w[o + 6, c, i, j], w[o + 7, c, i, j]
-                    for q in range(length):
-                        v0 = s0[q]
-                        y0[q] += a0 * v0
-                        y1[q] += a1 * v0
-                        y2[q] += a2 * v0
-                        y3[q] += a3 * v0
-                        y4[q] += a4 * v0
-                        y5[q] += a5 * v0
-                        y6[q] += a6 * v0
-                        y7[q] += a7 * v0
         # Keep the out_width real columns of each padded-width row, of the real channels.
         for k in range(min(BLOCK, out_channels - o)):
             for oh in range(out_height):
@@ -251,10 +233,12 @@ def _weight_grad_flat(x_flat, g_wide, kh, kw, row_width, length):  # pragma: no 
 
 # ----------------------------------------------------------------------------- public: conv
 def _to_blocks(w: np.ndarray) -> np.ndarray:
-    """w with zero kernels appended up to a multiple of BLOCK output channels (contiguous)."""
+    """w with zero kernels appended up to a multiple of BLOCK output channels and zero
+    columns up to a multiple of TAPS kernel columns (contiguous)."""
     missing_out = -w.shape[0] % BLOCK
-    if missing_out:
-        w = np.pad(w, ((0, missing_out), (0, 0), (0, 0), (0, 0)))
+    missing_columns = -w.shape[3] % TAPS
+    if missing_out or missing_columns:
+        w = np.pad(w, ((0, missing_out), (0, 0), (0, 0), (0, missing_columns)))
     return np.ascontiguousarray(w)
 
 
@@ -266,12 +250,20 @@ def _correlate(x: np.ndarray, w: np.ndarray, padding: Pair, spread: Pair = (1, 1
     padded_height = (height - 1) * spread[0] + 1 + 2 * padding[0]
     padded_width = (width - 1) * spread[1] + 1 + 2 * padding[1]
     x_flat = _flat_planes(np.ascontiguousarray(x), channels, padding[0], padding[1], spread[0],
-                          spread[1], padded_height, padded_width, 0)
+                          spread[1], padded_height, padded_width, TAPS - 1)
     kh, kw = w.shape[2:]
     y = np.empty((n_batch, w.shape[0], padded_height - kh + 1, padded_width - kw + 1),
                  dtype=x.dtype)
     _correlate_flat(x_flat, _to_blocks(w.astype(x.dtype, copy=False)), padded_width, y)
     return y
+
+
+def _spoilt_by_padding(y: np.ndarray, kw: int) -> bool:
+    """True if y may hold a nan that exact arithmetic would not: the kernel was padded with
+    zero columns (kw not a multiple of TAPS), and 0 · inf = nan where those columns met an
+    inf or nan beside a window. Such results are recomputed with im2col. (3×3 kernels need
+    no padding, so they never pay for this check.)"""
+    return kw % TAPS != 0 and not np.isfinite(y).all()
 
 
 def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair) -> np.ndarray:
@@ -283,6 +275,8 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair) ->
     height, width = x.shape[2:]
     kh, kw = w.shape[2:]
     y = _correlate(x, w, padding)
+    if _spoilt_by_padding(y, kw):
+        return im2col.conv2d_forward(x, w, stride, padding)
     if stride == (1, 1):
         return y
     out_height = output_size(height, kh, stride[0], padding[0])
@@ -302,10 +296,15 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
     ph, pw = padding
     rotated = w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
     if stride == (1, 1) and ph <= kh - 1 and pw <= kw - 1:  # exactly the input's size
-        return _correlate(grad_output, rotated, (kh - 1 - ph, kw - 1 - pw))
+        grad_x = _correlate(grad_output, rotated, (kh - 1 - ph, kw - 1 - pw))
+        if _spoilt_by_padding(grad_x, kw):
+            return im2col.conv2d_grad_input(grad_output, w, input_shape, stride, padding)
+        return grad_x
     # General case: the gradient of the padded input (rows the windows never reach stay 0),
     # then the padding cut off.
     full = _correlate(grad_output, rotated, (kh - 1, kw - 1), stride)
+    if _spoilt_by_padding(full, kw):
+        return im2col.conv2d_grad_input(grad_output, w, input_shape, stride, padding)
     grad_pad = np.zeros(tuple(input_shape[:2]) + (height + 2 * ph, width + 2 * pw),
                         dtype=full.dtype)
     grad_pad[:, :, :full.shape[2], :full.shape[3]] = full
