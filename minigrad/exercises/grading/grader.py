@@ -25,6 +25,7 @@ import numpy as np
 
 from minigrad.exercises.codec import CodecError, from_json, to_json
 from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
+from minigrad.exercises.sandbox import tempdirs
 from minigrad.exercises.sandbox.host import DEFAULT_MEMORY_MB, ImportFailed, Sandbox
 from minigrad.exercises.sandbox.probe import sandbox_problem
 from minigrad.exercises.spec import Exercise, describe, compare_values
@@ -231,7 +232,9 @@ def _grade_exercise(sandbox: Sandbox, source: SourceFile, exercise: Exercise,
 # ---------------------------------------------------------------------------- a submission
 def prepare(options: Options, lessons: Optional[list[Lesson]] = None) -> None:
     """Refuse when the sandbox cannot work (unless ``confine=False``), then compute the answer
-    keys of ``lessons`` (default: all), so nothing a submission does can change them."""
+    keys of ``lessons`` (default: all), so nothing a submission does can change them. Also
+    removes the temporary folders of graders that were killed (see sandbox.tempdirs)."""
+    tempdirs.sweep()
     if options.confine:
         problem = sandbox_problem()
         if problem:

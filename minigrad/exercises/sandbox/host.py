@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from minigrad.exercises.codec import to_json
-from minigrad.exercises.sandbox import cores, runtime, zygote
+from minigrad.exercises.sandbox import cores, runtime, tempdirs, zygote
 from minigrad.exercises.sandbox.channel import MAX_ANSWER_BYTES, Channel
 from minigrad.exercises.sandbox.worker import BOOTSTRAP, KINDS
 
@@ -78,7 +78,7 @@ class Sandbox:
         self.memory_mb = memory_mb
         self.confine = confine
         self.protected = list(protected)
-        self.directory = Path(tempfile.mkdtemp(prefix="minigrad-grade-"))
+        self.directory, self._lock = tempdirs.make("minigrad-grade-")
         self.process: Optional["subprocess.Popen | zygote.Forked"] = None
         self.import_error: Optional[ImportFailed] = None
         self._channel: Optional[Channel] = None
@@ -97,6 +97,9 @@ class Sandbox:
     def close(self) -> None:
         self._stop()
         shutil.rmtree(self.directory, ignore_errors=True)
+        if self._lock >= 0:
+            os.close(self._lock)
+            self._lock = -1
         cores.give_back(self._core)
         self._core = None
 

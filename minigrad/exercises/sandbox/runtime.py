@@ -16,12 +16,12 @@ import os
 import shutil
 import sys
 import sysconfig
-import tempfile
 import threading
 from pathlib import Path
 from typing import Iterable
 
 import minigrad
+from minigrad.exercises.sandbox import tempdirs
 
 PACKAGE = Path(minigrad.__file__).resolve().parent
 #: The only files of minigrad/exercises a child gets (relative to that folder).
@@ -34,13 +34,15 @@ READ_FILE, READ_DIR = 4, 8
 
 _lock = threading.Lock()
 _copy: list[Path] = []
+_locks: list[int] = []
 
 
 def runtime_copy() -> Path:
     """A private folder holding ``minigrad/`` as the child sees it (made once, removed at exit)."""
     with _lock:
         if not _copy:
-            root = Path(tempfile.mkdtemp(prefix="minigrad-runtime-"))
+            root, lock = tempdirs.make("minigrad-runtime-")
+            _locks.append(lock)  # held while this grader lives (see tempdirs)
             atexit.register(shutil.rmtree, root, True)
             target = root / "minigrad"
             shutil.copytree(PACKAGE, target, symlinks=False,
