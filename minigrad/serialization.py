@@ -101,14 +101,13 @@ def load(path: str | Path) -> OrderedDict[str, Tensor]:
     """
     try:
         with zipfile.ZipFile(path) as archive:
-            return OrderedDict(_read_member(archive, member, path)
-                               for member in archive.namelist())
+            return OrderedDict(_read_member(archive, member) for member in archive.namelist())
     except (zipfile.BadZipFile, EOFError, ValueError) as error:
         raise ValueError(f"{path} is not a file written by minigrad.save (an .npz archive of "
                          f"arrays): {_why_not(error)}") from None
 
 
-def _read_member(archive: zipfile.ZipFile, member: str, path: str | Path) -> tuple[str, Tensor]:
+def _read_member(archive: zipfile.ZipFile, member: str) -> tuple[str, Tensor]:
     if not member.endswith(".npy"):
         hint = "; is it a torch.save file? Open it with torch.load" \
             if member.endswith("data.pkl") else ""

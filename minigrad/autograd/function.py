@@ -36,6 +36,7 @@ import numpy as np
 
 from minigrad.autograd.grad_mode import GradMode
 from minigrad.autograd.saved import FREED_MESSAGE, keep_saved, modified_message
+from minigrad.tensor.dtypes import NUMBER_TYPES
 from minigrad.tensor.tensor import Tensor
 
 _hook_keys = itertools.count()  # each registered hook gets its own key, in registration order
@@ -182,7 +183,7 @@ def _constant(value: Any, op: type) -> Any:
     """A non-Tensor positional argument: a Python number or an ndarray acting as a constant."""
     if type(value) is float or type(value) is int:
         return value
-    if isinstance(value, (bool, int, float, np.number, np.bool_)):
+    if isinstance(value, NUMBER_TYPES):
         return value.item() if isinstance(value, np.generic) else value
     if isinstance(value, np.ndarray):
         return Tensor(value)._data

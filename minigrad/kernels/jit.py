@@ -297,18 +297,17 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
     rotated = w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
     if stride == (1, 1) and ph <= kh - 1 and pw <= kw - 1:  # exactly the input's size
         grad_x = _correlate(grad_output, rotated, (kh - 1 - ph, kw - 1 - pw))
-        if _spoilt_by_padding(grad_x, kw):
-            return im2col.conv2d_grad_input(grad_output, w, input_shape, stride, padding)
-        return grad_x
-    # General case: the gradient of the padded input (rows the windows never reach stay 0),
-    # then the padding cut off.
-    full = _correlate(grad_output, rotated, (kh - 1, kw - 1), stride)
-    if _spoilt_by_padding(full, kw):
+    else:
+        # General case: the gradient of the padded input (rows the windows never reach stay
+        # 0), then the padding cut off.
+        full = _correlate(grad_output, rotated, (kh - 1, kw - 1), stride)
+        grad_pad = np.zeros(tuple(input_shape[:2]) + (height + 2 * ph, width + 2 * pw),
+                            dtype=full.dtype)
+        grad_pad[:, :, :full.shape[2], :full.shape[3]] = full
+        grad_x = np.ascontiguousarray(grad_pad[:, :, ph:ph + height, pw:pw + width])
+    if _spoilt_by_padding(grad_x, kw):
         return im2col.conv2d_grad_input(grad_output, w, input_shape, stride, padding)
-    grad_pad = np.zeros(tuple(input_shape[:2]) + (height + 2 * ph, width + 2 * pw),
-                        dtype=full.dtype)
-    grad_pad[:, :, :full.shape[2], :full.shape[3]] = full
-    return np.ascontiguousarray(grad_pad[:, :, ph:ph + height, pw:pw + width])
+    return grad_x
 
 
 def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,

@@ -305,4 +305,3 @@ def _check_name(name: Any, kind: str) -> None:
                                                             else ""))
     if name == "":
         raise KeyError(f'{kind} name can\'t be empty string ""')
-

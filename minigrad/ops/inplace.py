@@ -167,12 +167,10 @@ def _records(tensor: Tensor, other: Any) -> bool:
 
 
 # ---- the in-place ops -------------------------------------------------------------------------
-_NUMBERS = (bool, int, float, np.number, np.bool_)
-
 def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
                   ufunc: np.ufunc, op_name: str, alpha: float = 1) -> Tensor:
     """tensor = op(tensor, alpha * other), written into tensor's own memory."""
-    if not isinstance(other, (Tensor, np.ndarray, *_NUMBERS)):
+    if not isinstance(other, (Tensor, np.ndarray, *dtypes.NUMBER_TYPES)):
         raise TypeError(f"{op_name}(): argument 'other' (position 1) must be Tensor, not "
                         f"{type(other).__name__}")
     # Nothing to record (an optimizer step, `p.data -= lr * p.grad`): plain numpy when the
@@ -234,7 +232,7 @@ def copy_(tensor: Tensor, src: Any) -> Tensor:
 
 def fill_(tensor: Tensor, value: Any) -> Tensor:
     """Set every element to `value` (a number or a 0-d tensor), in place."""
-    if not isinstance(value, (Tensor, *_NUMBERS)):
+    if not isinstance(value, (Tensor, *dtypes.NUMBER_TYPES)):
         raise TypeError(f"fill_() received an invalid combination of arguments - got "
                         f"({type(value).__name__}), but expected one of: (Tensor value) "
                         f"(Number value)")

@@ -32,9 +32,14 @@ def _plain_key(key: Any) -> Any:
     return key
 
 
-def _is_advanced(key: Any) -> bool:
+def _index_arrays(key: Any) -> list[Any]:
+    """The parts of the key that are index arrays (lists or arrays with dims)."""
     parts = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(part, (list, np.ndarray)) and np.ndim(part) > 0 for part in parts)
+    return [part for part in parts if isinstance(part, (list, np.ndarray)) and np.ndim(part) > 0]
+
+
+def _is_advanced(key: Any) -> bool:
+    return bool(_index_arrays(key))
 
 
 def _check_index_put_dtype(tensor: Tensor, key: Any, value: Tensor) -> None:
@@ -42,10 +47,8 @@ def _check_index_put_dtype(tensor: Tensor, key: Any, value: Tensor) -> None:
     single value written through boolean masks is cast (it fills, like masked_fill)."""
     if value.dtype == tensor.dtype:
         return
-    parts = key if isinstance(key, tuple) else (key,)
-    arrays = [np.asarray(part) for part in parts
-              if isinstance(part, (list, np.ndarray)) and np.ndim(part) > 0]
-    if all(array.dtype == np.bool_ for array in arrays) and value._data.size == 1:
+    masks_only = all(np.asarray(part).dtype == np.bool_ for part in _index_arrays(key))
+    if masks_only and value._data.size == 1:
         return
     raise RuntimeError(
         f"Index put requires the source and destination dtypes match, got "

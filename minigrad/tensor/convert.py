@@ -72,7 +72,7 @@ def _only_ints(data: Any) -> bool:
 def _first_unsupported(elements: np.ndarray) -> str:
     """The type name of the first element that is not a number (what made the array object)."""
     for item in elements:
-        if not isinstance(item, (int, float, bool, np.number, np.bool_)):
+        if not isinstance(item, dtypes.NUMBER_TYPES):
             return type(item).__name__
     return type(elements[0]).__name__ if elements.size else "object"
 

@@ -19,6 +19,8 @@ bool_ = np.dtype(np.bool_)
 
 default_float: np.dtype = float32
 SUPPORTED = (float32, float64, int32, int64, bool_)
+#: The scalars an op takes as a number: Python's and numpy's (bool included).
+NUMBER_TYPES = (bool, int, float, np.number, np.bool_)
 # Other integer types are stored as int64, as PyTorch does with Python ints.
 _OTHER_INTEGERS = {np.dtype(t) for t in
                    (np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64)}

@@ -30,8 +30,7 @@ def generator() -> np.random.Generator:
 
 
 def _require_number(value: Any, function: str, name: str, position: int | None = None) -> None:
-    if isinstance(value, Tensor) or not isinstance(value, (bool, int, float, np.number,
-                                                            np.bool_)):
+    if not isinstance(value, dtypes.NUMBER_TYPES):
         where = f" (position {position})" if position else ""
         raise TypeError(f"{function}(): argument '{name}'{where} must be Number, not "
                         f"{type(value).__name__}")
@@ -128,17 +127,17 @@ def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = F
 
 def zeros_like(other: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Zeros with the shape (and, by default, the dtype) of `other`."""
-    if not isinstance(other, Tensor):
-        raise TypeError(f"zeros_like(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(other).__name__}")
-    target = other.dtype if dtype is None else dtypes.as_dtype(dtype)
-    return _leaf(np.zeros(other.shape, dtype=target), requires_grad)
+    return _like(np.zeros, "zeros_like", other, dtype, requires_grad)
 
 
 def ones_like(other: Tensor, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Ones with the shape (and, by default, the dtype) of `other`."""
+    return _like(np.ones, "ones_like", other, dtype, requires_grad)
+
+
+def _like(make: Any, function: str, other: Tensor, dtype: Any, requires_grad: bool) -> Tensor:
     if not isinstance(other, Tensor):
-        raise TypeError(f"ones_like(): argument 'input' (position 1) must be Tensor, not "
+        raise TypeError(f"{function}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(other).__name__}")
     target = other.dtype if dtype is None else dtypes.as_dtype(dtype)
-    return _leaf(np.ones(other.shape, dtype=target), requires_grad)
+    return _leaf(make(other.shape, dtype=target), requires_grad)

@@ -47,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="output file; the suffix picks the format: .svg .png .dot "
                              ".html (backward stepper) .gif (animation); default ROOT.svg")
     parser.add_argument("--rankdir", choices=("LR", "TB", "RL", "BT"), default="LR",
-                        help="layout direction: LR left to right (default), TB top to bottom, RL, BT")
+                        help="layout direction: LR left to right (default), TB top to "
+                             "bottom, RL, BT")
     parser.add_argument("--theme", choices=tuple(THEMES), default="light",
                         help="light (default) or dark, for dark slides")
     parser.add_argument("--font-size", type=float, default=DEFAULT_FONT_SIZE, metavar="N",

@@ -110,4 +110,3 @@ def _names(names: Any) -> dict[str, Any]:
             raise TypeError(f"names must map labels (strings) to Values or Tensors; got the "
                             f"label {label!r}")
     return pairs
-

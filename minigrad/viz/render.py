@@ -96,8 +96,7 @@ def run_renderer(source: str, output_format: str, timeout: float = DEFAULT_TIMEO
     command = [str(program), "-q", f"-T{output_format}", *extra_args]
     try:
         completed = subprocess.run(command, input=dot_safe(source).encode("utf-8"),
-                                   capture_output=True,
-                                   timeout=timeout, check=False)
+                                   capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         raise RenderError(
             f"{program.name} did not finish within {timeout:g} s. Draw a smaller graph, pass a "

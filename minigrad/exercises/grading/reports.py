@@ -108,4 +108,3 @@ def grader_failure(error: BaseException) -> str:
         return (f"the grader could not write its files: the disk is full ({error}); free some "
                 f"space and grade again")
     return f"internal grader error ({type(error).__name__}: {error})"
-
