@@ -4,6 +4,9 @@ It calls your function and the reference on the same arguments and prints one li
 It never raises: a function that still raises ``NotImplementedError`` is reported as "not
 attempted yet", any other error is printed, so a notebook runs top to bottom either way.
 (Hidden cases run only in the grader, in a separate process.)
+
+Hints come in two tiers: the first failed check of an exercise prints its *idea* (what to
+think about); from the second failed check on, the formula as well.
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ from typing import Any, Callable
 
 from minigrad.exercises.codec import CodecError, changed_argument, from_json, to_json
 from minigrad.exercises.authoring.source import all_exercises, reference_function
-from minigrad.exercises.spec import compare_values, describe, mutation_message
+from minigrad.exercises.spec import Exercise, describe, judge, mutation_message
+
+#: Exercise id -> how many checks of it failed in this kernel (for the hint's tier).
+_failed_checks: dict[str, int] = {}
 
 
 @dataclass
@@ -78,7 +84,7 @@ def check(exercise_id: str, function: Callable[..., Any]) -> CheckResult:
         if changed is not None:
             _fail(result, number, call, mutation_message(function, changed))
             continue
-        message = compare_values(exercise.compare, expected, got, copy.deepcopy(args))
+        message, _credit = judge(exercise, expected, got, args)
         if message:
             _fail(result, number, call, message)
         else:
@@ -87,8 +93,18 @@ def check(exercise_id: str, function: Callable[..., Any]) -> CheckResult:
     if result.passed == result.total:
         print(f"  All {result.total} visible cases pass. The grader also runs hidden cases.")
     else:
-        print(f"  {result.passed}/{result.total} visible cases pass. Hint: {exercise.hint}")
+        print(f"  {result.passed}/{result.total} visible cases pass. {hint_for(exercise)}")
     return result
+
+
+def hint_for(exercise: Exercise) -> str:
+    """The hint for a failed check: the idea the first time, then the formula too."""
+    failures = _failed_checks[exercise.id] = _failed_checks.get(exercise.id, 0) + 1
+    if not exercise.idea:
+        return f"Hint: {exercise.hint}"
+    if failures == 1:
+        return f"Idea: {exercise.idea} (Check again for the formula.)"
+    return f"Idea: {exercise.idea} Formula: {exercise.hint}"
 
 
 def _fail(result: CheckResult, number: int, call: str, message: str) -> None:

@@ -12,6 +12,7 @@ parameter: it is then called as ``compare(expected, got, args)``.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
 from dataclasses import dataclass, field
@@ -32,13 +33,19 @@ class Exercise:
         function: name of the exercise function in the lesson source.
         points: what the exercise is worth (2–5); split evenly over all its cases.
         title: a few words, shown in notebooks and grade tables.
-        hint: one sentence shown when a case fails.
+        hint: the formula tier of the hint: shown by ``check`` from the second failed check
+            of the exercise on (the first shows ``idea``), and in the grader's details.
         visible: ``() -> [args, ...]`` — argument tuples a student sees (``check`` runs these).
         hidden: ``(rng) -> [args, ...]`` — fresh random cases drawn from a
             ``numpy.random.Generator`` on each grading run; ``None`` for none.
         compare: a comparator (see the module docstring); :func:`close` by default.
         task: markdown shown above the exercise in the notebook; defaults to the function's
             docstring.
+        idea: the first tier of the hint: what to think about, without the formula. Shown at
+            a first failed check and in the grader's table; empty means ``hint`` from the start.
+        parts: names of the values the function returns, when it returns several (say
+            ``("E", "dE/dw", "new weights")``): each is scored on its own, an equal share of
+            the case. Empty: the case is right or wrong as a whole.
     """
 
     id: str
@@ -50,6 +57,8 @@ class Exercise:
     hidden: Optional[Callable[[np.random.Generator], Cases]] = None
     compare: Comparator = field(default_factory=lambda: close())
     task: str = ""
+    idea: str = ""
+    parts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not (isinstance(self.points, (int, float)) and self.points > 0):
@@ -68,6 +77,38 @@ def compare_values(compare: Comparator, expected: Any, got: Any, args: tuple) ->
     except (TypeError, ValueError):
         wants_args = False
     return compare(expected, got, args) if wants_args else compare(expected, got)
+
+
+def judge(exercise: Exercise, expected: Any, got: Any, args: tuple) -> tuple[Optional[str], float]:
+    """Compare one case: ``(message or None, credit)``, the credit between 0 and 1.
+
+    Without ``exercise.parts`` the credit is 1 or 0. With parts, each returned value is
+    judged in context by the exercise's own comparator: the expected answer with only that
+    value replaced by the student's. The message (the comparator's, on the whole answer) then
+    says which parts are right.
+    """
+    message = compare_values(exercise.compare, expected, got, copy.deepcopy(args))
+    if message is None:
+        return None, 1.0
+    parts = exercise.parts
+    if not parts or not isinstance(got, (list, tuple)) or not isinstance(expected, (list, tuple)) \
+            or len(got) != len(parts) or len(expected) != len(parts):
+        return message, 0.0
+    right = []
+    for index in range(len(parts)):
+        patched = list(expected)
+        patched[index] = got[index]
+        try:
+            verdict = compare_values(exercise.compare, expected, type(expected)(patched),
+                                     copy.deepcopy(args))
+        except Exception:  # noqa: BLE001 — a strange part is a wrong part
+            verdict = "could not be compared"
+        if verdict is None:
+            right.append(parts[index])
+    if right:
+        wrong = [name for name in parts if name not in right]
+        message = f"{message} (right: {', '.join(right)}; wrong: {', '.join(wrong)})"
+    return message, len(right) / len(parts)
 
 
 # ---------------------------------------------------------------------------- comparators

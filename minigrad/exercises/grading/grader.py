@@ -28,7 +28,7 @@ from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
 from minigrad.exercises.sandbox import tempdirs
 from minigrad.exercises.sandbox.host import DEFAULT_MEMORY_MB, ImportFailed, Sandbox
 from minigrad.exercises.sandbox.probe import sandbox_problem
-from minigrad.exercises.spec import Exercise, describe, compare_values
+from minigrad.exercises.spec import Exercise, describe, judge
 from minigrad.exercises.grading.submission import SourceFile, attempted_count, find_sources
 from minigrad.lessons import Lesson
 
@@ -51,8 +51,12 @@ class CaseResult:
     kind: str = ""  # why it failed: a key of STATUS_BY_KIND
     message: str = ""
     call: str = ""  # e.g. "composite_derivative(1.0)"
+    #: Share of the case earned, 0–1: an answer of several parts can be partly right.
+    credit: Optional[float] = None
 
     def __post_init__(self) -> None:
+        if self.credit is None:
+            self.credit = 1.0 if self.passed else 0.0
         if len(self.message) > MAX_MESSAGE:
             self.message = self.message[:MAX_MESSAGE - 1] + "…"
 
@@ -72,7 +76,7 @@ class ExerciseResult:
         """(score, max score) over all cases, or only the visible / hidden ones."""
         share = self.max_score / max(len(self.cases), 1)
         chosen = [case for case in self.cases if visible is None or case.visible == visible]
-        return (round(share * sum(case.passed for case in chosen), 4),
+        return (round(share * sum(case.credit for case in chosen), 4),
                 round(share * len(chosen), 4))
 
     @property
@@ -86,8 +90,9 @@ class ExerciseResult:
         failed = [case for case in self.cases if not case.passed]
         if not failed:
             return "not graded"
-        if any(case.passed for case in self.cases):
-            return f"{len(self.cases) - len(failed)}/{len(self.cases)} cases"
+        if any(case.credit for case in self.cases):
+            partly = " (+ parts)" if any(0 < case.credit < 1 for case in self.cases) else ""
+            return f"{len(self.cases) - len(failed)}/{len(self.cases)} cases{partly}"
         return STATUS_BY_KIND.get(failed[0].kind, failed[0].kind)
 
     @property
@@ -220,12 +225,12 @@ def _grade_exercise(sandbox: Sandbox, source: SourceFile, exercise: Exercise,
                                            f"returned something unreadable: {error}", case.call))
             continue
         try:
-            message = compare_values(exercise.compare, case.expected, got,
-                                     copy.deepcopy(case.args))
+            message, credit = judge(exercise, case.expected, got, case.args)
         except Exception as error:  # noqa: BLE001 — a strange answer must not stop grading
             message = f"the answer could not be compared: {type(error).__name__}: {error}"
+            credit = 0.0
         result.cases.append(CaseResult(case.visible, not message, "wrong" if message else "",
-                                       message or "", case.call))
+                                       message or "", case.call, credit))
     return result
 
 

@@ -18,9 +18,15 @@ def _case_lines(result: ExerciseResult, visible: bool) -> str:
     for number, case in enumerate(chosen, start=1):
         mark = "passed" if case.passed else f"FAILED — {case.message}"
         lines.append(f"case {number}: {case.call}: {mark}")
-    if any(not case.passed for case in chosen) and result.exercise.hint:
-        lines.append(f"Hint: {result.exercise.hint}")
+    if any(not case.passed for case in chosen) and first_hint(result):
+        lines.append(f"Hint: {first_hint(result)}")
     return "\n".join(lines)
+
+
+def first_hint(result: ExerciseResult) -> str:
+    """The grader shows the first tier of an exercise's hint (the idea, not the formula):
+    ``check`` in the notebook gives the formula after a second failed try."""
+    return result.exercise.idea or result.exercise.hint
 
 
 def gradescope_results(result: SubmissionResult) -> dict[str, Any]:
@@ -86,8 +92,8 @@ def format_table(result: SubmissionResult, width: int = 60) -> str:
         for item in details:
             lines += textwrap.wrap(f"{item.exercise.id}: {one_line(item.feedback)}",
                                    width=100, initial_indent="  ", subsequent_indent="      ")
-            if item.exercise.hint and item.status not in ("not attempted", "missing"):
-                lines += textwrap.wrap(f"hint: {one_line(item.exercise.hint)}", width=100,
+            if first_hint(item) and item.status not in ("not attempted", "missing"):
+                lines += textwrap.wrap(f"hint: {one_line(first_hint(item))}", width=100,
                                        initial_indent="      ", subsequent_indent="      ")
     return "\n".join(lines)
 
