@@ -27,7 +27,9 @@ if TYPE_CHECKING:  # numpy and matplotlib load only when a figure is made
     import numpy
 
 #: Other modules whose import registers more figures (each uses :func:`figure`).
-FIGURE_MODULES: tuple[str, ...] = ("minigrad.lesson_pictures", "minigrad.viz.lecture_figures")
+FIGURE_MODULES: tuple[str, ...] = (
+    "minigrad.lesson_pictures", "minigrad.viz.lecture_figures",
+    *(f"minigrad.pictures.lesson{number:02d}" for number in range(4, 9)))
 
 #: Resolution of PNG figures: sharp on a slide, small in the repository.
 PNG_DPI = 100
