@@ -5,44 +5,60 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+ORACLE := $(VENV)/.oracle
+# pip without its progress chatter, version nags or the editable-install notice.
+PIP    := $(BIN)/python -m pip --quiet --disable-pip-version-check
 
-.PHONY: course test lessons assets bench clean
+.PHONY: course test oracle lessons assets bench wheel clean
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
-	@# The PyTorch oracle is opt-in: a plain `pip install torch` can pull a multi-GB CUDA build.
-	@if [ -n "$$MINIGRAD_ORACLE" ]; then \
-		$(BIN)/python -m pip install --quiet -e ".[oracle]" \
-		|| echo "PyTorch oracle unavailable; oracle tests will be skipped"; \
-	fi
-	touch $(STAMP)
+$(STAMP): pyproject.toml setup.py
+	@echo "[1/3] creating the virtual environment in $(VENV)"
+	@$(PYTHON) -m venv $(VENV)
+	@echo "[2/3] updating pip and the build tools"
+	@$(PIP) install --upgrade pip "setuptools>=77"
+	@echo "[3/3] installing minigrad and its dependencies (the first time takes a minute or two)"
+	@# The editable install's notice ("be careful with folders named like the package") is
+	@# meant for package authors; the course's first run prints only these steps.
+	@PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -e ".[dev]"
+	@touch $(STAMP)
+	@echo "ready: $(VENV)"
+
+## PyTorch as a test oracle (opt-in: a plain `pip install torch` can pull a multi-GB CUDA build).
+$(ORACLE): $(STAMP)
+	@echo "installing PyTorch 2.13.0 (CPU build) as the tests' oracle"
+	@PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -e ".[oracle]" && touch $(ORACLE) \
+		|| echo "PyTorch oracle unavailable; the oracle tests will be skipped"
+
+oracle: $(ORACLE)
 
 ## Open the course in JupyterLab at the repository root, on notebook 01 (creates .venv on first use).
-# Jupyter refuses to run as root unless told; containers and cloud machines often are root.
-ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
-
+## JupyterLab keeps the terminal: Ctrl-C stops it; run `make test` in a second terminal.
 course: $(STAMP)
-	$(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir="$(CURDIR)" notebooks/01-derivatives.ipynb
+	@$(BIN)/minigrad course "$(CURDIR)"
 
 ## Run the whole test suite, notebooks included (creates .venv on first use).
+## MINIGRAD_ORACLE=1 also installs PyTorch and compares minigrad with it op by op.
 test: $(STAMP)
+	@if [ -n "$$MINIGRAD_ORACLE" ]; then $(MAKE) --no-print-directory oracle; fi
 	$(BIN)/python -m pytest
 
 ## List the lessons.
 lessons: $(STAMP)
-	$(BIN)/minigrad lessons
+	@$(BIN)/minigrad lessons
 
 ## Regenerate every figure in assets/ from the project's code (graphs laid out by graphviz-pure,
 ## the renderer every install has, so the figures do not depend on a system Graphviz).
 assets: $(STAMP)
 	MINIGRAD_DOT=$(BIN)/graphviz-pure $(BIN)/minigrad figures --to assets
 
+## Build the wheel into dist/ (it carries the lessons, notebooks and figures).
+wheel: $(STAMP)
+	$(PIP) wheel --no-deps --no-build-isolation -w dist .
+
 ## Run the benchmarks (on demand; they print ratios against a baseline timed in the same run).
 bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	$(PIP) install -e ".[bench]"
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache build dist

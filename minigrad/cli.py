@@ -7,6 +7,7 @@ function that adds its arguments and a function that runs it.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Callable, Sequence
 
@@ -57,7 +58,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    try:
+        code = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows up here, while we can still handle it
+        return code
+    except BrokenPipeError:
+        return _reader_went_away()
+
+
+def _reader_went_away() -> int:
+    """The output was piped into a command that stopped reading (``minigrad lessons | head``).
+    That is not an error: end quietly, as ``cat`` does. stdout is pointed at /dev/null so that
+    Python's own flush at exit does not fail again and print a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is no real file (a test's capture): nothing to do
+        pass
+    return 0
 
 
 if __name__ == "__main__":

@@ -85,10 +85,22 @@ def write_course(folder: str | Path, source: Path | None = None) -> CopyReport:
     return report
 
 
+def course_server_options() -> list[str]:
+    """JupyterLab settings for the course: no pop-up asking about Jupyter news over the
+    lesson, no update check (both would reach for the network), and on Linux and macOS the
+    kernel talks to the server over local sockets (ipc) instead of TCP, so its log does not
+    warn at every kernel start that TCP traffic is not encrypted."""
+    options = ["--LabApp.news_url=None",
+               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    if os.name == "posix":
+        options.append("--KernelManager.transport=ipc")
+    return options
+
+
 def jupyter_lab_command(folder: Path) -> list[str]:
     """The command that opens JupyterLab rooted at ``folder``, on the first notebook."""
     command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder}",
-               str(folder / FIRST_NOTEBOOK)]
+               *course_server_options(), str(folder / FIRST_NOTEBOOK)]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # containers and cloud machines often run as root
     return command
@@ -109,14 +121,18 @@ def add_course_arguments(parser: argparse.ArgumentParser) -> None:
 def run_course(args: argparse.Namespace) -> int:
     folder = Path(args.folder).expanduser().resolve()
     try:
-        report = write_course(folder)
+        in_place = folder == course_source().resolve()  # `make course` in a clone
+        report = CopyReport() if in_place else write_course(folder)
     except (OSError, FileNotFoundError) as error:
         print(f"minigrad course: {error}", file=sys.stderr)
         return 2
     print(f"course folder: {folder}")
-    print(f"  wrote {len(report.written)} files", end="")
-    print(f"; kept {len(report.kept)} files already there (never overwritten)"
-          if report.kept else "")
+    if in_place:
+        print("  the course's own folder: nothing to copy")
+    else:
+        print(f"  wrote {len(report.written)} files", end="")
+        print(f"; kept {len(report.kept)} files already there (never overwritten)"
+              if report.kept else "")
     if args.no_open:
         print(f"open it with: jupyter lab --ServerApp.root_dir={folder} {folder / FIRST_NOTEBOOK}")
         return 0
@@ -126,4 +142,11 @@ def run_course(args: argparse.Namespace) -> int:
         print("minigrad course: JupyterLab is not installed; `pip install jupyterlab`, then run "
               "this command again (your files are kept).", file=sys.stderr)
         return 1
-    return subprocess.call(jupyter_lab_command(folder))
+    print("starting JupyterLab (Ctrl-C stops it; run other commands in a second terminal)",
+          flush=True)
+    server = subprocess.Popen(jupyter_lab_command(folder))
+    while True:
+        try:
+            return server.wait()
+        except KeyboardInterrupt:  # JupyterLab got the Ctrl-C too: it asks, then shuts down
+            continue

@@ -96,7 +96,36 @@ def test_jupyter_opens_at_the_folder_on_notebook_01(tmp_path: Path) -> None:
 def test_make_course_opens_the_repository_root_on_notebook_01() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     recipe = makefile.split("\ncourse:", 1)[1].split("\n\n", 1)[0]
-    assert '--ServerApp.root_dir="$(CURDIR)"' in recipe and FIRST_NOTEBOOK in recipe
+    assert 'minigrad course "$(CURDIR)"' in recipe
+
+
+def test_the_course_in_its_own_folder_copies_nothing_and_opens_there(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    import minigrad.course as course
+
+    started = []
+
+    class FakeServer:
+        def __init__(self, command: list[str]) -> None:
+            started.append(command)
+
+        def wait(self) -> int:
+            return 0
+
+    monkeypatch.setattr(course.subprocess, "Popen", FakeServer)
+    assert main(["course", str(course.course_source())]) == 0
+    out = capsys.readouterr().out
+    assert "nothing to copy" in out and "Ctrl-C" in out
+    (command,) = started
+    assert f"--ServerApp.root_dir={course.course_source().resolve()}" in command
+    assert command[-1].endswith(FIRST_NOTEBOOK) or FIRST_NOTEBOOK in " ".join(command)
+
+
+def test_jupyterlab_asks_no_news_question_and_kernels_use_local_sockets(tmp_path: Path) -> None:
+    command = jupyter_lab_command(tmp_path)
+    assert "--LabApp.news_url=None" in command  # no "get notified about Jupyter news?" pop-up
+    assert "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate" in command
+    if os.name == "posix":  # no "Kernel is running over TCP without encryption" per kernel
+        assert "--KernelManager.transport=ipc" in command
 
 
 @pytest.mark.slow
@@ -106,10 +135,9 @@ def test_a_built_wheel_installed_in_an_empty_venv_writes_the_whole_course(tmp_pa
         ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
         ".ipynb_checkpoints"))
     wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
-                    "--no-build-isolation", "-w", str(wheels), str(source)],
-                   check=True, capture_output=True, timeout=300)
-    (wheel,) = wheels.glob("minigrad-*.whl")
+    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+          "-w", str(wheels), str(source)])
+    (wheel,) = wheels.glob("minigrad_course-*.whl")  # the distribution's name on the index
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
@@ -120,15 +148,23 @@ def test_a_built_wheel_installed_in_an_empty_venv_writes_the_whole_course(tmp_pa
     new_site = Path(subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"],
                                    check=True, capture_output=True, text=True).stdout.strip())
     (new_site / "deps.pth").write_text("\n".join(site.getsitepackages()) + "\n")
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-                    str(wheel)], check=True, capture_output=True, timeout=300)
+    _run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)])
 
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     location = subprocess.run([str(python), "-c", "import minigrad; print(minigrad.__file__)"],
-                              check=True, capture_output=True, text=True, cwd=tmp_path).stdout
+                              check=True, capture_output=True, text=True, cwd=tmp_path,
+                              env=env).stdout
     assert str(venv) in location, location
     folder = tmp_path / "student"
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     result = subprocess.run([str(venv / "bin" / "minigrad"), "course", str(folder), "--no-open"],
                             capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
     _assert_whole_course(folder)
+
+
+def _run(command: list[str]) -> None:
+    """Run a packaging command; when it fails, the failure shows what pip printed."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, (f"{' '.join(command)} exited {done.returncode}\n"
+                                  f"stdout:\n{done.stdout}\nstderr:\n{done.stderr}")
