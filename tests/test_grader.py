@@ -578,3 +578,15 @@ def test_a_full_disk_is_named_not_reported_as_a_grader_bug(tmp_path: Path, monke
     write_exercises(LESSON01, klass / "carol")
     assert cli_main(["grade", str(klass), "--out", str(tmp_path / "out"), "--lesson", "01"]) == 0
     assert capsys.readouterr().out.count("the disk is full") == 2
+
+
+def test_a_message_the_table_shows_whole_is_not_printed_again(tmp_path: Path, capsys) -> None:
+    """Untouched exercises: 'not attempted yet' stands in the table; it was printed a second
+    time under it for every exercise."""
+    path = solution_with(tmp_path, """
+        def composite_derivative(x):
+            raise NotImplementedError
+        """)
+    grade_cli(path, tmp_path)
+    printed = capsys.readouterr().out
+    assert printed.count("not attempted yet (raises NotImplementedError)") == 1

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from minigrad import Value
+from minigrad.course import course_server_options
 from minigrad.viz import backward_steps, draw_graph
 
 pytestmark = pytest.mark.browser
@@ -181,13 +182,14 @@ def jupyterlab(tmp_path_factory):
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"),
            "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_DATA_DIR": str(home / "data"),
            "IPYTHONDIR": str(home / "ipython"), "MPLBACKEND": "Agg"}
+    server_log = open(home / "server.log", "w")  # noqa: SIM115 — the server writes it
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
          "--ip=127.0.0.1", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={REPO}",
          "--allow-root", "--LabApp.expose_app_in_browser=True",
          f"--LabApp.user_settings_dir={home / 'settings'}",
-         f"--LabApp.workspaces_dir={home / 'workspaces'}"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+         f"--LabApp.workspaces_dir={home / 'workspaces'}", *course_server_options()],
+        env=env, stdout=subprocess.DEVNULL, stderr=server_log)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
@@ -199,13 +201,14 @@ def jupyterlab(tmp_path_factory):
                 if server.poll() is not None or time.monotonic() > deadline:
                     pytest.fail("JupyterLab did not start")
                 time.sleep(0.5)
-        yield base, token
+        yield base, token, home / "server.log"
     finally:
         server.terminate()
         try:
             server.wait(timeout=20)
         except subprocess.TimeoutExpired:
             server.kill()
+        server_log.close()
 
 
 _NOTEBOOK_STATE = """() => {
@@ -260,7 +263,7 @@ def _run_cell(page, source: str) -> None:
 
 
 def test_notebook_01_runs_in_jupyterlab_and_the_stepper_works_inline(browser, jupyterlab):
-    base, token = jupyterlab
+    base, token, server_log = jupyterlab
     notebook = REPO / "notebooks" / "01-derivatives.ipynb"
     before = notebook.read_bytes()
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -296,6 +299,10 @@ def test_notebook_01_runs_in_jupyterlab_and_the_stepper_works_inline(browser, ju
         stepper.press("ArrowLeft")
         assert int(stepper.get_attribute("data-step")) == frames - 1
         assert _error_outputs(page) == [] and errors == []
+        # The course's server settings: no news question over the lesson, kernels over ipc.
+        assert "Jupyter news" not in page.inner_text("body")
+        log = server_log.read_text(errors="replace")
+        assert "without encryption" not in log and "Kernel started" in log
     finally:
         context.close()
         assert notebook.read_bytes() == before, "the browser test changed notebook 01"

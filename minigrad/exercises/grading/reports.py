@@ -86,7 +86,12 @@ def format_table(result: SubmissionResult, width: int = 60) -> str:
         lines.append(f"  {item.exercise.id:<6}{title:<34}{item.score:>7.2f}"
                      f"{item.max_score:>5g}  {one_line(item.status):<15}{feedback}")
     lines.append(f"  {'total':<40}{result.score:>7.2f}{result.max_score:>5g}")
-    details = [item for item in result.exercises if item.feedback]
+    def needs_details(item: ExerciseResult) -> bool:  # a cut message, or a hint to give
+        attempted = item.status not in ("not attempted", "missing")
+        return bool(item.feedback) and (len(one_line(item.feedback)) > width
+                                        or (attempted and bool(first_hint(item))))
+
+    details = [item for item in result.exercises if needs_details(item)]
     if details:  # the table cuts feedback short: here it is whole, with the hint
         lines.append("")
         for item in details:
