@@ -17,3 +17,28 @@ def warm_kernels() -> str:
     from minigrad import kernels
 
     return kernels.warm_up((np.float32, np.float64))  # the kernel tests call jit in both
+
+
+# ------------------------------------------------------------------ the PyTorch oracle
+ORACLE_HINT = ("PyTorch, the test oracle, is not installed: `MINIGRAD_ORACLE=1 make test` "
+               "installs it (CPU build) and runs these comparisons")
+
+
+def _explain_missing_torch(report: pytest.CollectReport | pytest.TestReport) -> None:
+    """A skip for want of torch says how to run the comparison, not just "could not import"."""
+    if report.skipped and isinstance(report.longrepr, tuple):
+        path, line, reason = report.longrepr
+        if "could not import 'torch'" in reason:
+            report.longrepr = (path, line, f"Skipped: {ORACLE_HINT}")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
+    outcome = yield
+    _explain_missing_torch(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):  # type: ignore[no-untyped-def]
+    outcome = yield
+    _explain_missing_torch(outcome.get_result())
