@@ -39,7 +39,7 @@ class Value:
         parents: the Values this node was computed from, in argument order.
     """
 
-    __slots__ = ("data", "grad", "label", "op", "parents", "_backward")
+    __slots__ = ("data", "grad", "label", "op", "parents", "_backward", "_exponent")
     __array_ufunc__ = None  # numpy scalars on the left defer to our reflected operators
 
     def __init__(self, data: Number, label: str = "", _parents: tuple[Value, ...] = (),
@@ -52,6 +52,7 @@ class Value:
         self.op = _op
         self.parents = _parents
         self._backward = _backward
+        self._exponent = 0.0  # the constant b of ``a ** b`` when b is a number (op "**b")
 
     def __repr__(self) -> str:
         name = f"{self.label}: " if self.label else ""
@@ -113,10 +114,27 @@ class Value:
         b.grad -= a.data / (b.data * b.data) * grad_output
 
     def __pow__(self, other: Value | Number) -> Value:
-        """out = a ** b; a negative base needs an integer exponent for a real result."""
-        exponent = other if isinstance(other, Value) else _as_value(other, "**", self)
-        result = _power(self, exponent)
-        return Value(result, "", (self, exponent), "**", Value._pow_backward)
+        """out = a ** b; a negative base needs an integer exponent for a real result.
+
+        A number as exponent (``v ** 2``) is a constant of the op, as in micrograd and
+        PyTorch: the node's op reads ``**2`` and its only parent is ``a``. A Value exponent
+        is an input like any other, with a gradient of its own.
+        """
+        if isinstance(other, Value):
+            return Value(_power(self, other), "", (self, other), "**", Value._pow_backward)
+        exponent = _as_value(other, "**", self)
+        out = Value(_power(self, exponent), "", (self,), f"**{_number_text(exponent.data)}",
+                    Value._pow_constant_backward)
+        out._exponent = exponent.data
+        return out
+
+    @staticmethod
+    def _pow_constant_backward(out: Value, grad_output: float) -> None:
+        """d(out)/da = b * a**(b-1), for a constant b (0 when b == 0, as in PyTorch)."""
+        (base,) = out.parents
+        b = out._exponent
+        if b != 0.0:
+            base.grad += b * _power_or_inf(base.data, b - 1.0) * grad_output
 
     @staticmethod
     def _pow_backward(out: Value, grad_output: float) -> None:
@@ -281,6 +299,11 @@ def _power(base: Value, exponent: Value) -> float:
             "a negative base needs an integer exponent"
         )
     return result
+
+
+def _number_text(number: float) -> str:
+    """A number as it reads in an op's name: ``2``, ``0.5``, ``-1``."""
+    return f"{number:.6g}"
 
 
 def _power_or_inf(base: float, exponent: float) -> float:

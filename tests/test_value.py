@@ -311,3 +311,71 @@ def test_every_op_matches_pytorch(a0, b0):
     assert out.data == pytest.approx(t_out.item(), rel=1e-12)
     assert a.grad == pytest.approx(ta.grad.item(), rel=1e-10, nan_ok=True)
     assert b.grad == pytest.approx(tb.grad.item(), rel=1e-10, nan_ok=True)
+
+
+# ------------------------------------------------------------------ a number as exponent
+def test_a_number_exponent_is_a_constant_of_the_op_not_an_input() -> None:
+    """v ** 2 has one parent and the op '**2', as in micrograd and PyTorch: the 2 got a
+    gradient of its own (49·ln 7 = 95.35) and an extra backward step before."""
+    v = Value(7.0, "v")
+    square = v ** 2
+    assert square.op == "**2" and square.parents == (v,)
+    square.backward()
+    assert v.grad == 14.0
+    assert (Value(2.0) ** 0.5).op == "**0.5" and (Value(2.0) ** -1).op == "**-1"
+
+
+def test_a_negative_base_with_a_constant_exponent_has_a_finite_gradient() -> None:
+    x = Value(-3.0)
+    (x ** 2).backward()
+    assert x.grad == -6.0  # it was nan: d/d(exponent) of a negative base leaked into the sum
+    y = Value(-2.0)
+    (y ** 3 + y ** 2).backward()
+    assert y.grad == 3 * 4 - 2 * 2
+
+
+def test_a_value_exponent_is_still_an_input_with_its_own_gradient() -> None:
+    a, b = Value(2.0, "a"), Value(3.0, "b")
+    out = a ** b
+    assert out.op == "**" and out.parents == (a, b)
+    out.backward()
+    assert a.grad == 12.0 and abs(b.grad - 8 * math.log(2)) < 1e-12
+
+
+def test_a_zero_exponent_sends_no_gradient_even_at_zero() -> None:
+    x = Value(0.0)
+    out = x ** 0
+    out.backward()
+    assert out.data == 1.0 and x.grad == 0.0
+    z = Value(0.0)
+    (z ** 2).backward()
+    assert z.grad == 0.0
+
+
+def test_the_readme_example_has_seven_nodes_and_seven_backward_steps() -> None:
+    from minigrad.viz import backward_steps
+    from minigrad.viz.lecture_figures import readme_graph
+
+    loss = readme_graph()
+    assert len(topological_order(loss)) == 7
+    assert "(7 steps" in backward_steps(readme_graph(backward=False)).trace()
+
+
+def test_the_readme_figures_are_drawn_from_the_readme_code() -> None:
+    """The README's first code block and the graph its figures are drawn from build the same
+    nodes (they disagreed: the figures drew v * v, the text computed v**2)."""
+    from pathlib import Path
+
+    from minigrad.viz.lecture_figures import readme_graph
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    code = "\n".join(line for line in block.splitlines() if ".save(" not in line)
+    scope: dict = {}
+    exec(code, scope)  # noqa: S102 — our own README
+
+    def shape(root: Value) -> list[tuple[str, str, float, float]]:
+        return [(value.label, value.op, value.data, value.grad)
+                for value in topological_order(root)]
+
+    assert shape(scope["L"]) == shape(readme_graph())

@@ -55,10 +55,10 @@ def test_forward_graph_of_lesson01_has_one_record_per_value_and_one_op_per_non_l
 
     records = [node for node in labels if 'shape="record"' in attrs[node]]
     ops = [node for node in labels if node.endswith("_op")]
-    assert len(records) == len(order) == 8  # a, b, u, c, v, the constant 2, v², L
+    assert len(records) == len(order) == 7  # a, b, u, c, v, v², L: the 2 is the op's own
     assert len(ops) == 4
-    assert sorted(labels[op] for op in ops) == sorted(["*", "+", "**", "+"])
-    assert len(edges) == sum(len(value.parents) for value in order) + len(ops) == 12
+    assert sorted(labels[op] for op in ops) == sorted(["*", "+", "**2", "+"])
+    assert len(edges) == sum(len(value.parents) for value in order) + len(ops) == 11
 
     # Every number comes from the engine: data and grad of the worked example.
     assert labels["v0"] == "{ a | data 2 | grad 45 }"
@@ -125,9 +125,9 @@ def test_backward_graph_reverses_every_edge():
     loss = lesson01_graph()["L"]
     forward = parse_dot(draw_graph(loss).source)[2]
     backward = parse_dot(draw_graph(loss, kind="backward").source)[2]
-    assert len(backward) == len(forward) == 12
+    assert len(backward) == len(forward) == 11
     assert sorted(backward) == sorted((head, tail) for tail, head in forward)
-    assert ("v7", "v7_op") in backward  # the root sends gradient first
+    assert ("v6", "v6_op") in backward  # the root sends gradient first
 
 
 def test_backward_numbers_the_rules_in_the_order_backward_runs_them():
@@ -155,7 +155,7 @@ def test_backward_numbers_the_rules_in_the_order_backward_runs_them():
         op_label = labels[f"v{position[value_id]}_op"]
         assert op_label.endswith(f"\\n{step}"), (step, op_label)
     # The worked example: L's "+" first, then v², then v = u + c, then u = a·b.
-    expected = [("L", "+"), ("square", "**"), ("v", "+"), ("u", "*")]
+    expected = [("L", "+"), ("square", "**2"), ("v", "+"), ("u", "*")]
     for step, (name, op) in enumerate(expected, start=1):
         assert labels[f"v{position[id(nodes[name])]}_op"] == f"{op}\\n{step}"
 
@@ -361,7 +361,7 @@ def test_png_resolution_is_capped_for_huge_drawings():
 def test_graph_repr_is_short():
     graph = draw_graph(lesson01_graph()["L"])
     assert isinstance(graph, Graph)
-    assert repr(graph) == "<minigrad.viz.Graph: 12 nodes, 12 edges>"
+    assert repr(graph) == "<minigrad.viz.Graph: 11 nodes, 11 edges>"
 
 
 def _strip(svg: str) -> str:

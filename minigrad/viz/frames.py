@@ -90,6 +90,8 @@ def _own_name(node: ReplayNode, names: list[str]) -> str:
 def _expression(node: ReplayNode, names: list[str]) -> str:
     """``a * b``, ``(a - b) * (a + b)``, ``tanh(a + b)``: the node's op applied to its parents."""
     parents = [names[parent] for parent in node.parents if parent is not None]
+    if len(parents) == 1 and node.op.startswith("**"):  # a constant exponent: v ** 2
+        return f"{operand(parents[0], '**', left=True)} ** {node.op[2:]}"
     if len(parents) == 2:
         return (f"{operand(parents[0], node.op, left=True)} {node.op} "
                 f"{operand(parents[1], node.op, left=False)}")

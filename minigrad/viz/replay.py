@@ -96,11 +96,12 @@ class _Slot:
 class _Out:
     """Stands in for the node whose rule runs: its ``data`` and its ``parents`` (slots)."""
 
-    __slots__ = ("data", "parents", "label", "op", "grad")
+    __slots__ = ("data", "parents", "label", "op", "grad", "_exponent")
 
     def __init__(self, value: Value, parents: tuple[_Slot, ...]) -> None:
         self.data, self.parents = value.data, parents
         self.label, self.op, self.grad = value.label, value.op, value.grad
+        self._exponent = value._exponent
 
 
 def _value_shares(value: Value, grad_output: float) -> list[float]:
