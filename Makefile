@@ -11,7 +11,7 @@ PIP    := $(BIN)/python -m pip --quiet --disable-pip-version-check
 
 .PHONY: course test oracle lessons assets bench wheel clean
 
-$(STAMP): pyproject.toml setup.py
+$(STAMP): pyproject.toml setup.py jupyter/minigrad-course.json
 	@echo "[1/3] creating the virtual environment in $(VENV)"
 	@$(PYTHON) -m venv $(VENV)
 	@echo "[2/3] updating pip and the build tools"
@@ -20,6 +20,10 @@ $(STAMP): pyproject.toml setup.py
 	@# The editable install's notice ("be careful with folders named like the package") is
 	@# meant for package authors; the course's first run prints only these steps.
 	@PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -e ".[dev]"
+	@# JupyterLab's defaults for the course (no news pop-up); a wheel installs this file
+	@# itself, an editable install skips data files.
+	@mkdir -p $(VENV)/share/jupyter/lab/settings/overrides.d
+	@cp jupyter/minigrad-course.json $(VENV)/share/jupyter/lab/settings/overrides.d/
 	@touch $(STAMP)
 	@echo "ready: $(VENV)"
 

@@ -37,7 +37,7 @@ def course_source() -> Path:
     raise FileNotFoundError(
         f"the course files are missing: looked for {', '.join(PARTS)} in {_PACKAGED} and "
         f"{_CHECKOUT}. Reinstall minigrad from a wheel or sdist (pip install --force-reinstall "
-        "minigrad), or run from a clone of the repository.")
+        "minigrad-course), or run from a clone of the repository.")
 
 
 def course_files(source: Path | None = None) -> list[Path]:

@@ -3,6 +3,7 @@ a wheel built from the repository carries the course (installed into an empty ve
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import site
@@ -120,6 +121,21 @@ def test_the_course_in_its_own_folder_copies_nothing_and_opens_there(monkeypatch
     assert command[-1].endswith(FIRST_NOTEBOOK) or FIRST_NOTEBOOK in " ".join(command)
 
 
+def test_the_course_turns_jupyterlab_news_off_with_a_setting_its_schema_knows() -> None:
+    """JupyterLab asks "get notified about official Jupyter news?" while `fetchNews` is
+    "none"; the course's overrides (installed into the environment) set it to "false"."""
+    schema = json.loads(next(Path(sys.prefix, "share", "jupyter", "lab", "schemas").glob(
+        "@jupyterlab/apputils-extension/notification.json")).read_text(encoding="utf-8"))
+    overrides = json.loads((ROOT / "jupyter" / "minigrad-course.json").read_text(encoding="utf-8"))
+    ours = overrides["@jupyterlab/apputils-extension:notification"]
+    allowed = [choice["const"] for choice in schema["properties"]["fetchNews"]["oneOf"]]
+    assert ours["fetchNews"] == "false" and "false" in allowed
+    assert ours["checkForUpdates"] is False
+    installed = Path(sys.prefix, "share", "jupyter", "lab", "settings", "overrides.d",
+                     "minigrad-course.json")
+    assert installed.exists(), "make's set-up (or the wheel) installs the course's overrides"
+
+
 def test_jupyterlab_asks_no_news_question_and_kernels_use_local_sockets(tmp_path: Path) -> None:
     command = jupyter_lab_command(tmp_path)
     assert "--LabApp.news_url=None" in command  # no "get notified about Jupyter news?" pop-up
@@ -138,6 +154,8 @@ def test_a_built_wheel_installed_in_an_empty_venv_writes_the_whole_course(tmp_pa
     _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
           "-w", str(wheels), str(source)])
     (wheel,) = wheels.glob("minigrad_course-*.whl")  # the distribution's name on the index
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"pip install dist/{wheel.name}" in readme  # the README's install line, as written
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
@@ -155,6 +173,8 @@ def test_a_built_wheel_installed_in_an_empty_venv_writes_the_whole_course(tmp_pa
                               check=True, capture_output=True, text=True, cwd=tmp_path,
                               env=env).stdout
     assert str(venv) in location, location
+    assert (venv / "share" / "jupyter" / "lab" / "settings" / "overrides.d" /
+            "minigrad-course.json").exists()  # JupyterLab's news question off for the course
     folder = tmp_path / "student"
     result = subprocess.run([str(venv / "bin" / "minigrad"), "course", str(folder), "--no-open"],
                             capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)

@@ -131,9 +131,10 @@ def test_numba_cache_goes_to_the_user_cache_when_the_package_is_read_only(tmp_pa
                 "x = np.ones((1, 1, 4, 4))\n"
                 "jit.max_pool2d_forward(x, (2, 2), (2, 2), (0, 0))\n")
         result = _run(code, env={"HOME": str(home), "XDG_CACHE_HOME": "",
-                                 "PYTHONDONTWRITEBYTECODE": "1"}, cwd=tmp_path,
-                      pythonpath=site)
+                                 "PYTHONDONTWRITEBYTECODE": "1", "PYTHONWARNINGS": "default"},
+                      cwd=tmp_path, pythonpath=site)
         assert result.returncode == 0, result.stderr
+        assert "Warning" not in result.stderr, result.stderr  # falls back silently
         cache_dir = home / ".cache" / "minigrad" / "numba"
         assert result.stdout.strip() == str(cache_dir)
         assert any(p.suffix == ".nbi" for p in cache_dir.rglob("*")), "no cache index written"

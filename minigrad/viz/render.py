@@ -1,7 +1,7 @@
 """Turning DOT text into SVG or PNG by running Graphviz in a separate process.
 
 Which program: a system Graphviz ``dot`` when one is on ``PATH`` (it is the reference), else
-the ``graphviz-pure`` executable that ``pip install minigrad`` brings along (a self-contained
+the ``graphviz-pure`` executable that ``pip install minigrad-course`` brings along (a self-contained
 port of ``dot``; it sits next to the Python interpreter in the environment's ``bin`` folder,
 which is not always on ``PATH``, e.g. in a Jupyter kernel). ``MINIGRAD_DOT=/path/to/program``
 overrides both.
