@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
 from minigrad.exercises.codec import NamedFunction
@@ -39,6 +41,36 @@ def _hook_hidden(rng: np.random.Generator) -> list[tuple]:
         factors = [float(f) for f in np.round(rng.uniform(-3, 3, size=count), 2)]
         cases.append((x, factors))
     return cases
+
+
+# ---------------------------------------------------------------------------- 04.5 cases
+def _softplus_hidden(rng: np.random.Generator) -> list[tuple]:
+    cases = []
+    for ndim in (1, 2, 1):
+        shape = tuple(int(n) for n in rng.integers(2, 5, size=ndim))
+        cases.append((rng.normal(size=shape) * 2, rng.normal(size=shape)))
+    return cases
+
+
+_GRAPH_CLOSE = close(rtol=1e-9, atol=1e-12)
+
+
+def _compare_graph_behaviour(expected: tuple, got: object) -> Optional[str]:
+    """close(), naming a backward that create_graph cannot differentiate and saved values kept
+    outside save_for_backward."""
+    message = _GRAPH_CLOSE(expected, got)
+    if message is None or not isinstance(got, (list, tuple)) or len(got) != 5:
+        return message
+    notes = []
+    if got[2] is None and expected[2] is not None:
+        notes.append("your backward cannot be differentiated again: with create_graph=True "
+                     "its result carries no graph back to x — compute it with minigrad "
+                     "operations on ctx.saved_tensors (x.sigmoid(), *), not with numpy")
+    if got[3] == "no error":
+        notes.append("a second backward through your node ran without retain_graph: keep x "
+                     "with ctx.save_for_backward (the engine frees it after backward), not as "
+                     "an attribute of ctx")
+    return message + "".join(f"; {note}" for note in notes)
 
 
 EXERCISES = [
@@ -85,5 +117,20 @@ EXERCISES = [
         visible=lambda: [(np.array([0.0]),), (np.array([0.5, -1.0, 2.0]),)],
         hidden=lambda rng: [(rng.normal(size=int(rng.integers(1, 6))),) for _ in range(3)],
         compare=close(rtol=1e-9, atol=1e-12),
+    ),
+    Exercise(
+        id="04.5", function="softplus_function", points=4,
+        title="A Function that create_graph can differentiate",
+        idea="The derivative of softplus is a function you already have on Tensors. Keep the "
+             "input the way the engine can free and version-check, and build backward's result "
+             "from Tensor operations so that the engine can record them.",
+        hint="forward: ctx.save_for_backward(x); return np.logaddexp(0, x).  backward: (x,) = "
+             "ctx.saved_tensors; return grad_output * x.sigmoid().",
+        visible=lambda: [(np.array([0.0]), np.array([1.0])),
+                         (np.array([[1.0, -2.0], [0.5, 3.0]]), np.array([[1.0, 2.0],
+                                                                         [-1.0, 0.5]]))],
+        hidden=_softplus_hidden,
+        compare=_compare_graph_behaviour,
+        parts=("y", "dL/dx", "second derivative", "second backward", "retain_graph"),
     ),
 ]
