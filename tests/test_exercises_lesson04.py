@@ -167,7 +167,9 @@ def test_check_reports_a_transposed_jacobian(capsys) -> None:  # type: ignore[no
     assert not check("04.1", _jacobian_with(transpose=True))
     printed = capsys.readouterr().out
     assert "expected an array of shape (2, 3), got shape (3, 2)" in printed
-    assert BY_ID["04.1"].hint in printed
+    assert BY_ID["04.1"].idea in printed or BY_ID["04.1"].hint in printed
+    assert not check("04.1", _jacobian_with(transpose=True))  # from the second failure on:
+    assert BY_ID["04.1"].hint in capsys.readouterr().out     # the formula
 
 
 # ---------------------------------------------------------------------------- 04.5

@@ -173,6 +173,21 @@ def test_a_transposed_weight_gradient_is_named() -> None:
     assert any("transpose of the right one" in m for m in messages)  # the square cases
 
 
+def test_a_bias_gradient_summed_over_the_wrong_axis_is_named() -> None:
+    wrong = _linear_variant(_right_forward, lambda x, w, g: (g @ w, g.T @ x, g.sum(axis=1)))
+    messages = caught("05.1", wrong)
+    assert any("sum over the rows (axis 0)" in m for m in messages), messages
+
+
+def test_an_input_gradient_with_w_transposed_is_named() -> None:
+    def transposed(x, w, g):  # type: ignore[no-untyped-def]
+        return g @ w.T, g.T @ x, g.sum(axis=0)  # fails outright unless h = d
+    square = [[args for args in cases if args[1].shape[0] == args[1].shape[1]]
+              for cases in _cases.case_sets("05.1")]
+    messages = _cases.failures("05.1", _linear_variant(_right_forward, transposed), square)
+    assert messages and all("G Wᵀ" in m for m in messages), messages
+
+
 def test_dividing_by_the_batch_again_is_named() -> None:
     def divided(x, w, g):  # type: ignore[no-untyped-def]
         return g @ w, g.T @ x / len(x), g.sum(axis=0) / len(x)
@@ -263,7 +278,8 @@ def test_initialisations_unlike_pytorch_are_named() -> None:
 
 
 # ---------------------------------------------------------------------------- 05.6 mistakes
-def _loop_variant(zero=True, sign=1.0, scale=lambda loss, batch: loss):  # type: ignore[no-untyped-def]
+def _loop_variant(zero=True, sign=1.0, scale=lambda loss, batch: loss,  # type: ignore[no-untyped-def]
+                  rebind=False):
     def answer(images, labels, weights, lr, steps):  # type: ignore[no-untyped-def]
         Linear = reference.linear_module()
         first = Linear(weights[0].shape[1], weights[0].shape[0])
@@ -279,7 +295,10 @@ def _loop_variant(zero=True, sign=1.0, scale=lambda loss, batch: loss):  # type:
             loss.backward()
             with mg.no_grad():
                 for p in parameters:
-                    p -= sign * lr * p.grad
+                    if rebind:
+                        p = p - lr * p.grad  # a new tensor bound to the loop name: no update
+                    else:
+                        p -= sign * lr * p.grad
             losses.append(loss.item())
         predicted = second(first(x).relu()).numpy().argmax(axis=1)
         return losses, float((predicted == labels).mean())
@@ -296,6 +315,10 @@ def test_gradients_piling_up_across_steps_are_named() -> None:
 
 def test_a_step_up_the_gradient_is_named() -> None:
     named("05.6", _loop_variant(sign=-1.0), "the update climbs the gradient")
+
+
+def test_an_update_that_never_reaches_the_parameters_is_named() -> None:
+    named("05.6", _loop_variant(rebind=True), "your loss never changes")
 
 
 def test_a_second_division_by_the_batch_is_named() -> None:

@@ -77,6 +77,8 @@ EXERCISES = [
     Exercise(
         id="04.1", function="numerical_jacobian", points=4,
         title="A central-difference Jacobian",
+        idea="Move one input at a time by ±ε, leaving the others alone, and see how every output "
+             "moves: that change, divided by the step, is one column of J.",
         hint="Column j is (y(x + ε e_j) − y(x − ε e_j)) / 2ε with y(x) = f(W @ x); stack the "
              "columns so that J has shape (outputs, inputs).",
         visible=lambda: [(NamedFunction("tanh"), np.array([[1.0, 2.0, 0.0], [0.0, -1.0, 0.5]]),
@@ -92,6 +94,8 @@ EXERCISES = [
     Exercise(
         id="04.2", function="higher_derivatives", points=3,
         title="Derivatives of derivatives",
+        idea="Ask minigrad for the derivative in a form it can differentiate again (a graph, not "
+             "a number), and repeat; a derivative that no longer depends on x is a constant.",
         hint="(d1,) = mg.autograd.grad(p, x, create_graph=True); differentiate d1 the same way; "
              "a derivative with requires_grad=False is a constant: the next one is 0.",
         visible=lambda: [([0.0, 0.0, 0.0, 1.0], 2.0), ([1.0, -2.0, 0.5], 3.0),
@@ -102,6 +106,8 @@ EXERCISES = [
     Exercise(
         id="04.3", function="hook_trace", points=3,
         title="Hooks run in registration order",
+        idea="Each hook receives what the previous hook returned; what the last one returns is "
+             "what backward carries on with. Write down dL/dh before any hook runs.",
         hint="dL/dh = 2h = 4x reaches the first hook; each hook passes its result to the next; "
              "x.grad = 2 × what the last hook returned.",
         visible=lambda: [(np.array([1.0, 2.0]), [10.0]), (np.array([1.0, -1.0, 0.5]), [2.0, 3.0]),
@@ -112,6 +118,8 @@ EXERCISES = [
     Exercise(
         id="04.4", function="two_backwards", points=3,
         title="Two losses through one graph",
+        idea="The first backward frees what h's node saved unless told to keep it; a leaf's .grad "
+             "is added to, not overwritten, by each backward.",
         hint="dL1/dx = 1 − tanh²(x); dL2/dx = 2·tanh(x)·(1 − tanh²(x)); the second backward "
              "adds to x.grad, and needs retain_graph=True on the first.",
         visible=lambda: [(np.array([0.0]),), (np.array([0.5, -1.0, 2.0]),)],
