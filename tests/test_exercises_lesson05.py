@@ -148,6 +148,7 @@ def _linear_variant(forward, backward):  # type: ignore[no-untyped-def]
 
     def answer(x, weight, bias, grad_output):  # type: ignore[no-untyped-def]
         return reference.run_linear_function(Variant, x, weight, bias, grad_output)
+    answer.function = Variant  # type: ignore[attr-defined]
     return answer
 
 
@@ -440,3 +441,19 @@ def test_a_step_up_the_gradient_of_the_network_is_named() -> None:
         return error, hidden, output, np.asarray(w) + lr * np.concatenate([hidden, output])
     named("05.4", ascent, "goes up the gradient")
     assert set(credits("05.4", ascent)) == {0.75}
+
+
+def test_a_broken_function_of_05_1_is_blamed_in_05_5() -> None:
+    variant = _linear_variant(_right_forward, lambda x, w, g: (g @ w, g.T @ x, g)).function
+
+    class Layer(Module):
+        def __init__(self, in_features, out_features):  # type: ignore[no-untyped-def]
+            super().__init__()
+            self.weight, self.bias = (Parameter(t) for t in _uniform(in_features, out_features))
+
+        def forward(self, x):  # type: ignore[no-untyped-def]
+            return variant.apply(x, self.weight, self.bias)
+
+    x, w, b, g, seed = BY_ID["05.5"].visible()[0]
+    with pytest.raises(RuntimeError, match="check that one first"):
+        reference.run_linear_module(Layer, variant, x, w, b, g, seed)

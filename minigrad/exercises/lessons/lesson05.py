@@ -95,7 +95,11 @@ def run_linear_module(module: type, function: type, x: np.ndarray, weight: np.nd
     if output.grad_fn is None:
         return (parameters, init, "no graph: the output has no grad_fn", _as_array(output),
                 [None, None, None])
-    output.backward(mg.tensor(grad_output, dtype=mg.float64))
+    try:
+        output.backward(mg.tensor(grad_output, dtype=mg.float64))
+    except RuntimeError as error:  # most often a wrong gradient shape from the Function
+        raise RuntimeError(f"backward through your layer failed: {error} (05.5 runs your "
+                           "LinearFunction of 05.1: check that one first)") from None
     own = type(output.grad_fn) is function._node_class
     graph = "your Function" if own else output.grad_fn.name()
     grads = [x_leaf.grad] + [getattr(getattr(layer, name, None), "grad", None)
