@@ -39,7 +39,8 @@ LESSONS: tuple[Lesson, ...] = (
            "views and in-place checks, diagnosing gradients, gradcheck",
            ready=True),
     Lesson(5, "mlp", "Layers as operators: the MLP",
-           "Linear, activations and losses as one rule; the 2-2-2 network; digits",
+           "your Linear as a Function and a Module, your training loop; activations and "
+           "losses as one rule; the 2-2-2 network; digits",
            ready=True),
     Lesson(6, "convolution", "Convolution, forward and backward",
            "correlation, full convolution for dx, im2col, numba kernels",

@@ -11,6 +11,7 @@ from exercise_cases import ExerciseCases
 
 from grading_results import needs_sandbox
 
+import minigrad as mg
 from minigrad.exercises.codec import NamedFunction
 from minigrad.exercises.lessons import lesson04 as reference
 from minigrad.exercises.lessons.lesson04_checks import EXERCISES
@@ -166,4 +167,72 @@ def test_check_reports_a_transposed_jacobian(capsys) -> None:  # type: ignore[no
     assert not check("04.1", _jacobian_with(transpose=True))
     printed = capsys.readouterr().out
     assert "expected an array of shape (2, 3), got shape (3, 2)" in printed
-    assert BY_ID["04.1"].hint in printed
+    assert BY_ID["04.1"].idea in printed or BY_ID["04.1"].hint in printed
+    assert not check("04.1", _jacobian_with(transpose=True))  # from the second failure on:
+    assert BY_ID["04.1"].hint in capsys.readouterr().out     # the formula
+
+
+# ---------------------------------------------------------------------------- 04.5
+def _softplus_with(numpy_backward: bool = False, attribute: bool = False):  # type: ignore[no-untyped-def]
+    """An answer to 04.5 with a numpy backward and/or x kept as a ctx attribute."""
+    from minigrad.autograd import Function
+
+    class Softplus(Function):
+        @staticmethod
+        def forward(ctx, x):  # type: ignore[no-untyped-def]
+            if attribute:
+                ctx.x = x
+            else:
+                ctx.save_for_backward(x)
+            return np.logaddexp(0.0, x)
+
+        @staticmethod
+        def backward(ctx, grad_output):  # type: ignore[no-untyped-def]
+            x = mg.tensor(ctx.x) if attribute else ctx.saved_tensors[0]
+            if numpy_backward:
+                return grad_output.numpy() / (1 + np.exp(-x.numpy()))
+            return grad_output * x.sigmoid()
+
+    def answer(x, grad_output):  # type: ignore[no-untyped-def]
+        return reference.run_graph_behaviour(Softplus, x, grad_output)
+    return answer
+
+
+def test_softplus_matches_torch_to_the_second_derivative() -> None:
+    torch = pytest.importorskip("torch")
+    for x, v in BY_ID["04.5"].hidden(np.random.default_rng(0)):
+        y, first, second, verdict, retained = reference.softplus_function(x, v)
+        tx = torch.tensor(x, requires_grad=True)
+        ty = torch.nn.functional.softplus(tx)
+        (tfirst,) = torch.autograd.grad(ty, tx, torch.tensor(v), create_graph=True)
+        (tsecond,) = torch.autograd.grad(tfirst.sum(), tx)
+        np.testing.assert_allclose(y, ty.detach().numpy(), rtol=1e-12)
+        np.testing.assert_allclose(first, tfirst.detach().numpy(), rtol=1e-12)
+        np.testing.assert_allclose(second, tsecond.numpy(), rtol=1e-10)
+        np.testing.assert_allclose(retained, 2 * tfirst.detach().numpy(), rtol=1e-12)
+        assert verdict == "RuntimeError: retain_graph"
+
+
+def _credits(exercise_id, function):  # type: ignore[no-untyped-def]
+    from minigrad.exercises.spec import judge
+    exercise, earned = BY_ID[exercise_id], []
+    for cases in _case_sets(exercise_id):
+        for args in cases:
+            expected = getattr(reference, exercise.function)(*args)
+            earned.append(judge(exercise, expected, function(*args), args)[1])
+    return earned
+
+
+def test_a_numpy_backward_is_named_and_earns_the_other_parts() -> None:
+    wrong = _softplus_with(numpy_backward=True)
+    messages = caught("04.5", wrong)
+    assert len(messages) == sum(len(cases) for cases in _case_sets("04.5"))
+    assert all("cannot be differentiated again" in m for m in messages), messages
+    assert set(_credits("04.5", wrong)) == {4 / 5}
+
+
+def test_a_ctx_attribute_instead_of_save_for_backward_is_named() -> None:
+    messages = caught("04.5", _softplus_with(attribute=True))
+    assert len(messages) == sum(len(cases) for cases in _case_sets("04.5"))
+    assert all("ctx.save_for_backward" in m and "cannot be differentiated" in m
+               for m in messages), messages

@@ -1,4 +1,4 @@
-"""Lesson 04 exercises — autograd in practice: gradcheck, higher derivatives, hooks.
+"""Lesson 04 exercises — autograd in practice: gradcheck, higher derivatives, hooks, graph lifetime.
 
 Each function below is one exercise. Replace the body marked ``# YOUR CODE HERE`` and run
 ``check("04.N", function)`` to test it on the visible cases; the grader also runs hidden cases
@@ -13,6 +13,51 @@ from typing import Callable
 import numpy as np
 
 import minigrad as mg
+from minigrad.autograd import Function
+
+
+def run_graph_behaviour(function: type, x: np.ndarray, grad_output: np.ndarray) -> tuple:
+    """Given (not an exercise): how a one-input Function behaves in the graph.
+
+    On a float64 leaf x, with v = ``grad_output``, returns
+
+    - ``y``: the forward result;
+    - ``first``: vᵀJ = dL/dx for L = Σ v·y, from ``mg.autograd.grad(..., create_graph=True)``;
+    - ``second``: the gradient of Σ first with respect to x (None if ``first`` carries no
+      graph: a backward computed outside minigrad cannot be differentiated again);
+    - ``second backward``: what a second ``backward`` through the same node does without
+      ``retain_graph`` ("RuntimeError: retain_graph" when the saved values were freed);
+    - ``retained``: x.grad after ``backward(v, retain_graph=True)`` and then ``backward(v)``.
+    """
+    v = mg.tensor(np.asarray(grad_output, dtype=np.float64), dtype=mg.float64)
+
+    def leaf() -> mg.Tensor:
+        return mg.tensor(np.asarray(x, dtype=np.float64), dtype=mg.float64, requires_grad=True)
+
+    start = leaf()
+    y = function.apply(start)
+    (first,) = mg.autograd.grad(y, start, grad_outputs=v, create_graph=True)
+    second = None
+    if first.requires_grad:
+        try:
+            (second_grad,) = mg.autograd.grad(first.sum(), start)
+            second = second_grad.numpy()
+        except RuntimeError:  # first has a graph, but not one that reaches x
+            second = None
+    once = leaf()
+    output = function.apply(once)
+    output.backward(v)
+    try:
+        output.backward(v)
+        verdict = "no error"
+    except RuntimeError as error:
+        verdict = "RuntimeError: retain_graph" if "retain_graph" in str(error) else \
+            f"RuntimeError: {str(error).splitlines()[0]}"
+    twice = leaf()
+    output = function.apply(twice)
+    output.backward(v, retain_graph=True)
+    output.backward(v)
+    return (y.detach().numpy(), first.detach().numpy(), second, verdict, twice.grad.numpy())
 
 
 def numerical_jacobian(f: Callable[[np.ndarray], np.ndarray], weights: np.ndarray,
@@ -121,3 +166,40 @@ def two_backwards(x: np.ndarray) -> dict[str, np.ndarray]:
     (h * h).sum().backward()
     return {"after_first": after_first, "after_both": leaf.grad.numpy()}
     ### END SOLUTION
+
+
+def softplus_function(x: np.ndarray, grad_output: np.ndarray) -> tuple:
+    """Exercise 04.5 — a Function that lives well in the graph: softplus, y = log(1 + eˣ).
+
+    Write ``Softplus``. Its derivative is the sigmoid, σ(x) = 1 / (1 + e⁻ˣ). Two things are
+    tested besides the numbers (``run_graph_behaviour``, given, does it):
+
+    - ``create_graph=True`` must be able to differentiate your backward again, to get
+      softplus'' = σ(x)(1 − σ(x)). The engine records backward's operations only if they are
+      minigrad operations on Tensors (``ctx.saved_tensors`` gives Tensors), not numpy.
+    - What backward needs must be kept with ``ctx.save_for_backward``: the engine frees it
+      after one backward, so a second backward through the node fails unless the first one
+      said ``retain_graph=True``. (A plain attribute, ``ctx.x = x``, is never freed.)
+
+    ``forward(ctx, x)`` gets a numpy array (``np.logaddexp(0, x)`` is log(1 + eˣ) without
+    overflow). Returns ``(y, dL/dx, second derivative term, second backward, retained)``.
+
+    Example: x = [0], grad_output = [1] → y = [log 2], dL/dx = [0.5], second = [0.25],
+    "RuntimeError: retain_graph", retained = [1.0].
+    """
+    class Softplus(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ### BEGIN SOLUTION
+            ctx.save_for_backward(x)
+            return np.logaddexp(0.0, x)
+            ### END SOLUTION
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            ### BEGIN SOLUTION
+            (x,) = ctx.saved_tensors
+            return grad_output * x.sigmoid()
+            ### END SOLUTION
+
+    return run_graph_behaviour(Softplus, x, grad_output)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
 from minigrad.exercises.codec import NamedFunction
@@ -41,10 +43,42 @@ def _hook_hidden(rng: np.random.Generator) -> list[tuple]:
     return cases
 
 
+# ---------------------------------------------------------------------------- 04.5 cases
+def _softplus_hidden(rng: np.random.Generator) -> list[tuple]:
+    cases = []
+    for ndim in (1, 2, 1):
+        shape = tuple(int(n) for n in rng.integers(2, 5, size=ndim))
+        cases.append((rng.normal(size=shape) * 2, rng.normal(size=shape)))
+    return cases
+
+
+_GRAPH_CLOSE = close(rtol=1e-9, atol=1e-12)
+
+
+def _compare_graph_behaviour(expected: tuple, got: object) -> Optional[str]:
+    """close(), naming a backward that create_graph cannot differentiate and saved values kept
+    outside save_for_backward."""
+    message = _GRAPH_CLOSE(expected, got)
+    if message is None or not isinstance(got, (list, tuple)) or len(got) != 5:
+        return message
+    notes = []
+    if got[2] is None and expected[2] is not None:
+        notes.append("your backward cannot be differentiated again: with create_graph=True "
+                     "its result carries no graph back to x — compute it with minigrad "
+                     "operations on ctx.saved_tensors (x.sigmoid(), *), not with numpy")
+    if got[3] == "no error":
+        notes.append("a second backward through your node ran without retain_graph: keep x "
+                     "with ctx.save_for_backward (the engine frees it after backward), not as "
+                     "an attribute of ctx")
+    return message + "".join(f"; {note}" for note in notes)
+
+
 EXERCISES = [
     Exercise(
         id="04.1", function="numerical_jacobian", points=4,
         title="A central-difference Jacobian",
+        idea="Move one input at a time by ±ε, leaving the others alone, and see how every output "
+             "moves: that change, divided by the step, is one column of J.",
         hint="Column j is (y(x + ε e_j) − y(x − ε e_j)) / 2ε with y(x) = f(W @ x); stack the "
              "columns so that J has shape (outputs, inputs).",
         visible=lambda: [(NamedFunction("tanh"), np.array([[1.0, 2.0, 0.0], [0.0, -1.0, 0.5]]),
@@ -60,6 +94,8 @@ EXERCISES = [
     Exercise(
         id="04.2", function="higher_derivatives", points=3,
         title="Derivatives of derivatives",
+        idea="Ask minigrad for the derivative in a form it can differentiate again (a graph, not "
+             "a number), and repeat; a derivative that no longer depends on x is a constant.",
         hint="(d1,) = mg.autograd.grad(p, x, create_graph=True); differentiate d1 the same way; "
              "a derivative with requires_grad=False is a constant: the next one is 0.",
         visible=lambda: [([0.0, 0.0, 0.0, 1.0], 2.0), ([1.0, -2.0, 0.5], 3.0),
@@ -70,6 +106,8 @@ EXERCISES = [
     Exercise(
         id="04.3", function="hook_trace", points=3,
         title="Hooks run in registration order",
+        idea="Each hook receives what the previous hook returned; what the last one returns is "
+             "what backward carries on with. Write down dL/dh before any hook runs.",
         hint="dL/dh = 2h = 4x reaches the first hook; each hook passes its result to the next; "
              "x.grad = 2 × what the last hook returned.",
         visible=lambda: [(np.array([1.0, 2.0]), [10.0]), (np.array([1.0, -1.0, 0.5]), [2.0, 3.0]),
@@ -80,10 +118,27 @@ EXERCISES = [
     Exercise(
         id="04.4", function="two_backwards", points=3,
         title="Two losses through one graph",
+        idea="The first backward frees what h's node saved unless told to keep it; a leaf's .grad "
+             "is added to, not overwritten, by each backward.",
         hint="dL1/dx = 1 − tanh²(x); dL2/dx = 2·tanh(x)·(1 − tanh²(x)); the second backward "
              "adds to x.grad, and needs retain_graph=True on the first.",
         visible=lambda: [(np.array([0.0]),), (np.array([0.5, -1.0, 2.0]),)],
         hidden=lambda rng: [(rng.normal(size=int(rng.integers(1, 6))),) for _ in range(3)],
         compare=close(rtol=1e-9, atol=1e-12),
+    ),
+    Exercise(
+        id="04.5", function="softplus_function", points=4,
+        title="A Function that create_graph can differentiate",
+        idea="The derivative of softplus is a function you already have on Tensors. Keep the "
+             "input the way the engine can free and version-check, and build backward's result "
+             "from Tensor operations so that the engine can record them.",
+        hint="forward: ctx.save_for_backward(x); return np.logaddexp(0, x).  backward: (x,) = "
+             "ctx.saved_tensors; return grad_output * x.sigmoid().",
+        visible=lambda: [(np.array([0.0]), np.array([1.0])),
+                         (np.array([[1.0, -2.0], [0.5, 3.0]]), np.array([[1.0, 2.0],
+                                                                         [-1.0, 0.5]]))],
+        hidden=_softplus_hidden,
+        compare=_compare_graph_behaviour,
+        parts=("y", "dL/dx", "second derivative", "second backward", "retain_graph"),
     ),
 ]

@@ -2,47 +2,183 @@
 
 Each function below is one exercise. Replace the body marked ``# YOUR CODE HERE`` and run
 ``check("05.N", function)`` to test it on the visible cases; the grader also runs hidden cases
-on fresh random inputs. Work with ``numpy`` arrays (float64); you may use ``minigrad`` to
-check yourself, but write the rules by hand.
+on fresh random inputs. Arrays come in and go out as ``numpy`` arrays (float64).
 
 The theme of the lesson: every layer, activation and loss follows one rule. Given
 Δ = dL/d(output), a layer returns dL/d(input) = (its Jacobian)ᵀ Δ, and, if it has
 parameters, dL/d(parameter) — all shaped like what they are the gradient of.
+
+Exercises 05.1, 05.5 and 05.6 are one thread: you write ``Linear`` as a ``Function`` (05.1),
+then as a ``Module`` whose forward calls your Function (05.5), then the training loop that
+trains an MLP made of your Module (05.6). Each later exercise gets the earlier class by calling
+the earlier exercise function with no arguments (``linear_function()`` returns your Function
+class), so a fix in 05.1 is a fix everywhere. ``run_linear_function``, ``run_linear_module`` and
+``load_parameters`` are given: they run your classes as the grader does.
 """
 
 from __future__ import annotations
 
+import math
+from typing import Any, Optional
+
 import numpy as np
 
+import minigrad as mg
+import minigrad.nn.functional as F
+from minigrad.autograd import Function, gradcheck
+from minigrad.nn import Module, Parameter
+from minigrad.tensor import Tensor
 
-def linear_backward(x: np.ndarray, weight: np.ndarray,
-                    grad_output: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exercise 05.1 — the backward pass of a Linear layer.
 
-    The forward pass was Z = X Wᵀ + b for a batch: ``x`` is X, shape (B, d) (one example per
-    row), ``weight`` is W, shape (h, d), b has shape (h,). ``grad_output`` is G = dL/dZ,
-    shape (B, h). Return ``(dL/dX, dL/dW, dL/db)``, shaped (B, d), (h, d) and (h,):
+def _as_array(value: Any) -> Any:
+    """A Tensor or array as a float64 numpy array; None stays None (a missing gradient)."""
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        value = value.detach().numpy()
+    return np.array(value, dtype=np.float64)
 
-        dL/dX = G W        dL/dW = Gᵀ X        dL/db = Σ over the rows of G
 
-    b is added to every row, so its gradient sums the rows. If G came from a mean loss it
-    already holds the 1/B: do not divide again.
+def _leaf(array: np.ndarray) -> Tensor:
+    return mg.tensor(np.asarray(array, dtype=np.float64), dtype=mg.float64, requires_grad=True)
+
+
+def run_linear_function(function: type, x: np.ndarray, weight: np.ndarray, bias: np.ndarray,
+                        grad_output: np.ndarray) -> tuple:
+    """Given (not an exercise): run a Linear Function on float64 leaves.
+
+    Returns ``(Z, dL/dX, dL/dW, dL/db, verdict)``: the forward result, the three gradients
+    exactly as your ``backward`` returns them for ``grad_output`` (so a wrong shape shows as
+    one), and ``gradcheck``'s verdict on your pair forward/backward ("passed", or why not).
     """
-    ### BEGIN SOLUTION
-    return grad_output @ weight, grad_output.T @ x, grad_output.sum(axis=0)
-    ### END SOLUTION
+    leaves = [_leaf(x), _leaf(weight), _leaf(bias)]
+    output = function.apply(*leaves)
+    grads = function.backward(output.grad_fn, mg.tensor(grad_output, dtype=mg.float64))
+    if not isinstance(grads, (tuple, list)):
+        grads = (grads,)
+    grads = [_as_array(g) for g in grads] + [None] * (3 - len(grads))
+    try:
+        gradcheck(function.apply, tuple(leaves))
+        verdict = "passed"
+    except Exception as error:  # noqa: BLE001 — the verdict is the message
+        verdict = f"{type(error).__name__}: {str(error).splitlines()[0]}"
+    return (output.numpy(), *grads[:3], verdict)
+
+
+def run_linear_module(module: type, function: type, x: np.ndarray, weight: np.ndarray,
+                      bias: np.ndarray, grad_output: np.ndarray, seed: int) -> tuple:
+    """Given (not an exercise): build ``module(in_features, out_features)`` and run it.
+
+    Returns ``(parameters, init, graph, output, [dL/dx, dL/dW, dL/db])``:
+    ``parameters`` lists the registered parameters by name and shape; ``init`` says whether
+    the fresh weights look like PyTorch's (uniform in ±1/√in_features, bias too); then the
+    given ``weight`` and ``bias`` replace them (float64) and x goes forward: ``graph`` names
+    the node of the output (your Function's), and the gradients are the ``.grad`` of x and of
+    the two parameters after ``output.backward(grad_output)`` (None where none arrived).
+    """
+    out_features, in_features = weight.shape
+    mg.manual_seed(seed)
+    layer = module(in_features, out_features)
+    named = dict(layer.named_parameters())
+    parameters = sorted([name, list(p.shape)] for name, p in named.items())
+    init = _init_verdict(named, in_features)
+    with mg.no_grad():
+        for name, value in (("weight", weight), ("bias", bias)):
+            if name in named:
+                setattr(layer, name, Parameter(mg.tensor(value, dtype=mg.float64)))
+    x_leaf = _leaf(x)
+    output = layer(x_leaf)
+    if not isinstance(output, Tensor):
+        kind = f"{type(output).__module__}.{type(output).__qualname__}".removeprefix("builtins.")
+        return (parameters, init, f"no graph: forward returned a {kind}, not a Tensor",
+                _as_array(output), [None, None, None])
+    if output.grad_fn is None:
+        return (parameters, init, "no graph: the output has no grad_fn", _as_array(output),
+                [None, None, None])
+    try:
+        output.backward(mg.tensor(grad_output, dtype=mg.float64))
+    except RuntimeError as error:  # most often a wrong gradient shape from the Function
+        raise RuntimeError(f"backward through your layer failed: {error} (05.5 runs your "
+                           "LinearFunction of 05.1: check that one first)") from None
+    own = type(output.grad_fn) is function._node_class
+    graph = "your Function" if own else output.grad_fn.name()
+    grads = [x_leaf.grad] + [getattr(getattr(layer, name, None), "grad", None)
+                             for name in ("weight", "bias")]
+    return (parameters, init, graph, output.numpy(), [_as_array(g) for g in grads])
+
+
+def _init_verdict(named: dict, in_features: int) -> str:
+    """"like PyTorch" when weight and bias are uniform in ±1/√in_features; otherwise why not."""
+    bound = 1 / math.sqrt(in_features)
+    for name in ("weight", "bias"):
+        if name not in named:
+            return f"no parameter named {name!r}"
+        values = named[name].detach().numpy().astype(np.float64)
+        largest = float(np.abs(values).max())
+        if largest > bound * (1 + 1e-6):
+            return (f"{name} reaches {largest:.3g}, beyond 1/√in_features = {bound:.3g}")
+        if not np.any(values):
+            return f"{name} is all zeros"
+        if name == "weight" and largest < bound / 2:
+            return (f"weight stays within ±{largest:.3g}, far inside ±1/√in_features = "
+                    f"{bound:.3g}: draw from the whole range")
+    return "like PyTorch"
+
+
+def load_parameters(layers: list, weights: list[np.ndarray]) -> None:
+    """Given (not an exercise): set each layer's weight and bias to the given arrays (float64).
+
+    ``weights`` is ``[W1, b1, W2, b2, …]``, one pair per layer, in order.
+    """
+    for index, layer in enumerate(layers):
+        layer.weight = Parameter(mg.tensor(weights[2 * index], dtype=mg.float64))
+        layer.bias = Parameter(mg.tensor(weights[2 * index + 1], dtype=mg.float64))
+
+
+def linear_function(x: Optional[np.ndarray] = None, weight: Optional[np.ndarray] = None,
+                    bias: Optional[np.ndarray] = None,
+                    grad_output: Optional[np.ndarray] = None) -> Any:
+    """Exercise 05.1 — Linear as a Function: Z = X Wᵀ + b, forward and backward.
+
+    ``forward(ctx, x, weight, bias)`` gets numpy arrays: X of shape (B, d), one example per
+    row; W of shape (h, d); b of shape (h,). It returns Z, shape (B, h), and keeps what
+    backward needs (``ctx.save_for_backward``). ``backward(ctx, grad_output)`` gets
+    G = dL/dZ (a Tensor, shape (B, h); ``.numpy()`` gives the array) and returns
+    ``(dL/dX, dL/dW, dL/db)``, each exactly the shape of its input. Work them out from
+    Z_bj = Σ_k X_bk W_jk + b_j: which entries of Z does W_jk touch, which does b_j touch?
+
+    Called with a case, this function runs your class (``run_linear_function``) and returns
+    ``(Z, dL/dX, dL/dW, dL/db, gradcheck's verdict)``; called with no arguments it returns the
+    class, for 05.5.
+    """
+    class LinearFunction(Function):
+        @staticmethod
+        def forward(ctx, x, weight, bias):
+            ### BEGIN SOLUTION
+            ctx.save_for_backward(x, weight)
+            return x @ weight.T + bias
+            ### END SOLUTION
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            ### BEGIN SOLUTION
+            x, weight = (t.numpy() for t in ctx.saved_tensors)
+            g = grad_output.numpy()
+            return g @ weight, g.T @ x, g.sum(axis=0)
+            ### END SOLUTION
+
+    if x is None:
+        return LinearFunction
+    return run_linear_function(LinearFunction, x, weight, bias, grad_output)
 
 
 def activation_backward(name: str, output: np.ndarray, grad_output: np.ndarray) -> np.ndarray:
     """Exercise 05.2 — an activation's backward pass, from its output alone.
 
     y = f(x) elementwise, with ``name`` one of "relu", "sigmoid", "tanh"; ``output`` is y and
-    ``grad_output`` is dL/dy (same shape). Return dL/dx = f'(x) ⊙ dL/dy, where f' is written
-    with y only (that is why these layers save their output, and why ReLU can run in place):
-
-        relu:     f' = 1 where y > 0, else 0        (y > 0, not y ≥ 0: y is never negative)
-        sigmoid:  f' = y (1 − y)                     (at most 1/4)
-        tanh:     f' = 1 − y²
+    ``grad_output`` is dL/dy (same shape). Return dL/dx, shape of y. You are not given x: write
+    each derivative f'(x) as a function of y (that is why these nodes save their output).
+    Mind ReLU at y = 0 (PyTorch's convention: the slope there is 0).
     """
     ### BEGIN SOLUTION
     if name == "relu":
@@ -61,13 +197,11 @@ def softmax_cross_entropy(logits: np.ndarray,
 
     ``logits`` has shape (B, C): B examples, C classes; ``targets`` holds B class indices.
     The loss is the mean over the batch of −log softmax(logits_b)[targets_b]. Return
-    ``(loss, dloss/dlogits)`` with the gradient of shape (B, C):
+    ``(loss, dloss/dlogits)``, the gradient of shape (B, C).
 
-        log softmax(z)_c = z_c − m − log Σ_k e^{z_k − m}     (m = max_k z_k: no overflow)
-        dloss/dlogits   = (softmax(logits) − onehot(targets)) / B          ("p − y")
-
-    Computing it fused, from the logits, stays finite even for logits of ±1000, where a
-    separate softmax would round a probability to 0 and its log to −inf.
+    Compute it from the logits, fused: it must stay finite for logits of ±1000, where a
+    separate softmax rounds a probability to 0 and its log to −inf. Derive the gradient of one
+    example's loss with respect to its logits first; then remember which 1/B the mean adds.
     """
     ### BEGIN SOLUTION
     batch = logits.shape[0]
@@ -82,7 +216,7 @@ def softmax_cross_entropy(logits: np.ndarray,
 
 
 def network_step(inputs: np.ndarray, targets: np.ndarray, weights: np.ndarray,
-                 biases: np.ndarray, lr: float) -> tuple[float, np.ndarray, np.ndarray]:
+                 biases: np.ndarray, lr: float) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
     """Exercise 05.4 — one gradient-descent step of the 2-2-2 sigmoid network.
 
     ``inputs`` = (i1, i2), ``targets`` = (t1, t2), ``weights`` = (w1, …, w8),
@@ -92,9 +226,10 @@ def network_step(inputs: np.ndarray, targets: np.ndarray, weights: np.ndarray,
         o1 = σ(w5 h1 + w6 h2 + b2)      o2 = σ(w7 h1 + w8 h2 + b2)
         E  = ½ (t1 − o1)² + ½ (t2 − o2)²
 
-    Return ``(E, dE/dw, new_weights)``: E before the step, the 8 gradients dE/dw1 … dE/dw8,
-    and w − lr · dE/dw (the biases stay fixed). Work output to input: δ_o = (o − t) σ'(·)
-    with σ' = o (1 − o); a hidden unit feeds *both* outputs, so its δ sums two paths.
+    Return ``(E, dE/dw1…w4, dE/dw5…w8, new_weights)``: E before the step, the gradients of the
+    hidden layer's four weights and of the output layer's four (arrays of 4), and the eight
+    weights after one step of gradient descent with learning rate ``lr`` (the biases stay
+    fixed). Work from the outputs back to the inputs, one δ = dE/d(net input) per unit.
     """
     ### BEGIN SOLUTION
     w = np.asarray(weights, dtype=np.float64)
@@ -111,7 +246,85 @@ def network_step(inputs: np.ndarray, targets: np.ndarray, weights: np.ndarray,
     delta_o = (o - targets) * o * (1 - o)                      # dE/d(net input of o1, o2)
     delta_h1 = (delta_o[0] * w[4] + delta_o[1] * w[6]) * h1 * (1 - h1)  # both paths
     delta_h2 = (delta_o[0] * w[5] + delta_o[1] * w[7]) * h2 * (1 - h2)
-    grad = np.array([delta_h1 * i1, delta_h1 * i2, delta_h2 * i1, delta_h2 * i2,
-                     delta_o[0] * h1, delta_o[0] * h2, delta_o[1] * h1, delta_o[1] * h2])
-    return error, grad, w - lr * grad
+    hidden = np.array([delta_h1 * i1, delta_h1 * i2, delta_h2 * i1, delta_h2 * i2])
+    output = np.array([delta_o[0] * h1, delta_o[0] * h2, delta_o[1] * h1, delta_o[1] * h2])
+    return error, hidden, output, w - lr * np.concatenate([hidden, output])
+    ### END SOLUTION
+
+
+def linear_module(x: Optional[np.ndarray] = None, weight: Optional[np.ndarray] = None,
+                  bias: Optional[np.ndarray] = None, grad_output: Optional[np.ndarray] = None,
+                  seed: int = 0) -> Any:
+    """Exercise 05.5 — Linear as a Module that uses your Function.
+
+    ``Linear(in_features, out_features)`` must look like PyTorch's ``nn.Linear`` from outside:
+    two ``Parameter``s named ``weight`` (out_features, in_features) and ``bias``
+    (out_features,), both drawn uniformly from ±1/√in_features (``nn.init.uniform_`` or
+    ``mg.rand`` will do), and a ``forward(x)`` that returns the Tensor your
+    ``LinearFunction.apply`` gives — not ``F.linear``, not a numpy array, nothing detached: the
+    gradients reach the parameters only through the graph your Function records.
+
+    Called with a case, this function builds your layer, checks its parameters, then sets
+    weight and bias to the given arrays and runs it forward and backward
+    (``run_linear_module``); called with no arguments it returns your class, for 05.6.
+    """
+    LinearFunction = linear_function()  # your Function from 05.1
+
+    class Linear(Module):
+        def __init__(self, in_features, out_features):
+            ### BEGIN SOLUTION
+            super().__init__()
+            bound = 1 / math.sqrt(in_features)
+            self.weight = Parameter(mg.rand(out_features, in_features) * 2 * bound - bound)
+            self.bias = Parameter(mg.rand(out_features) * 2 * bound - bound)
+            ### END SOLUTION
+
+        def forward(self, x):
+            ### BEGIN SOLUTION
+            return LinearFunction.apply(x, self.weight, self.bias)
+            ### END SOLUTION
+
+    if x is None:
+        return Linear
+    return run_linear_module(Linear, LinearFunction, x, weight, bias, grad_output, seed)
+
+
+def train_mlp(images: np.ndarray, labels: np.ndarray, weights: list[np.ndarray], lr: float,
+              steps: int) -> tuple[list[float], float]:
+    """Exercise 05.6 — your training loop, on an MLP made of your Linear.
+
+    ``images`` (N, D) are inputs, one per row (flattened 8×8 digits, or 2-D points),
+    ``labels`` (N,) their classes, ``weights`` = [W1, b1, W2, b2] the starting parameters of
+    Linear(D, H) → ReLU → Linear(H, C), with (H, D) = W1.shape and C = W2.shape[0]. Build that
+    network from your Linear (05.5), give it these weights with
+    ``load_parameters([first, second], weights)`` (given), and run ``steps`` steps of plain
+    gradient descent on the whole set. Each step:
+
+        zero the gradients → forward → loss = F.cross_entropy(logits, labels) (the mean)
+        → loss.backward() → every parameter p ← p − lr · p.grad (inside ``mg.no_grad()``)
+
+    Return ``(losses, accuracy)``: the loss of each step (before its update, ``loss.item()``)
+    and the fraction of the inputs classified right after the last step.
+    """
+    Linear = linear_module()  # your Module from 05.5
+    x = mg.tensor(images, dtype=mg.float64)
+    y = mg.tensor(labels)
+    ### BEGIN SOLUTION
+    (hidden, inputs), classes = weights[0].shape, weights[2].shape[0]
+    first, second = Linear(inputs, hidden), Linear(hidden, classes)
+    load_parameters([first, second], weights)
+    parameters = [*first.parameters(), *second.parameters()]
+    losses = []
+    for _ in range(steps):
+        for p in parameters:
+            p.grad = None
+        loss = F.cross_entropy(second(first(x).relu()), y)
+        loss.backward()
+        with mg.no_grad():
+            for p in parameters:
+                p -= lr * p.grad
+        losses.append(loss.item())
+    with mg.no_grad():
+        predicted = second(first(x).relu()).numpy().argmax(axis=1)
+    return losses, float((predicted == labels).mean())
     ### END SOLUTION

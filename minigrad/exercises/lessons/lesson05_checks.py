@@ -1,8 +1,15 @@
-"""Checks for lesson 05's exercises: visible cases, fresh random hidden cases, comparators."""
+"""Checks for lesson 05's exercises: visible cases, fresh random hidden cases, comparators.
+
+The comparators recognise the lesson's typical mistakes and say so in words: a transposed
+weight gradient, a bias gradient not summed over the batch, a second division by B, one
+output path only in the 2-2-2 network, gradients that pile up across training steps, an
+update with the wrong sign, a module whose forward leaves the graph.
+"""
 
 from __future__ import annotations
 
-from typing import Optional
+from functools import lru_cache
+from typing import Any, Optional
 
 import numpy as np
 
@@ -13,41 +20,188 @@ CLASSIC = (np.array([0.05, 0.10]), np.array([0.01, 0.99]),
            np.array([0.15, 0.20, 0.25, 0.30, 0.40, 0.45, 0.50, 0.55]), np.array([0.35, 0.60]))
 
 
+def _near(got: Any, want: Any, rtol: float = 1e-7, atol: float = 1e-10) -> bool:
+    """True when ``got`` is an array-like of want's shape and close to it."""
+    try:
+        got = np.asarray(got, dtype=np.float64)
+        want = np.asarray(want, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return got.shape == want.shape and bool(np.allclose(got, want, rtol=rtol, atol=atol))
+
+
+def _shape(value: Any) -> Optional[tuple]:
+    return np.shape(value) if isinstance(value, (np.ndarray, list)) else None
+
+
+def _with_notes(message: Optional[str], notes: list[str]) -> Optional[str]:
+    if message is None or not notes:
+        return message
+    return message + "; " + "; ".join(notes)
+
+
+# ---------------------------------------------------------------------------- 05.1 Function
 def _linear_case(rng: np.random.Generator, square: bool = False) -> tuple:
     batch, d, h = (int(v) for v in rng.integers(2, 6, size=3))
     if square:  # B = d = h: a transposed answer has the right shape and the wrong values
         batch = d = h
-    return (rng.normal(size=(batch, d)), rng.normal(size=(h, d)), rng.normal(size=(batch, h)))
-
-
-def _cross_entropy_case(rng: np.random.Generator, scale: float = 2.0,
-                        offset: float = 0.0) -> tuple:
-    batch, classes = int(rng.integers(2, 7)), int(rng.integers(2, 6))
-    logits = rng.normal(size=(batch, classes)) * scale + offset
-    return (logits, [int(t) for t in rng.integers(0, classes, size=batch)])
+    return (rng.normal(size=(batch, d)), rng.normal(size=(h, d)), rng.normal(size=h),
+            rng.normal(size=(batch, h)))
 
 
 _LINEAR_CLOSE = close(rtol=1e-9, atol=1e-12)
 
 
-def _compare_linear(expected: tuple, got: object, args: tuple) -> Optional[str]:
-    """close(), and when dW and db are exactly the expected values / B, says so: the mistake
-    of dividing by the batch size a second time (G of a mean loss already holds 1/B)."""
+def _linear_notes(got: Any, args: tuple) -> list[str]:
+    """What a wrong (Z, dX, dW, db, verdict) most likely got wrong, in words."""
+    if not isinstance(got, (list, tuple)) or len(got) != 5:
+        return []
+    x, w, b, g = (np.asarray(a, dtype=np.float64) for a in args)
+    batch, (h, d) = x.shape[0], w.shape
+    z, dx, dw, db, verdict = got
+    notes = []
+    if _near(z, x @ w.T) and np.any(b):
+        notes.append("your Z leaves out the bias: Z = X Wᵀ + b")
+    if h == d and _near(dx, g @ w.T) and not _near(dx, g @ w):
+        notes.append("your dL/dX is G Wᵀ; the shapes say G W: (B, h) @ (h, d)")
+    if _shape(dw) == (d, h) and d != h:
+        notes.append(f"your dL/dW has shape {(d, h)}, W's transposed: W is {(h, d)}, so "
+                     "dL/dW = Gᵀ X, (h, B) @ (B, d)")
+    elif h == d and _near(dw, x.T @ g) and not _near(dw, g.T @ x):
+        notes.append("your dL/dW is the transpose of the right one: Gᵀ X, not Xᵀ G")
+    if _shape(db) == (batch, h) and batch > 1:
+        notes.append(f"your dL/db has shape {(batch, h)}, one row per example: b was added to "
+                     "every row of Z (broadcast), so its gradient is G summed over the rows, "
+                     f"shape {(h,)}")
+    elif _shape(db) == (batch,) and batch != h:
+        notes.append("your dL/db sums G over its columns; sum over the rows (axis 0), one "
+                     "entry per output")
+    if batch > 1 and _near(dw, (g.T @ x) / batch) \
+            and _near(db, g.sum(axis=0) / batch):
+        notes.append(f"your dL/dW and dL/db are the right ones divided by B = {batch}: G "
+                     "already holds the mean's 1/B, so do not divide again")
+    for name, value in (("dL/dX", dx), ("dL/dW", dw), ("dL/db", db)):
+        if value is None:
+            notes.append(f"your backward returned None for {name}: return one gradient per "
+                         "input, in the order of forward's arguments")
+    if isinstance(verdict, str) and verdict != "passed":
+        notes.append(f"gradcheck says: {verdict}")
+    return notes
+
+
+def _compare_linear_function(expected: tuple, got: Any, args: tuple) -> Optional[str]:
     message = _LINEAR_CLOSE(expected, got)
-    batch = args[0].shape[0]
-    if message is None or batch == 1:
-        return message
+    return message and _with_notes(message, _linear_notes(got, args))
+
+
+# ---------------------------------------------------------------------------- 05.5 Module
+def _module_case(rng: np.random.Generator) -> tuple:
+    d, h = int(rng.integers(4, 7)), int(rng.integers(4, 7))  # ≥ 16 weights: see _init_verdict
+    batch = int(rng.integers(2, 5))
+    return (rng.normal(size=(batch, d)), rng.normal(size=(h, d)), rng.normal(size=h),
+            rng.normal(size=(batch, h)), int(rng.integers(0, 2**31)))
+
+
+def _module_notes(got: Any, args: tuple) -> list[str]:
+    if not isinstance(got, (list, tuple)) or len(got) != 5:
+        return []
+    parameters, init, graph, _output, grads = got
+    h, d = np.shape(args[1])
+    notes = []
+    if parameters != [["bias", [h]], ["weight", [h, d]]]:
+        notes.append(f"your layer registers {parameters}: it needs two Parameters, `weight` "
+                     f"{(h, d)} and `bias` {(h,)} (a plain Tensor attribute is not registered)")
+    if isinstance(init, str) and init != "like PyTorch":
+        notes.append(f"init: {init} (PyTorch draws weight and bias uniformly from "
+                     "±1/√in_features)")
+    if isinstance(graph, str) and graph.startswith("no graph"):
+        notes.append(f"{graph}: return the Tensor LinearFunction.apply gives — a numpy array "
+                     "(.numpy(), .data, np.…) has no graph, so no gradient can reach the "
+                     "parameters")
+    elif isinstance(graph, str) and graph != "your Function":
+        notes.append(f"your output comes from {graph}, not from your LinearFunction: call "
+                     "LinearFunction.apply(x, self.weight, self.bias)")
+    if isinstance(grads, (list, tuple)) and len(grads) == 3:
+        for name, value in (("weight", grads[1]), ("bias", grads[2])):
+            if value is None and not (isinstance(graph, str) and graph.startswith("no graph")):
+                notes.append(f"after backward, {name}.grad is None: the graph does not reach "
+                             f"self.{name} (a .detach(), .data or copy in forward cuts it)")
+    return notes
+
+
+def _compare_linear_module(expected: tuple, got: Any, args: tuple) -> Optional[str]:
+    message = _LINEAR_CLOSE(expected, got)
+    return message and _with_notes(message, _module_notes(got, args))
+
+
+# ---------------------------------------------------------------------------- 05.6 training
+@lru_cache(maxsize=1)
+def _digits() -> tuple[np.ndarray, np.ndarray]:
+    from minigrad.data import load_digits
+    images, labels = load_digits("train", as_numpy=True)
+    return images.reshape(len(images), -1).astype(np.float64), labels.astype(np.int64)
+
+
+def _start_weights(rng: np.random.Generator, sizes: tuple[int, int, int]) -> list[np.ndarray]:
+    """PyTorch-style starting weights for Linear(D, H) → Linear(H, C)."""
+    d, h, c = sizes
+    return [rng.uniform(-1, 1, size=(h, d)) / np.sqrt(d), rng.uniform(-1, 1, size=h) / np.sqrt(d),
+            rng.uniform(-1, 1, size=(c, h)) / np.sqrt(h), rng.uniform(-1, 1, size=c) / np.sqrt(h)]
+
+
+def _digits_case(rng: np.random.Generator, count: int, hidden: int, steps: int,
+                 rows: Optional[np.ndarray] = None) -> tuple:
+    images, labels = _digits()
+    rows = rng.choice(len(images), size=count, replace=False) if rows is None else rows
+    return (images[rows], labels[rows], _start_weights(rng, (64, hidden, 10)), 0.5, steps)
+
+
+def _moons_case(rng: np.random.Generator, count: int, hidden: int, steps: int) -> tuple:
+    from minigrad.data import make_moons
+    points, labels = make_moons(count, noise=0.1, seed=int(rng.integers(0, 2**31)))
+    return (points, labels.astype(np.int64), _start_weights(rng, (2, hidden, 2)), 0.5, steps)
+
+
+_TRAINING_CLOSE = close(rtol=1e-7, atol=1e-10)
+
+
+def _training_notes(expected: tuple, got: Any, args: tuple) -> list[str]:
+    if not isinstance(got, (list, tuple)) or len(got) != 2:
+        return []
+    want = np.asarray(expected[0], dtype=np.float64)
     try:
-        divided = all(np.allclose(np.asarray(mine, dtype=float) * batch, right, rtol=1e-9,
-                                  atol=1e-12) for mine, right in zip(got[1:3], expected[1:3]))
+        losses = np.asarray(got[0], dtype=np.float64).reshape(-1)
     except (TypeError, ValueError):
-        divided = False
-    if divided:
-        return (f"{message}; your dW and db are the right ones divided by B = {batch}: G already "
-                f"holds the mean's 1/B, so do not divide again")
-    return message
+        return []
+    if losses.shape != want.shape:
+        return [f"you returned {losses.size} losses for {want.size} steps: one per step"]
+    batch = len(args[1])
+    if _near(losses[0], want[0]):
+        if _near(losses[:2], want[:2]) and not _near(losses[2:], want[2:]):
+            return ["your first two losses are right, then they drift: each backward adds to "
+                    ".grad (+=), so gradients pile up across steps — zero them at the start of "
+                    "every step"]
+        if losses[1] > losses[0] and want[1] < want[0]:
+            return ["your loss grows from the first step on: the update climbs the gradient; "
+                    "it is p ← p − lr · p.grad"]
+        if _near(losses, np.full_like(losses, losses[0])):
+            return ["your loss never changes: the update does not reach the layers' own "
+                    "Parameters (zeroed before the step, or applied to copies?)"]
+    elif _near(losses[0], want[0] / batch):
+        return [f"your loss is the mean divided by B = {batch} again: cross_entropy already "
+                "averages, and a second 1/B shrinks every gradient"]
+    elif _near(losses[0], want[0] * batch):
+        return [f"your loss is B = {batch} times the mean (a sum over the batch): the loss is "
+                "the mean, with the 1/B once"]
+    return []
 
 
+def _compare_training(expected: tuple, got: Any, args: tuple) -> Optional[str]:
+    message = _TRAINING_CLOSE(expected, got)
+    return message and _with_notes(message, _training_notes(expected, got, args))
+
+
+# ---------------------------------------------------------------------------- 05.2–05.4
 def _relu_output(rng: np.random.Generator, shape: tuple) -> np.ndarray:
     y = np.maximum(rng.normal(size=shape) * 2, 0)
     y[0, 0] = 0.0  # relu at a kink: its output is 0, so its derivative is 0
@@ -71,22 +225,118 @@ def _network_case(rng: np.random.Generator) -> tuple:
             rng.normal(size=2) * 0.5, float(rng.choice([0.1, 0.5, 1.0])))
 
 
+def _cross_entropy_case(rng: np.random.Generator, scale: float = 2.0,
+                        offset: float = 0.0) -> tuple:
+    batch, classes = int(rng.integers(2, 7)), int(rng.integers(2, 6))
+    logits = rng.normal(size=(batch, classes)) * scale + offset
+    return (logits, [int(t) for t in rng.integers(0, classes, size=batch)])
+
+
+_CE_CLOSE = close(rtol=1e-7, atol=1e-10)
+
+
+def _compare_cross_entropy(expected: tuple, got: Any, args: tuple) -> Optional[str]:
+    """close(), naming a missing 1/B, a second 1/B, or a summed loss."""
+    message = _CE_CLOSE(expected, got)
+    if message is None or not isinstance(got, (list, tuple)) or len(got) != 2:
+        return message
+    batch = len(args[1])
+    notes = []
+    if batch > 1 and _near(got[1], expected[1] * batch):
+        notes.append(f"your gradient is B = {batch} times too large: the loss is a mean, so "
+                     "each example's p − onehot is divided by B")
+    elif batch > 1 and _near(got[1], expected[1] / batch):
+        notes.append(f"your gradient is divided by B = {batch} twice: the mean's 1/B enters once")
+    if batch > 1 and _near(got[0], expected[0] * batch):
+        notes.append("your loss is the sum over the batch; the exercise asks for the mean")
+    return _with_notes(message, notes)
+
+
+def _network_case(rng: np.random.Generator) -> tuple:
+    return (rng.uniform(-1, 1, size=2), rng.uniform(0, 1, size=2), rng.normal(size=8) * 0.8,
+            rng.normal(size=2) * 0.5, float(rng.choice([0.1, 0.5, 1.0])))
+
+
+def one_path_gradients(inputs: Any, targets: Any, weights: Any, biases: Any,
+                       path: int) -> np.ndarray:
+    """dE/dw1…w4 of the 2-2-2 network through output ``path`` (0: o1, 1: o2) alone — the
+    gradient of a student who forgets that each hidden unit feeds both outputs."""
+    i, t, w, b = (np.asarray(v, dtype=np.float64) for v in (inputs, targets, weights, biases))
+    h = 1 / (1 + np.exp(-(np.array([w[0:2] @ i, w[2:4] @ i]) + b[0])))
+    o = 1 / (1 + np.exp(-(np.array([w[4:6] @ h, w[6:8] @ h]) + b[1])))
+    delta = (o[path] - t[path]) * o[path] * (1 - o[path])
+    out = w[4:6] if path == 0 else w[6:8]  # (w5, w6) or (w7, w8)
+    return np.concatenate([delta * out[0] * h[0] * (1 - h[0]) * i,
+                           delta * out[1] * h[1] * (1 - h[1]) * i])
+
+
+def _compare_network(expected: tuple, got: Any, args: tuple) -> Optional[str]:
+    """close(), naming one output path only, `=` for `+=`, and a step up the gradient."""
+    message = _CE_CLOSE(expected, got)
+    if message is None or not isinstance(got, (list, tuple)) or len(got) != 4:
+        return message
+    inputs, targets, weights, biases, lr = args
+    hidden = got[1]
+    notes = []
+    if not _near(hidden, expected[1]):
+        through_o1 = one_path_gradients(inputs, targets, weights, biases, 0)
+        through_o2 = one_path_gradients(inputs, targets, weights, biases, 1)
+        if _near(hidden, through_o1):
+            notes.append(f"your hidden-unit δ uses only one output path, through o1 (your "
+                         f"dE/dw1 = {through_o1[0]:.6g}; with both paths it is "
+                         f"{expected[1][0]:.6g} — in the reading's example the one-path number "
+                         "is 0.000668 against 0.000439): h1 and h2 feed o1 and o2, and the two "
+                         "paths add")
+        elif _near(hidden, through_o2):
+            notes.append("your hidden-unit δ keeps only the path through o2 — an `=` where `+=` "
+                         "should add the second path? h1 and h2 feed both outputs")
+    w = np.asarray(weights, dtype=np.float64)
+    try:
+        theirs = np.concatenate([np.asarray(got[1], dtype=np.float64).reshape(-1),
+                                 np.asarray(got[2], dtype=np.float64).reshape(-1)])
+    except (TypeError, ValueError):
+        theirs = None
+    right = np.concatenate([expected[1], expected[2]])
+    if _near(got[3], w + lr * right) or (theirs is not None and theirs.shape == (8,)
+                                         and not _near(theirs, right)
+                                         and _near(got[3], w + lr * theirs)):
+        notes.append("your step goes up the gradient: new w = w − lr · dE/dw")
+    return _with_notes(message, notes)
+
+
+_NETWORK_VISIBLE_SECOND = (np.array([1.0, -1.0]), np.array([0.0, 1.0]),
+                           np.array([0.1, -0.2, 0.3, -0.4, 0.5, -0.6, 0.7, -0.8]),
+                           np.zeros(2), 1.0)
+
+def _small(*shape: int, start: float = 1.0) -> np.ndarray:
+    """Small distinct numbers, easy to redo by hand: start, start + 0.5, …"""
+    return (np.arange(float(np.prod(shape))).reshape(shape) * 0.5 + start) * \
+        np.where(np.arange(np.prod(shape)).reshape(shape) % 3 == 1, -1, 1)
+
+
 EXERCISES = [
     Exercise(
-        id="05.1", function="linear_backward", points=3,
-        title="The backward pass of a Linear layer",
-        hint="dX = G @ W (B, d); dW = G.T @ X (h, d); db = G.sum(axis=0) (h,) — let the shapes "
-             "tell you where the transposes go.",
-        visible=lambda: [(np.ones((1, 4)), np.ones((2, 4)), np.array([[8.0, 8.0]])),
-                         (np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]),
-                          np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
-                          np.arange(9.0).reshape(3, 3) / 3)],
+        id="05.1", function="linear_function", points=4,
+        title="Linear as a Function",
+        idea="Write Z_bj = Σ_k X_bk W_jk + b_j and ask, for each input, which entries of Z it "
+             "touches: those are the G entries its gradient collects. Each gradient has its "
+             "input's shape, and the shapes tell you where the transposes go; b touches every "
+             "row.",
+        hint="forward: ctx.save_for_backward(x, weight); return x @ weight.T + bias.  backward: "
+             "dX = G @ W (B, d); dW = G.T @ X (h, d); db = G.sum(axis=0) (h,).",
+        visible=lambda: [(_small(2, 3), _small(2, 3, start=-1.0), np.array([0.5, -1.0]),
+                          _small(2, 2, start=0.5)),
+                         (_small(3, 3, start=0.25), _small(3, 3, start=-0.75),
+                          np.array([1.0, 0.0, -2.0]), _small(3, 3, start=-1.5))],
         hidden=lambda rng: [_linear_case(rng), _linear_case(rng), _linear_case(rng, True)],
-        compare=_compare_linear,
+        compare=_compare_linear_function,
+        parts=("Z", "dL/dX", "dL/dW", "dL/db", "gradcheck"),
     ),
     Exercise(
         id="05.2", function="activation_backward", points=3,
         title="Activations backward, from the output",
+        idea="Differentiate each f and rewrite the result with y = f(x) in place of x; then "
+             "multiply by the gradient arriving from above, entry by entry.",
         hint="relu: g·(y > 0); sigmoid: g·y(1 − y); tanh: g·(1 − y²) — all from the output y.",
         visible=lambda: [("relu", np.array([0.0, 0.5, 2.0]), np.array([1.0, 1.0, 3.0])),
                          ("relu", np.array([[0.0, 1.5], [0.0, 0.0]]), np.full((2, 2), 2.0)),
@@ -98,28 +348,69 @@ EXERCISES = [
     Exercise(
         id="05.3", function="softmax_cross_entropy", points=4,
         title="Softmax cross-entropy: loss and p − y",
-        hint="Gradient = (softmax(logits) − onehot(targets)) / B — divide by the batch size once; "
-             "compute log-softmax from logits − max so that large logits do not overflow.",
+        idea="Take log-softmax from the logits minus their row maximum (the softmax does not "
+             "change). For one example, d(−log p_c)/dz_k is short; the batch mean then scales "
+             "every row once.",
+        hint="Gradient = (softmax(logits) − onehot(targets)) / B — divide by the batch size "
+             "once; log-softmax = z − m − log Σ e^{z − m} with m the row maximum.",
         visible=lambda: [(np.array([[1.0, 2.0, 3.0]]), [2]),
                          (np.array([[0.0, 0.0], [1.0, -1.0]]), [0, 1]),
                          (np.array([[1000.0, 0.0, -1000.0], [2.0, 1.0, 0.5]]), [0, 2])],
         hidden=lambda rng: [_cross_entropy_case(rng), _cross_entropy_case(rng),
                             _cross_entropy_case(rng, scale=5.0),
                             _cross_entropy_case(rng, scale=300.0, offset=500.0)],
-        compare=close(rtol=1e-7, atol=1e-10),
+        compare=_compare_cross_entropy,
+        parts=("loss", "dloss/dlogits"),
     ),
     Exercise(
         id="05.4", function="network_step", points=5,
         title="One step of the 2-2-2 sigmoid network",
+        idea="Forward first, keeping h and o. Then one δ = dE/d(net input) per unit, outputs "
+             "first; a weight's gradient is the δ of the unit it feeds times the value on its "
+             "wire. Count the paths from a hidden unit to E before writing its δ.",
         hint="δ_o = (o − t)·o(1 − o); dE/dw5 = δ_o1·h1. A hidden unit's δ adds both outputs: "
-             "δ_h1 = (δ_o1·w5 + δ_o2·w7)·h1(1 − h1); dE/dw1 = δ_h1·i1.",
+             "δ_h1 = (δ_o1·w5 + δ_o2·w7)·h1(1 − h1); dE/dw1 = δ_h1·i1; new w = w − lr·dE/dw.",
         visible=lambda: [(*CLASSIC, 0.5),
                          # both outputs feed back into each hidden unit: drop a path and
                          # this case fails (with all-zero weights it would not)
-                         (np.array([1.0, -1.0]), np.array([0.0, 1.0]),
-                          np.array([0.1, -0.2, 0.3, -0.4, 0.5, -0.6, 0.7, -0.8]),
-                          np.zeros(2), 1.0)],
+                         _NETWORK_VISIBLE_SECOND],
         hidden=lambda rng: [_network_case(rng) for _ in range(4)],
-        compare=close(rtol=1e-7, atol=1e-12),
+        compare=_compare_network,
+        parts=("E", "dE/dw1…w4", "dE/dw5…w8", "new weights"),
+    ),
+    Exercise(
+        id="05.5", function="linear_module", points=4,
+        title="Linear as a Module, with your Function",
+        idea="A Module registers what you assign to it: Parameters become its parameters. "
+             "Draw them the way PyTorch does, and let forward hand the work to your Function "
+             "so that the graph runs through it.",
+        hint="super().__init__(); bound = 1/√in_features; self.weight = Parameter(mg.rand(out, "
+             "in) * 2 * bound − bound); the same for self.bias (out,); forward: return "
+             "LinearFunction.apply(x, self.weight, self.bias).",
+        visible=lambda: [(_small(2, 4), _small(4, 4, start=-1.0) / 4, np.array([0.5, -1.0, 0.0,
+                                                                               1.0]),
+                          _small(2, 4, start=0.5), 0),
+                         (_small(3, 5, start=0.25), _small(4, 5, start=-0.75) / 5,
+                          np.array([1.0, 0.0, -2.0, 0.5]), _small(3, 4, start=-1.5), 1)],
+        hidden=lambda rng: [_module_case(rng) for _ in range(3)],
+        compare=_compare_linear_module,
+        parts=("parameters", "init", "graph", "output", "gradients"),
+    ),
+    Exercise(
+        id="05.6", function="train_mlp", points=4,
+        title="Your training loop",
+        idea="Each step starts from clean gradients (backward adds into .grad), goes forward to "
+             "a mean loss, backward, and then moves every parameter a little against its "
+             "gradient without recording that move in the graph.",
+        hint="for each step: p.grad = None (or layer.zero_grad()) for every parameter; loss = "
+             "F.cross_entropy(second(first(x).relu()), y); loss.backward(); with mg.no_grad(): "
+             "p -= lr * p.grad; losses.append(loss.item()).",
+        visible=lambda: [_digits_case(np.random.default_rng(5), 150, 16, 30,
+                                      rows=np.arange(150)),
+                         _moons_case(np.random.default_rng(6), 80, 8, 30)],
+        hidden=lambda rng: [_digits_case(rng, 100, int(rng.integers(8, 17)), 20),
+                            _moons_case(rng, 60, int(rng.integers(4, 9)), 20)],
+        compare=_compare_training,
+        parts=("losses", "accuracy"),
     ),
 ]
