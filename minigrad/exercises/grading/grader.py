@@ -90,9 +90,9 @@ class ExerciseResult:
         failed = [case for case in self.cases if not case.passed]
         if not failed:
             return "not graded"
-        if any(case.credit for case in self.cases):
-            partly = " (+ parts)" if any(0 < case.credit < 1 for case in self.cases) else ""
-            return f"{len(self.cases) - len(failed)}/{len(self.cases)} cases{partly}"
+        if any(case.credit for case in self.cases):  # cases right, counting parts: 2.5/5
+            earned = round(sum(case.credit for case in self.cases), 2)
+            return f"{earned:g}/{len(self.cases)} cases"
         return STATUS_BY_KIND.get(failed[0].kind, failed[0].kind)
 
     @property
