@@ -115,3 +115,105 @@ m.buf = 3
 @pytest.mark.parametrize("code", MODULE_CASES, ids=case_id)
 def test_module_reassignment_as_torch(code):
     same_as_torch(code)
+
+
+# ---- 3. `x[0:1] += 1`: the region written back onto itself -----------------------------------
+OVERLAP_MESSAGE = "some elements of the input tensor and the written-to tensor refer to a single"
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_augmented_assignment_to_a_slice(requires_grad):
+    leaf = tensor(np.zeros(3), requires_grad)
+    x = leaf * 1 if requires_grad else leaf
+    x[0:1] += 1.0
+    assert x.tolist() == [1.0, 0.0, 0.0]
+    leaf = tensor(np.ones((3, 3)), requires_grad)
+    h = leaf * 1 if requires_grad else leaf
+    h[1:2, 1:2] *= 2
+    h.view(-1)[0:1] -= 1
+    assert h.tolist() == [[0.0, 1.0, 1.0], [1.0, 2.0, 1.0], [1.0, 1.0, 1.0]]
+    if requires_grad:
+        (h * tensor(np.arange(9.0).reshape(3, 3))).sum().backward()
+        assert leaf.grad.tolist() == [[0.0, 1.0, 2.0], [3.0, 8.0, 5.0], [6.0, 7.0, 8.0]]
+
+
+def test_a_slice_written_back_with_extra_leading_ones():
+    h = tensor(np.arange(9.0).reshape(3, 3))
+    h[1:2] = h[1:2][None]
+    h[0:1] = h[0]
+    assert h.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0]]
+    h[0:2] = h[2:3]  # broadcast, and no shared memory
+    assert h.tolist() == [[6.0, 7.0, 8.0], [6.0, 7.0, 8.0], [6.0, 7.0, 8.0]]
+
+
+# ---- 5. in-place ops whose operand partly overlaps the written tensor -------------------------
+@pytest.mark.parametrize("write", [
+    lambda b: b.__iadd__(b.permute(1, 0)),
+    lambda b: b[None].mul_(b),
+    lambda b: b.view(1, 4).add_(b.view(4)),
+    lambda b: b.add_(b[0]),
+    lambda b: b.view(4)[1:].add_(b.view(4)[:-1]),
+    lambda b: b.copy_(b.T),
+], ids=["permuted", "unsqueezed", "viewed 1x4", "row", "shifted", "copy transposed"])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_partial_overlap_is_refused(write, requires_grad):
+    leaf = tensor(np.arange(4.0).reshape(2, 2), requires_grad)
+    b = leaf * 1 if requires_grad else leaf
+    with pytest.raises(RuntimeError, match=OVERLAP_MESSAGE):
+        write(b)
+    assert b.tolist() == [[0.0, 1.0], [2.0, 3.0]]  # refused before writing anything
+
+
+@pytest.mark.parametrize("write", [
+    lambda b: b.__iadd__(b), lambda b: b.mul_(b), lambda b: b.view(4).add_(b.view(4)),
+    lambda b: b.unsqueeze(0).add_(b.unsqueeze(0)), lambda b: b[1].add_(b[0]),
+])
+def test_exact_aliasing_is_allowed(write):
+    b = tensor([[1.0, 2.0], [3.0, 4.0]])
+    write(b)
+    assert b.tolist() in ([[2.0, 4.0], [6.0, 8.0]], [[1.0, 4.0], [9.0, 16.0]],
+                          [[1.0, 2.0], [4.0, 6.0]])
+
+
+OVERLAP_CASES = oracle_cases("""
+x = L.zeros(3); x[0:1] += 1.0; r = x
+---
+h = L.ones(3, 3); h[1:2, 1:2] *= 2; h.view(-1)[0:1] -= 1; r = h
+---
+a = L.ones(3, 3, requires_grad=True); h = a * 1; h[1:2, 1:2] *= 2; h.view(-1)[0:1] -= 1
+h[:, 0:1] += h[:, 1:2]
+(h * L.arange(9.).reshape(3, 3)).sum().backward(); r = h, a.grad
+---
+h = L.ones(3, 3); h[1:2] = h[1:2][None]; h[0:1] = h[0]; h[0:2] = h[2:3]; r = h
+---
+b = L.arange(4.); b[1:] = b[:-1]
+---
+b = L.arange(4.).reshape(2, 2); b += b.permute(1, 0)
+---
+b = L.arange(4.).reshape(2, 2); v = b[None]; v.mul_(b)
+---
+b = L.arange(4.).reshape(2, 2); b.mul_(b[None])
+---
+a = L.ones(2, 2, requires_grad=True); b = a * 1; b += b.T
+---
+b = L.arange(4.).reshape(2, 2); b.view(1, 4).add_(b.view(4))
+---
+b = L.arange(4.).reshape(2, 2); b.add_(b.view(4))
+---
+b = L.arange(4.); b[1:] *= b[:-1]
+---
+b = L.arange(8.).reshape(2, 2, 2); b.add_(b.transpose(0, 1))
+---
+b = L.arange(4.).reshape(2, 2); b.copy_(b[0])
+---
+b = L.arange(4.).reshape(2, 2); b += b; b.mul_(b); b.view(4).sub_(b.view(4), alpha=2)
+b.unsqueeze(0).add_(b.unsqueeze(0)); b[1].add_(b[0]); b[:, :1].add_(b[:, 1:]); r = b
+---
+b = L.arange(4.).reshape(2, 2); b.copy_(b.view(4).view(2, 2)); b[:, 0:1] += 1.0; r = b
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", OVERLAP_CASES, ids=case_id)
+def test_setitem_and_overlap_as_torch(code):
+    same_as_torch(code)
