@@ -217,3 +217,59 @@ b = L.arange(4.).reshape(2, 2); b.copy_(b.view(4).view(2, 2)); b[:, 0:1] += 1.0;
 @pytest.mark.parametrize("code", OVERLAP_CASES, ids=case_id)
 def test_setitem_and_overlap_as_torch(code):
     same_as_torch(code)
+
+
+# ---- 6. view() decided by strides, as PyTorch's computeStride ---------------------------------
+def test_view_of_an_advanced_index_result_then_a_slice():
+    a = tensor(np.arange(16.0).reshape(4, 4))
+    v = a[:, [0, 1]][0:2]
+    assert v.view(4, 1, -1).tolist() == [[[0.0]], [[1.0]], [[4.0]], [[5.0]]]
+    w = a[[0, 1]][:, [1, 2]][:, 0:2]
+    assert w.view(-1).tolist() == [1.0, 2.0, 5.0, 6.0]
+    assert a[:, [0, 1]].view(2, 4).tolist() == [[0.0, 1.0, 4.0, 5.0], [8.0, 9.0, 12.0, 13.0]]
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda a: a.T, (16,)),
+    (lambda a: a[:, 0:2], (8,)),
+    (lambda a: a[:, [0, 1]][0:2].T, (4,)),
+], ids=["transposed", "sliced columns", "index then column"])
+def test_view_refused_where_memory_has_gaps(make, shape):
+    with pytest.raises(RuntimeError, match="at least one dimension spans across two contiguous"):
+        make(tensor(np.arange(16.0).reshape(4, 4))).view(shape)
+
+
+@pytest.mark.parametrize("make, shape, expected", [
+    (lambda a: a[:, 0:2], (4, 1, 2), [0.0, 1.0, 4.0, 5.0, 8.0, 9.0, 12.0, 13.0]),
+    (lambda a: a.T[0:1], (2, 2), [0.0, 4.0, 8.0, 12.0]),
+    (lambda a: a[::2].unsqueeze(1), (2, 1, 2, 2), [0.0, 1.0, 2.0, 3.0, 8.0, 9.0, 10.0, 11.0]),
+])
+def test_view_allowed_within_a_chunk(make, shape, expected):
+    assert make(tensor(np.arange(16.0).reshape(4, 4))).view(shape).reshape(-1).tolist() == expected
+
+
+VIEW_CASES = oracle_cases("""
+v = L.arange(16.).reshape(4, 4)[:, [0, 1]][0:2]; r = v.view(4, 1, -1)
+---
+v = L.arange(16.).reshape(4, 4)[[0, 1]][:, [1, 2]][:, 0:2]; r = v.view(-1), v.view(1, -1, 1)
+---
+v = L.arange(27.).reshape(3, 3, 3)[:, [0, 1]][0:2]; r = v.view(4, 1, -1), v.view(-1)
+---
+v = L.arange(16.).reshape(4, 4)[:, [0, 1]][:, 0:1]; r = v.view(4)
+---
+v = L.arange(16.).reshape(4, 4)[:, [0, 1]][:, 0:1]; r = v.view(2, 2)
+---
+v = L.arange(16.).reshape(4, 4).T; r = v.view(16)
+---
+v = L.arange(24.).reshape(2, 3, 4).transpose(0, 1)[:, :, 1:3]; r = v.view(3, 2, 2, 1)
+---
+v = L.arange(24.).reshape(2, 3, 4)[:, 1:3]; r = v.view(2, 8)
+---
+v = L.arange(24.).reshape(2, 3, 4)[:, 1:3]; r = v.view(4, 4)
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", VIEW_CASES, ids=case_id)
+def test_view_as_torch(code):
+    same_as_torch(code)
