@@ -273,3 +273,114 @@ v = L.arange(24.).reshape(2, 3, 4)[:, 1:3]; r = v.view(4, 4)
 @pytest.mark.parametrize("code", VIEW_CASES, ids=case_id)
 def test_view_as_torch(code):
     same_as_torch(code)
+
+
+# ---- 2. a gradient handed to the user never shares memory with a .grad ------------------------
+def test_autograd_grad_result_is_not_the_retained_grad():
+    x = tensor([1.0, 2.0], requires_grad=True)
+    a = x * 2
+    a.retain_grad()
+    loss = (a * a).sum()
+    g, = mg.autograd.grad(loss, [a], retain_graph=True)
+    assert a.grad.tolist() == [4.0, 8.0] and g.tolist() == [4.0, 8.0]
+    loss.backward()
+    assert a.grad.tolist() == [8.0, 16.0]
+    assert g.tolist() == [4.0, 8.0]
+
+
+def test_a_retained_grad_is_a_new_tensor_at_each_backward():
+    x = tensor([1.0, 2.0], requires_grad=True)
+    c = x * 1
+    c.retain_grad()
+    loss = (c * c).sum()
+    loss.backward(retain_graph=True)
+    first = c.grad
+    loss.backward()
+    assert first.tolist() == [2.0, 4.0] and c.grad.tolist() == [4.0, 8.0]
+
+
+def test_a_hook_s_gradient_is_not_stored_as_grad():
+    x = tensor([1.0, 2.0], requires_grad=True)
+    replacement = tensor([3.0, 3.0])
+    x.register_hook(lambda grad: replacement)
+    (x * 1).sum().backward()
+    replacement += 1
+    assert x.grad.tolist() == [3.0, 3.0]
+    seen = []
+    y = tensor([1.0, 2.0], requires_grad=True)
+    y.register_hook(seen.append)
+    (y * 2).sum().backward()
+    seen[0] += 1
+    assert y.grad.tolist() == [2.0, 2.0]
+    c = y * 1
+    c.register_hook(seen.append)
+    c.retain_grad()
+    (c * 2).sum().backward()
+    seen[1] += 1
+    assert c.grad.tolist() == [2.0, 2.0]
+
+
+def test_a_leaf_grad_never_aliases_the_gradient_passed_in_or_another_grad():
+    x = tensor([1.0, 2.0], requires_grad=True)
+    upstream = tensor([1.0, 1.0])
+    x.backward(upstream)
+    upstream += 1
+    assert x.grad.tolist() == [1.0, 1.0]
+    a, b = tensor([1.0], requires_grad=True), tensor([1.0], requires_grad=True)
+    ((a + b) * 2).sum().backward()
+    a.grad += 1
+    assert b.grad.tolist() == [2.0]
+
+
+def test_create_graph_stores_a_recorded_copy():
+    x = tensor([1.0, 2.0], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (x ** 2).sum().backward(create_graph=True)
+    assert x.grad.grad_fn.name() == "CopyBackwards"
+    c = x * 1
+    c.retain_grad()
+    (c ** 2).sum().backward(create_graph=True)
+    assert c.grad.grad_fn.name() == "CloneBackward0"
+
+
+ALIAS_CASES = oracle_cases("""
+x = L.tensor([1., 2.], requires_grad=True)
+a = x * 2; a.retain_grad(); loss = (a * a).sum()
+g, = L.autograd.grad(loss, [a], retain_graph=True)
+first = a.grad.clone(); loss.backward(retain_graph=True)
+g2, = L.autograd.grad(loss, [x], retain_graph=True); loss.backward()
+r = first, g, a.grad, g2, x.grad
+---
+x = L.tensor([1., 2.], requires_grad=True); c = x * 1; c.retain_grad(); loss = (c * c).sum()
+loss.backward(retain_graph=True); first = c.grad; loss.backward(); r = first, c.grad, x.grad
+---
+x = L.tensor([1., 2.], requires_grad=True); h = L.tensor([3., 3.])
+x.register_hook(lambda g: h); (x * 1).sum().backward(); h += 1; r = x.grad
+---
+seen = []; y = L.tensor([1., 2.], requires_grad=True); y.register_hook(seen.append)
+c = y * 3; c.register_hook(seen.append); c.retain_grad(); (c * 2).sum().backward()
+seen[0] += 1; seen[1] += 10; r = y.grad, c.grad, seen
+---
+x = L.tensor([1., 2.], requires_grad=True); go = L.tensor([1., 1.])
+x.backward(go); go += 1; (x + 0).backward(go); go += 1; r = x.grad, go
+---
+a = L.tensor([1., 2.], requires_grad=True); b = L.tensor([1., 2.], requires_grad=True)
+((a + b) * 2).sum().backward(); a.grad += 1; r = a.grad, b.grad
+---
+a = L.tensor([1., 2.], requires_grad=True); go = L.tensor([1., 1.])
+g, = L.autograd.grad(a * 1, [a], go); go += 7; r = g
+---
+a = L.tensor([1., 2.], requires_grad=True); (a * 1).sum().backward(); g1 = a.grad
+(a * 3).sum().backward(); r = g1, g1 is a.grad
+---
+x = L.tensor([1., 2.], requires_grad=True); (x ** 2).sum().backward(create_graph=True)
+c = x * 1; c.retain_grad(); (c ** 3).sum().backward(create_graph=True)
+r = x.grad.grad_fn, c.grad.grad_fn, x.grad.requires_grad, c.grad.is_leaf
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", ALIAS_CASES, ids=case_id)
+def test_gradient_aliasing_as_torch(code):
+    same_as_torch(code)
