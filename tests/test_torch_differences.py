@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from test_torch_semantics import case_id, oracle_cases, same_as_torch
+from test_torch_semantics import _run, case_id, oracle_cases, same_as_torch
 
 import minigrad as mg
 from minigrad import nn
@@ -384,3 +384,84 @@ r = x.grad.grad_fn, c.grad.grad_fn, x.grad.requires_grad, c.grad.is_leaf
 @pytest.mark.parametrize("code", ALIAS_CASES, ids=case_id)
 def test_gradient_aliasing_as_torch(code):
     same_as_torch(code)
+
+
+# ---- 4. Linear and Conv2d save what PyTorch saves ---------------------------------------------
+MODIFIED = "modified by an inplace operation"
+
+
+def _changed_weight_then_backward(layer: nn.Module, x: mg.Tensor) -> mg.Tensor:
+    model = nn.Sequential(layer)
+    loss = model(x).sum()
+    with mg.no_grad():
+        model[0].weight.mul_(0.5)
+    loss.backward()
+    return model[0].weight.grad
+
+
+def test_linear_without_input_gradient_does_not_save_its_weight():
+    layer = nn.Linear(3, 2).double()
+    grad = _changed_weight_then_backward(layer, tensor(np.ones((4, 3))))
+    assert grad.tolist() == [[4.0, 4.0, 4.0], [4.0, 4.0, 4.0]]
+
+
+def test_linear_with_input_gradient_saves_its_weight():
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        _changed_weight_then_backward(nn.Linear(3, 2).double(), tensor(np.ones((4, 3)), True))
+
+
+def test_linear_with_a_frozen_weight_does_not_save_its_input():
+    layer = nn.Linear(3, 2, bias=False).double().requires_grad_(False)
+    x = tensor(np.ones((4, 3)), requires_grad=True)
+    h = x * 1
+    loss = layer(h).sum()
+    h.mul_(2)  # h is not saved: dx = G W needs only W
+    loss.backward()
+    assert x.grad.tolist() == layer.weight.sum(0).expand(4, 3).tolist()
+
+
+@pytest.mark.parametrize("input_needs_grad", [False, True])
+def test_conv2d_saves_input_and_weight(input_needs_grad):
+    x = tensor(np.ones((1, 1, 3, 3)), input_needs_grad)
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        _changed_weight_then_backward(nn.Conv2d(1, 2, 2).double(), x)
+
+
+SAVED_CASES = [
+    f"""
+m = L.nn.Sequential({layer.format(bias=bias)}); x = {x}.requires_grad_({rx})
+with L.no_grad():
+    [p.fill_(0.25) for p in m.parameters()]
+m[0].weight.requires_grad_({rw})
+if {bias}: m[0].bias.requires_grad_({rb})
+y = m(x).sum()
+with L.no_grad():
+    {target}.mul_(.5)
+y.backward(); r = x.grad, m[0].weight.grad
+""".strip()
+    for layer, x in (("L.nn.Linear(3, 2, bias={bias})", "L.ones(4, 3)"),
+                     ("L.nn.Linear(3, 2, bias={bias})", "L.ones(2, 4, 3)"),
+                     ("L.nn.Conv2d(1, 2, 2, bias={bias})", "L.ones(1, 1, 3, 3)"))
+    for rx, rw, rb, bias in ((True, True, True, True), (False, True, True, True),
+                             (True, False, False, True), (False, True, False, False),
+                             (True, False, False, False), (False, False, True, True))
+    for target in ("m[0].weight", "x")
+    if rx or rw or (rb and bias)
+]
+
+
+def _outcome(code: str, library) -> object:
+    """The gradients, or that backward refused a modified saved value (the message's details
+    name what was saved: PyTorch's [3, 2] weight.t(), minigrad's [2, 3] weight)."""
+    try:
+        return _run(code, library)
+    except RuntimeError as error:
+        assert MODIFIED in str(error)
+        return "refused"
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", SAVED_CASES, ids=case_id)
+def test_saved_for_backward_as_torch(code):
+    torch = pytest.importorskip("torch")
+    assert _outcome(code, mg) == _outcome(code, torch)
