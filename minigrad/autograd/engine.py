@@ -84,37 +84,53 @@ def _count_dependencies(roots: Iterable[Node]) -> dict[Node, int]:
     return dependencies
 
 
-def _owned(gradient: Tensor, handed_out: set[int]) -> Tensor:
+def _owned(gradient: Tensor, handed_out: set[int], shared: bool = False) -> Tensor:
     """A gradient safe to store in `.grad`: its memory shared with no other `.grad`, no
-    gradient the user passed in, and no broadcast (read-only) array. A row-major view of all of
-    a fresh array (what a transpose of a transposed matmul result is) needs no copy."""
+    gradient the user passed in or a hook saw (`shared`), and no broadcast (read-only) array.
+    A row-major view of all of a fresh array (what a transpose of a transposed matmul result
+    is) needs no copy."""
     array = gradient._data
     owner = array if array.base is None else array.base
     whole_view = array.base is None or (type(owner) is np.ndarray and owner.size == array.size
                                         and array.flags.c_contiguous)
-    if not whole_view or not array.flags.writeable or id(owner) in handed_out:
+    if shared or not whole_view or not array.flags.writeable or id(owner) in handed_out:
         gradient = Tensor._make(array.copy(), False, None)
         owner = gradient._data
     handed_out.add(id(owner))
     return gradient
 
 
-def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool, handed_out: set[int]) -> None:
-    """tensor.grad += gradient (the first time: tensor.grad = gradient), as PyTorch does it.
+def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool, handed_out: set[int],
+                shared: bool = False) -> None:
+    """leaf.grad += gradient (the first time: leaf.grad = gradient), as PyTorch's AccumulateGrad.
 
-    Without create_graph the sum is written into the existing `.grad` in place, so older
-    references to it see the sum (also when that `.grad` carries a graph from an earlier
-    create_graph=True backward); with create_graph the sum is a new, recorded tensor.
+    The first gradient is stored as it is only when nobody else can hold it (not `shared`, as
+    a gradient a hook saw or returned is, and see `_owned`); with create_graph it is always a
+    recorded copy (PyTorch's `empty_like(grad).copy_(grad)`: CopyBackwards). Later gradients
+    are added into the existing `.grad` in place, so older references to it see the sum;
+    with create_graph the sum is a new, recorded tensor.
     """
     grad = tensor._grad
     if grad is None:
-        # With create_graph the gradient may be part of a graph: store it as it is.
-        tensor._grad = gradient if gradient.requires_grad else _owned(gradient, handed_out)
+        if create_graph and gradient.requires_grad:
+            tensor._grad = Tensor._make(np.empty_like(gradient._data), False, None).copy_(gradient)
+        else:
+            tensor._grad = _owned(gradient, handed_out, shared)
     elif create_graph or grad._data.base is not None or not grad._data.flags.writeable:
         tensor._grad = grad + gradient
     else:
         np.add(grad._data, gradient._data, out=grad._data)
         grad._version_counter[0] += 1
+
+
+def _retain(tensor: Tensor, gradient: Tensor) -> None:
+    """A retain_grad() tensor's .grad, as PyTorch keeps it: a copy of the first gradient (a
+    recorded clone under create_graph), then `grad + gradient`, a new tensor each time, so
+    neither what autograd.grad returned nor an earlier .grad ever changes."""
+    if tensor._grad is None:
+        tensor._grad = gradient.clone()
+    else:
+        tensor._grad = tensor._grad + gradient
 
 
 def _checked(gradient: Any, expected: Any, node: Node, index: int) -> Tensor:
@@ -213,14 +229,13 @@ def _add(pending: dict[Node, Tensor], node: Node, gradient: Tensor) -> None:
     pending[node] = gradient if earlier is None else earlier + gradient
 
 
-def store_retained(node: Node, gradient: Tensor, create_graph: bool,
-                   handed_out: set[int]) -> None:
+def store_retained(node: Node, gradient: Tensor) -> None:
     """If `node` made a tensor marked retain_grad(), add `gradient` into that tensor's .grad
     (in backward() and in autograd.grad alike, as PyTorch does)."""
     if node._retained is not None:
         retained = node._retained()
         if retained is not None and retained.grad_fn is node:
-            _accumulate(retained, gradient, create_graph, handed_out)
+            _retain(retained, gradient)
 
 
 def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool | None = None,
@@ -247,9 +262,10 @@ def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool | None = N
 
     def store(node: Node, node_gradient: Tensor) -> bool:
         if type(node) is AccumulateGrad:  # a leaf: add into .grad; nothing further back
-            _accumulate(node.variable, node_gradient, create_graph, handed_out)
+            _accumulate(node.variable, node_gradient, create_graph, handed_out,
+                        shared=bool(node._pre_hooks))
             return False
-        store_retained(node, node_gradient, create_graph, handed_out)
+        store_retained(node, node_gradient)
         return True
 
     run_backward([_node_of(tensor)], gradients, retain_graph, create_graph, store)

@@ -53,12 +53,11 @@ def capture(outputs: Sequence[Tensor], gradients: Sequence[Tensor], inputs: Sequ
     targets = {_node_of(tensor) for tensor in inputs}
     needed = _ancestors(targets, _consumers(roots))
     captured: dict[Node, Tensor] = {}
-    handed_out: set[int] = set()
 
     def visit(node: Node, gradient: Tensor) -> bool:
         if node in targets:
             captured[node] = gradient
-        store_retained(node, gradient, create_graph, handed_out)
+        store_retained(node, gradient)
         return node in needed and type(node) is not AccumulateGrad
 
     run_backward(roots, gradients, retain_graph, create_graph, visit)

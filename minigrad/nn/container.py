@@ -37,6 +37,10 @@ class Sequential(Module):
             raise IndexError(f"index {index} is out of range for a Sequential of {len(items)}")
         return items[index][1]
 
+    def __setitem__(self, index: int, module: Module) -> None:
+        """`seq[i] = layer` replaces the i-th layer in its place (setattr keeps the slot)."""
+        setattr(self, _name_at(self, index), module)
+
     def __len__(self) -> int:
         return len(self._modules)
 
@@ -63,11 +67,22 @@ class ModuleList(Module):
     def __getitem__(self, index: int) -> Module:
         return list(self._modules.values())[index]
 
+    def __setitem__(self, index: int, module: Module) -> None:
+        setattr(self, _name_at(self, index), module)
+
     def __len__(self) -> int:
         return len(self._modules)
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
+
+
+def _name_at(container: Module, index: int) -> str:
+    """The registered name of the module at position `index` (negative counts from the end)."""
+    names = list(container._modules)
+    if not -len(names) <= index < len(names):
+        raise IndexError(f"index {index} is out of range")
+    return names[index]
 
 
 def _checked(module: Any, name: str) -> Module:

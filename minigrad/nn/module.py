@@ -68,29 +68,33 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError(f"cannot assign {name!r} before Module.__init__() call: "
                                  f"call super().__init__() first in {type(self).__name__}")
-        if name in self._buffers and (value is None or isinstance(value, Tensor)):
-            self._buffers[name] = value  # assigning to a buffer updates it, as in PyTorch
-            return
-        if name in self._parameters and not (value is None or isinstance(value, Parameter)):
-            # A plain tensor here would silently stop being trained; PyTorch refuses it too.
-            what = dtypes.type_name(value.dtype) if isinstance(value, Tensor) else \
-                type(value).__name__
-            raise TypeError(f"cannot assign '{what}' as parameter '{name}' (nn.Parameter or "
-                            "None expected)")
-        for registry in ("_parameters", "_modules"):  # `self.bias = None` keeps the slot
-            if value is None and name in self.__dict__[registry]:
-                self.__dict__[registry][name] = None
-                return
-        for registry in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[registry].pop(name, None)
+        # A name keeps its registry slot when reassigned, as in PyTorch: the order of the
+        # children is the order forward runs them in (`seq[0] = layer`), and the order of
+        # the parameters is the order of state_dict and of the optimizer's list.
         if isinstance(value, Parameter):
-            self.__dict__.pop(name, None)
+            self._forget(name, keep="_parameters")
             self._parameters[name] = value
         elif isinstance(value, Module):
-            self.__dict__.pop(name, None)
+            self._forget(name, keep="_modules")
             self._modules[name] = value
+        elif name in self._parameters:
+            _check_slot(name, value, "parameter", "nn.Parameter")  # a plain tensor would
+            self._parameters[name] = None                         # silently stop training
+        elif name in self._modules:
+            _check_slot(name, value, "child module", "nn.Module")
+            self._modules[name] = None
+        elif name in self._buffers:
+            _check_slot(name, value, "buffer", "Tensor", Tensor)
+            self._buffers[name] = value  # assigning to a buffer updates it
         else:
             object.__setattr__(self, name, value)
+
+    def _forget(self, name: str, keep: str) -> None:
+        """Remove `name` from the plain attributes and from every registry but `keep`."""
+        self.__dict__.pop(name, None)
+        for registry in ("_parameters", "_buffers", "_modules"):
+            if registry != keep:
+                self.__dict__[registry].pop(name, None)
 
     def __getattr__(self, name: str) -> Any:
         # Only called when normal lookup fails: look in the registries.
@@ -294,6 +298,15 @@ class Module:
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
                       | set(self._modules))
+
+
+def _check_slot(name: str, value: Any, kind: str, expected: str,
+                allowed: type | None = None) -> None:
+    """A registered name takes only its own kind of value or None (PyTorch's rule)."""
+    if value is None or (allowed is not None and isinstance(value, allowed)):
+        return
+    what = dtypes.type_name(value.dtype) if isinstance(value, Tensor) else type(value).__name__
+    raise TypeError(f"cannot assign '{what}' as {kind} '{name}' ({expected} or None expected)")
 
 
 def _check_name(name: Any, kind: str) -> None:

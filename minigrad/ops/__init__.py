@@ -14,6 +14,7 @@ cast        copies and dtype conversion (x.clone(), x.double(), x.to(dtype))
 inplace     x += y, x.mul_(y), x.fill_(v), x.copy_(y) (version counters, leaf rule)
 setitem     x[key] = v
 copy_slices writing through a view: CopySlices on the base (and IndexPut for x[[0, 2]] = v)
+overlap     may an in-place op write memory it reads? (b += b yes, b += b.T no)
 conv        conv2d (its backward: conv ops again, so double backward works)
 pool        max_pool2d, avg_pool2d
 window      argument checks shared by conv and pool (stride/padding pairs, NCHW)

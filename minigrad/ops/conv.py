@@ -46,8 +46,9 @@ class Convolution(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, w: np.ndarray, b: Any, stride: Pair,
                 padding: Pair) -> np.ndarray:
-        need_x, need_w, _ = ctx.needs_input_grad
-        ctx.save_for_backward(x if need_w else None, w if need_x else None,
+        # Both, whichever gradients are needed, as PyTorch's convolution saves them: so an
+        # in-place change of either before backward is refused in the same cases.
+        ctx.save_for_backward(x, w,
                               names=("input", "weight"))
         ctx.shapes = (x.shape, w.shape)
         ctx.stride, ctx.padding = stride, padding

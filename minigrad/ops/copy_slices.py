@@ -23,6 +23,7 @@ from minigrad.autograd.function import Function
 from minigrad.ops.broadcast import sum_to
 from minigrad.ops.combine import where
 from minigrad.ops.index import getitem
+from minigrad.ops.overlap import refuse_partial_overlap
 from minigrad.ops.shape import expand
 from minigrad.tensor.tensor import Tensor
 
@@ -61,19 +62,19 @@ class CopySlices(Function):
 
 
 def copy_into(region: np.ndarray, src: Any) -> None:
-    """region[...] = src, converting the dtype (as `copy_` does) and broadcasting src."""
-    if isinstance(src, np.ndarray) and np.may_share_memory(region, src) and not (
-            region.__array_interface__["data"] == src.__array_interface__["data"]
-            and region.shape == src.shape and region.strides == src.strides):
-        raise RuntimeError(  # x[1:] = x[:-1]: the result would depend on the copy order
-            "unsupported operation: some elements of the input tensor and the written-to "
-            "tensor refer to a single memory location. Please clone() the tensor before "
-            "performing the operation.")
-    try:
-        np.copyto(region, src, casting="unsafe")
-    except ValueError:
-        expand(Tensor(np.asarray(src)), region.shape)  # raises PyTorch's message
-        raise
+    """region[...] = src, converting the dtype (as `copy_` does) and broadcasting src.
+
+    src is broadcast first and then checked for overlap with region, as PyTorch's
+    `x[key] = src` does: `x[1:] = x[:-1]` is refused (minigrad.ops.overlap).
+    """
+    if isinstance(src, np.ndarray) and src.shape != region.shape:
+        try:
+            src = np.broadcast_to(src, region.shape)  # a view: the same memory
+        except ValueError:
+            expand(Tensor(np.asarray(src)), region.shape)  # raises PyTorch's message
+            raise
+    refuse_partial_overlap(region, src)
+    np.copyto(region, src, casting="unsafe")
 
 
 def _replay_on_array(array: np.ndarray, steps: tuple) -> np.ndarray:

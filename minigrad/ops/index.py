@@ -43,7 +43,9 @@ class Pick(Function):
         ctx.input_shape = x.shape
         if ctx._function.is_view:
             return x[key + (Ellipsis,)]  # basic indexing: a view (`...` keeps x[0] of a vector 0-d)
-        return x[key]  # integer arrays: numpy copies, as PyTorch does
+        # Integer arrays: a copy, as in PyTorch, and row-major as PyTorch lays it out (numpy
+        # may order x[:, [0, 1]]'s memory column by column), so that .view() agrees.
+        return np.ascontiguousarray(x[key])
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:

@@ -28,6 +28,7 @@ from minigrad.autograd.grad_mode import GradMode
 from minigrad.ops.arithmetic import refuse_bool
 from minigrad.ops.broadcast import sum_to
 from minigrad.ops.copy_slices import copy_into, move_node, write_through_view
+from minigrad.ops.overlap import refuse_partial_overlap
 from minigrad.tensor import dtypes
 from minigrad.tensor.tensor import _LEAF_INPLACE_MESSAGE, Tensor
 
@@ -175,6 +176,8 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
                         f"{type(other).__name__}")
     # Nothing to record (an optimizer step, `p.data -= lr * p.grad`): plain numpy when the
     # shapes and dtypes agree; the leaf rule cannot apply, as _records would be True.
+    if isinstance(other, Tensor):
+        refuse_partial_overlap(tensor._data, other._data)  # b += b.T (PyTorch checks first)
     if ufunc is np.subtract:
         refuse_bool(tensor._data, other._data if isinstance(other, Tensor) else other)
     other_data = other._data if isinstance(other, Tensor) else None
@@ -222,6 +225,8 @@ def copy_(tensor: Tensor, src: Any) -> Tensor:
     _check_writeable(tensor)
     if isinstance(src, np.ndarray):
         src = Tensor(src)
+    if isinstance(src, Tensor):
+        refuse_partial_overlap(tensor._data, src._data)  # src as given, before broadcasting
     if _records(tensor, src):
         _commit(tensor, Copy.apply(_old_value(tensor), src), "copy_")
         return tensor

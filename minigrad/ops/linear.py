@@ -29,6 +29,15 @@ def _rows(t: Tensor) -> Tensor:
     return t if t._data.ndim == 2 else reshape(t, (-1, t.shape[-1]))
 
 
+def _save_what_is_needed(ctx: Context, x: np.ndarray, weight: np.ndarray) -> None:
+    """dx needs only W and dW only x: each is saved (and version-checked) only if the other
+    one's gradient is needed, as PyTorch's addmm/mm save them. So a weight changed in place
+    under no_grad between forward and backward is fine when the input needs no gradient."""
+    need_x, need_w = ctx.needs_input_grad[:2]
+    ctx.save_for_backward(x if need_w else None, weight if need_x else None,
+                          names=("input", "weight"))
+
+
 class Linear(Function):
     """y = x Wᵀ + b;  dx = G W,  dW = Gᵀ x,  db = Σ_rows G."""
 
@@ -36,7 +45,7 @@ class Linear(Function):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-        ctx.save_for_backward(x, weight, names=("input", "weight"))
+        _save_what_is_needed(ctx, x, weight)
         return x @ weight.T + bias
 
     @staticmethod
@@ -57,7 +66,7 @@ class LinearNoBias(Function):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, weight: np.ndarray) -> np.ndarray:
-        ctx.save_for_backward(x, weight, names=("input", "weight"))
+        _save_what_is_needed(ctx, x, weight)
         return x @ weight.T
 
     @staticmethod

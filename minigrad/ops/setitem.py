@@ -70,9 +70,8 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
         _check_index_put_dtype(tensor, key, value)
     if isinstance(value, np.ndarray):
         value = Tensor(value)
-    if isinstance(value, Tensor) and value._data.ndim > 0 and value._data.shape[0] == 1:
-        value = _without_leading_ones(value)
     if _is_advanced(key):
+        value = _without_leading_ones(value)
         key = _slots(tensor, key)
         if _records(tensor, value):
             _commit(tensor, IndexPut.apply(_old_value(tensor), value, key=key), "setitem")
@@ -85,6 +84,8 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
         tensor._version_counter[0] += 1
         return
     if _is_whole(key):  # x[...] = v, x[:] = v: PyTorch fills or copies into x itself
+        if isinstance(value, Tensor) and value.shape != tensor.shape:
+            value = _without_leading_ones(value)
         if not isinstance(value, Tensor) or value.ndim == 0:
             fill_(tensor, value if isinstance(value, Tensor) else Tensor(value))
         else:
@@ -92,6 +93,8 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
         return
     with no_grad():
         region = getitem(tensor, key)  # a view of tensor, hence of tensor's base
+    if isinstance(value, Tensor) and value.shape != region.shape:
+        value = _without_leading_ones(value)  # (`x[0:1] += 1` writes x[0:1] back as it is)
     if _records(tensor, value):
         write_through_view(region._base, value, region._view_steps)
         if tensor._base is not None:
@@ -102,10 +105,12 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
     tensor._version_counter[0] += 1
 
 
-def _without_leading_ones(value: Tensor) -> Tensor:
+def _without_leading_ones(value: Any) -> Any:
     """The value with its leading size-1 dims dropped, as PyTorch does before writing: so
     `x[1] = t` works for a t of shape (1,), and t's gradient, through the recorded reshape,
     keeps t's shape."""
+    if not isinstance(value, Tensor) or value.ndim == 0 or value.shape[0] != 1:
+        return value
     shape = value.shape
     ones = 0
     while ones < len(shape) and shape[ones] == 1:

@@ -109,8 +109,37 @@ class UnsafeView(View):
 
 
 def _viewable(x: Tensor, shape: tuple[int, ...]) -> bool:
-    """Can `shape` be a view of x's memory? (numpy copies exactly when it cannot.)"""
-    return x._data.size == 0 or np.may_share_memory(x._data.reshape(shape), x._data)
+    """Can `shape` be a view of x's memory? PyTorch's rule (computeStride), on x's strides.
+
+    Walk x's dims from the last, grouping them into *chunks*: runs of dims each of which
+    steps over exactly the dims after it in its chunk (stride[d-1] == numel of the chunk so
+    far * the chunk's innermost stride; size-1 dims join any chunk). The new shape must
+    split into consecutive groups of dims with exactly the element counts of the chunks:
+    elements may be regrouped within a chunk, never across a gap in memory between chunks.
+    """
+    sizes, strides = x._data.shape, x._data.strides
+    if x._data.size == 0 or not sizes:
+        return True
+    view_dim = len(shape) - 1
+    chunk_stride, chunk_numel = strides[-1], 1
+    for dim in range(len(sizes) - 1, -1, -1):
+        chunk_numel *= sizes[dim]
+        if dim > 0 and (sizes[dim - 1] == 1 or strides[dim - 1] == chunk_numel * chunk_stride):
+            continue  # the chunk goes on
+        view_numel = 1
+        while view_dim >= 0 and (view_numel < chunk_numel or shape[view_dim] == 1):
+            view_numel *= shape[view_dim]
+            view_dim -= 1
+        if view_numel != chunk_numel:
+            return False
+        if dim > 0:
+            chunk_stride, chunk_numel = strides[dim - 1], 1
+    return view_dim == -1
+
+
+def _element_strides(x: Tensor) -> tuple[int, ...]:
+    """x's strides counted in elements, as PyTorch's x.stride() shows them."""
+    return tuple(stride // x._data.itemsize for stride in x._data.strides)
 
 
 def reshape(x: Tensor, *shape: int | Sequence[int]) -> Tensor:
@@ -131,8 +160,9 @@ def view(x: Tensor, *shape: int | Sequence[int]) -> Tensor:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
-            f"(a tensor of shape {tuple(x.shape)} whose dims were reordered, e.g. by .T or "
-            f"transpose, cannot be viewed as shape {target} without a copy)")
+            f"(shape {tuple(x.shape)} with strides {_element_strides(x)} cannot be read as "
+            f"shape {target} without a copy: its memory has gaps or its dims were reordered, "
+            "e.g. by .T, transpose or slicing)")
     return View.apply(x, shape=target)
 
 
