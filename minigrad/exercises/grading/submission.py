@@ -20,7 +20,8 @@ from typing import Optional
 
 from minigrad.exercises.authoring.notebook import EXERCISE_TAG
 from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
-from minigrad.exercises.grading.parsing import analyse, notebook_cells
+from minigrad.exercises.grading.files import Listing, Refused, SubmissionFolder
+from minigrad.exercises.grading.parsing import analyse, analyse_all, notebook_cells
 # The most code (a notebook's cells joined) the grader parses and sends to the sandbox.
 from minigrad.exercises.sandbox.host import MAX_CODE_BYTES
 from minigrad.lessons import Lesson
@@ -52,18 +53,29 @@ class SourceFile:
 
 # ---------------------------------------------------------------------------- reading
 def notebook_code(path: Path) -> str:
-    """The gradable code of a notebook (see the module docstring)."""
+    """The gradable code of the notebook at ``path`` (see the module docstring)."""
+    with SubmissionFolder(path) as file:
+        data = file.read((), MAX_NOTEBOOK_BYTES)
+    return notebook_code_from_text(data.decode("utf-8", "replace"), Path(path).name)
+
+
+def notebook_code_from_text(text: str, name: str = "notebook") -> str:
+    """The gradable code of a notebook's JSON ``text``. Raises ValueError when it is not a
+    notebook, and :class:`Refused` when its code cells hold more than the sandbox takes —
+    found before any cell is parsed: 49 cells of 199 kB each, every one under the limit of
+    what is parsed in this process, cost the grader 17 s of its own time."""
     try:
-        cells = notebook_cells(Path(path).read_text(encoding="utf-8", errors="replace"))
+        cells = notebook_cells(text)
     except ValueError as error:
-        raise ValueError(f"{Path(path).name} is not a readable notebook ({error})") from None
+        raise ValueError(f"{name} is not a readable notebook ({error})") from None
     tagged = [cell for cell in cells if EXERCISE_TAG in cell[1]]
-    chosen = tagged or cells
+    chosen = [cell_text for cell_text, _ in (tagged or cells)]
+    if sum(len(cell_text) for cell_text in chosen) > MAX_CODE_BYTES:
+        raise Refused(f"more than {MAX_CODE_BYTES / 1e6:g} MB of code")
     parts, futures = [], []
-    for number, (text, _) in enumerate(chosen, start=1):
+    for number, lines in enumerate(_clean_cells(chosen), start=1):
         # Each cell is compiled on its own in a kernel, so `from __future__` may open any cell;
         # in one file it must come first.
-        lines = _clean_cell(text).splitlines()
         futures += [line for line in lines if _FUTURE.match(line) and line not in futures]
         body = "\n".join(line for line in lines if not _FUTURE.match(line))
         parts.append(f"# --- notebook cell {number} ---\n{body}")
@@ -75,27 +87,40 @@ def notebook_code(path: Path) -> str:
 _PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun")
 
 
-def _clean_cell(text: str) -> str:
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    if first.startswith("%%") and first.split()[0] not in _PYTHON_CELL_MAGICS:
-        return ""
-    lines = [line for line in text.splitlines()
-             if not line.lstrip().startswith(("%", "!"))]
-    text = "\n".join(lines)
-    drop = set(analyse(text)["check_lines"])
-    return "\n".join(line for number, line in enumerate(lines, start=1) if number not in drop)
+def _clean_cells(texts: list[str]) -> list[list[str]]:
+    """Each cell's lines without magics and top-level ``check(...)`` calls. The cells are
+    parsed together, in the helper process when they are long (:func:`.parsing.analyse_all`)."""
+    kept = []
+    for text in texts:
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        if first.startswith("%%") and first.split()[0] not in _PYTHON_CELL_MAGICS:
+            kept.append([])
+        else:
+            kept.append([line for line in text.splitlines()
+                         if not line.lstrip().startswith(("%", "!"))])
+    analyses = analyse_all(["\n".join(lines) for lines in kept])
+    return [[line for number, line in enumerate(lines, start=1)
+             if number not in set(analysis["check_lines"])]
+            for lines, analysis in zip(kept, analyses)]
+
+
+def code_from_bytes(data: bytes, suffix: str, name: str) -> str:
+    """The code to grade in a file's bytes, as clean text: a byte-order mark (Windows editors
+    write one) is dropped, and what is not valid UTF-8, or a lone surrogate escaped in a
+    notebook's JSON, becomes a replacement character."""
+    if suffix == ".ipynb":
+        code = notebook_code_from_text(data.decode("utf-8", "replace"), name)
+    else:
+        code = data.decode("utf-8-sig", "replace")
+    return code.encode("utf-8", "replace").decode("utf-8")
 
 
 def read_code(path: Path) -> str:
-    """The code to grade, as clean text: a byte-order mark (Windows editors write one) is
-    dropped, and what is not valid UTF-8, or a lone surrogate escaped in a notebook's JSON,
-    becomes a replacement character."""
+    """The code to grade in the file at ``path`` (see :func:`code_from_bytes`)."""
     path = Path(path)
-    if path.suffix == ".ipynb":
-        code = notebook_code(path)
-    else:
-        code = path.read_text(encoding="utf-8-sig", errors="replace")
-    return code.encode("utf-8", "replace").decode("utf-8")
+    limit = MAX_NOTEBOOK_BYTES if path.suffix == ".ipynb" else MAX_SOURCE_BYTES
+    with SubmissionFolder(path) as file:
+        return code_from_bytes(file.read((), limit), path.suffix, path.name)
 
 
 # ---------------------------------------------------------------------------- lessons
@@ -145,33 +170,19 @@ def attempted_count(code: str, lesson: Lesson, bank: ExerciseBank = BUILTIN) -> 
 
 
 # ---------------------------------------------------------------------------- discovery
+def _listing(folder: SubmissionFolder) -> Listing:
+    return folder.listing((".py", ".ipynb"), SKIPPED_DIRECTORIES, MAX_DEPTH, MAX_ENTRIES)
+
+
 def _candidate_files(path: Path, notes: Optional[list[str]] = None) -> list[Path]:
     """``.py`` and ``.ipynb`` files under ``path``: at most :data:`MAX_DEPTH` folders deep and
     :data:`MAX_ENTRIES` entries seen, links neither followed nor taken, unreadable folders
     skipped (a hostile folder tree costs the grader little and cannot stop it)."""
-    if not path.is_dir():
-        return [path]
-    found: list[Path] = []
-    seen = 0
-    base_depth = len(path.parts)
-    for folder, folders, files in os.walk(path, followlinks=False):
-        here = Path(folder)
-        folders[:] = sorted(name for name in folders
-                            if name not in SKIPPED_DIRECTORIES and not name.startswith("."))
-        if len(here.parts) - base_depth >= MAX_DEPTH:
-            if folders and notes is not None:
-                notes.append(f"skipped folders more than {MAX_DEPTH} levels deep")
-            folders[:] = []
-        for name in sorted(files):
-            seen += 1
-            if name.endswith((".py", ".ipynb")) and not name.startswith("."):
-                found.append(here / name)
-        seen += len(folders)
-        if seen > MAX_ENTRIES:
-            if notes is not None:
-                notes.append(f"stopped looking after {MAX_ENTRIES} files and folders")
-            break
-    return found
+    with SubmissionFolder(path) as folder:
+        listing = _listing(folder)
+    if notes is not None:
+        notes += listing.notes
+    return [Path(path).joinpath(*parts) for parts in listing.files]
 
 
 def find_sources(path: Path, lesson: Optional[Lesson] = None,
@@ -179,37 +190,43 @@ def find_sources(path: Path, lesson: Optional[Lesson] = None,
     """The gradable files under ``path`` (a file or a folder), each with its lesson: per
     lesson at most one ``.py`` file and one notebook (the most attempted; then by name).
 
-    Returns ``(sources, notes)``; notes say which files were skipped and why.
+    Every file is read through a descriptor of ``path``, following no link below it
+    (:mod:`.files`): what a student swaps while they are graded cannot make the grader read
+    anything but their own files. Returns ``(sources, notes)``; notes say which files were
+    skipped and why.
     """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {path.name}")
+    with SubmissionFolder(path) as folder:
+        listing = _listing(folder)
+        notes = listing.notes
+        sources = _read_sources(folder, listing.files, lesson, bank, notes)
+    if not sources and not notes:
+        notes.append(f"no exercise files (.py or .ipynb) found in {path.name}")
+    return _one_of_each_kind(sources, notes, bank), notes
+
+
+def _read_sources(folder: SubmissionFolder, candidates: list[tuple[str, ...]],
+                  lesson: Optional[Lesson], bank: ExerciseBank,
+                  notes: list[str]) -> list[SourceFile]:
+    """Read and assign the candidate files, lesson-named ones first, within the caps."""
+    files = [(parts, folder.path.joinpath(*parts)) for parts in candidates]
+    files.sort(key=lambda item: lesson_from_name(item[1], bank) is None)  # stable
     sources: list[SourceFile] = []
-    notes: list[str] = []
-    candidates = sorted(_candidate_files(path, notes),  # lesson-named files first (stable)
-                        key=lambda file: lesson_from_name(file, bank) is None)
     files_read = code_read = 0
-    for file in candidates:
-        if file != path and file.is_symlink():
-            # A link could point at anything readable by the grader, such as the solutions.
-            notes.append(f"skipped {file.name}: a symbolic link (submit the file itself)")
-            continue
+    for parts, file in files:
+        limit = MAX_NOTEBOOK_BYTES if file.suffix == ".ipynb" else MAX_SOURCE_BYTES
+        if files_read == MAX_FILES_READ:
+            notes.append(_stopped_reading(files_read, code_read))
+            break
         try:
-            info = file.lstat()
-            limit = MAX_NOTEBOOK_BYTES if file.suffix == ".ipynb" else MAX_SOURCE_BYTES
-            if not file.is_file():
-                continue
-            if info.st_size > limit:
-                notes.append(f"skipped {file.name}: {info.st_size / 1e6:.1f} MB is more than the "
-                             f"{limit / 1e6:g} MB a {file.suffix} file may have")
-                continue
-            if files_read == MAX_FILES_READ:
-                notes.append(_stopped_reading(files_read, code_read))
-                break
+            data = folder.read(parts, limit)
             files_read += 1
-            code = read_code(file)
-        except (OSError, ValueError, RecursionError, MemoryError) as error:
-            notes.append(f"skipped {file.name}: {error}")
+            code = code_from_bytes(data, file.suffix, file.name)
+        except (OSError, ValueError, Refused, RecursionError, MemoryError) as error:
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+            notes.append(f"skipped {file.name}: {reason}")
             continue
         code_read += len(code)
         if code_read > MAX_CODE_READ:  # before parsing it: parsing is what costs time
@@ -222,17 +239,15 @@ def find_sources(path: Path, lesson: Optional[Lesson] = None,
         by_content = lessons_from_content(code, bank)
         if lesson is not None:
             chosen = lesson if (named == lesson or lesson in by_content
-                                or (path.is_file() and named is None)) else None
+                                or (not folder.is_folder and named is None)) else None
         else:
             chosen = named or (by_content[0] if by_content else None)
         if chosen is None:
-            if path.is_file():
+            if not folder.is_folder:
                 notes.append(f"{file.name}: cannot tell which lesson this is; use --lesson")
             continue
         sources.append(SourceFile(file, chosen, code))
-    if not sources and not notes:
-        notes.append(f"no exercise files (.py or .ipynb) found in {path.name}")
-    return _one_of_each_kind(sources, notes, bank), notes
+    return sources
 
 
 def _stopped_reading(files: int, code: int) -> str:
