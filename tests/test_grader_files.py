@@ -292,3 +292,27 @@ def test_long_notebook_cells_are_parsed_in_the_helper_not_in_the_grader(monkeypa
                                      for _ in range(3)]})
     code = submission.notebook_code_from_text(notebook)
     assert here == [] and "check(" not in code and code.count("x = [") == 3
+
+
+# ---------------------------------------------------------------------------- a class
+def test_a_class_member_swapped_for_a_link_after_the_listing_is_not_followed(
+        tmp_path: Path) -> None:
+    """In a drop folder students can rename their own entries in (mode 1733, say), mallory
+    swaps her folder for a link to the key between the listing of the class and the grading
+    of her folder."""
+    key, _, _ = key_and_racing_folder(tmp_path)
+    klass = tmp_path / "class"
+    for student in ("alice", "bob", "mallory"):  # a class even while mallory is a link
+        (klass / student).mkdir(parents=True)
+        (klass / student / "lesson01.py").write_text(python_file_text(LESSON01))
+    (klass / ".mallory").symlink_to(key.resolve(), target_is_directory=True)
+    out = tmp_path / "out"
+    with Swapper([(klass / "mallory", klass / ".mallory")]):
+        for _ in range(6):
+            shutil.rmtree(out, ignore_errors=True)
+            assert cli_main(["grade", str(klass), "--exercises", str(key), "--lesson", "1",
+                             "--out", str(out), "--no-sandbox", "--jobs", "1"]) == 0
+            scores = {path.stem: json.loads(path.read_text())["score"]
+                      for path in out.glob("*.json")}
+            assert scores.get("alice") == scores.get("bob") == 0, scores
+            assert scores.get("mallory", 0) == 0, f"mallory got the key graded: {scores}"

@@ -40,7 +40,7 @@ _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0)
 
 
-class Refused(Exception):
+class Refused(ValueError):
     """A file the grader will not read; the message says why, for the student's notes."""
 
 
@@ -153,13 +153,20 @@ class SubmissionFolder:
     ...     for parts in folder.listing(...).files:
     ...         data = folder.read(parts, limit=2_000_000)
 
-    ``path`` itself is the instructor's choice and may be a link; nothing below it is followed.
+    ``path`` itself is the instructor's choice and may be a link (unless ``follow`` is False);
+    nothing below it is followed.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, follow: bool = True) -> None:
         self.path = Path(path)
         # O_NONBLOCK: a FIFO given as the submission opens at once (and is then refused).
-        fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+        flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW)
+        try:
+            fd = os.open(self.path, flags)
+        except OSError as error:
+            if error.errno == errno.ELOOP and not follow:
+                raise Refused(f"{self.path.name} was replaced by a symbolic link") from None
+            raise
         try:
             info = os.fstat(fd)
         except OSError:

@@ -12,6 +12,7 @@ such tags, every code cell. Either way IPython magics (``%``, ``!``) and top-lev
 
 from __future__ import annotations
 
+import contextvars
 import os
 import re
 from dataclasses import dataclass
@@ -26,6 +27,12 @@ from minigrad.exercises.grading.parsing import analyse, analyse_all, notebook_ce
 from minigrad.exercises.sandbox.host import MAX_CODE_BYTES
 from minigrad.lessons import Lesson
 
+#: Whether the path given to :func:`find_sources` may itself be a link. The instructor's own
+#: path may; a class member may not: a student who can rename entries of the class folder (a
+#: shared drop folder) could swap their folder for a link to the keys between the listing of
+#: the class and the grading of their folder. Set per thread by the class grader.
+FOLLOW_TOP_LINK: contextvars.ContextVar[bool] = contextvars.ContextVar("follow_top_link",
+                                                                      default=True)
 SKIPPED_DIRECTORIES = {"__pycache__", ".ipynb_checkpoints", ".git", "__MACOSX"}
 MAX_SOURCE_BYTES = 2_000_000
 _FUTURE = re.compile(r"^from\s+__future__\s+import\s")
@@ -198,7 +205,7 @@ def find_sources(path: Path, lesson: Optional[Lesson] = None,
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {path.name}")
-    with SubmissionFolder(path) as folder:
+    with SubmissionFolder(path, follow=FOLLOW_TOP_LINK.get()) as folder:
         listing = _listing(folder)
         notes = listing.notes
         sources = _read_sources(folder, listing.files, lesson, bank, notes)
@@ -286,15 +293,32 @@ def is_class_folder(path: Path) -> bool:
     path = Path(path)
     if not path.is_dir():
         return False
-    top_files = [item for item in path.iterdir() if item.is_file()
-                 and item.suffix in (".py", ".ipynb")]
-    if any(lesson_from_name(item) for item in top_files):
+    entries = _top_entries(path)
+    if any(kind == "file" and lesson_from_name(Path(name)) for name, kind in entries):
         return False
-    if not any(item.is_dir() and item.name not in SKIPPED_DIRECTORIES
-               and not item.name.startswith(".") and _candidate_files(item)
-               for item in path.iterdir()):
+    if not any(kind == "folder" and _candidate_files(path / name) for name, kind in entries):
         return False
     return len(class_members(path)) > 1
+
+
+def _top_entries(path: Path) -> list[tuple[str, str]]:
+    """(name, "file" or "folder") of the visible ``.py``/``.ipynb`` files and folders at the
+    top of ``path``, in name order, listed through a descriptor; links are left out (they
+    could point anywhere, the solutions included)."""
+    with SubmissionFolder(path) as folder, os.scandir(folder.fd) as found:
+        entries = []
+        for entry in found:
+            if entry.name.startswith(".") or entry.name in SKIPPED_DIRECTORIES:
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    entries.append((entry.name, "folder"))
+                elif (entry.is_file(follow_symlinks=False)
+                      and entry.name.endswith((".py", ".ipynb"))):
+                    entries.append((entry.name, "file"))
+            except OSError:
+                continue
+    return sorted(entries)
 
 
 def class_members(path: Path) -> list[tuple[str, Path]]:
@@ -302,17 +326,15 @@ def class_members(path: Path) -> list[tuple[str, Path]]:
 
     A student is named after the folder, or the file without its suffix; when two entries
     would get the same name (``alice/`` and ``alice.py``), files keep their suffix. Links are
-    left out (they could point anywhere, the solutions included).
+    left out, and a member swapped for a link after this listing is not followed either
+    (:data:`FOLLOW_TOP_LINK`, which :func:`.classroom.grade_class` clears).
     """
-    entries = [item for item in sorted(Path(path).iterdir())
-               if not (item.name.startswith(".") or item.name in SKIPPED_DIRECTORIES
-                       or item.is_symlink())
-               and (item.is_dir() or (item.is_file() and item.suffix in (".py", ".ipynb")))]
-    names = [item.stem if item.is_file() else item.name for item in entries]
+    entries = [(Path(path) / name, kind) for name, kind in _top_entries(Path(path))]
+    names = [item.stem if kind == "file" else item.name for item, kind in entries]
     while True:  # a file given its full name may now clash with another stem (x.py.ipynb)
         clashing = [k for k, name in enumerate(names)
-                    if names.count(name) > 1 and names[k] != entries[k].name]
+                    if names.count(name) > 1 and names[k] != entries[k][0].name]
         if not clashing:  # (full names are unique within a folder, so this ends)
-            return list(zip(names, entries))
+            return [(name, item) for name, (item, _) in zip(names, entries)]
         for k in clashing:
-            names[k] = entries[k].name
+            names[k] = entries[k][0].name
