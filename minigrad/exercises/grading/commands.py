@@ -162,7 +162,7 @@ Graded code runs confined by the kernel (user, PID and network namespaces, Landl
 without that, a submission could read the answer keys or harm this machine. Two ways forward:
   * grade inside a container that has it, e.g. `minigrad grade ... --container IMAGE`
     (docker or podman; see "Grading in a container" in minigrad/exercises/README.md), or in
-    Gradescope with the setup.sh given there;
+    Gradescope with a bundle from `minigrad gradescope` (same README);
   * or add --no-sandbox, only for code you trust (your own)."""
 
 
