@@ -316,3 +316,25 @@ def test_a_class_member_swapped_for_a_link_after_the_listing_is_not_followed(
                       for path in out.glob("*.json")}
             assert scores.get("alice") == scores.get("bob") == 0, scores
             assert scores.get("mallory", 0) == 0, f"mallory got the key graded: {scores}"
+
+
+def test_without_openat2_the_walk_takes_over(tmp_path: Path, monkeypatch) -> None:
+    """A kernel before 5.6, or a container's seccomp profile refusing unknown calls (ENOSYS;
+    EPERM in older Docker profiles), must not make every file unreadable."""
+    import ctypes
+    import errno
+
+    folder = tmp_path / "work"
+    (folder / "a").mkdir(parents=True)
+    (folder / "a" / FILE01).write_text("x = 1\n")
+    for number in (errno.ENOSYS, errno.EPERM):
+        class Refusing:
+            def syscall(self, *args: object) -> int:
+                ctypes.set_errno(number)
+                return -1
+
+        monkeypatch.setattr(files, "_libc", Refusing())
+        monkeypatch.setattr(files, "use_openat2", True)
+        with files.SubmissionFolder(folder) as opened:
+            assert opened.read(("a", FILE01), 100) == b"x = 1\n"
+        assert files.use_openat2 is False
