@@ -338,3 +338,15 @@ def test_without_openat2_the_walk_takes_over(tmp_path: Path, monkeypatch) -> Non
         with files.SubmissionFolder(folder) as opened:
             assert opened.read(("a", FILE01), 100) == b"x = 1\n"
         assert files.use_openat2 is False
+
+
+def test_a_notebook_of_many_tiny_cells_is_refused_before_any_is_parsed(monkeypatch) -> None:
+    """Each cell becomes a cell header plus its code: 80 000 one-line cells are 2.7 MB of
+    code to join and 80 000 parses, though their text adds up to well under 2 MB."""
+    parsed: list[int] = []
+    monkeypatch.setattr(submission, "analyse_all", lambda texts: parsed.append(len(texts)))
+    notebook = json.dumps({"cells": [{"cell_type": "code", "source": "x", "metadata": {}}]
+                           * 80_000})
+    with pytest.raises(files.Refused, match="more than 2 MB of code"):
+        submission.notebook_code_from_text(notebook)
+    assert parsed == []

@@ -36,6 +36,7 @@ FOLLOW_TOP_LINK: contextvars.ContextVar[bool] = contextvars.ContextVar("follow_t
 SKIPPED_DIRECTORIES = {"__pycache__", ".ipynb_checkpoints", ".git", "__MACOSX"}
 MAX_SOURCE_BYTES = 2_000_000
 _FUTURE = re.compile(r"^from\s+__future__\s+import\s")
+_CELL_HEADER = len("# --- notebook cell 100000 ---\n\n\n")
 MAX_NOTEBOOK_BYTES = 10_000_000
 #: How deep into a submission folder files are looked for, and how many entries are seen.
 MAX_DEPTH, MAX_ENTRIES = 6, 2000
@@ -77,7 +78,8 @@ def notebook_code_from_text(text: str, name: str = "notebook") -> str:
         raise ValueError(f"{name} is not a readable notebook ({error})") from None
     tagged = [cell for cell in cells if EXERCISE_TAG in cell[1]]
     chosen = [cell_text for cell_text, _ in (tagged or cells)]
-    if sum(len(cell_text) for cell_text in chosen) > MAX_CODE_BYTES:
+    # Each cell also gets a header line: 80 000 one-character cells make 2.7 MB of code.
+    if sum(len(cell_text) + _CELL_HEADER for cell_text in chosen) > MAX_CODE_BYTES:
         raise Refused(f"more than {MAX_CODE_BYTES / 1e6:g} MB of code")
     parts, futures = [], []
     for number, lines in enumerate(_clean_cells(chosen), start=1):
