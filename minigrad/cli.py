@@ -13,6 +13,7 @@ from typing import Callable, Sequence
 
 from minigrad import figures
 from minigrad.course import COURSE_HELP, add_course_arguments, run_course
+from minigrad.exercises.grading import gradescope
 from minigrad.exercises.grading.commands import (EXERCISES_HELP, GRADE_HELP,
                                                  add_exercises_arguments, add_grade_arguments,
                                                  run_exercises, run_grade)
@@ -42,6 +43,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
                 figures.add_arguments, figures.run),
     "exercises": (EXERCISES_HELP, add_exercises_arguments, run_exercises),
     "grade": (GRADE_HELP, add_grade_arguments, run_grade),
+    "gradescope": (gradescope.HELP, gradescope.add_arguments, gradescope.run),
     "graph": (graph_command.HELP, graph_command.add_arguments, graph_command.run),
 }
 

@@ -23,7 +23,7 @@ from typing import Optional, TextIO
 from minigrad.exercises.grading.grader import (Options, SubmissionResult, grade_submission,
                                                prepare)
 from minigrad.exercises.grading.reports import gradescope_results, grader_failure
-from minigrad.exercises.grading.submission import class_members
+from minigrad.exercises.grading.submission import FOLLOW_TOP_LINK, class_members
 from minigrad.lessons import Lesson
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u200b-\u200f\u202a-\u202e"
@@ -79,6 +79,7 @@ def grade_class(path: Path, lesson: Optional[Lesson], options: Options, jobs: in
 
     def one(member: tuple[str, Path]) -> None:
         student, submission = member
+        FOLLOW_TOP_LINK.set(False)  # (this thread's own context) a member swapped for a link
         try:
             result = grade_submission(submission, lesson, options=options)
         except Exception as error:  # noqa: BLE001 — one submission must not stop the class

@@ -77,7 +77,11 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         help="for a class folder: where the per-student JSON results go "
                              "(default: PATH-grades next to PATH)")
     parser.add_argument("--seed", type=int,
-                        help="seed of the hidden cases, to reproduce a run (default: random)")
+                        help="seed of the hidden cases, to reproduce a run (default: a new "
+                             "random one each run). Only to reproduce: graded code sees the "
+                             "inputs of the cases it is given, hidden ones included (e.g. "
+                             "through sys._getframe(1).f_locals), so with a fixed seed a "
+                             "student graded twice can learn them and hard-code the answers")
     parser.add_argument("--memory", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
                         help=f"address-space limit of student code (default {DEFAULT_MEMORY_MB})")
     parser.add_argument("--exercises", type=Path, metavar="DIR",
@@ -158,7 +162,7 @@ Graded code runs confined by the kernel (user, PID and network namespaces, Landl
 without that, a submission could read the answer keys or harm this machine. Two ways forward:
   * grade inside a container that has it, e.g. `minigrad grade ... --container IMAGE`
     (docker or podman; see "Grading in a container" in minigrad/exercises/README.md), or in
-    Gradescope with the setup.sh given there;
+    Gradescope with a bundle from `minigrad gradescope` (same README);
   * or add --no-sandbox, only for code you trust (your own)."""
 
 

@@ -12,6 +12,7 @@ such tags, every code cell. Either way IPython magics (``%``, ``!``) and top-lev
 
 from __future__ import annotations
 
+import contextvars
 import os
 import re
 from dataclasses import dataclass
@@ -20,14 +21,22 @@ from typing import Optional
 
 from minigrad.exercises.authoring.notebook import EXERCISE_TAG
 from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
-from minigrad.exercises.grading.parsing import analyse, notebook_cells
+from minigrad.exercises.grading.files import Listing, Refused, SubmissionFolder
+from minigrad.exercises.grading.parsing import analyse, analyse_all, notebook_cells
 # The most code (a notebook's cells joined) the grader parses and sends to the sandbox.
 from minigrad.exercises.sandbox.host import MAX_CODE_BYTES
 from minigrad.lessons import Lesson
 
+#: Whether the path given to :func:`find_sources` may itself be a link. The instructor's own
+#: path may; a class member may not: a student who can rename entries of the class folder (a
+#: shared drop folder) could swap their folder for a link to the keys between the listing of
+#: the class and the grading of their folder. Set per thread by the class grader.
+FOLLOW_TOP_LINK: contextvars.ContextVar[bool] = contextvars.ContextVar("follow_top_link",
+                                                                      default=True)
 SKIPPED_DIRECTORIES = {"__pycache__", ".ipynb_checkpoints", ".git", "__MACOSX"}
 MAX_SOURCE_BYTES = 2_000_000
 _FUTURE = re.compile(r"^from\s+__future__\s+import\s")
+_CELL_HEADER = len("# --- notebook cell 100000 ---\n\n\n")
 MAX_NOTEBOOK_BYTES = 10_000_000
 #: How deep into a submission folder files are looked for, and how many entries are seen.
 MAX_DEPTH, MAX_ENTRIES = 6, 2000
@@ -52,18 +61,30 @@ class SourceFile:
 
 # ---------------------------------------------------------------------------- reading
 def notebook_code(path: Path) -> str:
-    """The gradable code of a notebook (see the module docstring)."""
+    """The gradable code of the notebook at ``path`` (see the module docstring)."""
+    with SubmissionFolder(path) as file:
+        data = file.read((), MAX_NOTEBOOK_BYTES)
+    return notebook_code_from_text(data.decode("utf-8", "replace"), Path(path).name)
+
+
+def notebook_code_from_text(text: str, name: str = "notebook") -> str:
+    """The gradable code of a notebook's JSON ``text``. Raises ValueError when it is not a
+    notebook, and :class:`Refused` when its code cells hold more than the sandbox takes —
+    found before any cell is parsed: 49 cells of 199 kB each, every one under the limit of
+    what is parsed in this process, cost the grader 17 s of its own time."""
     try:
-        cells = notebook_cells(Path(path).read_text(encoding="utf-8", errors="replace"))
+        cells = notebook_cells(text)
     except ValueError as error:
-        raise ValueError(f"{Path(path).name} is not a readable notebook ({error})") from None
+        raise ValueError(f"{name} is not a readable notebook ({error})") from None
     tagged = [cell for cell in cells if EXERCISE_TAG in cell[1]]
-    chosen = tagged or cells
+    chosen = [cell_text for cell_text, _ in (tagged or cells)]
+    # Each cell also gets a header line: 80 000 one-character cells make 2.7 MB of code.
+    if sum(len(cell_text) + _CELL_HEADER for cell_text in chosen) > MAX_CODE_BYTES:
+        raise Refused(f"more than {MAX_CODE_BYTES / 1e6:g} MB of code")
     parts, futures = [], []
-    for number, (text, _) in enumerate(chosen, start=1):
+    for number, lines in enumerate(_clean_cells(chosen), start=1):
         # Each cell is compiled on its own in a kernel, so `from __future__` may open any cell;
         # in one file it must come first.
-        lines = _clean_cell(text).splitlines()
         futures += [line for line in lines if _FUTURE.match(line) and line not in futures]
         body = "\n".join(line for line in lines if not _FUTURE.match(line))
         parts.append(f"# --- notebook cell {number} ---\n{body}")
@@ -75,27 +96,40 @@ def notebook_code(path: Path) -> str:
 _PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun")
 
 
-def _clean_cell(text: str) -> str:
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    if first.startswith("%%") and first.split()[0] not in _PYTHON_CELL_MAGICS:
-        return ""
-    lines = [line for line in text.splitlines()
-             if not line.lstrip().startswith(("%", "!"))]
-    text = "\n".join(lines)
-    drop = set(analyse(text)["check_lines"])
-    return "\n".join(line for number, line in enumerate(lines, start=1) if number not in drop)
+def _clean_cells(texts: list[str]) -> list[list[str]]:
+    """Each cell's lines without magics and top-level ``check(...)`` calls. The cells are
+    parsed together, in the helper process when they are long (:func:`.parsing.analyse_all`)."""
+    kept = []
+    for text in texts:
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        if first.startswith("%%") and first.split()[0] not in _PYTHON_CELL_MAGICS:
+            kept.append([])
+        else:
+            kept.append([line for line in text.splitlines()
+                         if not line.lstrip().startswith(("%", "!"))])
+    analyses = analyse_all(["\n".join(lines) for lines in kept])
+    return [[line for number, line in enumerate(lines, start=1)
+             if number not in set(analysis["check_lines"])]
+            for lines, analysis in zip(kept, analyses)]
+
+
+def code_from_bytes(data: bytes, suffix: str, name: str) -> str:
+    """The code to grade in a file's bytes, as clean text: a byte-order mark (Windows editors
+    write one) is dropped, and what is not valid UTF-8, or a lone surrogate escaped in a
+    notebook's JSON, becomes a replacement character."""
+    if suffix == ".ipynb":
+        code = notebook_code_from_text(data.decode("utf-8", "replace"), name)
+    else:
+        code = data.decode("utf-8-sig", "replace")
+    return code.encode("utf-8", "replace").decode("utf-8")
 
 
 def read_code(path: Path) -> str:
-    """The code to grade, as clean text: a byte-order mark (Windows editors write one) is
-    dropped, and what is not valid UTF-8, or a lone surrogate escaped in a notebook's JSON,
-    becomes a replacement character."""
+    """The code to grade in the file at ``path`` (see :func:`code_from_bytes`)."""
     path = Path(path)
-    if path.suffix == ".ipynb":
-        code = notebook_code(path)
-    else:
-        code = path.read_text(encoding="utf-8-sig", errors="replace")
-    return code.encode("utf-8", "replace").decode("utf-8")
+    limit = MAX_NOTEBOOK_BYTES if path.suffix == ".ipynb" else MAX_SOURCE_BYTES
+    with SubmissionFolder(path) as file:
+        return code_from_bytes(file.read((), limit), path.suffix, path.name)
 
 
 # ---------------------------------------------------------------------------- lessons
@@ -145,33 +179,19 @@ def attempted_count(code: str, lesson: Lesson, bank: ExerciseBank = BUILTIN) -> 
 
 
 # ---------------------------------------------------------------------------- discovery
+def _listing(folder: SubmissionFolder) -> Listing:
+    return folder.listing((".py", ".ipynb"), SKIPPED_DIRECTORIES, MAX_DEPTH, MAX_ENTRIES)
+
+
 def _candidate_files(path: Path, notes: Optional[list[str]] = None) -> list[Path]:
     """``.py`` and ``.ipynb`` files under ``path``: at most :data:`MAX_DEPTH` folders deep and
     :data:`MAX_ENTRIES` entries seen, links neither followed nor taken, unreadable folders
     skipped (a hostile folder tree costs the grader little and cannot stop it)."""
-    if not path.is_dir():
-        return [path]
-    found: list[Path] = []
-    seen = 0
-    base_depth = len(path.parts)
-    for folder, folders, files in os.walk(path, followlinks=False):
-        here = Path(folder)
-        folders[:] = sorted(name for name in folders
-                            if name not in SKIPPED_DIRECTORIES and not name.startswith("."))
-        if len(here.parts) - base_depth >= MAX_DEPTH:
-            if folders and notes is not None:
-                notes.append(f"skipped folders more than {MAX_DEPTH} levels deep")
-            folders[:] = []
-        for name in sorted(files):
-            seen += 1
-            if name.endswith((".py", ".ipynb")) and not name.startswith("."):
-                found.append(here / name)
-        seen += len(folders)
-        if seen > MAX_ENTRIES:
-            if notes is not None:
-                notes.append(f"stopped looking after {MAX_ENTRIES} files and folders")
-            break
-    return found
+    with SubmissionFolder(path) as folder:
+        listing = _listing(folder)
+    if notes is not None:
+        notes += listing.notes
+    return [Path(path).joinpath(*parts) for parts in listing.files]
 
 
 def find_sources(path: Path, lesson: Optional[Lesson] = None,
@@ -179,37 +199,43 @@ def find_sources(path: Path, lesson: Optional[Lesson] = None,
     """The gradable files under ``path`` (a file or a folder), each with its lesson: per
     lesson at most one ``.py`` file and one notebook (the most attempted; then by name).
 
-    Returns ``(sources, notes)``; notes say which files were skipped and why.
+    Every file is read through a descriptor of ``path``, following no link below it
+    (:mod:`.files`): what a student swaps while they are graded cannot make the grader read
+    anything but their own files. Returns ``(sources, notes)``; notes say which files were
+    skipped and why.
     """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {path.name}")
+    with SubmissionFolder(path, follow=FOLLOW_TOP_LINK.get()) as folder:
+        listing = _listing(folder)
+        notes = listing.notes
+        sources = _read_sources(folder, listing.files, lesson, bank, notes)
+    if not sources and not notes:
+        notes.append(f"no exercise files (.py or .ipynb) found in {path.name}")
+    return _one_of_each_kind(sources, notes, bank), notes
+
+
+def _read_sources(folder: SubmissionFolder, candidates: list[tuple[str, ...]],
+                  lesson: Optional[Lesson], bank: ExerciseBank,
+                  notes: list[str]) -> list[SourceFile]:
+    """Read and assign the candidate files, lesson-named ones first, within the caps."""
+    files = [(parts, folder.path.joinpath(*parts)) for parts in candidates]
+    files.sort(key=lambda item: lesson_from_name(item[1], bank) is None)  # stable
     sources: list[SourceFile] = []
-    notes: list[str] = []
-    candidates = sorted(_candidate_files(path, notes),  # lesson-named files first (stable)
-                        key=lambda file: lesson_from_name(file, bank) is None)
     files_read = code_read = 0
-    for file in candidates:
-        if file != path and file.is_symlink():
-            # A link could point at anything readable by the grader, such as the solutions.
-            notes.append(f"skipped {file.name}: a symbolic link (submit the file itself)")
-            continue
+    for parts, file in files:
+        limit = MAX_NOTEBOOK_BYTES if file.suffix == ".ipynb" else MAX_SOURCE_BYTES
+        if files_read == MAX_FILES_READ:
+            notes.append(_stopped_reading(files_read, code_read))
+            break
         try:
-            info = file.lstat()
-            limit = MAX_NOTEBOOK_BYTES if file.suffix == ".ipynb" else MAX_SOURCE_BYTES
-            if not file.is_file():
-                continue
-            if info.st_size > limit:
-                notes.append(f"skipped {file.name}: {info.st_size / 1e6:.1f} MB is more than the "
-                             f"{limit / 1e6:g} MB a {file.suffix} file may have")
-                continue
-            if files_read == MAX_FILES_READ:
-                notes.append(_stopped_reading(files_read, code_read))
-                break
+            data = folder.read(parts, limit)
             files_read += 1
-            code = read_code(file)
-        except (OSError, ValueError, RecursionError, MemoryError) as error:
-            notes.append(f"skipped {file.name}: {error}")
+            code = code_from_bytes(data, file.suffix, file.name)
+        except (OSError, ValueError, Refused, RecursionError, MemoryError) as error:
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+            notes.append(f"skipped {file.name}: {reason}")
             continue
         code_read += len(code)
         if code_read > MAX_CODE_READ:  # before parsing it: parsing is what costs time
@@ -222,17 +248,15 @@ def find_sources(path: Path, lesson: Optional[Lesson] = None,
         by_content = lessons_from_content(code, bank)
         if lesson is not None:
             chosen = lesson if (named == lesson or lesson in by_content
-                                or (path.is_file() and named is None)) else None
+                                or (not folder.is_folder and named is None)) else None
         else:
             chosen = named or (by_content[0] if by_content else None)
         if chosen is None:
-            if path.is_file():
+            if not folder.is_folder:
                 notes.append(f"{file.name}: cannot tell which lesson this is; use --lesson")
             continue
         sources.append(SourceFile(file, chosen, code))
-    if not sources and not notes:
-        notes.append(f"no exercise files (.py or .ipynb) found in {path.name}")
-    return _one_of_each_kind(sources, notes, bank), notes
+    return sources
 
 
 def _stopped_reading(files: int, code: int) -> str:
@@ -271,15 +295,32 @@ def is_class_folder(path: Path) -> bool:
     path = Path(path)
     if not path.is_dir():
         return False
-    top_files = [item for item in path.iterdir() if item.is_file()
-                 and item.suffix in (".py", ".ipynb")]
-    if any(lesson_from_name(item) for item in top_files):
+    entries = _top_entries(path)
+    if any(kind == "file" and lesson_from_name(Path(name)) for name, kind in entries):
         return False
-    if not any(item.is_dir() and item.name not in SKIPPED_DIRECTORIES
-               and not item.name.startswith(".") and _candidate_files(item)
-               for item in path.iterdir()):
+    if not any(kind == "folder" and _candidate_files(path / name) for name, kind in entries):
         return False
     return len(class_members(path)) > 1
+
+
+def _top_entries(path: Path) -> list[tuple[str, str]]:
+    """(name, "file" or "folder") of the visible ``.py``/``.ipynb`` files and folders at the
+    top of ``path``, in name order, listed through a descriptor; links are left out (they
+    could point anywhere, the solutions included)."""
+    with SubmissionFolder(path) as folder, os.scandir(folder.fd) as found:
+        entries = []
+        for entry in found:
+            if entry.name.startswith(".") or entry.name in SKIPPED_DIRECTORIES:
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    entries.append((entry.name, "folder"))
+                elif (entry.is_file(follow_symlinks=False)
+                      and entry.name.endswith((".py", ".ipynb"))):
+                    entries.append((entry.name, "file"))
+            except OSError:
+                continue
+    return sorted(entries)
 
 
 def class_members(path: Path) -> list[tuple[str, Path]]:
@@ -287,17 +328,15 @@ def class_members(path: Path) -> list[tuple[str, Path]]:
 
     A student is named after the folder, or the file without its suffix; when two entries
     would get the same name (``alice/`` and ``alice.py``), files keep their suffix. Links are
-    left out (they could point anywhere, the solutions included).
+    left out, and a member swapped for a link after this listing is not followed either
+    (:data:`FOLLOW_TOP_LINK`, which :func:`.classroom.grade_class` clears).
     """
-    entries = [item for item in sorted(Path(path).iterdir())
-               if not (item.name.startswith(".") or item.name in SKIPPED_DIRECTORIES
-                       or item.is_symlink())
-               and (item.is_dir() or (item.is_file() and item.suffix in (".py", ".ipynb")))]
-    names = [item.stem if item.is_file() else item.name for item in entries]
+    entries = [(Path(path) / name, kind) for name, kind in _top_entries(Path(path))]
+    names = [item.stem if kind == "file" else item.name for item, kind in entries]
     while True:  # a file given its full name may now clash with another stem (x.py.ipynb)
         clashing = [k for k, name in enumerate(names)
-                    if names.count(name) > 1 and names[k] != entries[k].name]
+                    if names.count(name) > 1 and names[k] != entries[k][0].name]
         if not clashing:  # (full names are unique within a folder, so this ends)
-            return list(zip(names, entries))
+            return [(name, item) for name, (item, _) in zip(names, entries)]
         for k in clashing:
-            names[k] = entries[k].name
+            names[k] = entries[k][0].name
