@@ -191,11 +191,12 @@ def two_weight_paths(steps: int = 400, lam: float = 0.5) -> dict[str, np.ndarray
     return paths
 
 
-def plot_two_weight_paths(lam: float = 0.5) -> Any:
-    """The paths on the contours of the data loss, with the minimiser of L + λ/2‖w‖²."""
+def plot_two_weight_paths(lam: float = 0.5, paths: dict[str, np.ndarray] | None = None) -> Any:
+    """The paths (``two_weight_paths(lam=lam)`` unless given) on the contours of the data
+    loss, with the minimiser of L + λ/2‖w‖²."""
     import matplotlib.pyplot as plt
 
-    paths = two_weight_paths(lam=lam)
+    paths = two_weight_paths(lam=lam) if paths is None else paths
     fig, ax = plt.subplots(figsize=(6.5, 5.5), layout="constrained")
     grid = np.linspace(-0.7, 2.2, 200)
     w1, w2 = np.meshgrid(grid, grid)
