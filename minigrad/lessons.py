@@ -49,7 +49,8 @@ LESSONS: tuple[Lesson, ...] = (
            "max pooling as argmax routing, ties, average pooling, a small CNN on digits",
            ready=True),
     Lesson(8, "weight-decay", "Weight decay, optimizers, and what can be optimized",
-           "L2 vs decoupled decay, SGD/Adam/AdamW, leaves only, memory and checkpointing",
+           "overfitting and decay, momentum, your own SGD and AdamW, leaves only, memory; "
+           "capstone: a CNN of your own pieces",
            ready=True),
 )
 

@@ -36,6 +36,22 @@ def test_a_stub_is_not_attempted_and_does_not_raise(capsys) -> None:
     assert "not attempted" in repr(result)
 
 
+def test_a_stub_is_answered_without_running_the_reference(capsys, monkeypatch) -> None:
+    """The capstone's reference trains a network: a stub must not wait for it."""
+    import minigrad.exercises.selfcheck as selfcheck
+
+    def reference_must_not_run(*args):
+        raise AssertionError("the reference ran before the student's function")
+
+    monkeypatch.setattr(selfcheck, "reference_function", lambda *args: reference_must_not_run)
+
+    def composite_derivative(x):
+        raise NotImplementedError
+
+    assert not check("01.1", composite_derivative).attempted
+    assert "not attempted yet" in capsys.readouterr().out
+
+
 def test_a_wrong_answer_shows_the_case_and_the_hint(capsys) -> None:
     result = check("01.1", lambda x: 2 * x)  # forgot the outer derivatives
     out = capsys.readouterr().out

@@ -46,6 +46,9 @@ class Exercise:
         parts: names of the values the function returns, when it returns several (say
             ``("E", "dE/dw", "new weights")``): each is scored on its own, an equal share of
             the case. Empty: the case is right or wrong as a whole.
+        timeout: seconds that all the cases of this exercise may take together in the
+            grader, when they need more than the run's ``--timeout`` (a training run, say);
+            ``None``: the run's limit.
     """
 
     id: str
@@ -59,12 +62,17 @@ class Exercise:
     task: str = ""
     idea: str = ""
     parts: tuple[str, ...] = ()
+    timeout: Optional[float] = None
 
     def __post_init__(self) -> None:
         if not (isinstance(self.points, (int, float)) and self.points > 0):
             raise ValueError(f"exercise {self.id}: points must be positive, got {self.points!r}")
         if not self.function.isidentifier():
             raise ValueError(f"exercise {self.id}: function {self.function!r} is not a name")
+        if self.timeout is not None and not (isinstance(self.timeout, (int, float))
+                                             and math.isfinite(self.timeout) and self.timeout > 0):
+            raise ValueError(f"exercise {self.id}: timeout must be a positive number of "
+                             f"seconds, got {self.timeout!r}")
 
 
 def compare_values(compare: Comparator, expected: Any, got: Any, args: tuple) -> Optional[str]:

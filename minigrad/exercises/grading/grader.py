@@ -205,7 +205,8 @@ def _grade_exercise(sandbox: Sandbox, source: SourceFile, exercise: Exercise,
                     cases: list[Case]) -> ExerciseResult:
     result = ExerciseResult(source.lesson, exercise, file=source.path.name)
     try:
-        outcomes = sandbox.run(exercise.function, [case.args for case in cases])
+        outcomes = sandbox.run(exercise.function, [case.args for case in cases],
+                               timeout=max(sandbox.timeout, exercise.timeout or 0.0))
     except ImportFailed as error:
         kind = "syntax" if error.kind == "syntax" else "import"
         what = "SyntaxError at" if kind == "syntax" else "could not be imported:"

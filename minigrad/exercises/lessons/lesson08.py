@@ -1,66 +1,141 @@
-"""Lesson 08 exercises — weight decay, optimizers, and what can be optimized.
+"""Lesson 08 exercises — weight decay, optimizers, and a network that is all yours.
 
 Each function below is one exercise. Replace the body marked ``# YOUR CODE HERE`` and run
 ``check("08.N", function)`` to test it on the visible cases; the grader also runs hidden cases
-on fresh random inputs. Work with ``numpy`` arrays (float64); you may use ``minigrad`` to
-check yourself, but write the rules by hand.
+on fresh random inputs.
 
-The theme of the lesson: an optimizer is a rule that turns a gradient into an update of a
-leaf tensor. Weight decay *adds* λw to the gradient (SGD), or shrinks the weight directly
+The theme of the lesson: an optimizer is a rule that turns a gradient into an in-place update
+of a leaf tensor. Weight decay *adds* λw to the gradient (SGD), or shrinks the weight directly
 (AdamW) — it never multiplies the gradient by (1 + λ).
+
+Exercises 08.1 and 08.4 are real ``Optimizer`` subclasses, written inside the graded function
+(as lesson 03's Functions are). ``run_optimizer`` (given) hands your optimizer float64 leaves in
+parameter groups, and runs a few steps of gradient descent on a quadratic loss with it. The
+capstone, 08.5, is a convolutional network made of your own pieces only.
 """
 
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 import numpy as np
 
+import minigrad as mg
+import minigrad.nn as nn
+import minigrad.nn.functional as F
+from minigrad.autograd import Function
+from minigrad.data import load_digits
+from minigrad.optim import Optimizer
 
-def sgd_step(weight: np.ndarray, grad: np.ndarray, buffer: np.ndarray, lr: float,
-             momentum: float, weight_decay: float) -> tuple[np.ndarray, np.ndarray]:
-    """Exercise 08.1 — one step of SGD with momentum and weight decay (PyTorch's rule).
 
-    ``weight`` is w, ``grad`` is g = dL/dw, ``buffer`` is the momentum buffer b from the
-    previous step (zeros before the first step). Return ``(new weight, new buffer)``:
+def run_optimizer(optimizer_class: type, weights: list[np.ndarray], scales: list[np.ndarray],
+                  targets: list[np.ndarray], groups: list[dict], defaults: dict,
+                  steps: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Given (not an exercise): train leaves with your optimizer; return where they went.
 
-        d = g + λ w                 (weight decay: add λ w — the gradient of λ/2 ‖w‖²)
-        b = μ b + d                 (momentum μ; with μ = 0 this is just d)
-        w = w − lr · b
-
-    Do not change the arrays you are given; return new ones.
+    The parameters p_i start at ``weights[i]``; the loss is L = Σ_i ½ Σ (a_i ⊙ p_i − b_i)²
+    with a_i = ``scales[i]`` and b_i = ``targets[i]``. ``groups`` are the parameter groups,
+    each a dict whose "params" lists parameter numbers and whose other keys override
+    ``defaults`` for that group. Each step: zero_grad, loss, backward, ``optimizer.step()``.
+    Returns ``(weights after step 1, weights after the last step)``.
     """
-    ### BEGIN SOLUTION
-    direction = grad + weight_decay * weight
-    new_buffer = momentum * buffer + direction
-    return weight - lr * new_buffer, new_buffer
-    ### END SOLUTION
+    leaves = [mg.tensor(np.asarray(w, dtype=np.float64), requires_grad=True) for w in weights]
+    param_groups = [{**group, "params": [leaves[i] for i in group["params"]]}
+                    for group in groups]
+    optimizer = optimizer_class(param_groups, **defaults)
+    history = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = sum(0.5 * ((mg.tensor(a) * p - mg.tensor(b)) ** 2).sum()
+                   for a, p, b in zip(scales, leaves, targets))
+        loss.backward()
+        optimizer.step()
+        held = {id(p) for group in optimizer.param_groups for p in group["params"]}
+        if not all(id(leaf) in held for leaf in leaves):
+            raise RuntimeError(
+                "after step() the optimizer no longer holds the model's tensors: a parameter "
+                "was replaced by a new tensor, so the model never sees the update. Update it "
+                "in place instead: p.sub_(...) (step runs under no_grad) or p.data -= ...")
+        history.append([leaf.numpy() for leaf in leaves])
+    return history[0], history[-1]
 
 
-def l2_objective_gradients(w1: np.ndarray, w2: np.ndarray, x: np.ndarray, y: np.ndarray,
-                           lam: float) -> tuple[float, np.ndarray, np.ndarray]:
-    """Exercise 08.2 — the gradients of an L2-regularised one-hidden-layer network.
+def sgd_optimizer(weights: list[np.ndarray], scales: list[np.ndarray],
+                  targets: list[np.ndarray], groups: list[dict], defaults: dict,
+                  steps: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Exercise 08.1 — SGD with momentum and weight decay, as an ``Optimizer``.
 
-    One example x (d,), target y (k,), weights W1 (h, d) and W2 (k, h), no biases, φ = tanh:
+    Write ``step``: for every group, for every parameter p of the group that has a gradient,
+    with that group's lr η, momentum μ, dampening τ and weight decay λ (PyTorch's rule):
 
-        z = W1 x,  h = tanh(z),  o = W2 h,  L = ½ ‖o − y‖²,
+        d ← p.grad + λ·p                              weight decay: add λp
+        buf ← d at the first step of p,                the momentum buffer, kept in
+              μ·buf + (1 − τ)·d after that             self.state[p] (a dict per parameter)
+        p ← p − η·buf                                  in place: p is the model's tensor
+
+    With μ = 0 there is no buffer: p ← p − η·d. Change p *in place* (``p.sub_(...)``,
+    ``p.mul_(...)``, or ``p.data -= ...``): ``p = p - ...`` makes a new tensor and the model
+    keeps the old one. ``step`` runs under ``mg.no_grad()``, so in-place changes of leaves
+    are allowed there. ``run_optimizer`` (given) does the rest.
+
+    Example: one parameter p = 1 with gradient 0.5, lr 0.1, λ = 0.1, μ = 0:
+    d = 0.5 + 0.1 = 0.6, so p becomes 1 − 0.06 = 0.94.
+    """
+    class SGDMomentum(Optimizer):
+        def __init__(self, params, lr: float, momentum: float = 0.0, dampening: float = 0.0,
+                     weight_decay: float = 0.0) -> None:
+            super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                          weight_decay=weight_decay))
+
+        @mg.no_grad()
+        def step(self) -> None:
+            ### BEGIN SOLUTION
+            for group in self.param_groups:
+                lr, momentum = group["lr"], group["momentum"]
+                dampening, weight_decay = group["dampening"], group["weight_decay"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    direction = p.grad + weight_decay * p
+                    if momentum != 0:
+                        state = self.state.setdefault(p, {})
+                        if "momentum_buffer" not in state:
+                            state["momentum_buffer"] = direction.clone()
+                        else:
+                            state["momentum_buffer"].mul_(momentum).add_(direction,
+                                                                         alpha=1 - dampening)
+                        direction = state["momentum_buffer"]
+                    p.sub_(direction, alpha=lr)
+            ### END SOLUTION
+
+    return run_optimizer(SGDMomentum, weights, scales, targets, groups, defaults, steps)
+
+
+def l2_relu_batch_gradients(w1: np.ndarray, w2: np.ndarray, x: np.ndarray, y: np.ndarray,
+                            lam: float) -> tuple[float, np.ndarray, np.ndarray]:
+    """Exercise 08.2 — the L2-regularised objective of a ReLU network, on a batch.
+
+    A batch of B examples, one per row: X (B, d), targets Y (B, k); weights W1 (h, d) and
+    W2 (k, h), no biases, φ = ReLU. The loss is the *mean* over the batch of ½‖o − y‖²:
+
+        Z = X W1ᵀ,  H = relu(Z),  O = H W2ᵀ,  L = 1/(2B) Σ_b ‖O_b − Y_b‖²,
         s = λ/2 (‖W1‖²_F + ‖W2‖²_F),  J = L + s.
 
-    Return ``(J, dJ/dW1, dJ/dW2)``. Backward, from the output down:
-
-        dJ/do = o − y
-        dJ/dW2 = (dJ/do) hᵀ + λ W2       (an outer product, plus the decay term)
-        dJ/dh = W2ᵀ (dJ/do)
-        dJ/dz = dJ/dh ⊙ (1 − h²)
-        dJ/dW1 = (dJ/dz) xᵀ + λ W1
+    Return ``(J, dJ/dW1, dJ/dW2)``, each gradient shaped like its weight. The reading gives
+    the rules for one example, with tanh; here the batch is in the rows, and ReLU's derivative
+    is 1 where z > 0 and 0 elsewhere (also where z = 0).
     """
     ### BEGIN SOLUTION
-    z = w1 @ x
-    h = np.tanh(z)
-    o = w2 @ h
-    objective = 0.5 * np.sum((o - y) ** 2) + lam / 2 * (np.sum(w1 ** 2) + np.sum(w2 ** 2))
-    grad_o = o - y
-    grad_w2 = np.outer(grad_o, h) + lam * w2
-    grad_z = (w2.T @ grad_o) * (1 - h ** 2)
-    grad_w1 = np.outer(grad_z, x) + lam * w1
+    batch = x.shape[0]
+    z = x @ w1.T
+    h = np.maximum(z, 0.0)
+    o = h @ w2.T
+    objective = np.sum((o - y) ** 2) / (2 * batch) \
+        + lam / 2 * (np.sum(w1 ** 2) + np.sum(w2 ** 2))
+    grad_o = (o - y) / batch                     # the mean's 1/B, once
+    grad_w2 = grad_o.T @ h + lam * w2            # summed over the batch, plus the decay term
+    grad_z = (grad_o @ w2) * (z > 0)
+    grad_w1 = grad_z.T @ x + lam * w1
     return float(objective), grad_w1, grad_w2
     ### END SOLUTION
 
@@ -70,11 +145,7 @@ def accumulate_microbatches(grads: list[np.ndarray], counts: list[int]) -> np.nd
 
     A batch of N = Σ n_i examples was split into micro-batches; ``grads[i]`` is the gradient
     of the *mean* loss over micro-batch i, which held ``counts[i]`` = n_i examples. Return
-    the gradient of the mean loss over the whole batch:
-
-        g = Σ_i n_i g_i / Σ_i n_i
-
-    (Averaging the g_i with equal weights is right only when every n_i is the same.)
+    the gradient of the mean loss over the whole batch.
     """
     ### BEGIN SOLUTION
     total = sum(counts)
@@ -82,27 +153,268 @@ def accumulate_microbatches(grads: list[np.ndarray], counts: list[int]) -> np.nd
     ### END SOLUTION
 
 
-def adamw_step(weight: np.ndarray, grad: np.ndarray, exp_avg: np.ndarray,
-               exp_avg_sq: np.ndarray, step: int, lr: float, beta1: float, beta2: float,
-               eps: float, weight_decay: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exercise 08.4 — one step of AdamW (decoupled weight decay), as PyTorch computes it.
+def adamw_optimizer(weights: list[np.ndarray], scales: list[np.ndarray],
+                    targets: list[np.ndarray], groups: list[dict], defaults: dict,
+                    steps: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Exercise 08.4 — AdamW (decoupled weight decay), as an ``Optimizer``.
 
-    ``exp_avg`` (m) and ``exp_avg_sq`` (v) are the running averages before this step;
-    ``step`` is t, the number of this step (1 for the first). Return
-    ``(new weight, new m, new v)``:
+    Write ``step``: for every parameter p with a gradient g, with its group's lr η,
+    betas (β₁, β₂), eps ε and weight decay λ, keep in ``self.state[p]`` the step count t and
+    the running averages m and v (zeros before the first step), and, as PyTorch does:
 
-        w ← w (1 − lr λ)                          decay the weight itself, first
-        m ← β₁ m + (1 − β₁) g
-        v ← β₂ v + (1 − β₂) g²
-        w ← w − lr / (1 − β₁ᵗ) · m / (√v / √(1 − β₂ᵗ) + ε)
+        p ← p·(1 − η·λ)                               decay the weight itself, first
+        t ← t + 1
+        m ← β₁·m + (1 − β₁)·g
+        v ← β₂·v + (1 − β₂)·g²
+        p ← p − η/(1 − β₁ᵗ) · m / (√v / √(1 − β₂ᵗ) + ε)
 
-    The gradient g is *not* changed by the decay: that is the difference from Adam with L2.
+    The gradient g is *not* changed by the decay: that is what makes it AdamW, not Adam with
+    L2. Update p in place, as in 08.1.
     """
+    class MyAdamW(Optimizer):
+        def __init__(self, params, lr: float = 1e-3, betas: Sequence[float] = (0.9, 0.999),
+                     eps: float = 1e-8, weight_decay: float = 1e-2) -> None:
+            super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
+                                          weight_decay=weight_decay))
+
+        @mg.no_grad()
+        def step(self) -> None:
+            ### BEGIN SOLUTION
+            for group in self.param_groups:
+                lr, (beta1, beta2) = group["lr"], group["betas"]
+                eps, weight_decay = group["eps"], group["weight_decay"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = p.grad
+                    state = self.state.setdefault(p, {})
+                    if not state:
+                        state.update(step=0, m=mg.zeros_like(p), v=mg.zeros_like(p))
+                    p.mul_(1 - lr * weight_decay)
+                    state["step"] += 1
+                    t = state["step"]
+                    state["m"].mul_(beta1).add_(g, alpha=1 - beta1)
+                    state["v"].mul_(beta2).add_(g * g, alpha=1 - beta2)
+                    denominator = state["v"].sqrt() / np.sqrt(1 - beta2 ** t) + eps
+                    p.sub_(state["m"] / denominator, alpha=lr / (1 - beta1 ** t))
+            ### END SOLUTION
+
+    return run_optimizer(MyAdamW, weights, scales, targets, groups, defaults, steps)
+
+
+# ---------------------------------------------------------------------------- the capstone
+#: Library pieces the capstone must not use, by the name of the node they record.
+LIBRARY_NODES = {"ConvolutionBackward0": "minigrad's conv2d / nn.Conv2d",
+                 "MaxPool2DWithIndicesBackward0": "minigrad's max_pool2d / nn.MaxPool2d",
+                 "AvgPool2DBackward0": "minigrad's avg_pool2d / nn.AvgPool2d",
+                 "AddmmBackward0": "minigrad's linear / nn.Linear",
+                 "MmBackward0": "minigrad's @ (use your Linear Function)",
+                 "MatmulBackward0": "minigrad's @ (use your Linear Function)",
+                 "MvBackward0": "minigrad's @ (use your Linear Function)"}
+
+
+def _from_library(thing: type) -> bool:
+    """Defined in minigrad itself (not in an exercise file, which the grader may load under
+    minigrad's name)."""
+    module = thing.__module__
+    return module.startswith("minigrad.") and not module.startswith("minigrad.exercises.")
+
+
+def capstone_report(model: Any, optimizer: Any, losses: Sequence[float],
+                    test_images: mg.Tensor, test_labels: mg.Tensor) -> dict:
+    """Given (not an exercise): the test accuracy of ``model``, and what it is made of.
+
+    Runs the test images through ``model`` (a callable from (N, 1, 8, 8) images to (N, 10)
+    scores), then walks the backward graph of one loss to list the Functions it is made of:
+    yours (defined outside minigrad) and any library layer from ``LIBRARY_NODES``; and
+    whether ``optimizer`` is, or inherits from, one of minigrad's optimizers.
+    """
+    with mg.no_grad():
+        scores = model(test_images).numpy()
+    accuracy = float((scores.argmax(axis=1) == test_labels.numpy()).mean())
+    loss = F.cross_entropy(model(test_images[:8]), test_labels[:8])
+    yours, library, seen, todo = set(), set(), set(), [loss.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        function = getattr(node, "_function", None)
+        if node.name() in LIBRARY_NODES:
+            library.add(LIBRARY_NODES[node.name()])
+        elif function is not None and not _from_library(function):
+            yours.add(function.__name__)
+        todo.extend(next_node for next_node, _ in node.next_functions)
+    library_optimizers = [cls.__name__ for cls in type(optimizer).__mro__
+                          if _from_library(cls) and cls not in (Optimizer, object)]
+    return {"test_accuracy": accuracy, "losses": [float(value) for value in losses],
+            "your_functions": sorted(yours), "library_layers": sorted(library),
+            "optimizer": type(optimizer).__name__, "library_optimizers": library_optimizers}
+
+
+def capstone(seed: int) -> dict:
+    """Exercise 08.5 — the capstone: a CNN made of your own pieces, trained to ≥ 97 %.
+
+    Build and train a convolutional network on the 8×8 digits, using only pieces you wrote:
+    your ``Conv2d`` Function (lesson 06), your ``MaxPool2d`` Function (lesson 07), your
+    ``Linear`` Function and a Module around it (lesson 05), and your optimizer (08.1 or 08.4).
+    Paste them in here. minigrad may still do the rest: ``relu``, ``reshape``/``flatten``,
+    ``F.cross_entropy``, ``nn.Module``/``nn.Parameter``, ``mg.no_grad``. Not allowed:
+    ``F.conv2d``, ``F.max_pool2d``, ``F.linear``, ``@`` on tensors, ``nn.Conv2d``,
+    ``nn.Linear``, ``nn.MaxPool2d``, and the optimizers of ``minigrad.optim``.
+
+    Use ``rng`` for your initial weights and your shuffling, so that a seed gives one run.
+    Keep a list ``losses`` (say the mean training loss of each epoch), name your network
+    ``model`` and your optimizer ``optimizer``: the given last line measures the test
+    accuracy and lists the Functions your network's graph is made of. The grader asks for
+    ≥ 97 % test accuracy on this seed and on a hidden one, both runs within two minutes (a
+    good network needs 5–15 s a run).
+
+    A network that works: conv 3×3 (1 → 16 channels, padding 1) → ReLU → max-pool 2 →
+    conv 3×3 (16 → 32, padding 1) → ReLU → max-pool 2 → flatten (32·2·2) → linear → 10
+    scores; He initialisation (weights · √(2 / fan-in)); AdamW, lr 0.01, batches of 32,
+    8 epochs, the learning rate lowered along a cosine. Numpy's
+    ``sliding_window_view`` makes the convolution's im2col in one line.
+    """
+    mg.manual_seed(seed)
+    rng = np.random.default_rng(seed)  # for your initialisation and your shuffling
+    train_images, train_labels = load_digits("train")
+    test_images, test_labels = load_digits("test")
     ### BEGIN SOLUTION
-    decayed = weight * (1 - lr * weight_decay)
-    m = beta1 * exp_avg + (1 - beta1) * grad
-    v = beta2 * exp_avg_sq + (1 - beta2) * grad * grad
-    step_size = lr / (1 - beta1 ** step)
-    denominator = np.sqrt(v) / np.sqrt(1 - beta2 ** step) + eps
-    return decayed - step_size * m / denominator, m, v
+    windows = np.lib.stride_tricks.sliding_window_view
+
+    class Conv2d(Function):
+        """out[n,o] = Σ_c x[n,c] ⋆ w[o,c] + b[o]: an im2col and one matrix product."""
+
+        @staticmethod
+        def forward(ctx, x, weight, bias, padding=1):
+            n, _, height, width = x.shape
+            out_channels, _, k, _ = weight.shape
+            padded = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+            out_h, out_w = height + 2 * padding - k + 1, width + 2 * padding - k + 1
+            columns = windows(padded, (k, k), axis=(2, 3)).transpose(0, 2, 3, 1, 4, 5)
+            columns = columns.reshape(n * out_h * out_w, -1)       # (N·H·W, C·k·k)
+            ctx.save_for_backward(weight)
+            ctx.columns, ctx.padded_shape, ctx.padding = columns, padded.shape, padding
+            out = columns @ weight.reshape(out_channels, -1).T + bias
+            return out.reshape(n, out_h, out_w, out_channels).transpose(0, 3, 1, 2)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (weight,) = ctx.saved_tensors
+            weight = weight.numpy()
+            grad = grad_output.numpy()
+            n, out_channels, out_h, out_w = grad.shape
+            in_channels, k = weight.shape[1], weight.shape[2]
+            rows = grad.transpose(0, 2, 3, 1).reshape(-1, out_channels)  # (N·H·W, O)
+            grad_weight = (rows.T @ ctx.columns).reshape(weight.shape)
+            grad_bias = rows.sum(axis=0)
+            if not ctx.needs_input_grad[0]:   # the images: no gradient needed
+                return None, grad_weight, grad_bias
+            grad_columns = (rows @ weight.reshape(out_channels, -1)).reshape(
+                n, out_h, out_w, in_channels, k, k).transpose(0, 3, 4, 5, 1, 2)
+            grad_padded = np.zeros(ctx.padded_shape, dtype=grad.dtype)
+            for i in range(k):                # col2im: each window adds back where it read
+                for j in range(k):
+                    grad_padded[:, :, i:i + out_h, j:j + out_w] += grad_columns[:, :, i, j]
+            p = ctx.padding
+            return grad_padded[:, :, p:-p, p:-p], grad_weight, grad_bias
+
+    class MaxPool2d(Function):
+        """2×2 windows, stride 2; backward routes each gradient to its window's argmax."""
+
+        @staticmethod
+        def forward(ctx, x):
+            n, c, height, width = x.shape
+            cells = x.reshape(n, c, height // 2, 2, width // 2, 2).transpose(0, 1, 2, 4, 3, 5)
+            cells = cells.reshape(n, c, height // 2, width // 2, 4)
+            ctx.argmax, ctx.input_shape = cells.argmax(axis=-1), x.shape  # first max on ties
+            return np.take_along_axis(cells, ctx.argmax[..., None], axis=-1)[..., 0]
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            n, c, height, width = ctx.input_shape
+            grad = np.zeros((n, c, height // 2, width // 2, 4), dtype=grad_output.dtype)
+            np.put_along_axis(grad, ctx.argmax[..., None], grad_output.numpy()[..., None], -1)
+            grad = grad.reshape(n, c, height // 2, width // 2, 2, 2).transpose(0, 1, 2, 4, 3, 5)
+            return grad.reshape(n, c, height, width)
+
+    class Linear(Function):
+        """Y = X Wᵀ + b;  dX = G W,  dW = Gᵀ X,  db = Σ_rows G."""
+
+        @staticmethod
+        def forward(ctx, x, weight, bias):
+            ctx.save_for_backward(x, weight)
+            return x @ weight.T + bias
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            x, weight = (t.numpy() for t in ctx.saved_tensors)
+            grad = grad_output.numpy()
+            return grad @ weight, grad.T @ x, grad.sum(axis=0)
+
+    def he(*shape):
+        fan_in = int(np.prod(shape[1:]))
+        return nn.Parameter(mg.tensor(rng.normal(size=shape) * np.sqrt(2.0 / fan_in),
+                                      dtype=mg.float32))
+
+    class ConvBlock(nn.Module):
+        def __init__(self, in_channels, out_channels):
+            super().__init__()
+            self.weight = he(out_channels, in_channels, 3, 3)
+            self.bias = nn.Parameter(mg.zeros(out_channels))
+
+        def forward(self, x):
+            return MaxPool2d.apply(Conv2d.apply(x, self.weight, self.bias).relu())
+
+    class MyLinear(nn.Module):
+        def __init__(self, in_features, out_features):
+            super().__init__()
+            self.weight = he(out_features, in_features)
+            self.bias = nn.Parameter(mg.zeros(out_features))
+
+        def forward(self, x):
+            return Linear.apply(x.flatten(1), self.weight, self.bias)
+
+    class MyAdamW(Optimizer):
+        def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+            super().__init__(params, dict(lr=lr, betas=betas, eps=eps,
+                                          weight_decay=weight_decay))
+
+        @mg.no_grad()
+        def step(self):
+            for group in self.param_groups:
+                lr, (beta1, beta2) = group["lr"], group["betas"]
+                eps, weight_decay = group["eps"], group["weight_decay"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    state = self.state.setdefault(p, {})
+                    if not state:
+                        state.update(step=0, m=mg.zeros_like(p), v=mg.zeros_like(p))
+                    p.mul_(1 - lr * weight_decay)
+                    state["step"] += 1
+                    t = state["step"]
+                    state["m"].mul_(beta1).add_(p.grad, alpha=1 - beta1)
+                    state["v"].mul_(beta2).add_(p.grad * p.grad, alpha=1 - beta2)
+                    denominator = state["v"].sqrt() / np.sqrt(1 - beta2 ** t) + eps
+                    p.sub_(state["m"] / denominator, alpha=lr / (1 - beta1 ** t))
+
+    model = nn.Sequential(ConvBlock(1, 16), ConvBlock(16, 32), MyLinear(32 * 2 * 2, 10))
+    base_lr, epochs, batch = 1e-2, 8, 32
+    optimizer = MyAdamW(model.parameters(), lr=base_lr, weight_decay=1e-2)
+    images, labels = train_images.numpy(), train_labels.numpy()
+    losses = []
+    for epoch in range(epochs):
+        optimizer.param_groups[0]["lr"] = base_lr * 0.5 * (1 + np.cos(np.pi * epoch / epochs))
+        order, total = rng.permutation(len(images)), 0.0
+        for start in range(0, len(images), batch):
+            rows = order[start:start + batch]
+            loss = F.cross_entropy(model(mg.tensor(images[rows])), mg.tensor(labels[rows]))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(rows)
+        losses.append(total / len(images))
     ### END SOLUTION
+    return capstone_report(model, optimizer, losses, test_images, test_labels)

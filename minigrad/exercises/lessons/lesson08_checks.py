@@ -1,25 +1,247 @@
-"""Checks for lesson 08's exercises: visible cases, fresh random hidden cases, comparators."""
+"""Checks for lesson 08's exercises: visible cases, fresh random hidden cases, comparators.
+
+The optimizer exercises (08.1, 08.4) are judged on where the parameters are after the first
+and after the last step. When an answer is wrong, the comparator replays the case in numpy
+with each of the lesson's typical mistakes and, if one of them gives the student's numbers,
+says which.
+"""
 
 from __future__ import annotations
+
+import math
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from minigrad.exercises.spec import Exercise, close
 
-
-def _sgd_case(rng: np.random.Generator, momentum: float | None = None) -> tuple:
-    shape = tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(1, 3))))
-    momentum = float(rng.choice([0.5, 0.9])) if momentum is None else momentum
-    return (rng.normal(size=shape), rng.normal(size=shape), rng.normal(size=shape) * 0.3,
-            float(rng.choice([0.01, 0.1, 0.5])), momentum, float(rng.choice([0.01, 0.3, 1.0])))
+_CLOSE = close(rtol=1e-8, atol=1e-12)
 
 
-def _l2_case(rng: np.random.Generator) -> tuple:
-    d, h, k = (int(n) for n in rng.integers(2, 5, size=3))
-    return (rng.normal(size=(h, d)) * 0.7, rng.normal(size=(k, h)) * 0.7, rng.normal(size=d),
-            rng.normal(size=k), float(rng.choice([0.01, 0.1, 0.5])))
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return _CLOSE(a, b) is None
+    except Exception:  # noqa: BLE001 — a strange answer matches no variant
+        return False
 
 
+# ---------------------------------------------------------------------------- optimizers
+def _problem(rng: np.random.Generator, count: int) -> tuple[list, list, list]:
+    shapes = [tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(1, 3))))
+              for _ in range(count)]
+    return ([rng.normal(size=shape) for shape in shapes],
+            [rng.uniform(0.5, 1.5, size=shape) for shape in shapes],
+            [rng.normal(size=shape) for shape in shapes])
+
+
+def _sgd_case(rng: np.random.Generator) -> tuple:
+    """Two groups with their own lr, momentum, dampening and λ; one key left to defaults."""
+    weights, scales, targets = _problem(rng, 3)
+    first = {"params": [0, 2], "lr": float(rng.choice([0.05, 0.1, 0.2])),
+             "momentum": float(rng.choice([0.5, 0.9])), "dampening": float(rng.choice([0.1, 0.5])),
+             "weight_decay": float(rng.choice([0.1, 0.3, 1.0]))}
+    second = {"params": [1], "lr": float(rng.choice([0.02, 0.3])),
+              "momentum": float(rng.choice([0.0, 0.8]))}  # λ and dampening from the defaults
+    defaults = {"lr": 0.01, "dampening": 0.0, "weight_decay": float(rng.choice([0.05, 0.5]))}
+    return (weights, scales, targets, [first, second], defaults, int(rng.integers(3, 7)))
+
+
+def _adamw_case(rng: np.random.Generator) -> tuple:
+    weights, scales, targets = _problem(rng, 3)
+    first = {"params": [0], "lr": float(rng.choice([0.01, 0.05, 0.1])),
+             "betas": (float(rng.choice([0.8, 0.9])), float(rng.choice([0.99, 0.999]))),
+             "weight_decay": float(rng.choice([0.1, 0.5, 1.0]))}
+    second = {"params": [1, 2], "lr": float(rng.choice([0.02, 0.2]))}
+    defaults = {"lr": 1e-3, "eps": 1e-8, "weight_decay": float(rng.choice([0.05, 0.3]))}
+    return (weights, scales, targets, [first, second], defaults, int(rng.integers(3, 7)))
+
+
+SGD_DEFAULTS = {"momentum": 0.0, "dampening": 0.0, "weight_decay": 0.0}
+ADAMW_DEFAULTS = {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 1e-2}
+
+
+def _settings(args: tuple, base: dict, shared: bool) -> list[tuple[list[int], dict]]:
+    groups, defaults = args[3], args[4]
+    return [(list(group["params"]),
+             {**base, **defaults, **({} if shared else group)}) for group in groups]
+
+
+def _replay(args: tuple, base: dict, update: Callable, shared: bool = False) -> tuple:
+    """Run the case's steps in numpy; ``update(p, g, settings, state)`` returns the new p."""
+    weights, scales, targets, _, _, steps = args
+    params = [np.array(w, dtype=float) for w in weights]
+    states: dict[int, dict] = {}
+    history = []
+    for _ in range(steps):
+        grads = [a * (a * p - b) for a, p, b in zip(scales, params, targets)]
+        for indices, settings in _settings(args, base, shared):
+            for i in indices:
+                params[i] = update(params[i], grads[i], settings, states.setdefault(i, {}))
+        history.append([p.copy() for p in params])
+    return history[0], history[-1]
+
+
+def _sgd_update(decay: str = "add", first: str = "gradient", sign: float = 1.0,
+                decay_outside: bool = False) -> Callable:
+    def update(p: np.ndarray, g: np.ndarray, s: dict, state: dict) -> np.ndarray:
+        lam, mu, tau = s["weight_decay"], s["momentum"], s["dampening"]
+        d = {"add": g + lam * p, "none": g, "minus": g - lam * p, "times": g * (1 + lam)}[decay]
+        if decay_outside:
+            d = g
+        if mu != 0:
+            if "buffer" not in state:
+                state["buffer"] = d.copy() if first == "gradient" else (1 - tau) * d
+            else:
+                state["buffer"] = mu * state["buffer"] + (1 - tau) * d
+            d = state["buffer"]
+        if decay_outside:
+            d = d + lam * p
+        return p - sign * s["lr"] * d
+    return update
+
+
+def _adamw_update(decay: str = "decoupled", bias_correction: bool = True,
+                  sign: float = 1.0) -> Callable:
+    def update(p: np.ndarray, g: np.ndarray, s: dict, state: dict) -> np.ndarray:
+        lr, lam, eps = s["lr"], s["weight_decay"], s["eps"]
+        beta1, beta2 = s["betas"]
+        if decay == "decoupled":
+            p = p * (1 - lr * lam)
+        elif decay == "plus":
+            p = p * (1 + lr * lam)
+        elif decay == "l2":
+            g = g + lam * p
+        t = state["t"] = state.get("t", 0) + 1
+        m = state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * g
+        v = state["v"] = beta2 * state.get("v", 0.0) + (1 - beta2) * g * g
+        if bias_correction:
+            return p - sign * lr / (1 - beta1 ** t) * m / (np.sqrt(v) / math.sqrt(1 - beta2 ** t)
+                                                           + eps)
+        return p - sign * lr * m / (np.sqrt(v) + eps)
+    return update
+
+
+IN_PLACE = ("your step did not change the model's tensors: `p = p - ...` makes a new tensor and "
+            "the model keeps the old one. Update in place: p.sub_(...) or p.data -= ...")
+
+SGD_MISTAKES = [
+    (dict(update=_sgd_update(decay="none")),
+     "your update matches SGD without weight decay: add λ·p to the gradient (d = g + λp) "
+     "before it enters the momentum buffer"),
+    (dict(update=_sgd_update(decay="minus")),
+     "your decay has the wrong sign (g − λp): the gradient of λ/2‖p‖² is +λp, which pulls p "
+     "towards 0"),
+    (dict(update=_sgd_update(sign=-1.0)),
+     "your update has the wrong sign: p moves up the gradient; subtract, p ← p − lr·buf"),
+    (dict(update=_sgd_update(decay="times")),
+     "your update multiplies the gradient by (1 + λ): weight decay adds λ·p"),
+    (dict(update=_sgd_update(first="zero")),
+     "your momentum buffer starts at 0 (so the first step is damped): PyTorch starts it at "
+     "d itself, buf = d at a parameter's first step, and damps only later steps"),
+    (dict(update=_sgd_update(decay_outside=True)),
+     "your decay is added after the momentum buffer: λp belongs in d, before the buffer"),
+    (dict(update=_sgd_update(), shared=True),
+     "every group got the same settings: read lr, momentum, dampening and weight_decay from "
+     "each group's dict (group[\"lr\"]), not from the defaults"),
+]
+
+ADAMW_MISTAKES = [
+    (dict(update=_adamw_update(decay="l2")),
+     "your update matches Adam with the decay added to the gradient — AdamW subtracts "
+     "lr·λ·w from the weight directly"),
+    (dict(update=_adamw_update(decay="none")),
+     "your update matches Adam without weight decay: multiply p by (1 − lr·λ) first"),
+    (dict(update=_adamw_update(decay="plus")),
+     "your decay has the wrong sign: p·(1 + lr·λ) grows the weight; AdamW multiplies by "
+     "(1 − lr·λ)"),
+    (dict(update=_adamw_update(sign=-1.0)),
+     "your update has the wrong sign: subtract the Adam step, p ← p − lr·m̂/(√v̂ + ε)"),
+    (dict(update=_adamw_update(bias_correction=False)),
+     "your update has no bias correction: divide m by (1 − β₁ᵗ) and v by (1 − β₂ᵗ) — both "
+     "start at 0 and are too small in the first steps"),
+    (dict(update=_adamw_update(decay="l2", bias_correction=False)),
+     "your update is Adam with the decay added to the gradient — AdamW subtracts lr·λ·w from "
+     "the weight directly — and has no bias correction (divide by 1 − βᵗ)"),
+    (dict(update=_adamw_update(), shared=True),
+     "every group got the same settings: read lr, betas, eps and weight_decay from each "
+     "group's dict (group[\"lr\"]), not from the defaults"),
+]
+
+
+def _optimizer_comparator(base: dict, mistakes: list) -> Callable:
+    def compare(expected: Any, got: Any, args: tuple) -> Optional[str]:
+        message = _CLOSE(expected, got)
+        if message is None:
+            return None
+        start = [np.asarray(w, dtype=float) for w in args[0]]
+        if _same([start, start], got):
+            return f"{message}; {IN_PLACE}"
+        for settings, explanation in mistakes:
+            if _same(list(_replay(args, base, **settings)), got):
+                return f"{message}; {explanation}"
+        return message
+    return compare
+
+
+# ---------------------------------------------------------------------------- 08.2
+def _l2_case(rng: np.random.Generator, dead_unit: bool = False) -> tuple:
+    batch, d, h, k = (int(n) for n in rng.integers(2, 5, size=4))
+    batch += 1
+    w1 = rng.normal(size=(h, d)) * 0.8
+    if dead_unit:  # a hidden unit with z = 0 exactly: relu'(0) must be 0
+        w1[0] = 0.0
+    return (w1, rng.normal(size=(k, h)) * 0.8, rng.normal(size=(batch, d)),
+            rng.normal(size=(batch, k)), float(rng.choice([0.05, 0.1, 0.5])))
+
+
+def _l2_variant(args: tuple, mean: bool = True, decay: bool = True, mask: str = ">",
+                penalty: bool = True) -> tuple:
+    w1, w2, x, y, lam = args
+    batch = x.shape[0] if mean else 1
+    z = x @ w1.T
+    h = np.maximum(z, 0.0)
+    o = h @ w2.T
+    objective = np.sum((o - y) ** 2) / (2 * batch) \
+        + (lam / 2 * (np.sum(w1 ** 2) + np.sum(w2 ** 2)) if penalty else 0.0)
+    grad_o = (o - y) / batch
+    slope = {">": z > 0, ">=": z >= 0, "tanh": 1 - h ** 2}[mask]
+    grad_w2 = grad_o.T @ h + (lam * w2 if decay else 0.0)
+    grad_w1 = ((grad_o @ w2) * slope).T @ x + (lam * w1 if decay else 0.0)
+    return float(objective), grad_w1, grad_w2
+
+
+L2_OBJECTIVE_MISTAKES = [
+    (dict(penalty=False), "your J has no penalty: J = L + λ/2 (‖W1‖² + ‖W2‖²)"),
+    (dict(mean=False), "your J sums ½‖o − y‖² over the batch: L is the mean, divide by B"),
+]
+L2_GRADIENT_MISTAKES = [
+    (dict(decay=False), "your gradients lack the decay term: add λ·W1 and λ·W2 (the gradient "
+                        "of λ/2‖W‖²)"),
+    (dict(mean=False), "your data gradients are summed over the batch, not averaged: L is a "
+                       "mean, so divide by B once"),
+    (dict(mask=">="), "your ReLU passes the gradient where z = 0: its derivative is 1 only "
+                      "where z > 0"),
+    (dict(mask="tanh"), "your dJ/dW1 uses tanh's derivative (1 − h²): here φ is ReLU, whose "
+                        "derivative is 1 where z > 0 and 0 elsewhere"),
+]
+
+
+def _compare_l2(expected: Any, got: Any, args: tuple) -> Optional[str]:
+    message = _CLOSE(expected, got)
+    if message is None or not isinstance(got, (list, tuple)) or len(got) != 3:
+        return message
+    found = []
+    for settings, explanation in L2_OBJECTIVE_MISTAKES:
+        if not _same(expected[0], got[0]) and _same(_l2_variant(args, **settings)[0], got[0]):
+            found.append(explanation)
+    for settings, explanation in L2_GRADIENT_MISTAKES:
+        variant = _l2_variant(args, **settings)
+        if any(not _same(expected[i], got[i]) and _same(variant[i], got[i]) for i in (1, 2)):
+            found.append(explanation)
+    return "; ".join([message, *found])
+
+
+# ---------------------------------------------------------------------------- 08.3
 def _micro_case(rng: np.random.Generator) -> tuple:
     parts = int(rng.integers(2, 5))
     shape = (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
@@ -29,62 +251,141 @@ def _micro_case(rng: np.random.Generator) -> tuple:
     return ([rng.normal(size=shape) for _ in range(parts)], counts)
 
 
-def _adamw_case(rng: np.random.Generator, first: bool = False) -> tuple:
-    n = int(rng.integers(2, 6))
-    step = 1 if first else int(rng.integers(2, 30))
-    m = np.zeros(n) if first else rng.normal(size=n) * 0.1
-    v = np.zeros(n) if first else rng.random(n) * 0.05
-    return (rng.normal(size=n), rng.normal(size=n), m, v, step,
-            float(rng.choice([1e-3, 1e-2, 0.1])), 0.9, float(rng.choice([0.99, 0.999])),
-            1e-8, float(rng.choice([0.01, 0.1, 0.5])))
+def _compare_micro(expected: Any, got: Any, args: tuple) -> Optional[str]:
+    message = _CLOSE(expected, got)
+    if message is None:
+        return None
+    grads, counts = args
+    if _same(sum(grads) / len(grads), got):
+        return (f"{message}; your result is the plain mean of the micro-batch gradients: weight "
+                f"each by its number of examples n_i")
+    if _same(sum(n * g for n, g in zip(counts, grads)), got):
+        return f"{message}; your Σ n_i·g_i is right, now divide by N = Σ n_i"
+    return message
 
+
+# ---------------------------------------------------------------------------- 08.5
+CAPSTONE_ACCURACY = 0.97
+
+
+def _compare_capstone(expected: Any, got: Any) -> Optional[str]:
+    """≥ 97 % test accuracy, with no library layer or optimizer: ``expected`` (the reference's
+    own run) is not compared against."""
+    keys = ("test_accuracy", "losses", "your_functions", "library_layers", "library_optimizers")
+    if not isinstance(got, dict) or any(key not in got for key in keys):
+        return ("expected the dict of capstone_report(model, optimizer, losses, test_images, "
+                f"test_labels), got {type(got).__name__}: keep the given last line")
+    if got["library_layers"]:
+        return (f"your network uses {', '.join(map(str, got['library_layers']))}: the "
+                f"capstone's layers must be your own Functions")
+    if got["library_optimizers"]:
+        return (f"your optimizer is (or inherits from) minigrad.optim's "
+                f"{', '.join(map(str, got['library_optimizers']))}: write its step yourself "
+                f"(08.1 or 08.4)")
+    if len(got["your_functions"]) < 3:
+        return (f"your network's graph holds {len(got['your_functions'])} Function(s) of your "
+                f"own ({', '.join(map(str, got['your_functions'])) or 'none'}): it needs your "
+                f"Conv2d, your MaxPool2d and your Linear")
+    losses = got["losses"]
+    if not isinstance(losses, list) or not losses or \
+            not all(isinstance(v, (int, float)) and math.isfinite(v) for v in losses):
+        return "losses must be a non-empty list of finite numbers (the loss of each epoch)"
+    accuracy = got["test_accuracy"]
+    if not isinstance(accuracy, (int, float)) or not accuracy >= CAPSTONE_ACCURACY:
+        return (f"test accuracy {accuracy!r} is below {CAPSTONE_ACCURACY:.0%} (losses from "
+                f"{losses[0]:.3g} to {losses[-1]:.3g}): check each piece on its own exercise "
+                f"first, then train longer or adjust the learning rate")
+    return None
+
+
+# ---------------------------------------------------------------------------- the list
+def _visible_sgd() -> list[tuple]:
+    one = ([np.array([1.0, -2.0])], [np.array([1.0, 1.0])], [np.array([0.5, 0.5])],
+           [{"params": [0]}], {"lr": 0.1, "momentum": 0.9, "dampening": 0.5,
+                               "weight_decay": 0.1}, 3)
+    two = ([np.array([2.0]), np.array([[1.0, -1.0]])], [np.array([1.0]), np.array([[0.5, 2.0]])],
+           [np.array([0.0]), np.array([[1.0, 0.0]])],
+           [{"params": [0], "lr": 0.2, "weight_decay": 0.5},
+            {"params": [1], "momentum": 0.5, "dampening": 0.2}],
+           {"lr": 0.05, "momentum": 0.9, "weight_decay": 0.1}, 4)
+    return [one, two]
+
+
+def _visible_adamw() -> list[tuple]:
+    one = ([np.array([1.0, -1.0])], [np.array([1.0, 2.0])], [np.array([0.5, 0.0])],
+           [{"params": [0]}], {"lr": 0.1, "weight_decay": 0.5}, 3)
+    two = ([np.array([0.5]), np.array([[2.0, -1.0]])], [np.array([1.0]), np.array([[1.0, 0.5]])],
+           [np.array([1.0]), np.array([[0.0, 0.0]])],
+           [{"params": [0], "lr": 0.05, "betas": (0.8, 0.99)},
+            {"params": [1], "weight_decay": 1.0}],
+           {"lr": 0.1, "weight_decay": 0.1}, 4)
+    return [one, two]
+
+
+OPTIMIZER_PARTS = ("after step 1", "after the last step")
 
 EXERCISES = [
     Exercise(
-        id="08.1", function="sgd_step", points=3,
-        title="An SGD step with momentum and weight decay",
-        hint="d = g + λw (add, never multiply g by 1 + λ); b = μb + d; w = w − lr·b.",
-        visible=lambda: [(np.array([1.0, -2.0]), np.array([0.5, 0.5]), np.zeros(2), 0.1, 0.0,
-                          0.1),
-                         (np.array([1.0, -2.0]), np.array([0.5, 0.5]), np.array([1.0, 0.0]),
-                          0.1, 0.9, 0.0),
-                         (np.array([[2.0]]), np.array([[0.0]]), np.array([[0.0]]), 0.5, 0.9,
-                          1.0)],
-        hidden=lambda rng: [_sgd_case(rng, 0.0), _sgd_case(rng), _sgd_case(rng), _sgd_case(rng)],
-        compare=close(rtol=1e-9, atol=1e-12),
+        id="08.1", function="sgd_optimizer", points=4,
+        title="SGD with momentum and weight decay, an Optimizer",
+        idea="Loop over self.param_groups and each group's params; the decay joins the gradient "
+             "before the momentum buffer, the buffer lives in self.state[p], and p changes in "
+             "place.",
+        hint="d = p.grad + λ·p; buf = d.clone() at p's first step, else buf.mul_(μ).add_(d, "
+             "alpha=1 − τ); p.sub_(buf, alpha=lr) (with μ = 0: p.sub_(d, alpha=lr)).",
+        visible=_visible_sgd,
+        hidden=lambda rng: [_sgd_case(rng) for _ in range(3)],
+        compare=_optimizer_comparator(SGD_DEFAULTS, SGD_MISTAKES),
+        parts=OPTIMIZER_PARTS,
     ),
     Exercise(
-        id="08.2", function="l2_objective_gradients", points=5,
-        title="Gradients of the L2-regularised objective",
-        hint="dJ/dW2 = outer(o − y, h) + λW2; dJ/dz = (W2ᵀ(o − y)) ⊙ (1 − h²); "
-             "dJ/dW1 = outer(dJ/dz, x) + λW1 — and J includes λ/2 (‖W1‖² + ‖W2‖²).",
-        visible=lambda: [(np.array([[0.5, -0.5]]), np.array([[1.0], [2.0]]),
-                          np.array([1.0, 2.0]), np.array([0.0, 1.0]), 0.1),
-                         (np.eye(2) * 0.3, np.array([[0.2, -0.4], [0.1, 0.5], [1.0, 0.0]]),
-                          np.array([1.0, -1.0]), np.array([0.5, 0.0, -0.5]), 0.0)],
-        hidden=lambda rng: [_l2_case(rng) for _ in range(4)],
-        compare=close(rtol=1e-8, atol=1e-12),
+        id="08.2", function="l2_relu_batch_gradients", points=5,
+        title="The L2 objective of a ReLU network, on a batch",
+        idea="Go backward from O one matrix at a time; each weight gets two contributions, one "
+             "through the network and one from the penalty; the batch is a sum over rows, and "
+             "the mean's 1/B enters once.",
+        hint="dO = (O − Y)/B; dW2 = dOᵀ H + λW2; dZ = (dO W2) ⊙ (Z > 0); dW1 = dZᵀ X + λW1; "
+             "J = Σ(O − Y)²/(2B) + λ/2 (‖W1‖² + ‖W2‖²).",
+        visible=lambda: [_l2_case(np.random.default_rng(801), dead_unit=True),
+                         _l2_case(np.random.default_rng(802))],
+        hidden=lambda rng: [_l2_case(rng, dead_unit=True), _l2_case(rng), _l2_case(rng)],
+        compare=_compare_l2,
+        parts=("J", "dJ/dW1", "dJ/dW2"),
     ),
     Exercise(
         id="08.3", function="accumulate_microbatches", points=2,
         title="Micro-batches of unequal size",
-        hint="Weight each micro-batch's mean gradient by its number of examples, then divide by "
-             "the total number of examples.",
+        idea="Each micro-batch's gradient is a mean over its own examples; the batch's mean "
+             "counts every example once.",
+        hint="g = Σ_i n_i g_i / Σ_i n_i.",
         visible=lambda: [([np.array([1.0, 0.0]), np.array([0.0, 1.0])], [3, 1]),
                          ([np.array([[2.0]]), np.array([[4.0]]), np.array([[8.0]])], [1, 1, 2])],
         hidden=lambda rng: [_micro_case(rng) for _ in range(4)],
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=_compare_micro,
     ),
     Exercise(
-        id="08.4", function="adamw_step", points=4,
-        title="An AdamW step",
-        hint="Multiply w by (1 − lr·λ) first; update m and v with the raw gradient; step "
-             "lr/(1 − β₁ᵗ) · m / (√v/√(1 − β₂ᵗ) + ε).",
-        visible=lambda: [(np.array([1.0, -1.0]), np.array([0.1, -0.2]), np.zeros(2), np.zeros(2),
-                          1, 0.1, 0.9, 0.999, 1e-8, 0.1),
-                         (np.array([0.5]), np.array([1.0]), np.array([0.2]), np.array([0.01]), 5,
-                          0.01, 0.9, 0.999, 1e-8, 0.5)],
-        hidden=lambda rng: [_adamw_case(rng, first=True)] + [_adamw_case(rng) for _ in range(3)],
-        compare=close(rtol=1e-8, atol=1e-12),
+        id="08.4", function="adamw_optimizer", points=4,
+        title="AdamW, an Optimizer",
+        idea="Two running averages per parameter, corrected for starting at zero; the decay "
+             "shrinks the weight itself and never touches the gradient the averages see.",
+        hint="p.mul_(1 − lr·λ); t += 1; m.mul_(β₁).add_(g, alpha=1 − β₁); v.mul_(β₂).add_(g·g, "
+             "alpha=1 − β₂); p.sub_(m / (v.sqrt()/√(1 − β₂ᵗ) + ε), alpha=lr/(1 − β₁ᵗ)).",
+        visible=_visible_adamw,
+        hidden=lambda rng: [_adamw_case(rng) for _ in range(3)],
+        compare=_optimizer_comparator(ADAMW_DEFAULTS, ADAMW_MISTAKES),
+        parts=OPTIMIZER_PARTS,
+    ),
+    Exercise(
+        id="08.5", function="capstone", points=5,
+        title="Capstone: a CNN made of your own pieces",
+        idea="Check each piece first (gradcheck it in float64 on a tiny input), then assemble: "
+             "two conv–ReLU–pool blocks, a linear layer, your optimizer, a few epochs.",
+        hint="conv 1→16 (3×3, padding 1), ReLU, pool 2 → conv 16→32, ReLU, pool 2 → flatten → "
+             "linear 128→10; He initialisation; AdamW lr 0.01 with a cosine decay, batch 32, "
+             "8 epochs.",
+        visible=lambda: [(0,)],
+        hidden=lambda rng: [(int(rng.integers(1, 10_000)),)],
+        compare=_compare_capstone,
+        timeout=120.0,
     ),
 ]

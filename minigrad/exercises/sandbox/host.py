@@ -225,12 +225,14 @@ class Sandbox:
         self.process = None
 
     # ------------------------------------------------------------------ calls
-    def run(self, function: str, cases: list[tuple]) -> list[Outcome]:
+    def run(self, function: str, cases: list[tuple],
+            timeout: Optional[float] = None) -> list[Outcome]:
         """Call ``function(*args)`` for each argument tuple; one :class:`Outcome` per case.
 
-        All cases of one call share one time limit. Raises :class:`ImportFailed` if the
-        submission cannot be imported.
+        All cases of one call share one time limit: ``timeout`` seconds, or the sandbox's own.
+        Raises :class:`ImportFailed` if the submission cannot be imported.
         """
+        limit = self.timeout if timeout is None else timeout
         if self.import_error is not None:
             raise self.import_error
         if self.process is not None and self._channel.has_stale_answers():
@@ -244,16 +246,16 @@ class Sandbox:
                 raise
         request = json.dumps({"function": function, "cases": [to_json(tuple(args))
                                                               for args in cases]})
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + limit
         outcomes: list[Outcome] = []
         if not self._channel.send(request.encode() + b"\n", deadline):
-            kind, text = self._death(f"while sending the cases of {function}", "timeout")
+            kind, text = self._death(f"while sending the cases of {function}", "timeout", limit)
             return [Outcome(False, kind=kind, message=text)] * len(cases)
         while len(outcomes) < len(cases):
             message = self._channel.read_message(deadline)
             if not isinstance(message, dict) or message.get("case") != len(outcomes):
                 kind, text = self._death(f"while running {function} on case {len(outcomes) + 1}",
-                                         message)
+                                         message, limit)
                 outcomes += [Outcome(False, kind=kind, message=text)] * (len(cases) - len(outcomes))
                 self._stop()
                 return outcomes
@@ -267,11 +269,14 @@ class Sandbox:
             self._stop()
         return outcomes
 
-    def _death(self, during: str, message: Any) -> tuple[str, str]:
-        """(kind, message) for a child that did not answer properly."""
+    def _death(self, during: str, message: Any,
+               limit: Optional[float] = None) -> tuple[str, str]:
+        """(kind, message) for a child that did not answer properly (``limit``: the time it
+        had, if not the sandbox's own)."""
         if message == "timeout":
             self._stop()
-            return "timeout", f"took longer than {self.timeout:g} s {during} (stopped)"
+            limit = self.timeout if limit is None else limit
+            return "timeout", f"took longer than {limit:g} s {during} (stopped)"
         if message == "too-long":
             self._stop()
             return "garbage", f"sent back more than {MAX_ANSWER_BYTES // 10**6} MB {during}"
