@@ -151,8 +151,12 @@ def test_a_built_wheel_installed_in_an_empty_venv_writes_the_whole_course(tmp_pa
         ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
         ".ipynb_checkpoints"))
     wheels = tmp_path / "wheels"
-    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-          "-w", str(wheels), str(source)])
+    built = _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
+                  "--no-build-isolation", "-w", str(wheels), str(source)])
+    # No build warnings (a license given as a TOML table printed ~20 lines of deprecation).
+    warnings = [line for line in built.stderr.splitlines()
+                if "Warning" in line or "deprecated" in line.lower()]
+    assert warnings == [], built.stderr
     (wheel,) = wheels.glob("minigrad_course-*.whl")  # the distribution's name on the index
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"pip install dist/{wheel.name}" in readme  # the README's install line, as written
@@ -182,9 +186,10 @@ def test_a_built_wheel_installed_in_an_empty_venv_writes_the_whole_course(tmp_pa
     _assert_whole_course(folder)
 
 
-def _run(command: list[str]) -> None:
+def _run(command: list[str]) -> subprocess.CompletedProcess:
     """Run a packaging command; when it fails, the failure shows what pip printed."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, (f"{' '.join(command)} exited {done.returncode}\n"
                                   f"stdout:\n{done.stdout}\nstderr:\n{done.stderr}")
+    return done
