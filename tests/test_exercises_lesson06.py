@@ -283,3 +283,25 @@ def test_a_real_function_without_rotation_fails_gradcheck_and_is_named() -> None
     assert got[4] is False
     message, credit = judge(BY_ID["06.5"], reference.conv2d_function(*args), got, args)
     assert "NOT rotated by 180°" in message and credit == pytest.approx(3 / 5)
+
+
+@pytest.mark.parametrize("answer, words", [
+    (lambda y, dx, dw, db: (y, dx, dw, None, False), "returned None for dL/db"),
+    (lambda y, dx, dw, db: (y, dx, dw, False), "backward returned 2 gradient(s)")])
+def test_a_backward_with_a_missing_gradient_is_told_so(answer, words) -> None:
+    args = BY_ID["06.5"].visible()[1]
+    message, _ = judge(BY_ID["06.5"], reference.conv2d_function(*args),
+                       answer(*_engine_conv(*args)), args)
+    assert words in message
+
+
+def test_the_figures_show_the_readings_numbers() -> None:
+    from minigrad.pictures import lesson06 as pictures
+
+    y, grad_x, grad_w = pictures.conv_plane(WORKED_X, WORKED_W, WORKED_DELTA)
+    assert (y[0, 1], grad_w[0, 1], grad_x[1, 1]) == (47.0, 9.0, 9.0)
+    _, grad_x, _ = pictures.conv_plane(np.zeros((5, 5)), STRIDED_W, STRIDED_DELTA, stride=2)
+    np.testing.assert_array_equal(grad_x, reference.strided_input_grad(STRIDED_W, STRIDED_DELTA, 2, 5, 5))
+    assert grad_x[2, 2] == 36.0
+    loss, names = pictures.conv_pool_net_loss()
+    assert names["loss"] is loss and loss.shape == ()

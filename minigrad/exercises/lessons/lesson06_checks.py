@@ -190,8 +190,16 @@ def _conv_notes(got: tuple, args: tuple) -> list[str]:
 
 def _compare_conv2d(expected: tuple, got: Any, args: tuple) -> Optional[str]:
     message = _CLOSE(expected, got)
-    if message is None or not isinstance(got, (list, tuple)) or len(got) != 5:
+    if message is None or not isinstance(got, (list, tuple)):
         return message
+    if len(got) != 5:
+        return _with_notes(message, [
+            f"backward returned {len(got) - 2} gradient(s): it must return three, dL/dx, dL/dw "
+            "and dL/db, one per input of forward"])
+    missing = [name for name, value in zip(("dL/dx", "dL/dw", "dL/db"), got[1:4]) if value is None]
+    if missing:
+        return _with_notes(message, [f"backward returned None for {', '.join(missing)}: every "
+                                     "input of forward needs its gradient"])
     return _with_notes(message, _conv_notes(got, args))
 
 
