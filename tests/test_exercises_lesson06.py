@@ -185,7 +185,8 @@ def _answer(args, grad_x=None, grad_w=None, grad_b=None, passed=False):
 def _padded_grad(args, weight=None, stride=None):
     x, w, _, delta, s, p = args
     shape = (x.shape[0], x.shape[1], x.shape[2] + 2 * p, x.shape[3] + 2 * p)
-    return padded_input_grad(delta, w if weight is None else weight, shape, s if stride is None else stride)
+    return padded_input_grad(delta, w if weight is None else weight, shape,
+                             s if stride is None else stride)
 
 
 def _conv_unrotated(*args):
@@ -229,7 +230,20 @@ def _conv_forward_only(*args):
     return (y, np.zeros_like(x), np.zeros_like(w), np.zeros_like(b), False)
 
 
+def _conv_no_bias(*args):
+    y, dx, dw, db, passed = _answer(args, passed=True)
+    return (y - args[2][None, :, None, None], dx, dw, db, False)
+
+
+def _conv_flipped_forward(*args):
+    x, w, b, delta, s, p = args
+    flipped = _engine_conv(x, w[:, :, ::-1, ::-1].copy(), b, delta, s, p)[0]
+    return (flipped,) + _answer(args)[1:]
+
+
 @pytest.mark.parametrize("wrong, words", [
+    (_conv_no_bias, "y lacks the bias"),
+    (_conv_flipped_forward, "y flips the kernel"),
     (_conv_unrotated, "NOT rotated by 180°"),
     (_conv_uncropped, "still has the padding"),
     (_conv_cropped_at_the_top_left, "cropped at the wrong place"),
@@ -301,7 +315,8 @@ def test_the_figures_show_the_readings_numbers() -> None:
     y, grad_x, grad_w = pictures.conv_plane(WORKED_X, WORKED_W, WORKED_DELTA)
     assert (y[0, 1], grad_w[0, 1], grad_x[1, 1]) == (47.0, 9.0, 9.0)
     _, grad_x, _ = pictures.conv_plane(np.zeros((5, 5)), STRIDED_W, STRIDED_DELTA, stride=2)
-    np.testing.assert_array_equal(grad_x, reference.strided_input_grad(STRIDED_W, STRIDED_DELTA, 2, 5, 5))
+    np.testing.assert_array_equal(
+        grad_x, reference.strided_input_grad(STRIDED_W, STRIDED_DELTA, 2, 5, 5))
     assert grad_x[2, 2] == 36.0
     loss, names = pictures.conv_pool_net_loss()
     assert names["loss"] is loss and loss.shape == ()

@@ -149,8 +149,8 @@ def plot_stride_dilation(ax: Any = None) -> Any:
     ax.annotate("", xy=(3.6, -2.0), xytext=(2.3, -2.0),
                 arrowprops=dict(arrowstyle="->", color="black", linewidth=1.5))
     ax.text(2.95, -1.5, "dilate", ha="center", fontsize=FONT - 1)
-    draw_grid(ax, padded, 4, 0, PURPLE, "δ dilated (1 zero between), padded by k − 1 = 2", window=(2, 2, 3),
-              faded=faded)
+    draw_grid(ax, padded, 4, 0, PURPLE, "δ dilated (1 zero between), padded by k − 1 = 2",
+              window=(2, 2, 3), faded=faded)
     _operator(ax, 12.0, -2.5, "⋆")
     draw_grid(ax, STRIDED_W[::-1, ::-1], 13, -1.0, ORANGE, "w rotated 180°", window=(0, 0, 3))
     _operator(ax, 17.0, -2.5, "=")

@@ -27,10 +27,11 @@ STRIDED_DELTA = np.array([[1.0, 2.0], [3.0, 4.0]])
 _CLOSE = close(rtol=1e-9, atol=1e-12)
 
 
-# ---------------------------------------------------------------------------- gradients by scattering
+# ---------------------------------------------------------------------------- gradients, by scatter
 def padded_input_grad(delta: np.ndarray, weight: np.ndarray, padded_shape: tuple,
                       stride: int) -> np.ndarray:
-    """dL/dx_p (N, C, H + 2p, W + 2p): δ[n, o, i, j] · w[o, c] added onto the window at (s i, s j)."""
+    """dL/dx_p, shape (N, C, H + 2p, W + 2p): δ[n, o, i, j] · w[o, c] added onto the window
+    at (s i, s j)."""
     k = weight.shape[-1]
     grad = np.zeros(padded_shape)
     for i in range(delta.shape[2]):
@@ -38,6 +39,20 @@ def padded_input_grad(delta: np.ndarray, weight: np.ndarray, padded_shape: tuple
             grad[:, :, stride * i:stride * i + k, stride * j:stride * j + k] += np.einsum(
                 "NO,OCHW->NCHW", delta[:, :, i, j], weight)
     return grad
+
+
+def forward_without_bias(x: np.ndarray, weight: np.ndarray, stride: int, padding: int) -> np.ndarray:
+    """Σ_c x_p[n, c] ⋆ w[o, c] with stride s, shape (N, O, OH, OW)."""
+    padded = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    k = weight.shape[-1]
+    rows = (padded.shape[2] - k) // stride + 1
+    columns = (padded.shape[3] - k) // stride + 1
+    y = np.zeros((x.shape[0], weight.shape[0], rows, columns))
+    for i in range(rows):
+        for j in range(columns):
+            window = padded[:, :, stride * i:stride * i + k, stride * j:stride * j + k]
+            y[:, :, i, j] = np.einsum("NCHW,OCHW->NO", window, weight)
+    return y
 
 
 def weight_grad_per_example(x: np.ndarray, delta: np.ndarray, k: int, stride: int,
@@ -123,7 +138,8 @@ def _compare_strided(expected: np.ndarray, got: Any, args: tuple) -> Optional[st
     notes = []
     if _matches(got, _plane_input_grad(weight[::-1, ::-1], delta, stride, expected.shape)):
         notes.append(NOT_ROTATED)
-    elif _shape(got) == (rows + k - 1, columns + k - 1) or _matches(got, _undilated(weight, delta, expected.shape)):
+    elif _shape(got) == (rows + k - 1, columns + k - 1) or _matches(
+            got, _undilated(weight, delta, expected.shape)):
         notes.append(f"δ was not dilated: with stride {stride}, output i read the window at "
                      f"{stride}·i, so put {stride - 1} zero(s) between neighbouring entries of δ "
                      "before the full convolution")
@@ -136,7 +152,7 @@ def _compare_strided(expected: np.ndarray, got: Any, args: tuple) -> Optional[st
 # ---------------------------------------------------------------------------- 06.5
 def _conv_notes(got: tuple, args: tuple) -> list[str]:
     """What the wrong parts of a Conv2d answer show about the mistake."""
-    x, weight, _bias, delta, stride, padding = args
+    x, weight, bias, delta, stride, padding = args
     batch, _, height, width = x.shape
     out_channels, _, k, _ = weight.shape
     notes = []
@@ -144,6 +160,14 @@ def _conv_notes(got: tuple, args: tuple) -> list[str]:
     if _shape(got[0]) is not None and _shape(got[0]) != y_shape:
         notes.append(f"y has shape {_shape(got[0])}, expected {y_shape}: along each axis "
                      f"⌊(H + 2p − k)/s⌋ + 1 outputs")
+    elif _shape(got[0]) == y_shape:
+        without_bias = forward_without_bias(x, weight, stride, padding)
+        if _matches(got[0], without_bias):
+            notes.append("y lacks the bias: add b[o] to every output of channel o")
+        elif k > 1 and _matches(got[0], forward_without_bias(x, weight[:, :, ::-1, ::-1], stride,
+                                                             padding) + bias[None, :, None, None]):
+            notes.append("y flips the kernel (the mathematicians' convolution): deep-learning "
+                         "libraries slide w as it is, y = Σ w[m, n]·x[s i + m, s j + n]")
 
     padded_shape = (batch, x.shape[1], height + 2 * padding, width + 2 * padding)
     right_padded = padded_input_grad(delta, weight, padded_shape, stride)
@@ -179,7 +203,8 @@ def _conv_notes(got: tuple, args: tuple) -> list[str]:
         if _shape(got_value) == per_example.shape or (
                 batch > 1 and any(_matches(got_value, one) for one in per_example)):
             notes.append(f"{name} is not summed over the batch: the parameters are shared by "
-                         f"all {batch} examples, so add up their gradients; {name} has shape {right_shape}")
+                         f"all {batch} examples, so add up their gradients; {name} has shape "
+                         f"{right_shape}")
         elif name == "dL/dw" and _matches(got_value, per_example.sum(axis=0)[:, :, ::-1, ::-1]):
             notes.append("dL/dw is rotated by 180°: slide δ over x, not x over δ")
     if got[4] is False and not notes:  # otherwise the notes above say why
@@ -267,7 +292,8 @@ def _conv2d_hidden(rng: np.random.Generator) -> list[tuple]:
         batch = draw(2, 3) if number == 1 else draw(1, 3)
         # padded planes of at most 7 × 7 (8 for the extra row below): gradcheck costs one
         # backward per output entry, and the grader's time limit covers every case
-        height, width = draw(max(1, k - 2 * padding), 7 - 2 * padding), draw(max(1, k - 2 * padding), 7 - 2 * padding)
+        smallest, largest = max(1, k - 2 * padding), 7 - 2 * padding
+        height, width = draw(smallest, largest), draw(smallest, largest)
         if number == 0 and (height + 2 * padding - k) % 2 == 0:
             height += 1  # a row no window reads
         cases.append(conv2d_case(rng, batch, draw(1, 3), draw(1, 3), height, width, k, stride,
@@ -335,8 +361,9 @@ EXERCISES = [
              "image that offset reads and mix its channels with w[:, :, m, n]. Backward: the "
              "same three rules as 06.1, 06.2 and 06.4, with Σ over the channels a weight "
              "connects and over the batch that shares it.",
-        hint="dL/db = δ.sum((0, 2, 3)); dL/dw[:, :, m, n] = einsum('NOHW,NCHW->OC', δ, window(m, n)); "
-             "dL/dx: dilate δ, pad it by k − 1, add einsum('NOHW,OC->NCHW', slice, w[:, :, ::-1, ::-1][:, :, m, n]) "
+        hint="dL/db = δ.sum((0, 2, 3)); "
+             "dL/dw[:, :, m, n] = einsum('NOHW,NCHW->OC', δ, window(m, n)); dL/dx: dilate δ, pad "
+             "it by k − 1, add einsum('NOHW,OC->NCHW', slice(m, n), w[:, :, ::-1, ::-1][:, :, m, n]) "
              "over (m, n), then crop p from each side.",
         visible=_conv2d_visible,
         hidden=_conv2d_hidden,
