@@ -43,7 +43,7 @@ LESSONS: tuple[Lesson, ...] = (
            "losses as one rule; the 2-2-2 network; digits",
            ready=True),
     Lesson(6, "convolution", "Convolution, forward and backward",
-           "correlation, full convolution for dx, im2col, numba kernels",
+           "correlation, full convolution for dx, stride and padding; your own Conv2d",
            ready=True),
     Lesson(7, "pooling", "Pooling, and a CNN on digits",
            "max pooling as argmax routing, ties, average pooling, a small CNN on digits",

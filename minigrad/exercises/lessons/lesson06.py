@@ -2,18 +2,57 @@
 
 Each function below is one exercise. Replace the body marked ``# YOUR CODE HERE`` and run
 ``check("06.N", function)`` to test it on the visible cases; the grader also runs hidden cases
-on fresh random inputs. Work with ``numpy`` arrays (float64), one plane (H, W) at a time;
-loops are fine. You may use ``minigrad`` to check yourself, but write the rules by hand.
+on fresh random inputs. Work with ``numpy`` arrays (float64); loops are fine. You may use
+``minigrad`` to check yourself, but write the rules by hand.
 
-The forward pass throughout (stride 1, no padding, "convolution" meaning correlation, as in
-every deep-learning library):
+Exercises 06.1–06.4 work on one plane (H, W). The forward pass there ("convolution" meaning
+correlation, as in every deep-learning library), with stride s and no padding:
 
-    y[i, j] = Σ_m Σ_n w[m, n] · x[i + m, j + n] + b,     y has shape (H − k + 1, W − k + 1).
+    y[i, j] = Σ_m Σ_n w[m, n] · x[s·i + m, s·j + n] + b,     y has ⌊(H − k)/s⌋ + 1 rows.
+
+Exercise 06.5 puts it all together: the ``Conv2d`` ``Function`` of a real network, on a batch
+of images with several channels, a stride and a padding. ``run_conv2d`` (given) runs it.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+
+import minigrad as mg
+from minigrad.autograd import Function, gradcheck
+
+
+def run_conv2d(function: type, x: np.ndarray, weight: np.ndarray, bias: np.ndarray,
+               grad_output: np.ndarray, stride: int, padding: int) -> tuple[Any, ...]:
+    """Given (not an exercise): run a convolution ``Function`` forward and backward.
+
+    Applies ``function`` to float64 leaves x, weight and bias, calls its ``backward`` with the
+    upstream gradient ``grad_output`` and returns ``(y, dL/dx, dL/dw, dL/db, passed)``:
+    the gradients exactly as your backward returns them, and ``passed`` — whether ``gradcheck``
+    finds your backward in agreement with finite differences of your forward (on the first
+    image of the batch).
+    """
+    leaves = [mg.tensor(np.asarray(a, dtype=np.float64), requires_grad=True)
+              for a in (x, weight, bias)]
+    output = function.apply(*leaves, stride=stride, padding=padding)
+    # backward is called directly (the graph node is the ctx) rather than through the engine,
+    # which would refuse a gradient of the wrong shape: that way the checks can say what the
+    # shape tells about the mistake.
+    grads = function.backward(output.grad_fn, mg.tensor(np.asarray(grad_output, dtype=np.float64)))
+    # gradcheck on the first image only: the rules are the same for every image, and each
+    # image costs two forward passes per input entry.
+    first = [mg.tensor(leaf.numpy()[:1] if index == 0 else leaf.numpy(), requires_grad=True)
+             for index, leaf in enumerate(leaves)]
+    try:
+        passed = gradcheck(lambda *t: function.apply(*t, stride=stride, padding=padding),
+                           tuple(first), raise_exception=False)
+    except Exception:  # noqa: BLE001 — a backward the engine refuses fails gradcheck too
+        passed = False
+    arrays = [None if g is None else g.numpy() if isinstance(g, mg.Tensor) else np.asarray(g)
+              for g in (grads if isinstance(grads, (tuple, list)) else [grads])]
+    return (output.numpy(), *arrays, bool(passed))
 
 
 def conv_weight_grad(x: np.ndarray, grad_output: np.ndarray) -> np.ndarray:
@@ -81,25 +120,106 @@ def conv_output_size(size: int, kernel_size: int, stride: int, padding: int) -> 
     ### END SOLUTION
 
 
-def conv_matrix(weight: np.ndarray, height: int, width: int) -> np.ndarray:
-    """Exercise 06.4 — a convolution is a sparse linear layer with shared weights.
+def strided_input_grad(weight: np.ndarray, grad_output: np.ndarray, stride: int,
+                       height: int, width: int) -> np.ndarray:
+    """Exercise 06.4 — the input gradient of a convolution with a stride.
 
-    Build the matrix M with ``M @ x.ravel() == conv(x, weight).ravel()`` for every input
-    ``x`` of shape (height, width) (stride 1, no padding, no bias). M has one row per output
-    position, in row-major order (R = height − k + 1 rows of S = width − k + 1 outputs), and
-    one column per input pixel (row-major too): shape (R·S, height·width). Row i·S + j holds
-    weight[m, n] in column (i + m)·width + (j + n), and 0 everywhere else — the same k·k
-    numbers in every row, shifted. (Its transpose maps δ to dL/dx: the transposed
-    convolution.)
+    The forward pass read x (``height`` × ``width``) with a k × k ``weight`` and a ``stride``
+    s, no padding: y[i, j] = Σ_m Σ_n w[m, n] · x[s·i + m, s·j + n]. ``grad_output`` δ = dL/dy
+    has shape (R, S). Return dL/dx, shape (height, width).
+
+    Exercise 06.2's rule does not apply as it stands: neighbouring outputs no longer read
+    neighbouring windows. Think about where δ[i, j] goes back to, and how to turn the strided
+    case into a stride-1 one. Not every pixel of x was necessarily read: when s does not divide
+    height − k, the last rows were skipped by every window.
     """
     ### BEGIN SOLUTION
     k = weight.shape[0]
-    rows, columns = height - k + 1, width - k + 1
-    matrix = np.zeros((rows * columns, height * width))
-    for i in range(rows):
-        for j in range(columns):
+    rows, columns = grad_output.shape
+    # s − 1 zeros between neighbouring entries of δ: the outputs a stride-1 pass would have had
+    dilated = np.zeros((stride * (rows - 1) + 1, stride * (columns - 1) + 1))
+    dilated[::stride, ::stride] = grad_output
+    padded = np.pad(dilated, k - 1)
+    rotated = weight[::-1, ::-1]
+    full_rows, full_columns = dilated.shape[0] + k - 1, dilated.shape[1] + k - 1
+    grad_x = np.zeros((height, width))  # rows past full_rows were never read: gradient 0
+    for m in range(k):
+        for n in range(k):
+            grad_x[:full_rows, :full_columns] += rotated[m, n] * padded[m:m + full_rows,
+                                                                         n:n + full_columns]
+    return grad_x
+    ### END SOLUTION
+
+
+def conv2d_function(x: np.ndarray, weight: np.ndarray, bias: np.ndarray,
+                    grad_output: np.ndarray, stride: int, padding: int) -> tuple[Any, ...]:
+    """Exercise 06.5 — your own Conv2d: a batch, several channels, stride and padding.
+
+    Shapes (NCHW): x (N, C, H, W), weight (O, C, k, k), bias (O,), output y (N, O, OH, OW)
+    with OH = ⌊(H + 2p − k)/s⌋ + 1 (OW likewise). With x_p the input padded with p zeros on
+    each side of H and W:
+
+        y[n, o, i, j]   = Σ_c Σ_m Σ_n' w[o, c, m, n'] · x_p[n, c, s·i + m, s·j + n'] + b[o]
+        dL/db[o]        = Σ_n Σ_i Σ_j δ[n, o, i, j]
+        dL/dw[o, c]     = Σ_n x_p[n, c] ⋆ δ[n, o]         (stride s: δ's entries s apart)
+        dL/dx_p[n, c]   = Σ_o full(δ[n, o] dilated, rot180 w[o, c]),   then crop p
+
+    "Dilated": s − 1 zeros between neighbouring entries of δ (exercise 06.4); rows of x_p
+    that no window read get gradient 0. Write ``forward(ctx, x, weight, bias, stride,
+    padding)`` (numpy arrays in, one out; keep what backward needs on ``ctx``) and
+    ``backward(ctx, grad_output)`` (returns dL/dx, dL/dw, dL/db, each with its input's shape).
+    ``run_conv2d`` returns ``(y, dL/dx, dL/dw, dL/db, gradcheck passed)``. Copy the class out
+    to use it elsewhere: ``Conv2d.apply(x, w, b, stride=2, padding=1)``.
+    """
+    class Conv2d(Function):
+        @staticmethod
+        def forward(ctx, x, weight, bias, stride, padding):
+            ### BEGIN SOLUTION
+            ctx.save_for_backward(x, weight)
+            ctx.stride, ctx.padding = stride, padding
+            padded = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+            k = weight.shape[-1]
+            rows = (padded.shape[2] - k) // stride + 1
+            columns = (padded.shape[3] - k) // stride + 1
+            y = np.zeros((x.shape[0], weight.shape[0], rows, columns))
             for m in range(k):
                 for n in range(k):
-                    matrix[i * columns + j, (i + m) * width + (j + n)] = weight[m, n]
-    return matrix
-    ### END SOLUTION
+                    # every output's input pixel at kernel offset (m, n): shape (N, C, OH, OW)
+                    window = padded[:, :, m:m + stride * rows:stride, n:n + stride * columns:stride]
+                    y += np.einsum("NCHW,OC->NOHW", window, weight[:, :, m, n])
+            return y + bias[None, :, None, None]
+            ### END SOLUTION
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            ### BEGIN SOLUTION
+            x, weight = (t.numpy() for t in ctx.saved_tensors)
+            delta = grad_output.numpy()
+            stride, padding, k = ctx.stride, ctx.padding, weight.shape[-1]
+            batch, out_channels, rows, columns = delta.shape
+            padded = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+
+            grad_bias = delta.sum(axis=(0, 2, 3))
+            grad_weight = np.zeros_like(weight)
+            for m in range(k):
+                for n in range(k):
+                    window = padded[:, :, m:m + stride * rows:stride, n:n + stride * columns:stride]
+                    grad_weight[:, :, m, n] = np.einsum("NOHW,NCHW->OC", delta, window)
+
+            dilated = np.zeros((batch, out_channels, stride * (rows - 1) + 1,
+                                stride * (columns - 1) + 1))
+            dilated[:, :, ::stride, ::stride] = delta
+            full = np.pad(dilated, ((0, 0), (0, 0), (k - 1, k - 1), (k - 1, k - 1)))
+            rotated = weight[:, :, ::-1, ::-1]
+            full_rows, full_columns = dilated.shape[2] + k - 1, dilated.shape[3] + k - 1
+            grad_padded = np.zeros(padded.shape)  # rows no window read keep gradient 0
+            for m in range(k):
+                for n in range(k):
+                    grad_padded[:, :, :full_rows, :full_columns] += np.einsum(
+                        "NOHW,OC->NCHW", full[:, :, m:m + full_rows, n:n + full_columns],
+                        rotated[:, :, m, n])
+            grad_x = grad_padded[:, :, padding:padding + x.shape[2], padding:padding + x.shape[3]]
+            return grad_x, grad_weight, grad_bias
+            ### END SOLUTION
+
+    return run_conv2d(Conv2d, x, weight, bias, grad_output, stride, padding)
