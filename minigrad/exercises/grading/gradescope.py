@@ -58,6 +58,7 @@ VENV="${{MINIGRAD_GRADESCOPE_VENV:-/opt/minigrad-venv}}"
 LESSONS=({lessons})
 mkdir -p "$ROOT/results"
 WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
 PARTS=()
 for LESSON in "${{LESSONS[@]}}"; do
     "$VENV/bin/minigrad" grade "$ROOT/submission" --one --lesson "$LESSON" \\
@@ -65,7 +66,8 @@ for LESSON in "${{LESSONS[@]}}"; do
         > "$WORK/$LESSON.log" 2>&1
     PARTS+=("$WORK/$LESSON.json" "$WORK/$LESSON.log")
 done
-"$VENV/bin/python" -m minigrad.exercises.grading.gradescope "$ROOT/results/results.json" \\
+# -I: nothing from the current folder or the environment on the merger's import path.
+"$VENV/bin/python" -I -m minigrad.exercises.grading.gradescope "$ROOT/results/results.json" \\
     "${{PARTS[@]}}"
 """
 

@@ -8,6 +8,9 @@ From a notebook we take the code cells tagged ``minigrad-exercise`` — the exer
 course generates, which hold the imports and the exercise functions — or, in a notebook without
 such tags, every code cell. Either way IPython magics (``%``, ``!``) and top-level
 ``check(...)`` calls are dropped, so grading never runs the notebook's own checks.
+
+Every file is read through a descriptor of the submission folder, following no link at any
+step of its path (:mod:`.files`), and within size limits checked before anything is parsed.
 """
 
 from __future__ import annotations
@@ -108,9 +111,11 @@ def _clean_cells(texts: list[str]) -> list[list[str]]:
             kept.append([line for line in text.splitlines()
                          if not line.lstrip().startswith(("%", "!"))])
     analyses = analyse_all(["\n".join(lines) for lines in kept])
-    return [[line for number, line in enumerate(lines, start=1)
-             if number not in set(analysis["check_lines"])]
-            for lines, analysis in zip(kept, analyses)]
+    cleaned = []
+    for lines, analysis in zip(kept, analyses):
+        drop = set(analysis["check_lines"])
+        cleaned.append([line for number, line in enumerate(lines, start=1) if number not in drop])
+    return cleaned
 
 
 def code_from_bytes(data: bytes, suffix: str, name: str) -> str:
