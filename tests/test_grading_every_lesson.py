@@ -1,5 +1,7 @@
 """Every lesson's exercises through the real grader: the reference version earns every point,
-the student version (stubs) earns none. One run per lesson, in the sandbox."""
+the student version (stubs) earns none. One run per lesson, in the sandbox, with the seccomp
+filter strict: a system call outside its allowlist kills the child (SIGSYS), so a numpy or
+numba that starts needing a new call fails here, loudly, not in a class's grades."""
 
 from __future__ import annotations
 
@@ -9,11 +11,14 @@ from grading_results import needs_sandbox
 from minigrad.exercises.authoring.generate import python_file_text
 from minigrad.exercises.authoring.source import exercises, lessons_with_exercises
 from minigrad.exercises.grading.grader import grade_submission
+from minigrad.exercises.sandbox.host import STRICT_SECCOMP_ENV
 
 
 @needs_sandbox
 @pytest.mark.parametrize("lesson", lessons_with_exercises(), ids=lambda lesson: lesson.slug)
-def test_solutions_score_full_marks_and_stubs_zero(lesson, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_solutions_score_full_marks_and_stubs_zero(  # type: ignore[no-untyped-def]
+        lesson, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv(STRICT_SECCOMP_ENV, "1")
     ids = {exercise.id for exercise in exercises(lesson)}
     assert ids, f"lesson {lesson.number:02d} lists no exercises"
     for solutions in (True, False):

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from minigrad.exercises.codec import to_json
-from minigrad.exercises.sandbox import cores, runtime, tempdirs, zygote
+from minigrad.exercises.sandbox import cgroups, cores, runtime, tempdirs, zygote
 from minigrad.exercises.sandbox.channel import MAX_ANSWER_BYTES, Channel
 from minigrad.exercises.sandbox.worker import BOOTSTRAP, KINDS
 
@@ -41,6 +41,10 @@ MAX_CODE_BYTES = 2_000_000
 TMPFS_BYTES = 64 * 2**20
 #: Processes and threads a child may have at once.
 PROCESSES = 32
+#: Set (to anything) to make a system call outside the seccomp allowlist kill the child with
+#: SIGSYS instead of failing with EPERM: the tests grade honest solutions so, so that a library
+#: that starts needing a new call fails them loudly.
+STRICT_SECCOMP_ENV = "MINIGRAD_STRICT_SECCOMP"
 #: How long the child may take to start Python, numpy and the worker (not the student's time).
 STARTUP_SECONDS = 60.0
 
@@ -86,6 +90,10 @@ class Sandbox:
         self._pidfd = -1  # the confined child (PID 1 of its namespace)
         self._starts = 0
         self._core = cores.take() if confine else None  # the one core its children run on
+        self._cgroup: Optional[Path] = None  # the running child's cgroup, if it has one
+        note = cgroups.fallback_note() if confine else ""
+        if note:
+            print(f"minigrad grade: {note}.", file=sys.stderr)
 
     # ------------------------------------------------------------------ life cycle
     def __enter__(self) -> "Sandbox":
@@ -105,9 +113,14 @@ class Sandbox:
 
     def _config(self, work: Path, request_read: int, response_write: int,
                 report_write: int) -> dict[str, Any]:
+        readable = runtime.readable_paths(self.protected) if self.confine else []
+        hidden = runtime.hidden_paths(self.protected, [Path(path) for path, _ in readable]
+                                      + [self.directory]) if self.confine else []
         return {"confine": self.confine, "work": str(work), "requests": request_read,
                 "responses": response_write, "report": report_write,
-                "readable": runtime.readable_paths(self.protected) if self.confine else [],
+                "readable": readable, "hidden": hidden,
+                "cgroup": str(self._cgroup / "cgroup.procs") if self._cgroup else "",
+                "strict_seccomp": bool(os.environ.get(STRICT_SECCOMP_ENV)),
                 "path": runtime.child_sys_path(),
                 "memory": self.memory_mb * 2**20, "file": OUTPUT_LIMIT_BYTES,
                 "cpu": int(STARTUP_SECONDS + 30 * self.timeout), "tmpfs": TMPFS_BYTES,
@@ -127,6 +140,8 @@ class Sandbox:
         request_read, request_write = os.pipe()
         response_read, response_write = os.pipe()
         report_read, report_write = os.pipe()  # the confined child's PID, from its parent
+        if self.confine:
+            self._cgroup = cgroups.create(self.memory_mb * 2**20, PROCESSES)
         config = self._config(work, request_read, response_write, report_write)
         self._report = zygote.Report(report_read)
         try:
@@ -137,6 +152,8 @@ class Sandbox:
                 os.close(fd)
             self._report.close()
             self._output = -1
+            cgroups.remove(self._cgroup)
+            self._cgroup = None
             raise ImportFailed("sandbox", f"the grading sandbox could not start a process "
                                           f"({error})") from None
         finally:
@@ -213,6 +230,8 @@ class Sandbox:
                 except (ProcessLookupError, PermissionError):
                     pass
         self.process.wait()
+        cgroups.remove(self._cgroup)
+        self._cgroup = None
         if self._channel is not None:
             self._channel.close()
             self._channel = None
@@ -285,7 +304,11 @@ class Sandbox:
             self._stop()
             return "garbage", f"closed the answer channel {during}"
         tail = self._output_tail()
+        out_of_memory = cgroups.out_of_memory(self._cgroup)
         self._stop()
+        if out_of_memory:
+            return "memory", (f"ran out of memory {during} (killed: its processes together used "
+                              f"more than --memory, {self.memory_mb} MB){tail}")
         if code is not None and code < 0:
             number = -code
             if number == signal.SIGXFSZ:

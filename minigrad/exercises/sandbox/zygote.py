@@ -75,9 +75,7 @@ def _child(config: dict, fds: list[int], confine, worker) -> None:  # type: igno
         os.close(output)
         os.setsid()
         config.update(requests=requests, responses=responses, report=report)
-        confine.enter(config["work"], config["readable"], config["memory"], config["cpu"],
-                      config["file"], config["tmpfs"], config["open_files"],
-                      config["processes"], report, config["cores"])
+        confine.enter(config)
         worker.main(config)
         code = 0
     except SystemExit as error:
