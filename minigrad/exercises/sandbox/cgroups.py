@@ -63,7 +63,8 @@ def _prepare(base: Path, parent: Optional[Path]) -> str:
             (parent / "cgroup.subtree_control").write_text(wanted)
             base.mkdir(exist_ok=True)
         (base / "cgroup.subtree_control").write_text(wanted)
-        enabled = (base / "cgroup.subtree_control").read_text().split()
+        enabled = [name.lstrip("+") for name in
+                   (base / "cgroup.subtree_control").read_text().split()]
     except OSError as error:
         return f"cannot be used here ({error.strerror or error})"
     missing = [name for name in CONTROLLERS if name not in enabled]
@@ -137,8 +138,12 @@ def remove(path: Optional[Path]) -> None:
     tearing the processes down)."""
     if path is None:
         return
-    try:
-        (path / "cgroup.kill").write_text("1")
+    try:  # (no O_CREAT: only a cgroup has this file)
+        descriptor = os.open(path / "cgroup.kill", os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.write(descriptor, b"1")
+        finally:
+            os.close(descriptor)
     except OSError:
         pass
     for attempt in range(50):

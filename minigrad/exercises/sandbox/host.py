@@ -2,8 +2,9 @@
 
 The child (:mod:`.worker`) is forked by the fork server (:mod:`.zygote`), or else started as
 ``python -I -S``, with an empty environment, no shell and stdin closed; while single-threaded
-it confines itself (:mod:`.confine`): its own user, mount, PID and network namespaces,
-Landlock, seccomp and rlimits. Requests and answers travel over two pipes
+it confines itself (:mod:`.confine`): a cgroup of its own when the grader can make one
+(:mod:`.cgroups`), its own user, mount, PID, network and IPC namespaces with protected folders
+covered, Landlock, a seccomp allowlist and rlimits. Requests and answers travel over two pipes
 (:mod:`.channel`); stdout and stderr go to a file the grader keeps open. A call that runs past its
 time limit gets the child killed (and with it, by the kernel, everything it started); the next
 call starts a fresh child.
@@ -31,7 +32,8 @@ from typing import Any, Iterable, Optional
 from minigrad.exercises.codec import to_json
 from minigrad.exercises.sandbox import cgroups, cores, runtime, tempdirs, zygote
 from minigrad.exercises.sandbox.channel import MAX_ANSWER_BYTES, Channel
-from minigrad.exercises.sandbox.worker import BOOTSTRAP, KINDS
+from minigrad.exercises.sandbox.verdicts import death, kind as _kind, output_tail
+from minigrad.exercises.sandbox.worker import BOOTSTRAP
 
 DEFAULT_MEMORY_MB = 2048
 OUTPUT_LIMIT_BYTES = 4_000_000
@@ -303,38 +305,7 @@ class Sandbox:
         except subprocess.TimeoutExpired:
             self._stop()
             return "garbage", f"closed the answer channel {during}"
-        tail = self._output_tail()
+        tail = output_tail(self._output)
         out_of_memory = cgroups.out_of_memory(self._cgroup)
         self._stop()
-        if out_of_memory:
-            return "memory", (f"ran out of memory {during} (killed: its processes together used "
-                              f"more than --memory, {self.memory_mb} MB){tail}")
-        if code is not None and code < 0:
-            number = -code
-            if number == signal.SIGXFSZ:
-                return "flood", (f"printed more than {OUTPUT_LIMIT_BYTES // 1_000_000} MB of "
-                                 f"output {during} (stopped)")
-            name = signal.Signals(number).name if number in signal.valid_signals() else number
-            return "crash", f"the process was killed by signal {name} {during}{tail}"
-        hint = ""
-        if tail.endswith("MemoryError"):  # (printed by the worker, or by the student's code)
-            hint = (f" If that MemoryError is real, honest code may need more than --memory "
-                    f"({self.memory_mb} MB).")
-        return "exit", (f"the process exited with code {code} (sys.exit/os._exit?) "
-                        f"{during}{tail}{hint}")
-
-    def _output_tail(self, limit: int = 300) -> str:
-        try:
-            size = os.fstat(self._output).st_size
-            data = os.pread(self._output, limit, max(0, size - limit))
-        except OSError:
-            return ""
-        text = data.decode(errors="replace").strip()
-        return f"; last output: …{text}" if text else ""
-
-
-def _kind(message: dict) -> str:
-    """The failure kind the child reported, if it is one the worker can send (the child is
-    not trusted: any other text, which could forge a status line, reads as "exception")."""
-    kind = message.get("kind")
-    return kind if isinstance(kind, str) and kind in KINDS else "exception"
+        return death(code, during, tail, self.memory_mb, OUTPUT_LIMIT_BYTES, out_of_memory)
