@@ -228,3 +228,19 @@ def composite_derivative(x):
     table = by_exercise(grade(path, tmp_path, "--timeout", "60"))
     assert all(score == most for score, most, _ in table.values()), table
     assert KEY_LINE  # (the reference's own answer is what is returned)
+
+
+def test_a_protected_folder_holding_what_the_child_needs_is_covered_around_it(
+        tmp_path: Path) -> None:
+    """A checkout with its virtualenv inside: the tmpfs covers every entry but the way to the
+    interpreter, which the child must still reach."""
+    from minigrad.exercises.sandbox.runtime import hidden_paths
+
+    checkout = tmp_path / "checkout"
+    for folder in (".git", ".venv/lib", "tests"):
+        (checkout / folder).mkdir(parents=True)
+    (checkout / "notes.txt").write_text("x")
+    (checkout / "link").symlink_to(tmp_path)
+    hidden = hidden_paths([checkout], [checkout / ".venv" / "lib"])
+    mine = sorted(path for path in hidden if path.startswith(str(checkout)))
+    assert mine == [str(checkout / name) for name in (".git", "notes.txt", "tests")]

@@ -147,7 +147,9 @@ def hidden_paths(extra_protected: Iterable[Path], keep: Iterable[Path]) -> list[
     hidden: list[str] = []
     for path in dict.fromkeys(protected_paths(extra_protected)):
         _hide(path, kept, hidden, depth=0)
-    return hidden
+    # (a path inside another hidden one needs no mount of its own)
+    return [path for path in hidden if not any(
+        other != path and Path(path).is_relative_to(other) for other in hidden)]
 
 
 def _hide(path: Path, kept: list[Path], hidden: list[str], depth: int) -> None:
