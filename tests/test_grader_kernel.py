@@ -158,6 +158,7 @@ def test_a_fresh_round_of_kernel_interfaces(tmp_path: Path) -> None:
         ("io_setup", 206, (1, 0), 1), ("add_key", 248, (0, 0, 0, 0, 0), 13),
         ("execve", 59, (0, 0, 0), 1), ("vfork", 58, (), 1), ("fork", 57, (), 1),
         ("clone3", 435, (0, 0), 38), ("sync", 162, (), 1), ("acct", 163, (0,), 1),
+        ("timer_create", 222, (1, 0, 0), 1),  # kernel memory, without a limit on the count
     ]
     output = only_01_1_lost(grade(attack(tmp_path / "work", f"""
         libc = ctypes.CDLL(None, use_errno=True)
@@ -167,12 +168,28 @@ def test_a_fresh_round_of_kernel_interfaces(tmp_path: Path) -> None:
         found.append(_try(lambda: open("/proc/self/mem", "r+b")))
         found.append(_try(lambda: open("/dev/shm/x", "wb")))
         found.append(_try(lambda: libc.prctl(15, b"renamed", 0, 0, 0)))  # allowed: PR_SET_NAME
+        # A file-system ioctl on a file opened read-only (its flags set to what they are):
+        # Landlock governs ioctls on device files only.
+        module = os.open(os.__file__, os.O_RDONLY)
+        flags = ctypes.c_long(0)
+        for command in (0x80086601, 0x40086602):  # FS_IOC_GETFLAGS, FS_IOC_SETFLAGS
+            found.append(_try(lambda: (libc.ioctl(module, command, ctypes.byref(flags)),
+                                       ctypes.get_errno())))
+        found.append(_try(lambda: (libc.ioctl(1, 0x5401, ctypes.byref(flags)),
+                                   ctypes.get_errno())))  # TCGETS: allowed (not a terminal)
+        import fcntl
+        _, pipe = os.pipe()
+        found.append(_try(lambda: fcntl.fcntl(pipe, 1031, 1 << 20)))  # F_SETPIPE_SZ
+        found.append(_try(lambda: fcntl.fcntl(pipe, 8, 1)))  # F_SETOWN
+        found.append(_try(lambda: fcntl.fcntl(pipe, fcntl.F_GETFL) > 0))  # allowed
         """), tmp_path))
     expected = [f"(-1, {errno})" for *_, errno in calls]
     got = attempts(output)
     wrong = {calls[i][0]: got[i] for i in range(len(calls)) if got[i] != expected[i]}
     assert not wrong, wrong
-    assert got[len(calls):] == ["PermissionError[13]", "PermissionError[13]", "0"], output
+    assert got[len(calls):] == ["PermissionError[13]", "PermissionError[13]", "0", "(-1, 1)",
+                                "(-1, 1)", "(-1, 25)", "PermissionError[1]",
+                                "PermissionError[1]", "True"], output
 
 
 @needs_sandbox
