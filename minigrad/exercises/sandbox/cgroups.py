@@ -27,6 +27,7 @@ from typing import Optional
 
 ENVIRONMENT = "MINIGRAD_CGROUP"
 CONTROLLERS = ("memory", "pids", "cpu")
+NEEDED = ("memory", "pids")  # (without cpu, the child just has no smaller CPU share)
 #: The child's share of a busy CPU against the default 100 of everything else.
 CPU_WEIGHT = 50
 FALLBACK = ("cgroup v2 {why}: each grading child's memory is limited per process by "
@@ -50,9 +51,24 @@ def _mount_point() -> Optional[Path]:
     return None
 
 
+def _enable(folder: Path) -> None:
+    """Enable the controllers for ``folder``'s children; if that fails, one by one: the cpu
+    controller may be refused (real-time threads elsewhere) without the others being lost."""
+    try:
+        (folder / "cgroup.subtree_control").write_text(" ".join(f"+{n}" for n in CONTROLLERS))
+        return
+    except OSError:
+        pass
+    for name in CONTROLLERS:
+        try:
+            (folder / "cgroup.subtree_control").write_text(f"+{name}")
+        except OSError:
+            if name in NEEDED:
+                raise
+
+
 def _prepare(base: Path, parent: Optional[Path]) -> str:
     """Make ``base`` ready for children; "" or why it cannot be."""
-    wanted = " ".join(f"+{name}" for name in CONTROLLERS)
     try:
         if parent is not None:
             available = (parent / "cgroup.controllers").read_text().split()
@@ -60,14 +76,14 @@ def _prepare(base: Path, parent: Optional[Path]) -> str:
             if missing:
                 return (f"has no {', '.join(missing)} controller{'s' * (len(missing) > 1)} here "
                         f"(bound to a cgroup v1 hierarchy, or not delegated)")
-            (parent / "cgroup.subtree_control").write_text(wanted)
+            _enable(parent)
             base.mkdir(exist_ok=True)
-        (base / "cgroup.subtree_control").write_text(wanted)
+        _enable(base)
         enabled = [name.lstrip("+") for name in
                    (base / "cgroup.subtree_control").read_text().split()]
     except OSError as error:
         return f"cannot be used here ({error.strerror or error})"
-    missing = [name for name in CONTROLLERS if name not in enabled]
+    missing = [name for name in NEEDED if name not in enabled]
     return f"does not enable {', '.join(missing)} in {base}" if missing else ""
 
 
@@ -114,7 +130,8 @@ def create(memory_bytes: int, processes: int) -> Optional[Path]:
             try:
                 (path / name).write_text(str(value))
             except FileNotFoundError:
-                if name != "memory.swap.max":  # (no swap accounting: nothing to escape to)
+                # no swap accounting: nothing to escape to; no cpu controller: no weight
+                if name not in ("memory.swap.max", "cpu.weight"):
                     raise
     except OSError:
         remove(path)
