@@ -114,3 +114,6 @@ def enter(config: dict) -> None:
     landlock.restrict(config["readable"], [config["work"]])
     arch, table = numbers.ARCHITECTURES[platform.machine()]
     seccomp.install(arch, table, bool(config.get("strict_seccomp")))
+    # Graded code can walk up to the worker's frame: it need not learn the protected paths.
+    for key in ("readable", "hidden", "cgroup"):
+        config.pop(key, None)

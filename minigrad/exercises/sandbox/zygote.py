@@ -56,7 +56,9 @@ def serve(fd: int) -> None:
         pid = os.fork()
         if pid == 0:
             channel.close()
-            _child(json.loads(message), fds, confine, worker)
+            config = json.loads(message)
+            del message  # graded code can read this frame: only the config, emptied, stays
+            _child(config, fds, confine, worker)
         for descriptor in fds:
             os.close(descriptor)
         channel.sendall(f"{pid}\n".encode())
