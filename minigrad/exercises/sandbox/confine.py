@@ -46,6 +46,13 @@ def _sibling(name: str):  # type: ignore[no-untyped-def]
     return sys.modules[key]
 
 
+def preload() -> tuple:
+    """The modules :func:`enter` uses, loaded now: once Landlock is on, this folder may not be
+    readable (and the zygote loads them once, not in every child)."""
+    return tuple(_sibling(name) for name in ("namespaces", "landlock", "seccomp",
+                                              "syscall_numbers"))
+
+
 def problem() -> str:
     """Why :func:`enter` cannot work here, or "" when it should."""
     if platform.system() != "Linux":
@@ -96,9 +103,7 @@ def die_with_parent() -> None:
 def enter(config: dict) -> None:
     """Steps 0-4, from the child's configuration (see :meth:`.host.Sandbox._config`).
     Returns in the confined child, whose working folder is then ``config["work"]``."""
-    # Every module is loaded now: once Landlock is on, this folder may not be readable.
-    namespaces, landlock, seccomp, numbers = (_sibling(name) for name in (
-        "namespaces", "landlock", "seccomp", "syscall_numbers"))
+    namespaces, landlock, seccomp, numbers = preload()
     if config.get("cgroup"):
         _write(config["cgroup"], "0")  # cgroup.procs: this process, and all it will start
     if config.get("cores"):

@@ -42,6 +42,7 @@ def serve(fd: int) -> None:
     import minigrad  # noqa: F401
     from minigrad.exercises.sandbox import confine, worker
 
+    confine.preload()
     confine.die_with_parent()
     channel = socket.socket(fileno=fd)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # forks are reaped by the kernel
