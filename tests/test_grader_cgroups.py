@@ -43,8 +43,10 @@ def test_each_child_gets_its_limits_in_a_cgroup_of_its_own(tmp_path: Path, fresh
         assert folder is not None and folder.parent == base
         assert folder.name.startswith(f"g{__import__('os').getpid()}-")
         files = {name: (folder / name).read_text() for name in
-                 ("memory.max", "memory.swap.max", "pids.max", "cpu.weight", "cgroup.procs")}
+                 ("memory.max", "memory.swap.max", "memory.oom.group", "pids.max",
+                  "cpu.weight", "cgroup.procs")}
         assert files == {"memory.max": str(700 * 2**20), "memory.swap.max": "0",
+                         "memory.oom.group": "1",
                          "pids.max": str(PROCESSES), "cpu.weight": str(cgroups.CPU_WEIGHT),
                          "cgroup.procs": "0"}  # the child joined it (its own PID, as "0")
     assert removed == [folder]  # removed when the child was stopped

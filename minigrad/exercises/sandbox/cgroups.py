@@ -126,12 +126,14 @@ def create(memory_bytes: int, processes: int) -> Optional[Path]:
     try:
         path.mkdir()
         for name, value in (("memory.max", memory_bytes), ("memory.swap.max", 0),
-                            ("pids.max", processes), ("cpu.weight", CPU_WEIGHT)):
+                            ("memory.oom.group", 1), ("pids.max", processes),
+                            ("cpu.weight", CPU_WEIGHT)):
             try:
                 (path / name).write_text(str(value))
             except FileNotFoundError:
-                # no swap accounting: nothing to escape to; no cpu controller: no weight
-                if name not in ("memory.swap.max", "cpu.weight"):
+                # no swap accounting: nothing to escape to; no cpu controller: no weight;
+                # (oom.group: an out-of-memory kill takes every process of the child at once)
+                if name not in ("memory.swap.max", "cpu.weight", "memory.oom.group"):
                     raise
     except OSError:
         remove(path)
