@@ -2,8 +2,9 @@
 
 The child (:mod:`.worker`) is forked by the fork server (:mod:`.zygote`), or else started as
 ``python -I -S``, with an empty environment, no shell and stdin closed; while single-threaded
-it confines itself (:mod:`.confine`): its own user, mount, PID and network namespaces,
-Landlock, seccomp and rlimits. Requests and answers travel over two pipes
+it confines itself (:mod:`.confine`): a cgroup of its own when the grader can make one
+(:mod:`.cgroups`), its own user, mount, PID, network and IPC namespaces with protected folders
+covered, Landlock, a seccomp allowlist and rlimits. Requests and answers travel over two pipes
 (:mod:`.channel`); stdout and stderr go to a file the grader keeps open. A call that runs past its
 time limit gets the child killed (and with it, by the kernel, everything it started); the next
 call starts a fresh child.
@@ -29,9 +30,10 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from minigrad.exercises.codec import to_json
-from minigrad.exercises.sandbox import cores, runtime, tempdirs, zygote
+from minigrad.exercises.sandbox import cgroups, cores, runtime, tempdirs, zygote
 from minigrad.exercises.sandbox.channel import MAX_ANSWER_BYTES, Channel
-from minigrad.exercises.sandbox.worker import BOOTSTRAP, KINDS
+from minigrad.exercises.sandbox.verdicts import death, kind as _kind, output_tail
+from minigrad.exercises.sandbox.worker import BOOTSTRAP
 
 DEFAULT_MEMORY_MB = 2048
 OUTPUT_LIMIT_BYTES = 4_000_000
@@ -41,6 +43,10 @@ MAX_CODE_BYTES = 2_000_000
 TMPFS_BYTES = 64 * 2**20
 #: Processes and threads a child may have at once.
 PROCESSES = 32
+#: Set (to anything) to make a system call outside the seccomp allowlist kill the child with
+#: SIGSYS instead of failing with EPERM: the tests grade honest solutions so, so that a library
+#: that starts needing a new call fails them loudly.
+STRICT_SECCOMP_ENV = "MINIGRAD_STRICT_SECCOMP"
 #: How long the child may take to start Python, numpy and the worker (not the student's time).
 STARTUP_SECONDS = 60.0
 
@@ -86,6 +92,10 @@ class Sandbox:
         self._pidfd = -1  # the confined child (PID 1 of its namespace)
         self._starts = 0
         self._core = cores.take() if confine else None  # the one core its children run on
+        self._cgroup: Optional[Path] = None  # the running child's cgroup, if it has one
+        note = cgroups.fallback_note() if confine else ""
+        if note:
+            print(f"minigrad grade: {note}.", file=sys.stderr)
 
     # ------------------------------------------------------------------ life cycle
     def __enter__(self) -> "Sandbox":
@@ -105,9 +115,14 @@ class Sandbox:
 
     def _config(self, work: Path, request_read: int, response_write: int,
                 report_write: int) -> dict[str, Any]:
+        readable = runtime.readable_paths(self.protected) if self.confine else []
+        hidden = runtime.hidden_paths(self.protected, [Path(path) for path, _ in readable]
+                                      + [self.directory]) if self.confine else []
         return {"confine": self.confine, "work": str(work), "requests": request_read,
                 "responses": response_write, "report": report_write,
-                "readable": runtime.readable_paths(self.protected) if self.confine else [],
+                "readable": readable, "hidden": hidden,
+                "cgroup": str(self._cgroup / "cgroup.procs") if self._cgroup else "",
+                "strict_seccomp": bool(os.environ.get(STRICT_SECCOMP_ENV)),
                 "path": runtime.child_sys_path(),
                 "memory": self.memory_mb * 2**20, "file": OUTPUT_LIMIT_BYTES,
                 "cpu": int(STARTUP_SECONDS + 30 * self.timeout), "tmpfs": TMPFS_BYTES,
@@ -127,6 +142,8 @@ class Sandbox:
         request_read, request_write = os.pipe()
         response_read, response_write = os.pipe()
         report_read, report_write = os.pipe()  # the confined child's PID, from its parent
+        if self.confine:
+            self._cgroup = cgroups.create(self.memory_mb * 2**20, PROCESSES)
         config = self._config(work, request_read, response_write, report_write)
         self._report = zygote.Report(report_read)
         try:
@@ -137,6 +154,8 @@ class Sandbox:
                 os.close(fd)
             self._report.close()
             self._output = -1
+            cgroups.remove(self._cgroup)
+            self._cgroup = None
             raise ImportFailed("sandbox", f"the grading sandbox could not start a process "
                                           f"({error})") from None
         finally:
@@ -213,6 +232,8 @@ class Sandbox:
                 except (ProcessLookupError, PermissionError):
                     pass
         self.process.wait()
+        cgroups.remove(self._cgroup)
+        self._cgroup = None
         if self._channel is not None:
             self._channel.close()
             self._channel = None
@@ -289,34 +310,7 @@ class Sandbox:
         except subprocess.TimeoutExpired:
             self._stop()
             return "garbage", f"closed the answer channel {during}"
-        tail = self._output_tail()
+        tail = output_tail(self._output)
+        out_of_memory = cgroups.out_of_memory(self._cgroup)
         self._stop()
-        if code is not None and code < 0:
-            number = -code
-            if number == signal.SIGXFSZ:
-                return "flood", (f"printed more than {OUTPUT_LIMIT_BYTES // 1_000_000} MB of "
-                                 f"output {during} (stopped)")
-            name = signal.Signals(number).name if number in signal.valid_signals() else number
-            return "crash", f"the process was killed by signal {name} {during}{tail}"
-        hint = ""
-        if tail.endswith("MemoryError"):  # (printed by the worker, or by the student's code)
-            hint = (f" If that MemoryError is real, honest code may need more than --memory "
-                    f"({self.memory_mb} MB).")
-        return "exit", (f"the process exited with code {code} (sys.exit/os._exit?) "
-                        f"{during}{tail}{hint}")
-
-    def _output_tail(self, limit: int = 300) -> str:
-        try:
-            size = os.fstat(self._output).st_size
-            data = os.pread(self._output, limit, max(0, size - limit))
-        except OSError:
-            return ""
-        text = data.decode(errors="replace").strip()
-        return f"; last output: …{text}" if text else ""
-
-
-def _kind(message: dict) -> str:
-    """The failure kind the child reported, if it is one the worker can send (the child is
-    not trusted: any other text, which could forge a status line, reads as "exception")."""
-    kind = message.get("kind")
-    return kind if isinstance(kind, str) and kind in KINDS else "exception"
+        return death(code, during, tail, self.memory_mb, OUTPUT_LIMIT_BYTES, out_of_memory)

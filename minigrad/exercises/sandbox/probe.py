@@ -26,7 +26,8 @@ def _probe() -> str:
             "s = u.spec_from_file_location('c', sys.argv[1]); m = u.module_from_spec(s)\n"
             "s.loader.exec_module(m); p = m.problem()\n"
             "if p: print(p); raise SystemExit(3)\n"
-            "m.enter(sys.argv[2], [], 1 << 30, 10, 1 << 20, 1 << 20)\n"
+            "m.enter(dict(work=sys.argv[2], readable=[], memory=1 << 30, cpu=10, file=1 << 20,\n"
+            "            tmpfs=1 << 20))\n"
             "open('probe', 'w').write('ok'); print('ok')\n")
     try:
         with tempfile.TemporaryDirectory(prefix="minigrad-probe-") as work:

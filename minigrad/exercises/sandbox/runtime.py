@@ -26,7 +26,8 @@ from minigrad.exercises.sandbox import tempdirs
 PACKAGE = Path(minigrad.__file__).resolve().parent
 #: The only files of minigrad/exercises a child gets (relative to that folder).
 CHILD_FILES = ("__init__.py", "codec.py", "spec.py", "sandbox/__init__.py", "sandbox/worker.py",
-               "sandbox/confine.py", "sandbox/zygote.py")
+               "sandbox/confine.py", "sandbox/zygote.py", "sandbox/namespaces.py",
+               "sandbox/landlock.py", "sandbox/seccomp.py", "sandbox/syscall_numbers.py")
 #: System folders the dynamic loader reads shared libraries from.
 LIBRARY_FOLDERS = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib",
                    "/etc/ld.so.cache", "/dev/null", "/dev/zero", "/dev/urandom")
@@ -136,3 +137,26 @@ def _grant(path: Path, protected: list[Path], grants: list[list], depth: int) ->
     grants.append([str(real), READ_DIR])  # names may be listed (imports need that), not read
     for entry in sorted(real.iterdir()):
         _grant(entry, protected, grants, depth + 1)
+
+
+def hidden_paths(extra_protected: Iterable[Path], keep: Iterable[Path]) -> list[str]:
+    """Protected paths the child's mount namespace covers with an empty tmpfs, so that even
+    their metadata is gone: each protected path, or, when it holds something the child needs
+    (``keep``: the runtime, the interpreter, the child's own folder), its entries around that."""
+    kept = [Path(path).resolve() for path in keep]
+    hidden: list[str] = []
+    for path in dict.fromkeys(protected_paths(extra_protected)):
+        _hide(path, kept, hidden, depth=0)
+    # (a path inside another hidden one needs no mount of its own)
+    return [path for path in hidden if not any(
+        other != path and Path(path).is_relative_to(other) for other in hidden)]
+
+
+def _hide(path: Path, kept: list[Path], hidden: list[str], depth: int) -> None:
+    if not path.exists() or path.is_symlink():
+        return
+    if not any(item == path or item.is_relative_to(path) for item in kept):
+        hidden.append(str(path))
+    elif path.is_dir() and depth < 4 and path not in kept:
+        for entry in sorted(path.iterdir()):
+            _hide(entry, kept, hidden, depth + 1)

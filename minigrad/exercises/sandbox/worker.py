@@ -36,9 +36,8 @@ BOOTSTRAP = (
     "import sys, importlib.util as u\n"
     "s = u.spec_from_file_location('minigrad_confine', sys.argv[1])\n"
     "m = u.module_from_spec(s); s.loader.exec_module(m)\n"
-    "import json; c = json.loads(sys.argv[2])\n"
-    "if c['confine']: m.enter(c['work'], c['readable'], c['memory'], c['cpu'], c['file'], c['tmpfs'],\n"
-    "        c['open_files'], c['processes'], c['report'], c['cores'])\n"
+    "import json; c = json.loads(sys.argv[2]); sys.argv[:] = ['']\n"
+    "if c['confine']: m.enter(c)\n"
     "sys.path[:] = c['path']\n"
     "from minigrad.exercises.sandbox.worker import main; main(c)\n"
 )
