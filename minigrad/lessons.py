@@ -45,7 +45,8 @@ LESSONS: tuple[Lesson, ...] = (
            "correlation, full convolution for dx, im2col, numba kernels",
            ready=True),
     Lesson(7, "pooling", "Pooling, and a CNN on digits",
-           "max pooling as argmax routing, ties, average pooling, a small CNN on digits",
+           "max pooling as argmax routing, ties, average pooling, MaxPool2d and AvgPool2d "
+           "written as Functions, a small CNN on digits",
            ready=True),
     Lesson(8, "weight-decay", "Weight decay, optimizers, and what can be optimized",
            "L2 vs decoupled decay, SGD/Adam/AdamW, leaves only, memory and checkpointing",
