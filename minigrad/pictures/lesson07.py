@@ -173,7 +173,7 @@ def cnn_backward_graph() -> Any:
     tiny = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
                          nn.Linear(8, 1))
     loss = tiny(mg.randn(1, 1, 6, 6)).sum()
-    return draw_graph(loss, kind="backward", show_data=False, show_grad=False,
+    return draw_graph(loss, kind="backward", show_data=False, show_grad=False, rankdir="TB",
                       names={**dict(tiny.named_parameters()), "loss": loss})
 
 
