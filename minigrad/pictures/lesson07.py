@@ -53,6 +53,12 @@ def _tint(colour: str, alpha: float = 0.25) -> tuple:
     return (1 - alpha * (1 - red), 1 - alpha * (1 - green), 1 - alpha * (1 - blue))
 
 
+def _output_colours() -> list[list[tuple]]:
+    """The 2×2 output cells tinted with their window's colour."""
+    return [[_tint(colour, 0.35) for colour in WINDOW_COLOURS[2 * row:2 * row + 2]]
+            for row in range(2)]
+
+
 def max_pool_example() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(y, indices, dL/dx) of 2×2 max pooling on ROUTING_INPUT, backward with ROUTING_GRAD."""
     import minigrad as mg
@@ -80,10 +86,8 @@ def plot_max_pool_routing() -> Any:
         colours[row][column] = _tint(WINDOW_COLOURS[k], 0.35)
     # x with its windows, y, then dL/dy and dL/dx
     _grid(ax, ROUTING_INPUT, 0, 4, colours=colours, bold=winners)
-    _grid(ax, y, 5.5, 3, colours=[[_tint(c, 0.35) for c in WINDOW_COLOURS[r * 2:r * 2 + 2]]
-                                  for r in range(2)])
-    _grid(ax, ROUTING_GRAD, 10, 3, colours=[[_tint(c, 0.35) for c in WINDOW_COLOURS[r * 2:r * 2 + 2]]
-                                           for r in range(2)])
+    _grid(ax, y, 5.5, 3, colours=_output_colours())
+    _grid(ax, ROUTING_GRAD, 10, 3, colours=_output_colours())
     _grid(ax, grad_x, 14.5, 4, colours=colours, bold=winners)
     for k in range(4):
         top, left = 2 * (k // 2), 2 * (k % 2)
@@ -134,8 +138,7 @@ def plot_avg_pool_spread() -> Any:
             for column in (j, j + 1):
                 terms[row][column].append(f"{share:g}")
     fig, ax = plt.subplots(figsize=(9, 3.9), layout="constrained")
-    _grid(ax, grad_y, 0, 2.5, colours=[[_tint(c, 0.35) for c in WINDOW_COLOURS[r * 2:r * 2 + 2]]
-                                       for r in range(2)])
+    _grid(ax, grad_y, 0, 2.5, colours=_output_colours())
     x0 = 5.0
     for row in range(3):
         for column in range(3):
@@ -240,6 +243,6 @@ def _cnn_backward(path: Path) -> None:
 
 
 @figure("lesson07_filters.png", lesson=7,
-        description="the CNN's first-layer filters at initialisation, after training, and the change")
+        description="the CNN's first-layer filters at initialisation, after training, the change")
 def _filters(path: Path) -> None:
     _save_png(plot_filters(*trained_filters()), path)
