@@ -27,7 +27,7 @@ def test_the_spread_example_adds_quarters_where_windows_overlap() -> None:
 
 def test_the_cnn_backward_graph_names_its_root_and_shows_no_empty_grads() -> None:
     source = lesson07.cnn_backward_graph().source
-    assert 'label="loss ()"' in source and "grad None" not in source
+    assert 'label="{ loss () }"' in source and "grad None" not in source
     for node in ("MaxPool2DWithIndicesBackward0", "ReluBackward0", "ConvolutionBackward0",
                  "0.weight", "4.bias"):
         assert node in source
