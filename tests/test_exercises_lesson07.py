@@ -233,6 +233,7 @@ def test_the_hidden_batches_cover_the_brief() -> None:
     seen = set()
     for cases in _cases.case_sets("07.5"):
         for x, kernel, stride, g in cases:
+            assert kernel in (2, 3) and stride in (1, 2, 3)
             seen.add(("k", kernel)); seen.add(("s", stride))
             seen.add(("batch", x.shape[0] > 1)); seen.add(("channels", x.shape[1] > 1))
             if stride < kernel:

@@ -248,10 +248,10 @@ def _batch_case(rng: np.random.Generator, overlap: bool, ties: bool = False,
                 stride_above: bool = False) -> tuple:
     """(x, k, s, dL/dy) for 07.5 and 07.6: a batch (N, C, H, W), k 2–3, stride 1–3.
     ``overlap``: stride < k, and one pixel of every plane wins the windows around it;
-    ``stride_above``: stride > k, some pixels lie in no window; ``ties``: small integers."""
-    kernel = int(rng.integers(2, 4))
-    stride = (int(rng.integers(1, kernel)) if overlap else
-              kernel + 1 if stride_above else kernel)
+    ``stride_above``: k = 2 and stride 3, some pixels lie in no window; ``ties``: small
+    integers."""
+    kernel = 2 if stride_above else int(rng.integers(2, 4))
+    stride = (int(rng.integers(1, kernel)) if overlap else 3 if stride_above else kernel)
     smallest = kernel + stride
     batch, channels = (int(v) for v in rng.integers(1, 4, size=2))
     height, width = (int(v) for v in rng.integers(smallest, smallest + 5, size=2))
