@@ -171,6 +171,10 @@ def test_the_last_maximum_is_named_in_forward_and_backward() -> None:
     assert "LAST one" in _message_for("07.2", _last_maximum)
 
 
+def test_every_maximum_of_a_tie_is_named() -> None:
+    assert "to every copy" in _message_for("07.2", _every_maximum)
+
+
 def test_overwriting_overlapping_windows_is_named() -> None:
     assert "add up (+=" in _message_for("07.2", _overwrites_overlaps)
 

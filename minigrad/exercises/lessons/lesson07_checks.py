@@ -1,9 +1,9 @@
 """Checks for lesson 07's exercises: visible cases, fresh random hidden cases, comparators.
 
 The comparators recognise the lesson's typical mistakes from the case's arguments and say
-so in words: the gradient routed to the *last* maximum of a tie, ``=`` where overlapping
-windows must add (``+=``), average pooling without its 1/(k·k), a pooled output of the
-wrong shape, and the ReLU erratum (passing the gradient where z = 0).
+so in words: the gradient routed to the *last* maximum of a tie (or to every maximum),
+``=`` where overlapping windows must add (``+=``), average pooling without its 1/(k·k), a
+pooled output of the wrong shape, and the ReLU erratum (passing the gradient where z = 0).
 """
 
 from __future__ import annotations
@@ -43,6 +43,19 @@ def _max_routing(x: np.ndarray, g: np.ndarray, kernel: int, stride: int, last: b
                 grad[plane, r, c] = g3[plane, i, j]
             else:
                 grad[plane, r, c] += g3[plane, i, j]
+    return grad.reshape(np.shape(x))
+
+
+def _every_maximum_routing(x: np.ndarray, g: np.ndarray, kernel: int,
+                           stride: int) -> np.ndarray:
+    """The mistake of sending a tied window's gradient to each of its maxima (a mask)."""
+    x3 = np.asarray(x, dtype=float).reshape(-1, *np.shape(x)[-2:])
+    g3 = np.asarray(g, dtype=float).reshape(x3.shape[0], *np.shape(g)[-2:])
+    grad = np.zeros_like(x3)
+    for plane in range(x3.shape[0]):
+        for i, j, rows, columns in _windows(x3.shape, kernel, stride):
+            window = x3[plane, rows, columns]
+            grad[plane, rows, columns] += g3[plane, i, j] * (window == window.max())
     return grad.reshape(np.shape(x))
 
 
@@ -92,6 +105,13 @@ def _last_maximum_message(got: Any, want: np.ndarray, last: np.ndarray) -> Optio
         return ("where a window holds its maximum twice, yours goes to the LAST one; PyTorch "
                 "keeps the FIRST in row-by-row order (a later value must be strictly larger to "
                 "replace it — np.argmax does this)")
+    return None
+
+
+def _every_maximum_message(got: Any, want: np.ndarray, every: np.ndarray) -> Optional[str]:
+    if not _same(got, want) and _same(got, every):
+        return ("where a window holds its maximum twice, yours sends the gradient to every "
+                "copy; only one entry was selected — the FIRST in row-by-row order gets it all")
     return None
 
 
@@ -160,6 +180,7 @@ def _explain_forward(expected, got, args) -> list:
 def _explain_max_backward(expected, got, args) -> list:
     x, g, kernel, stride = args
     return [_last_maximum_message(got, expected, _max_routing(x, g, kernel, stride, last=True)),
+            _every_maximum_message(got, expected, _every_maximum_routing(x, g, kernel, stride)),
             _overwrite_message(got, expected, _wins(x, kernel, stride))]
 
 
@@ -173,6 +194,8 @@ def _explain_max_function(expected, got, args) -> list:
     x, kernel, stride, g = args
     return [_last_maximum_message(got[1], expected[1],
                                   _max_routing(x, g, kernel, stride, last=True)),
+            _every_maximum_message(got[1], expected[1],
+                                   _every_maximum_routing(x, g, kernel, stride)),
             _overwrite_message(got[1], expected[1], _wins(x, kernel, stride)),
             _gradcheck_message(expected, got)]
 
