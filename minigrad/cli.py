@@ -24,8 +24,11 @@ from minigrad.viz import command as graph_command
 def _lessons_command(args: argparse.Namespace) -> int:
     for lesson in LESSONS:
         status = "" if lesson.ready else "  (coming soon)"
-        print(f"{lesson.number:02d}  {lesson.title}{status}")
+        time = f"  ({lesson.time})" if lesson.time else ""
+        print(f"{lesson.number:02d}  {lesson.title}{status}{time}")
         print(f"    {lesson.covers}")
+        if lesson.builds:
+            print(f"    you build: {lesson.builds}")
     return 0
 
 

@@ -10,7 +10,9 @@ from exercise_cases import ExerciseCases
 import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad.exercises.lessons import lesson07 as reference
+from minigrad.autograd import Function
 from minigrad.exercises.lessons.lesson07_checks import EXERCISES
+from minigrad.exercises.spec import judge
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
 
@@ -140,8 +142,12 @@ def test_max_pool_forward_matches_the_engine(seed: int) -> None:
 
 
 def _last_maximum_forward(x, kernel, stride):
-    values, _ = reference.max_pool_forward(x, kernel, stride)
-    return values, reference.max_pool_forward(x[::-1, ::-1], kernel, stride)[1]
+    values, indices = reference.max_pool_forward(x, kernel, stride)
+    for i, j in np.ndindex(*indices.shape):  # a later equal value replaces the first (>=)
+        window = x[i * stride:i * stride + kernel, j * stride:j * stride + kernel].ravel()
+        where = window.size - 1 - int(np.argmax(window[::-1]))
+        indices[i, j] = (i * stride + where // kernel) * x.shape[1] + j * stride + where % kernel
+    return values, indices
 
 
 def _window_indices(x, kernel, stride):
@@ -152,3 +158,214 @@ def _window_indices(x, kernel, stride):
 @pytest.mark.parametrize("wrong", [_last_maximum_forward, _window_indices])
 def test_max_pool_forward_mistakes_are_caught(wrong) -> None:
     caught("07.1", wrong)
+
+
+# ---------------------------------------------------------------------------- targeted messages
+def _message_for(exercise_id: str, wrong) -> str:
+    """Every failure message of ``wrong`` over the visible and hidden cases, joined."""
+    return "\n".join(caught(exercise_id, wrong))
+
+
+def test_the_last_maximum_is_named_in_forward_and_backward() -> None:
+    assert "LAST one" in _message_for("07.1", _last_maximum_forward)
+    assert "LAST one" in _message_for("07.2", _last_maximum)
+
+
+def test_every_maximum_of_a_tie_is_named() -> None:
+    assert "to every copy" in _message_for("07.2", _every_maximum)
+
+
+def test_overwriting_overlapping_windows_is_named() -> None:
+    assert "add up (+=" in _message_for("07.2", _overwrites_overlaps)
+
+
+def test_a_missing_one_over_k_squared_is_named() -> None:
+    assert "k·k = 4 times" in _message_for("07.3", _forgets_to_divide) or \
+        "k·k = 9 times" in _message_for("07.3", _forgets_to_divide)
+    assert "not k" in _message_for("07.3", _divides_by_k)
+
+
+def test_the_relu_erratum_is_named() -> None:
+    assert "where z = 0 exactly" in _message_for("07.4", _relu_at_zero_passes)
+
+
+def test_07_4_every_case_carries_gradient() -> None:
+    """A forward-only answer (zeros for dW, db, dx) fails every visible and hidden case."""
+    def forward_only(x, w, b, g):
+        y = reference.conv_pool_step(x, w, b, g)[0]
+        return y, np.zeros_like(w), 0.0, np.zeros_like(x)
+
+    exercise = BY_ID["07.4"]
+    for cases in _cases.case_sets("07.4"):
+        for args in cases:
+            expected = reference.conv_pool_step(*args)
+            message, credit = judge(exercise, expected, forward_only(*args), args)
+            assert message is not None and credit == pytest.approx(0.25), args
+
+
+def test_07_4_gives_per_part_credit() -> None:
+    args = BY_ID["07.4"].visible()[1]
+    y, grad_w, grad_b, grad_x = reference.conv_pool_step(*args)
+    message, credit = judge(BY_ID["07.4"], (y, grad_w, grad_b, grad_x),
+                            (y, grad_w, grad_b, grad_x[::-1, ::-1]), args)
+    assert credit == pytest.approx(0.75) and "wrong: dL/dx" in message
+
+
+# ---------------------------------------------------------------------------- 07.5 and 07.6
+@pytest.mark.parametrize("seed", range(4))
+def test_the_pooling_functions_match_the_library(seed: int) -> None:
+    """The references of 07.5 and 07.6 agree with F.max_pool2d and F.avg_pool2d (output and
+    gradient) on the visible and hidden cases, and pass gradcheck wherever x has no ties."""
+    for exercise_id, library, reference_function in (
+            ("07.5", F.max_pool2d, reference.max_pool2d_function),
+            ("07.6", F.avg_pool2d, reference.avg_pool2d_function)):
+        for cases in _cases.case_sets(exercise_id, range(seed, seed + 1)):
+            for x, kernel, stride, g in cases:
+                xt = mg.tensor(x, dtype=mg.float64, requires_grad=True)
+                y = library(xt, kernel, stride)
+                y.backward(mg.tensor(g))
+                ours, grad, agrees = reference_function(x, kernel, stride, g)
+                np.testing.assert_allclose(ours, y.numpy(), rtol=1e-12, atol=1e-15)
+                np.testing.assert_allclose(grad, xt.grad.numpy(), rtol=1e-12, atol=1e-15)
+                plane = x[:1, :1]
+                assert agrees is (None if np.unique(plane).size < plane.size else True)
+
+
+def test_the_hidden_batches_cover_the_brief() -> None:
+    """Batches and channels above 1, k 2 and 3, strides 1 to 3 (below, at and above k), ties,
+    and in every overlapping case a pixel that wins several windows."""
+    seen = set()
+    for cases in _cases.case_sets("07.5"):
+        for x, kernel, stride, g in cases:
+            assert kernel in (2, 3) and stride in (1, 2, 3)
+            seen.add(("k", kernel)); seen.add(("s", stride))
+            seen.add(("batch", x.shape[0] > 1)); seen.add(("channels", x.shape[1] > 1))
+            if stride < kernel:
+                wins = reference.max_pool2d_function(x, kernel, stride, np.ones_like(g))[1]
+                assert wins.max() >= 2
+    assert {("k", 2), ("k", 3), ("s", 1), ("s", 2), ("s", 3), ("batch", True),
+            ("channels", True)} <= seen
+
+
+def _pool_function(forward, backward):
+    """An answer to 07.5/07.6 whose Function is made of the given forward and backward."""
+    def answer(x, kernel_size, stride, grad_output):
+        class Pool(Function):
+            pass
+        Pool.forward = staticmethod(forward)
+        Pool.backward = staticmethod(backward)
+        return reference.run_pool(Pool, x, grad_output, kernel_size=kernel_size, stride=stride)
+    return answer
+
+
+def _max_forward(ctx, x, kernel_size, stride, last=False):
+    """Forward of 07.5 keeping (row, column) of each argmax; ``last``: the last of a tie."""
+    rows = (x.shape[2] - kernel_size) // stride + 1
+    columns = (x.shape[3] - kernel_size) // stride + 1
+    y = np.zeros((*x.shape[:2], rows, columns))
+    where = np.zeros((*y.shape, 2), dtype=int)
+    for n, c, i, j in np.ndindex(*y.shape):
+        window = x[n, c, i * stride:i * stride + kernel_size, j * stride:j * stride + kernel_size]
+        flat = window.ravel()
+        a = flat.size - 1 - int(np.argmax(flat[::-1])) if last else int(np.argmax(flat))
+        y[n, c, i, j] = flat[a]
+        where[n, c, i, j] = (i * stride + a // kernel_size, j * stride + a % kernel_size)
+    ctx.where, ctx.input_shape = where, x.shape
+    return y
+
+
+def _max_backward_adding(ctx, grad_output):
+    grad = np.zeros(ctx.input_shape)
+    g = grad_output.numpy()
+    for n, c, i, j in np.ndindex(*g.shape):
+        grad[(n, c, *ctx.where[n, c, i, j])] += g[n, c, i, j]
+    return grad
+
+
+def _max_backward_fancy_index(ctx, grad_output):
+    """`grad[index] += g` with repeated indices: numpy adds each repeated pixel only once."""
+    grad = np.zeros(ctx.input_shape)
+    n, c, _, _ = np.indices(grad_output.shape)
+    grad[n, c, ctx.where[..., 0], ctx.where[..., 1]] += grad_output.numpy()
+    return grad
+
+
+def test_max_pool_function_mistakes_get_their_message() -> None:
+    right = _pool_function(_max_forward, _max_backward_adding)
+    assert not _cases.failures("07.5", right)  # the test's own Function is right
+    last = _pool_function(lambda ctx, x, kernel_size, stride:
+                          _max_forward(ctx, x, kernel_size, stride, last=True),
+                          _max_backward_adding)
+    assert "LAST one" in _message_for("07.5", last)
+    assert "add up (+=" in _message_for("07.5", _pool_function(_max_forward,
+                                                              _max_backward_fancy_index))
+
+
+def test_a_pooled_output_of_the_wrong_shape_is_named() -> None:
+    def padded_forward(ctx, x, kernel_size, stride):  # one row and column too many
+        y = _max_forward(ctx, x, kernel_size, stride)
+        ctx.extra = True
+        return np.pad(y, ((0, 0), (0, 0), (0, 1), (0, 1)))
+
+    def backward(ctx, grad_output):
+        return _max_backward_adding(ctx, grad_output[:, :, :-1, :-1])
+
+    message = _message_for("07.5", _pool_function(padded_forward, backward))
+    assert "your forward returned shape (1, 1, 3, 3), but there is one window per entry of " \
+        "grad_output, shape (1, 1, 2, 2): the pooled output must have shape" in message
+
+
+def test_a_gradient_of_the_wrong_shape_is_refused_by_the_engine() -> None:
+    def backward(ctx, grad_output):
+        return grad_output.numpy()  # dL/dy, not dL/dx
+
+    message = _message_for("07.5", _pool_function(_max_forward, backward))
+    assert "returned an invalid gradient at index 0" in message
+
+
+def test_forward_only_answers_score_only_the_output() -> None:
+    zeros = _pool_function(_max_forward, lambda ctx, g: np.zeros(ctx.input_shape))
+    exercise = BY_ID["07.5"]
+    for cases in _cases.case_sets("07.5"):
+        for args in cases:
+            message, credit = judge(exercise, reference.max_pool2d_function(*args),
+                                    zeros(*args), args)
+            assert message is not None and credit <= 2 / 3
+
+
+def _avg_forward(ctx, x, kernel_size, stride, divide=True):
+    rows = (x.shape[2] - kernel_size) // stride + 1
+    columns = (x.shape[3] - kernel_size) // stride + 1
+    y = np.zeros((*x.shape[:2], rows, columns))
+    for i in range(rows):
+        for j in range(columns):
+            window = x[:, :, i * stride:i * stride + kernel_size,
+                       j * stride:j * stride + kernel_size]
+            y[:, :, i, j] = window.sum(axis=(2, 3)) / (kernel_size ** 2 if divide else 1)
+    ctx.shape, ctx.kernel_size, ctx.stride, ctx.divide = x.shape, kernel_size, stride, divide
+    return y
+
+
+def _avg_backward(ctx, grad_output, overwrite=False):
+    k, s = ctx.kernel_size, ctx.stride
+    g = grad_output.numpy() / (k * k if ctx.divide else 1)
+    grad = np.zeros(ctx.shape)
+    for i in range(g.shape[2]):
+        for j in range(g.shape[3]):
+            window = grad[:, :, i * s:i * s + k, j * s:j * s + k]
+            if overwrite:
+                window[...] = g[:, :, i, j, None, None]
+            else:
+                window += g[:, :, i, j, None, None]
+    return grad
+
+
+def test_avg_pool_function_mistakes_get_their_message() -> None:
+    assert not _cases.failures("07.6", _pool_function(_avg_forward, _avg_backward))
+    no_division = _pool_function(lambda ctx, x, kernel_size, stride:
+                                 _avg_forward(ctx, x, kernel_size, stride, divide=False),
+                                 _avg_backward)
+    assert "times the right one: an average divides by the k·k" in \
+        _message_for("07.6", no_division)
+    overwrites = _pool_function(_avg_forward, lambda ctx, g: _avg_backward(ctx, g, True))
+    assert "add up (+=" in _message_for("07.6", overwrites)

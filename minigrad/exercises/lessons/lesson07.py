@@ -1,17 +1,56 @@
-"""Lesson 07 exercises — pooling, and a convolution + pooling step by hand.
+"""Lesson 07 exercises — pooling, a convolution + pooling step by hand, and two pooling Functions.
 
 Each function below is one exercise. Replace the body marked ``# YOUR CODE HERE`` and run
 ``check("07.N", function)`` to test it on the visible cases; the grader also runs hidden cases
-on fresh random inputs. Work with ``numpy`` arrays (float64), one image plane (H, W) at a
-time; loops are fine. You may use ``minigrad`` to check yourself, but write the rules by hand.
+on fresh random inputs. Exercises 07.1–07.4 work on one image plane (H, W) of ``numpy``
+float64 values; loops are fine. You may use ``minigrad`` to check yourself, but write the
+rules by hand.
 
 Windows: output (i, j) of a k×k pooling with stride s reads the input rows s·i … s·i + k − 1
 and columns s·j … s·j + k − 1 (no padding); the output has (H − k) // s + 1 rows.
+
+Exercises 07.5 and 07.6 are real ``Function`` subclasses on a batch of images, (N, C, H, W):
+the layers ``nn.MaxPool2d`` and ``nn.AvgPool2d`` are made of these. ``forward(ctx, x,
+kernel_size, stride)`` gets a numpy array and the two settings and returns a numpy array;
+``backward(ctx, grad_output)`` gets a Tensor (``grad_output.numpy()`` is its array) and returns
+dL/dx, a numpy array of x's shape. Anything backward needs can be kept on ``ctx`` as a plain
+attribute (``ctx.argmax = ...``). ``run_pool`` (given) applies your op and runs backward.
 """
 
 from __future__ import annotations
 
+from typing import Any, Optional
+
 import numpy as np
+
+import minigrad as mg
+from minigrad.autograd import Function, gradcheck
+
+
+def run_pool(function: type, x: np.ndarray, grad_output: np.ndarray,
+             **settings: Any) -> tuple[np.ndarray, np.ndarray, Optional[bool]]:
+    """Given (not an exercise): run a pooling Function forward and backward on a float64 leaf.
+
+    Returns ``(y, dL/dx, gradcheck)``: the output, the input's gradient for the upstream
+    gradient ``grad_output`` (one entry per window), and whether ``gradcheck`` (central
+    differences, on the first image's first channel) agrees with your backward — ``None``
+    when two entries of that plane are equal: at a tie the maximum has no derivative, and
+    finite differences split the gradient between the two.
+    """
+    leaf = mg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True)
+    output = function.apply(leaf, **settings)
+    if tuple(output.shape) != np.shape(grad_output):
+        raise ValueError(
+            f"your forward returned shape {tuple(output.shape)}, but there is one window per "
+            f"entry of grad_output, shape {np.shape(grad_output)}: the pooled output must have "
+            f"shape (N, C, (H − k) // s + 1, (W − k) // s + 1) for an input (N, C, H, W)")
+    output.backward(mg.tensor(np.asarray(grad_output, dtype=np.float64)))
+    plane = mg.tensor(leaf.numpy()[:1, :1], requires_grad=True)
+    agrees = None
+    if np.unique(plane.numpy()).size == plane.numel():
+        agrees = bool(gradcheck(lambda t: function.apply(t, **settings), (plane,),
+                                raise_exception=False))
+    return output.numpy(), leaf.grad.numpy(), agrees
 
 
 def max_pool_forward(x: np.ndarray, kernel_size: int,
@@ -127,3 +166,94 @@ def conv_pool_step(x: np.ndarray, weight: np.ndarray, bias: float,
             grad_x[m:m + rows, n:n + columns] += weight[m, n] * delta_z
     return y, grad_weight, float(delta_z.sum()), grad_x
     ### END SOLUTION
+
+
+def max_pool2d_function(x: np.ndarray, kernel_size: int, stride: int,
+                        grad_output: np.ndarray) -> tuple[np.ndarray, np.ndarray, Optional[bool]]:
+    """Exercise 07.5 — max pooling as a ``Function``, on a batch (N, C, H, W).
+
+    ``forward`` pools every plane x[n, c] with kernel_size × kernel_size windows and the
+    given stride (no padding): y has shape (N, C, (H − k) // s + 1, (W − k) // s + 1). It
+    must also remember, for every window, *where* its maximum was (the argmax; the first
+    one in row-by-row order on a tie, as PyTorch) — ``backward`` needs nothing else.
+    ``backward`` sends each entry of grad_output to its window's argmax; a pixel that wins
+    several overlapping windows gets the sum of their gradients. Return dL/dx, x's shape.
+
+    ``run_pool`` returns ``(y, dL/dx, gradcheck's verdict)``.
+    """
+    class MaxPool2d(Function):
+        @staticmethod
+        def forward(ctx, x, kernel_size, stride):
+            ### BEGIN SOLUTION
+            batch, channels, height, width = x.shape
+            rows = (height - kernel_size) // stride + 1
+            columns = (width - kernel_size) // stride + 1
+            y = np.zeros((batch, channels, rows, columns))
+            argmax = np.zeros((batch, channels, rows, columns, 2), dtype=np.int64)
+            for i in range(rows):
+                for j in range(columns):
+                    top, left = i * stride, j * stride
+                    window = x[:, :, top:top + kernel_size, left:left + kernel_size]
+                    flat = window.reshape(batch, channels, -1)
+                    first = flat.argmax(axis=2)  # np.argmax keeps the first maximum
+                    y[:, :, i, j] = np.take_along_axis(flat, first[..., None], 2)[..., 0]
+                    argmax[:, :, i, j, 0] = top + first // kernel_size
+                    argmax[:, :, i, j, 1] = left + first % kernel_size
+            ctx.argmax, ctx.input_shape = argmax, x.shape
+            return y
+            ### END SOLUTION
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            ### BEGIN SOLUTION
+            g = grad_output.numpy()
+            grad_x = np.zeros(ctx.input_shape)
+            n, c, i, j = np.indices(g.shape)
+            rows, columns = ctx.argmax[..., 0], ctx.argmax[..., 1]
+            np.add.at(grad_x, (n, c, rows, columns), g)  # add.at: repeated pixels add up
+            return grad_x
+            ### END SOLUTION
+
+    return run_pool(MaxPool2d, x, grad_output, kernel_size=kernel_size, stride=stride)
+
+
+def avg_pool2d_function(x: np.ndarray, kernel_size: int, stride: int,
+                        grad_output: np.ndarray) -> tuple[np.ndarray, np.ndarray, Optional[bool]]:
+    """Exercise 07.6 — average pooling as a ``Function``, on a batch (N, C, H, W).
+
+    ``forward``: y[n, c, i, j] is the mean of the kernel_size × kernel_size window (i, j) of
+    x[n, c] (stride s, no padding). ``backward``: every pixel of a window gets 1/(k·k) of
+    that window's gradient; overlapping windows add. Return dL/dx, x's shape.
+
+    ``run_pool`` returns ``(y, dL/dx, gradcheck's verdict)``.
+    """
+    class AvgPool2d(Function):
+        @staticmethod
+        def forward(ctx, x, kernel_size, stride):
+            ### BEGIN SOLUTION
+            batch, channels, height, width = x.shape
+            rows = (height - kernel_size) // stride + 1
+            columns = (width - kernel_size) // stride + 1
+            y = np.zeros((batch, channels, rows, columns))
+            for i in range(rows):
+                for j in range(columns):
+                    window = x[:, :, i * stride:i * stride + kernel_size,
+                               j * stride:j * stride + kernel_size]
+                    y[:, :, i, j] = window.mean(axis=(2, 3))
+            ctx.input_shape, ctx.kernel_size, ctx.stride = x.shape, kernel_size, stride
+            return y
+            ### END SOLUTION
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            ### BEGIN SOLUTION
+            k, s = ctx.kernel_size, ctx.stride
+            share = grad_output.numpy() / (k * k)
+            grad_x = np.zeros(ctx.input_shape)
+            for i in range(share.shape[2]):
+                for j in range(share.shape[3]):
+                    grad_x[:, :, i * s:i * s + k, j * s:j * s + k] += share[:, :, i, j, None, None]
+            return grad_x
+            ### END SOLUTION
+
+    return run_pool(AvgPool2d, x, grad_output, kernel_size=kernel_size, stride=stride)

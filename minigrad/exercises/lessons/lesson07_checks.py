@@ -1,12 +1,254 @@
-"""Checks for lesson 07's exercises: visible cases, fresh random hidden cases, comparators."""
+"""Checks for lesson 07's exercises: visible cases, fresh random hidden cases, comparators.
+
+The comparators recognise the lesson's typical mistakes from the case's arguments and say
+so in words: the gradient routed to the *last* maximum of a tie (or to every maximum),
+``=`` where overlapping windows must add (``+=``), average pooling without its 1/(k·k), a
+pooled output of the wrong shape, and the ReLU erratum (passing the gradient where z = 0).
+"""
 
 from __future__ import annotations
 
+from typing import Any, Callable, Optional
+
 import numpy as np
 
-from minigrad.exercises.spec import Exercise, close
+from minigrad.exercises.spec import Comparator, Exercise, close
 
 
+# ---------------------------------------------------------------------------- pooling by rule
+def _windows(shape: tuple, kernel: int, stride: int):
+    """(i, j, row slice, column slice) of every window of a pooling over the last two axes."""
+    rows = (shape[-2] - kernel) // stride + 1
+    columns = (shape[-1] - kernel) // stride + 1
+    for i in range(rows):
+        for j in range(columns):
+            yield (i, j, slice(i * stride, i * stride + kernel),
+                   slice(j * stride, j * stride + kernel))
+
+
+def _max_routing(x: np.ndarray, g: np.ndarray, kernel: int, stride: int, last: bool = False,
+                 overwrite: bool = False) -> np.ndarray:
+    """dL/dx of max pooling over the last two axes of x (any leading axes), the first
+    maximum of a tie winning — or, to recognise mistakes, the last one (``last``), or each
+    window overwriting instead of adding (``overwrite``, windows taken row by row)."""
+    x3 = np.asarray(x, dtype=float).reshape(-1, *np.shape(x)[-2:])
+    g3 = np.asarray(g, dtype=float).reshape(x3.shape[0], *np.shape(g)[-2:])
+    grad = np.zeros_like(x3)
+    for plane in range(x3.shape[0]):
+        for i, j, rows, columns in _windows(x3.shape, kernel, stride):
+            flat = x3[plane, rows, columns].ravel()
+            where = flat.size - 1 - int(np.argmax(flat[::-1])) if last else int(np.argmax(flat))
+            r, c = rows.start + where // kernel, columns.start + where % kernel
+            if overwrite:
+                grad[plane, r, c] = g3[plane, i, j]
+            else:
+                grad[plane, r, c] += g3[plane, i, j]
+    return grad.reshape(np.shape(x))
+
+
+def _every_maximum_routing(x: np.ndarray, g: np.ndarray, kernel: int,
+                           stride: int) -> np.ndarray:
+    """The mistake of sending a tied window's gradient to each of its maxima (a mask)."""
+    x3 = np.asarray(x, dtype=float).reshape(-1, *np.shape(x)[-2:])
+    g3 = np.asarray(g, dtype=float).reshape(x3.shape[0], *np.shape(g)[-2:])
+    grad = np.zeros_like(x3)
+    for plane in range(x3.shape[0]):
+        for i, j, rows, columns in _windows(x3.shape, kernel, stride):
+            window = x3[plane, rows, columns]
+            grad[plane, rows, columns] += g3[plane, i, j] * (window == window.max())
+    return grad.reshape(np.shape(x))
+
+
+def _max_indices(x: np.ndarray, kernel: int, stride: int, last: bool) -> np.ndarray:
+    """The flat argmax r·W + c of every window of one plane (first or last of a tie)."""
+    rows = (x.shape[0] - kernel) // stride + 1
+    columns = (x.shape[1] - kernel) // stride + 1
+    indices = np.zeros((rows, columns), dtype=np.int64)
+    for i, j, row_slice, column_slice in _windows(x.shape, kernel, stride):
+        flat = x[row_slice, column_slice].ravel()
+        where = flat.size - 1 - int(np.argmax(flat[::-1])) if last else int(np.argmax(flat))
+        indices[i, j] = (row_slice.start + where // kernel) * x.shape[1] + \
+            column_slice.start + where % kernel
+    return indices
+
+
+def _window_count(shape: tuple, kernel: int, stride: int) -> np.ndarray:
+    """How many windows each pixel of one plane lies in."""
+    count = np.zeros(shape[-2:])
+    for _, _, rows, columns in _windows(shape, kernel, stride):
+        count[rows, columns] += 1
+    return count
+
+
+def _wins(x: np.ndarray, kernel: int, stride: int) -> np.ndarray:
+    """How many windows each pixel wins (first maximum of a tie), x's shape."""
+    return _max_routing(x, np.ones(_pooled_shape(np.shape(x), kernel, stride)), kernel, stride)
+
+
+def _pooled_shape(shape: tuple, kernel: int, stride: int) -> tuple:
+    return (*shape[:-2], (shape[-2] - kernel) // stride + 1, (shape[-1] - kernel) // stride + 1)
+
+
+# ---------------------------------------------------------------------------- messages
+_ARRAYS = close(rtol=1e-9, atol=1e-12)
+
+
+def _same(got: Any, want: np.ndarray) -> bool:
+    try:
+        return _ARRAYS(np.asarray(want, dtype=float), np.asarray(got, dtype=float)) is None
+    except (TypeError, ValueError):
+        return False
+
+
+def _last_maximum_message(got: Any, want: np.ndarray, last: np.ndarray) -> Optional[str]:
+    if not _same(got, want) and _same(got, last):
+        return ("where a window holds its maximum twice, yours goes to the LAST one; PyTorch "
+                "keeps the FIRST in row-by-row order (a later value must be strictly larger to "
+                "replace it — np.argmax does this)")
+    return None
+
+
+def _every_maximum_message(got: Any, want: np.ndarray, every: np.ndarray) -> Optional[str]:
+    if not _same(got, want) and _same(got, every):
+        return ("where a window holds its maximum twice, yours sends the gradient to every "
+                "copy; only one entry was selected — the FIRST in row-by-row order gets it all")
+    return None
+
+
+def _overwrite_message(got: Any, want: np.ndarray, wins: np.ndarray) -> Optional[str]:
+    """Wrong only at pixels that several windows send gradient to: = where += was needed."""
+    try:
+        got = np.asarray(got, dtype=float)
+        if got.shape != want.shape:
+            return None
+        wrong = ~np.isclose(got, want, rtol=1e-9, atol=1e-12)
+    except (TypeError, ValueError):
+        return None
+    if wrong.any() and (wins[wrong] >= 2).all():
+        return ("your gradient is wrong only at pixels that several overlapping windows send "
+                "gradient to: there the gradients add up (+=, or np.add.at; note that "
+                "`a[index] += g` with a repeated index adds only once)")
+    return None
+
+
+def _scale_message(got: Any, want: np.ndarray, kernel: int, what: str) -> Optional[str]:
+    area = kernel * kernel
+    if _same(got, want):
+        return None
+    if _same(got, want * area):
+        return (f"your {what} is k·k = {area} times the right one: an average divides by the "
+                f"k·k pixels of its window")
+    if _same(got, want * kernel):
+        return f"your {what} is k = {kernel} times the right one: divide by k·k, not k"
+    return None
+
+
+def _shape_message(got: Any, input_shape: tuple, kernel: int, stride: int) -> Optional[str]:
+    want = _pooled_shape(input_shape, kernel, stride)
+    shape = np.shape(got) if isinstance(got, (np.ndarray, list)) else None
+    if shape is not None and tuple(shape) != want:
+        return (f"the pooled output must have shape {want}: a {kernel}×{kernel} window with "
+                f"stride {stride} fits (H − k) // s + 1 times down an input of height H "
+                f"(input shape {tuple(input_shape)}), and N, C stay as they are")
+    return None
+
+
+def _explained(explain: Callable[[Any, Any, tuple], list]) -> Comparator:
+    """close() on the whole answer, followed by the first targeted message ``explain`` finds
+    (``explain(expected, got, args)`` lists candidates, None for no message)."""
+
+    def compare(expected: Any, got: Any, args: tuple) -> Optional[str]:
+        message = _ARRAYS(expected, got)
+        if message is None:
+            return None
+        try:
+            reasons = [reason for reason in explain(expected, got, args) if reason]
+        except Exception:  # noqa: BLE001 — a strange answer gets the plain message
+            reasons = []
+        return f"{message}; {reasons[0]}" if reasons else message
+
+    return compare
+
+
+def _explain_forward(expected, got, args) -> list:
+    x, kernel, stride = args
+    _, indices = got
+    return [_shape_message(got[0], x.shape, kernel, stride),
+            _last_maximum_message(indices, expected[1], _max_indices(x, kernel, stride, True))]
+
+
+def _explain_max_backward(expected, got, args) -> list:
+    x, g, kernel, stride = args
+    return [_last_maximum_message(got, expected, _max_routing(x, g, kernel, stride, last=True)),
+            _every_maximum_message(got, expected, _every_maximum_routing(x, g, kernel, stride)),
+            _overwrite_message(got, expected, _wins(x, kernel, stride))]
+
+
+def _explain_avg_backward(expected, got, args) -> list:
+    g, shape, kernel, stride = args
+    return [_scale_message(got, expected, kernel, "gradient"),
+            _overwrite_message(got, expected, _window_count(shape, kernel, stride))]
+
+
+def _explain_max_function(expected, got, args) -> list:
+    x, kernel, stride, g = args
+    return [_last_maximum_message(got[1], expected[1],
+                                  _max_routing(x, g, kernel, stride, last=True)),
+            _every_maximum_message(got[1], expected[1],
+                                   _every_maximum_routing(x, g, kernel, stride)),
+            _overwrite_message(got[1], expected[1], _wins(x, kernel, stride)),
+            _gradcheck_message(expected, got)]
+
+
+def _explain_avg_function(expected, got, args) -> list:
+    x, kernel, stride, g = args
+    return [_scale_message(got[0], expected[0], kernel, "output"),
+            _scale_message(got[1], expected[1], kernel, "gradient"),
+            _overwrite_message(got[1], expected[1],
+                               np.broadcast_to(_window_count(x.shape, kernel, stride), x.shape)),
+            _gradcheck_message(expected, got)]
+
+
+def _gradcheck_message(expected, got) -> Optional[str]:
+    if expected[2] is True and got[2] is False:
+        return ("gradcheck disagrees with your backward: the finite differences of your own "
+                "forward are not the gradient your backward returns")
+    return None
+
+
+def _explain_conv_pool(expected, got, args) -> list:
+    x, weight, bias, g = args
+    erratum = _conv_pool(x, weight, bias, g, relu_at_zero=True)
+    passes_zero = all(_same(mine, right) for mine, right in zip(got[1:], erratum[1:]))
+    if passes_zero and not all(_same(mine, right) for mine, right in zip(got[1:], expected[1:])):
+        return ["your gradient passes the ReLU where z = 0 exactly: its derivative is 1 only "
+                "where z > 0 ('where the output ≥ 0' is every pixel, since a ReLU's output is "
+                "never negative)"]
+    return []
+
+
+def _conv_pool(x: np.ndarray, weight: np.ndarray, bias: float, g: np.ndarray,
+               relu_at_zero: bool = False) -> tuple:
+    """Exercise 07.4 by rule; ``relu_at_zero`` lets the gradient through where z = 0."""
+    k = weight.shape[0]
+    rows, columns = x.shape[0] - k + 1, x.shape[1] - k + 1
+    z = bias + sum(weight[m, n] * x[m:m + rows, n:n + columns]
+                   for m in range(k) for n in range(k))
+    a = np.maximum(z, 0.0)
+    pooled = a[:rows // 2 * 2, :columns // 2 * 2]
+    delta_a = np.zeros_like(a)
+    delta_a[:rows // 2 * 2, :columns // 2 * 2] = _max_routing(pooled, g, 2, 2)
+    delta_z = delta_a * ((z >= 0) if relu_at_zero else (z > 0))
+    grad_weight = np.array([[np.sum(delta_z * x[m:m + rows, n:n + columns]) for n in range(k)]
+                            for m in range(k)])
+    grad_x = np.zeros_like(x)
+    for m in range(k):
+        for n in range(k):
+            grad_x[m:m + rows, n:n + columns] += weight[m, n] * delta_z
+    return None, grad_weight, float(delta_z.sum()), grad_x
+
+
+# ---------------------------------------------------------------------------- cases
 def _pool_case(rng: np.random.Generator, ties: bool, overlap: bool = False) -> tuple:
     kernel = int(rng.integers(2, 4))
     stride = int(rng.integers(1, kernel)) if overlap else kernel
@@ -25,29 +267,49 @@ def _avg_case(rng: np.random.Generator, overlap: bool = False) -> tuple:
     return (grad_output, tuple(x.shape), kernel, stride)
 
 
+def _batch_case(rng: np.random.Generator, overlap: bool, ties: bool = False,
+                stride_above: bool = False) -> tuple:
+    """(x, k, s, dL/dy) for 07.5 and 07.6: a batch (N, C, H, W), k 2–3, stride 1–3.
+    ``overlap``: stride < k, and one pixel of every plane wins the windows around it;
+    ``stride_above``: k = 2 and stride 3, some pixels lie in no window; ``ties``: small
+    integers."""
+    kernel = 2 if stride_above else int(rng.integers(2, 4))
+    stride = (int(rng.integers(1, kernel)) if overlap else 3 if stride_above else kernel)
+    smallest = kernel + stride
+    batch, channels = (int(v) for v in rng.integers(1, 4, size=2))
+    height, width = (int(v) for v in rng.integers(smallest, smallest + 5, size=2))
+    shape = (batch, channels, height, width)
+    x = (rng.integers(-2, 3, size=shape).astype(float) if ties else rng.normal(size=shape))
+    if overlap:
+        x[:, :, stride, stride] = x.max() + 1.0 + rng.random(size=(batch, channels))
+    return (x, kernel, stride, rng.normal(size=_pooled_shape(shape, kernel, stride)))
+
+
 def _conv_pool_case(rng: np.random.Generator) -> tuple:
-    k = int(rng.integers(2, 4))
-    height, width = (int(v) for v in rng.integers(k + 2, k + 7, size=2))
-    x = rng.normal(size=(height, width))
-    rows, columns = height - k + 1, width - k + 1
-    return (x, rng.normal(size=(k, k)), float(rng.normal() * 0.5),
-            rng.normal(size=(rows // 2, columns // 2)))
+    """A random plane whose gradient reaches the weights (redrawn while every routed z ≤ 0)."""
+    while True:
+        k = int(rng.integers(2, 4))
+        height, width = (int(v) for v in rng.integers(k + 2, k + 7, size=2))
+        x = rng.normal(size=(height, width))
+        rows, columns = height - k + 1, width - k + 1
+        case = (x, rng.normal(size=(k, k)), float(rng.normal() * 0.5),
+                rng.normal(size=(rows // 2, columns // 2)))
+        if np.abs(_conv_pool(*case)[1]).max() > 1e-3:
+            return case
 
 
 def _conv_pool_kink_case(rng: np.random.Generator) -> tuple:
-    """Small integers (exact arithmetic) drawn until some pooling window holds no positive z
-    and its first position has z exactly 0: there the gradient stops at the ReLU, which
-    [z ≥ 0] (the erratum) would let through."""
+    """Small integers (exact arithmetic) drawn until one pooling window holds no positive z
+    and its first position has z exactly 0 — there the gradient stops at the ReLU, which
+    [z ≥ 0] (the erratum) would let through — while another window does carry gradient."""
     while True:
         x = rng.integers(-2, 3, size=(6, 6)).astype(float)
         weight = rng.integers(-1, 3, size=(2, 2)).astype(float)
         bias = float(rng.integers(-2, 3))
         z = bias + sum(weight[m, n] * x[m:m + 5, n:n + 5] for m in range(2) for n in range(2))
-        for i in range(2):
-            for j in range(2):
-                window = z[2 * i:2 * i + 2, 2 * j:2 * j + 2]
-                if window.max() <= 0 and window[0, 0] == 0:
-                    return x, weight, bias, rng.normal(size=(2, 2)) + 2.0
+        maxima = [z[2 * i:2 * i + 2, 2 * j:2 * j + 2] for i in range(2) for j in range(2)]
+        if any(w.max() <= 0 and w[0, 0] == 0 for w in maxima) and any(w.max() > 0 for w in maxima):
+            return x, weight, bias, rng.normal(size=(2, 2)) + 2.0
 
 
 def _forward_case(rng: np.random.Generator, ties: bool, overlap: bool = False) -> tuple:
@@ -55,10 +317,27 @@ def _forward_case(rng: np.random.Generator, ties: bool, overlap: bool = False) -
     return (x, kernel, stride)
 
 
+def _visible_batches() -> list[tuple]:
+    """Visible cases of 07.5 and 07.6: one plane; two channels with ties; a batch of two
+    with overlapping windows (stride 1) and a pixel that wins four windows. Only the tied case
+    skips gradcheck (see run_pool)."""
+    plane = np.array([[[[1.0, 2.0, 0.0, 1.25], [4.0, 3.0, 5.0, 2.25],
+                        [0.5, 1.75, 2.5, 2.75], [6.0, 0.25, 1.5, 3.5]]]])
+    tied = np.stack([np.array([[3.0, 3.0], [1.0, 3.0]]),
+                     np.array([[0.0, 2.0], [2.0, 1.0]])])[None]
+    overlapping = (np.arange(32) * 13 % 32).reshape(2, 1, 4, 4) / 32  # 32 distinct values
+    overlapping[:, 0, 1, 2] = [2.0, 2.5]  # wins the four windows around it
+    return [(plane, 2, 2, np.array([[[[10.0, 20.0], [30.0, 40.0]]]])),
+            (tied, 2, 2, np.array([[[[1.0]], [[2.0]]]])),
+            (overlapping, 2, 1, np.arange(1.0, 19.0).reshape(2, 1, 3, 3))]
+
+
 EXERCISES = [
     Exercise(
         id="07.1", function="max_pool_forward", points=3,
         title="Max pooling forward, with the argmax indices",
+        idea="Visit the windows one by one; in each, find the largest value and where it sits "
+             "— counted in the whole plane, not in the window.",
         hint="np.argmax(window) is the first maximum in row-by-row order; np.unravel_index "
              "gives (r, c) in the window; the index is (i*s + r) * W + (j*s + c).",
         visible=lambda: [(np.array([[1.0, 2.0, 0.0, 1.0], [4.0, 3.0, 5.0, 2.0]]), 2, 2),
@@ -66,11 +345,14 @@ EXERCISES = [
                          (np.arange(9.0).reshape(3, 3), 2, 1)],
         hidden=lambda rng: [_forward_case(rng, ties=False), _forward_case(rng, ties=True),
                             _forward_case(rng, ties=True, overlap=True)],
-        compare=close(rtol=1e-12, atol=0.0),
+        compare=_explained(_explain_forward),
+        parts=("values", "indices"),
     ),
     Exercise(
         id="07.2", function="max_pool_backward", points=4,
         title="Max pooling backward: argmax routing",
+        idea="Only the winner of a window moved the window's output: its gradient goes there "
+             "and nowhere else; a pixel that wins several windows collects from all of them.",
         hint="For each window: np.argmax of the window gives the first maximum (row by row); "
              "np.unravel_index turns it into (r, c); add grad_output[i, j] there (+=, windows "
              "may overlap).",
@@ -81,35 +363,75 @@ EXERCISES = [
              np.array([[1.0, 2.0], [3.0, 4.0]]), 2, 1)],
         hidden=lambda rng: [_pool_case(rng, ties=False), _pool_case(rng, ties=True),
                             _pool_case(rng, ties=True, overlap=True)],
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=_explained(_explain_max_backward),
     ),
     Exercise(
         id="07.3", function="avg_pool_backward", points=3,
         title="Average pooling backward: grad / (k·k)",
+        idea="Every pixel of a window counts equally in its mean, so each gets the same share "
+             "of the window's gradient; windows that overlap both pay into a pixel.",
         hint="Each window pixel gets grad_output[i, j] / (k*k); add over windows (+=).",
         visible=lambda: [(np.array([[4.0]]), (2, 2), 2, 2),
                          (np.array([[1.0, 2.0], [3.0, 4.0]]), (5, 5), 2, 2),
                          (np.array([[9.0, 9.0]]), (3, 4), 3, 1)],
         hidden=lambda rng: [_avg_case(rng), _avg_case(rng, overlap=True), _avg_case(rng)],
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=_explained(_explain_avg_backward),
     ),
     Exercise(
         id="07.4", function="conv_pool_step", points=5,
         title="One conv + ReLU + max-pool step, forward and backward",
+        idea="Go backward one layer at a time from the top: the pooling picks where the "
+             "gradient goes, the ReLU decides whether it passes, the convolution spreads it to "
+             "the weights and the input (lesson 06).",
         hint="Backward from the top: pool routes to the first max of each 2×2 window of a; ReLU "
              "keeps it where z > 0 (not z ≥ 0); then dW = correlate(x, δ_z), db = Σ δ_z, and "
              "dL/dx[m:m+rows, n:n+cols] += weight[m, n]·δ_z.",
         visible=lambda: [
-            (np.arange(16.0).reshape(4, 4) / 4, np.array([[1.0, 0.0], [0.0, -1.0]]), 0.5,
+            # z = 0.25 everywhere: the pool's window is a tie, its first entry gets the gradient
+            (np.arange(16.0).reshape(4, 4) / 4, np.array([[1.0, 0.0], [0.0, -1.0]]), 1.5,
              np.array([[1.0]])),
             (np.array([[1.0, -2.0, 3.0, 0.5, 2.0], [0.0, 1.0, -1.0, 2.0, 1.0],
                        [2.0, 0.5, 1.0, -3.0, 0.0], [1.0, 1.0, 0.0, 2.0, -1.0],
                        [0.5, -1.0, 2.0, 1.0, 3.0]]),
              np.array([[0.5, -1.0], [1.0, 0.25]]), -0.1, np.array([[1.0, -2.0], [0.5, 3.0]])),
-            # z = [[0, -3], [-3, -1]]: the pool routes to z = 0, where the ReLU stops it
-            (np.array([[1.0, -1.0, -2.0], [-1.0, 1.0, -1.0], [-2.0, -1.0, 0.0]]), np.ones((2, 2)),
-             0.0, np.array([[2.0]]))],
+            # z's top-left window is [[0, -1], [-4, -3]]: the pool routes to z = 0, where the
+            # ReLU stops the gradient; the three other windows pass theirs
+            (np.array([[1.0, -2.0, 2.0, 2.0, 2.0], [-1.0, -2.0, -1.0, 1.0, 2.0],
+                       [2.0, -1.0, -2.0, 2.0, -2.0], [-1.0, -2.0, -2.0, -2.0, 2.0],
+                       [0.0, 2.0, -1.0, 1.0, 0.0]]), np.array([[1.0, 0.0], [-1.0, 1.0]]),
+             0.0, np.array([[2.0, 1.0], [-1.0, 0.5]]))],
         hidden=lambda rng: [_conv_pool_case(rng) for _ in range(3)] + [_conv_pool_kink_case(rng)],
-        compare=close(rtol=1e-8, atol=1e-10),
+        compare=_explained(_explain_conv_pool),
+        parts=("y", "dL/dweight", "dL/dbias", "dL/dx"),
+    ),
+    Exercise(
+        id="07.5", function="max_pool2d_function", points=5,
+        title="MaxPool2d as a Function, on a batch",
+        idea="Forward finds each window's winner and keeps where it is (ctx); backward needs "
+             "only those positions: each output gradient goes back to its winner, and a pixel "
+             "that wins several windows collects them all.",
+        hint="forward: for each (i, j), window = x[:, :, s·i:s·i+k, s·j:s·j+k] reshaped to "
+             "(N, C, k·k); argmax over the last axis (the first max); keep the row s·i + a // k "
+             "and column s·j + a % k.  backward: np.add.at(grad_x, (n, c, rows, columns), g) "
+             "with n, c from np.indices(g.shape).",
+        visible=_visible_batches,
+        hidden=lambda rng: [_batch_case(rng, overlap=False), _batch_case(rng, overlap=True),
+                            _batch_case(rng, overlap=False, stride_above=True),
+                            _batch_case(rng, overlap=True, ties=True)],
+        compare=_explained(_explain_max_function),
+        parts=("y", "dL/dx", "gradcheck"),
+    ),
+    Exercise(
+        id="07.6", function="avg_pool2d_function", points=4,
+        title="AvgPool2d as a Function, on a batch",
+        idea="Forward is a mean per window; backward shares each window's gradient equally "
+             "among its pixels, and overlapping windows add.",
+        hint="forward: y[:, :, i, j] = window.mean(axis=(2, 3)).  backward: grad_x[:, :, "
+             "s·i:s·i+k, s·j:s·j+k] += g[:, :, i, j, None, None] / (k·k).",
+        visible=_visible_batches,
+        hidden=lambda rng: [_batch_case(rng, overlap=False), _batch_case(rng, overlap=True),
+                            _batch_case(rng, overlap=False, stride_above=True)],
+        compare=_explained(_explain_avg_function),
+        parts=("y", "dL/dx", "gradcheck"),
     ),
 ]
