@@ -43,7 +43,8 @@ def test_lessons_command_lists_every_lesson(capsys: pytest.CaptureFixture[str]) 
     printed = capsys.readouterr().out
     for lesson in LESSONS:
         assert f"{lesson.number:02d}  {lesson.title}" in printed
-    assert "01  Derivatives and the chain rule\n" in printed  # ready: no "coming soon"
+    assert "01  Derivatives and the chain rule  (about 1.5 hours)\n" in printed  # no "coming soon"
+    assert "you build: an NCHW Conv2d Function" in printed
 
 
 def test_console_script_runs() -> None:
@@ -53,3 +54,18 @@ def test_console_script_runs() -> None:
     result = subprocess.run([str(script), "lessons"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0
     assert "Tensors, Jacobians" in result.stdout
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.name)
+def test_the_catalog_and_the_readme_give_the_readings_time(lesson) -> None:  # type: ignore[no-untyped-def]
+    """Each reading states a student's time; `minigrad lessons` and the README's table say
+    the same (hours as 1.5 or 1½ alike)."""
+    reading = (ROOT / "lessons" / f"{lesson.name}.md").read_text(encoding="utf-8")
+    stated = reading.split("**Time:** ", 1)[1].split(" —", 1)[0]
+    assert lesson.time == stated
+    hours = stated.removeprefix("about ").split(" hour")[0].replace("½", ".5")
+    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith(f"| {lesson.number:02d} |"))
+    shown = row.split(" | ")[3].removesuffix(" h").replace("½", ".5")
+    assert float(hours) == float(shown), (stated, row)
+    assert lesson.builds, "every lesson says what the student builds"
