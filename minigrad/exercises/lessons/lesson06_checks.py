@@ -404,5 +404,10 @@ EXERCISES = [
         hidden=_conv2d_hidden,
         compare=_compare_conv2d,
         parts=("y", "dL/dx", "dL/dw", "dL/db", "gradcheck"),
+        # A student's first Conv2d is seven nested Python loops, and run_conv2d gradchecks it
+        # (two forwards per input entry). Such a Conv2d took 2.6-12 s for all 8 cases on most
+        # seeds and 21 s on the costliest of 2000 (3 × 3 channels, a 7 × 7 plane) on a
+        # 2-core machine at load 12: the run's 10 s would fail a right answer for being slow.
+        timeout=40.0,
     ),
 ]
