@@ -3,6 +3,8 @@ worked case's numbers, and common mistakes do not pass (see tests/exercise_cases
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from exercise_cases import ExerciseCases
@@ -241,7 +243,45 @@ def _conv_flipped_forward(*args):
     return (flipped,) + _answer(args)[1:]
 
 
+def _conv_one_input_channel(*args):
+    from minigrad.exercises.lessons.lesson06_checks import forward_without_bias
+    x, w, b, _, s, p = args
+    return (forward_without_bias(x[:, :1], w[:, :1], s, p) + b[None, :, None, None],
+            ) + _answer(args)[1:]
+
+
+def _conv_one_output_channel(*args):
+    x, w, _, delta, s, p = args
+    shape = (x.shape[0], x.shape[1], x.shape[2] + 2 * p, x.shape[3] + 2 * p)
+    last = padded_input_grad(delta[:, -1:], w[-1:], shape, s)  # `=` where `+=` was meant
+    return _answer(args, grad_x=last[:, :, p:p + x.shape[2], p:p + x.shape[3]])
+
+
+def _conv_not_dilated_right_shape(*args):
+    x, w, _, delta, s, p = args
+    k = w.shape[2]
+    full = padded_input_grad(delta, w, (*x.shape[:2], delta.shape[2] + k - 1,
+                                        delta.shape[3] + k - 1), 1)
+    placed = np.zeros((*x.shape[:2], x.shape[2] + 2 * p, x.shape[3] + 2 * p))
+    rows, columns = min(placed.shape[2], full.shape[2]), min(placed.shape[3], full.shape[3])
+    placed[:, :, :rows, :columns] = full[:, :, :rows, :columns]
+    return _answer(args, grad_x=placed[:, :, p:p + x.shape[2], p:p + x.shape[3]])
+
+
+def _conv_bias_summed_per_image(*args):
+    return _answer(args, grad_b=args[3].sum(axis=(1, 2, 3)))
+
+
+def _conv_bias_summed_over_everything(*args):
+    return _answer(args, grad_b=args[3].sum())
+
+
 @pytest.mark.parametrize("wrong, words", [
+    (_conv_one_input_channel, "y uses one input channel only"),
+    (_conv_one_output_channel, "dL/dx holds one output channel's share only"),
+    (_conv_not_dilated_right_shape, "δ was not dilated"),
+    (_conv_bias_summed_per_image, "b[o] was added to every output of channel o"),
+    (_conv_bias_summed_over_everything, "dL/db has shape ()"),
     (_conv_no_bias, "y lacks the bias"),
     (_conv_flipped_forward, "y flips the kernel"),
     (_conv_unrotated, "NOT rotated by 180°"),
@@ -273,23 +313,25 @@ def test_a_forward_only_answer_fails_every_visible_case() -> None:
 
 
 def test_a_real_function_without_rotation_fails_gradcheck_and_is_named() -> None:
-    from minigrad import kernels
     from minigrad.autograd import Function
+    from minigrad.exercises.lessons.lesson06_checks import forward_without_bias
 
     class Unrotated(Function):
         @staticmethod
         def forward(ctx, x, weight, bias, stride, padding):
             ctx.save_for_backward(x, weight)
-            ctx.settings = (stride, stride), (padding, padding)
-            return kernels.conv2d_forward(x, weight, *ctx.settings) + bias[None, :, None, None]
+            ctx.stride, ctx.padding = stride, padding
+            return forward_without_bias(x, weight, stride, padding) + bias[None, :, None, None]
 
         @staticmethod
         def backward(ctx, grad_output):
             x, weight = (t.numpy() for t in ctx.saved_tensors)
-            delta = grad_output.numpy()
-            flipped = np.ascontiguousarray(weight[:, :, ::-1, ::-1])  # the mistake
-            return (kernels.conv2d_grad_input(delta, flipped, x.shape, *ctx.settings),
-                    kernels.conv2d_grad_weight(x, delta, weight.shape, *ctx.settings),
+            delta, s, p = grad_output.numpy(), ctx.stride, ctx.padding
+            shape = (x.shape[0], x.shape[1], x.shape[2] + 2 * p, x.shape[3] + 2 * p)
+            flipped = weight[:, :, ::-1, ::-1]  # the mistake
+            grad_x = padded_input_grad(delta, flipped, shape, s)[:, :, p:p + x.shape[2],
+                                                                 p:p + x.shape[3]]
+            return (grad_x, weight_grad_per_example(x, delta, weight.shape[2], s, p).sum(axis=0),
                     delta.sum(axis=(0, 2, 3)))
 
     args = BY_ID["06.5"].visible()[2]
@@ -297,6 +339,88 @@ def test_a_real_function_without_rotation_fails_gradcheck_and_is_named() -> None
     assert got[4] is False
     message, credit = judge(BY_ID["06.5"], reference.conv2d_function(*args), got, args)
     assert "NOT rotated by 180°" in message and credit == pytest.approx(3 / 5)
+
+
+def _library_function(forward_with, backward_with):
+    """A Conv2d Function that hands its work to the library: the hole 06.5 must close."""
+    from minigrad.autograd import Function
+
+    class Borrowed(Function):
+        @staticmethod
+        def forward(ctx, x, weight, bias, stride, padding):
+            ctx.args = (x, weight, bias, stride, padding)
+            return forward_with(x, weight, bias, stride, padding)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return backward_with(*ctx.args, grad_output.numpy())
+
+    return Borrowed
+
+
+def _engine_forward(x, w, b, stride, padding):
+    return F.conv2d(mg.tensor(x), mg.tensor(w), mg.tensor(b), stride=stride,
+                    padding=padding).numpy()
+
+
+def _module_forward(x, w, b, stride, padding):
+    layer = mg.nn.Conv2d(w.shape[1], w.shape[0], w.shape[2], stride=stride, padding=padding,
+                         dtype=mg.float64)
+    layer.weight.data = mg.tensor(w)
+    layer.bias.data = mg.tensor(b)
+    with mg.no_grad():
+        return layer(mg.tensor(x)).numpy()
+
+
+def _kernel_forward(x, w, b, stride, padding):
+    from minigrad.kernels import im2col
+    return im2col.conv2d_forward(x, w, (stride, stride), (padding, padding)) + b[:, None, None]
+
+
+def _numpy_forward(x, w, b, stride, padding):
+    from minigrad.exercises.lessons.lesson06_checks import forward_without_bias
+    return forward_without_bias(x, w, stride, padding) + b[:, None, None]
+
+
+def _engine_backward(x, w, b, stride, padding, delta):
+    return tuple(_engine_conv(x, w, b, delta, stride, padding)[1:])
+
+
+def _kernel_backward(x, w, b, stride, padding, delta):
+    from minigrad import kernels
+    settings = (stride, stride), (padding, padding)
+    return (kernels.conv2d_grad_input(delta, w, x.shape, *settings),
+            kernels.conv2d_grad_weight(x, delta, w.shape, *settings), delta.sum(axis=(0, 2, 3)))
+
+
+def _torch_forward(x, w, b, stride, padding):
+    torch = pytest.importorskip("torch")
+    return torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b),
+                                      stride=stride, padding=padding).numpy()
+
+
+@pytest.mark.parametrize("forward_with, backward_with, named", [
+    (_engine_forward, _engine_backward, "minigrad.ops.conv"),
+    (_module_forward, _engine_backward, "minigrad.ops.conv"),
+    (_kernel_forward, _kernel_backward, "minigrad.kernels"),
+    (_numpy_forward, _engine_backward, "minigrad.ops.conv"),
+    (_numpy_forward, _kernel_backward, "minigrad.kernels"),
+    (_torch_forward, _engine_backward, "torch.conv2d")])
+def test_a_conv2d_that_calls_the_librarys_convolution_is_refused(forward_with, backward_with,
+                                                                 named) -> None:
+    args = BY_ID["06.5"].visible()[2]
+    with pytest.raises(RuntimeError, match="calls the library's convolution") as raised:
+        reference.run_conv2d(_library_function(forward_with, backward_with), *args)
+    assert named in str(raised.value)
+    assert sys.getprofile() is None  # the watch is taken off again
+
+
+def test_the_watch_lets_numpy_and_check_yourself_calls_through() -> None:
+    with reference.library_convolution_calls() as calls:
+        np.einsum("ij,jk->ik", np.ones((2, 2)), np.ones((2, 2)))
+        np.pad(np.ones((2, 2)), 1)
+    assert calls == []
+    _engine_forward(*BY_ID["06.5"].visible()[1][:3], 1, 1)  # outside the watch: allowed
 
 
 @pytest.mark.parametrize("answer, words", [
@@ -320,3 +444,9 @@ def test_the_figures_show_the_readings_numbers() -> None:
     assert grad_x[2, 2] == 36.0
     loss, names = pictures.conv_pool_net_loss()
     assert names["loss"] is loss and loss.shape == ()
+
+
+def test_a_loop_by_loop_conv2d_has_time_for_every_case() -> None:
+    """Seven nested loops, gradchecked, took up to 21 s for 06.5's cases on a loaded 2-core
+    machine (see the checks): more than the grader's default 10 s per exercise."""
+    assert BY_ID["06.5"].timeout is not None and BY_ID["06.5"].timeout >= 40

@@ -41,6 +41,18 @@ def padded_input_grad(delta: np.ndarray, weight: np.ndarray, padded_shape: tuple
     return grad
 
 
+def _undilated_conv(delta: np.ndarray, weight: np.ndarray, padded_shape: tuple, padding: int,
+                    input_shape: tuple) -> np.ndarray:
+    """The stride-1 full convolution of δ as it is (not dilated), written from the top left
+    into an array of x_p's shape and cropped like the right answer: 06.5's "δ not dilated"."""
+    k, (rows, columns) = weight.shape[-1], delta.shape[2:]
+    full = padded_input_grad(delta, weight, (*padded_shape[:2], rows + k - 1, columns + k - 1), 1)
+    placed = np.zeros(padded_shape)
+    height, width = min(padded_shape[2], full.shape[2]), min(padded_shape[3], full.shape[3])
+    placed[:, :, :height, :width] = full[:, :, :height, :width]
+    return placed[:, :, padding:padding + input_shape[2], padding:padding + input_shape[3]]
+
+
 def forward_without_bias(x: np.ndarray, weight: np.ndarray, stride: int, padding: int) -> np.ndarray:
     """Σ_c x_p[n, c] ⋆ w[o, c] with stride s, shape (N, O, OH, OW)."""
     padded = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
@@ -168,6 +180,13 @@ def _conv_notes(got: tuple, args: tuple) -> list[str]:
                                                              padding) + bias[None, :, None, None]):
             notes.append("y flips the kernel (the mathematicians' convolution): deep-learning "
                          "libraries slide w as it is, y = Σ w[m, n]·x[s i + m, s j + n]")
+        elif x.shape[1] > 1 and any(
+                _matches(got[0], forward_without_bias(x[:, c:c + 1], weight[:, c:c + 1], stride,
+                                                      padding) + bias[None, :, None, None])
+                for c in range(x.shape[1])):
+            notes.append(f"y uses one input channel only: output channel o reads all "
+                         f"{x.shape[1]} input channels, each through its own kernel w[o, c], "
+                         "and adds them up")
 
     padded_shape = (batch, x.shape[1], height + 2 * padding, width + 2 * padding)
     right_padded = padded_input_grad(delta, weight, padded_shape, stride)
@@ -185,13 +204,23 @@ def _conv_notes(got: tuple, args: tuple) -> list[str]:
                              for top in range(2 * padding + 1) for left in range(2 * padding + 1)):
             notes.append(f"dL/dx is cropped at the wrong place: the padding is {padding} on "
                          f"every side, so keep rows and columns {padding} … {padding} + H − 1")
-        elif stride > 1 and dx_shape is not None and len(dx_shape) == 4 \
-                and dx_shape[2] in (undilated_rows, undilated_rows + 2 * padding):
+        elif stride > 1 and (dx_shape is not None and len(dx_shape) == 4
+                             and dx_shape[2] in (undilated_rows, undilated_rows + 2 * padding)
+                             or _matches(got[1], _undilated_conv(delta, weight, padded_shape,
+                                                                 padding, x.shape))):
             notes.append(f"δ was not dilated: with stride {stride} put {stride - 1} zero(s) "
                          "between neighbouring entries of δ before the full convolution")
         elif dx_shape is not None and dx_shape != x.shape:
             notes.append(f"dL/dx must have x's shape {x.shape}, got {dx_shape} (rows no window "
                          "read get gradient 0)")
+        elif out_channels > 1 and any(
+                _matches(got[1], padded_input_grad(delta[:, o:o + 1], weight[o:o + 1],
+                                                   padded_shape, stride)[
+                    :, :, padding:padding + height, padding:padding + width])
+                for o in range(out_channels)):
+            notes.append(f"dL/dx holds one output channel's share only: x[n, c] feeds all "
+                         f"{out_channels} output channels, so its gradient adds up what comes "
+                         "back from each of them")
 
     per_example_w = weight_grad_per_example(x, delta, k, stride, padding)
     per_example_b = delta.sum(axis=(2, 3))
@@ -207,6 +236,12 @@ def _conv_notes(got: tuple, args: tuple) -> list[str]:
                          f"{right_shape}")
         elif name == "dL/dw" and _matches(got_value, per_example.sum(axis=0)[:, :, ::-1, ::-1]):
             notes.append("dL/dw is rotated by 180°: slide δ over x, not x over δ")
+        elif name == "dL/db":
+            shape = _shape(got_value)
+            wrong_shape = f"has shape {shape}, expected {right_shape}" if shape != right_shape \
+                else "sums the wrong entries of δ"
+            notes.append(f"dL/db {wrong_shape}: b[o] was added to every output of channel o, "
+                         "in every image, and nowhere else")
     if got[4] is False and not notes:  # otherwise the notes above say why
         notes.append("gradcheck failed: your backward does not agree with finite differences "
                      "of your forward")
@@ -369,5 +404,10 @@ EXERCISES = [
         hidden=_conv2d_hidden,
         compare=_compare_conv2d,
         parts=("y", "dL/dx", "dL/dw", "dL/db", "gradcheck"),
+        # A student's first Conv2d is seven nested Python loops, and run_conv2d gradchecks it
+        # (two forwards per input entry). Such a Conv2d took 2.6-12 s for all 8 cases on most
+        # seeds and 21 s on the costliest of 2000 (3 × 3 channels, a 7 × 7 plane) on a
+        # 2-core machine at load 12: the run's 10 s would fail a right answer for being slow.
+        timeout=40.0,
     ),
 ]
