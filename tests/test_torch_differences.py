@@ -465,3 +465,89 @@ def _outcome(code: str, library) -> object:
 def test_saved_for_backward_as_torch(code):
     torch = pytest.importorskip("torch")
     assert _outcome(code, mg) == _outcome(code, torch)
+
+
+# ---- 7. second order: gradients recorded as PyTorch records them ------------------------------
+def _second_order(make_loss, x: mg.Tensor) -> mg.Tensor:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_loss(x).backward(create_graph=True)
+    return x.grad
+
+
+@pytest.mark.parametrize("pool", [lambda x: mg.nn.functional.max_pool2d(x, 2),
+                                  lambda x: mg.nn.functional.avg_pool2d(x, 2)],
+                         ids=["max", "avg"])
+def test_pool_gradient_is_recorded_when_its_input_requires_grad(pool):
+    x = tensor(np.arange(16.0).reshape(1, 1, 4, 4), requires_grad=True)
+    grad = _second_order(lambda x: pool(x).sum(), x)
+    assert grad.requires_grad and not grad.is_leaf
+    (grad * grad).sum().backward()  # d/dx of a gradient that does not depend on x: 0
+    assert x.grad.shape == (1, 1, 4, 4)
+
+
+def test_pool_saves_its_input():
+    x = tensor(np.arange(16.0).reshape(1, 1, 4, 4), requires_grad=True)
+    h = x * 1
+    y = mg.nn.functional.avg_pool2d(h, 2).sum()
+    h.mul_(2)
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        y.backward()
+
+
+def test_relu_gradient_is_zero_where_relu_is_flat_even_for_nan_upstream():
+    x = tensor([0.0, -1.0, 2.0], requires_grad=True)
+    ((x.relu() ** 2).sqrt()).sum().backward()  # upstream gradient at 0 is 0 / 0 = nan
+    assert x.grad.tolist() == [0.0, 0.0, 1.0]
+
+
+def test_max_and_min_give_zero_to_the_others_even_for_inf_upstream():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x = tensor([1.0, 3.0, 3.0], requires_grad=True)
+        (x.max() * float("inf")).backward()
+        assert x.grad.tolist() == [0.0, float("inf"), float("inf")]
+        x = tensor([[1.0, 3.0], [4.0, 2.0]], requires_grad=True)
+        (x.min(dim=1)[0] * float("inf")).sum().backward()
+        assert x.grad.tolist() == [[float("inf"), 0.0], [0.0, float("inf")]]
+
+
+SECOND_ORDER_CASES = oracle_cases("""
+x = L.tensor([[0.5, -1.0, 2.0], [1.5, 0.3, -0.2]], dtype=L.float64, requires_grad=True)
+L.nn.functional.max_pool2d(x.reshape(1, 1, 2, 3), 2).sum().backward(create_graph=True)
+r = x.grad, x.grad.requires_grad, x.grad.is_leaf
+---
+x = L.arange(16., dtype=L.float64).reshape(1, 1, 4, 4).requires_grad_()
+L.nn.functional.avg_pool2d(x, 2).max().backward(create_graph=True)
+g = x.grad; (g * g).sum().backward(); r = g, g.requires_grad, g.is_leaf, x.grad
+---
+x = L.arange(16., dtype=L.float64).reshape(1, 1, 4, 4).requires_grad_()
+y = L.nn.functional.max_pool2d(x.tanh(), 2); y = L.nn.functional.avg_pool2d(y, 2)
+y.sum().backward(create_graph=True); g = x.grad; (g ** 2).sum().backward()
+r = g, g.requires_grad, x.grad
+---
+x = L.tensor([0., -1., 2.], requires_grad=True); ((x.relu() ** 2).sqrt()).sum().backward(); r = x.grad
+---
+x = L.tensor([0., -1., 2.], requires_grad=True); (x.relu() ** 2).sqrt().abs().sum().backward(create_graph=True)
+r = x.grad, x.grad.requires_grad
+---
+x = L.tensor([1., 3., 3.], requires_grad=True); (x.max() * float("inf")).backward(); r = x.grad
+---
+x = L.tensor([[1., 3.], [4., 2.]], requires_grad=True); (x.min(dim=1)[0] * float("inf")).sum().backward()
+r = x.grad
+---
+c = L.tensor([0.5, -1.0, 2.0], requires_grad=True); c.softmax(0).min().backward(create_graph=True)
+r = c.grad, c.grad.requires_grad, c.grad.is_leaf
+---
+c = L.tensor([0.5, -1.0, 2.0], requires_grad=True); (c ** 2).sqrt().sum().backward(create_graph=True)
+r = c.grad, c.grad.requires_grad, c.grad.is_leaf
+---
+c = L.tensor([0.5, -1.0, 2.0], requires_grad=True); c.relu().relu().sum().backward(create_graph=True)
+r = c.grad, c.grad.requires_grad, c.grad.is_leaf
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", SECOND_ORDER_CASES, ids=case_id)
+def test_second_order_as_torch(code):
+    same_as_torch(code)
