@@ -551,3 +551,38 @@ r = c.grad, c.grad.requires_grad, c.grad.is_leaf
 @pytest.mark.parametrize("code", SECOND_ORDER_CASES, ids=case_id)
 def test_second_order_as_torch(code):
     same_as_torch(code)
+
+
+# ---- siblings found by a random comparison of in-place programs -------------------------------
+def test_in_place_with_shapes_that_do_not_broadcast_is_a_runtime_error():
+    b = tensor(np.zeros((3, 4)))
+    with pytest.raises(RuntimeError, match=r"size of tensor a \(4\) must match the size of tensor b "
+                                           r"\(2\) at non-singleton dimension 1"):
+        b.add_(tensor(np.ones((3, 2))))
+
+
+def test_in_place_on_a_view_made_a_leaf_that_requires_grad_is_refused():
+    b = tensor(np.arange(4.0))
+    view = b[1:3]
+    view.requires_grad_()
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        view.add_(1)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        view.mul_(view[None][0])  # the leaf rule comes before the overlap check
+
+
+SIBLING_CASES = oracle_cases("""
+b = L.zeros(3, 4); b.add_(L.ones(3, 2))
+---
+b = L.zeros(3, 4); v = b[0:2]; v.add_(b)
+---
+b = L.arange(4.); v = b[1:3]; v.requires_grad_(); v.add_(1)
+---
+b = L.arange(4.); v = b[None]; v.requires_grad_(); v.mul_(b)
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", SIBLING_CASES, ids=case_id)
+def test_sibling_cases_as_torch(code):
+    same_as_torch(code)
