@@ -344,6 +344,17 @@ def test_create_graph_stores_a_recorded_copy():
     assert c.grad.grad_fn.name() == "CloneBackward0"
 
 
+@pytest.mark.parametrize("inputs", [None, "a"])
+def test_a_gradient_a_hook_saw_upstream_is_not_stored_as_a_leaf_grad(inputs):
+    a, b = tensor([1.0, 2.0], requires_grad=True), tensor([3.0, 4.0], requires_grad=True)
+    c = a + b  # AddBackward0 passes the gradient on unchanged: the same tensor
+    seen = []
+    c.register_hook(seen.append)
+    ((c * 2).sum()).backward(inputs=[a] if inputs else None)
+    seen[0] += 100
+    assert a.grad.tolist() == [2.0, 2.0]
+
+
 ALIAS_CASES = oracle_cases("""
 x = L.tensor([1., 2.], requires_grad=True)
 a = x * 2; a.retain_grad(); loss = (a * a).sum()
@@ -370,6 +381,13 @@ a = L.tensor([1., 2.], requires_grad=True); b = L.tensor([1., 2.], requires_grad
 ---
 a = L.tensor([1., 2.], requires_grad=True); go = L.tensor([1., 1.])
 g, = L.autograd.grad(a * 1, [a], go); go += 7; r = g
+---
+a = L.tensor([1., 2.], requires_grad=True); b = L.tensor([3., 4.], requires_grad=True)
+c = a + b; seen = []; c.register_hook(seen.append); (c * 2).sum().backward(inputs=[a])
+seen[0] += 100; r = a.grad, seen
+---
+a = L.tensor([1., 2.], requires_grad=True); seen = []; a.register_hook(seen.append)
+g, = L.autograd.grad((a * 2).sum(), [a]); g += 1; r = g, seen
 ---
 a = L.tensor([1., 2.], requires_grad=True); (a * 1).sum().backward(); g1 = a.grad
 (a * 3).sum().backward(); r = g1, g1 is a.grad
