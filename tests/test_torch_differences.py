@@ -72,6 +72,18 @@ def test_a_buffer_takes_only_a_tensor_or_none():
         module.running = 3
 
 
+def test_register_refuses_a_name_taken_by_something_else():
+    module = nn.Module()
+    module.running = mg.zeros(1)  # a plain attribute (a Tensor, but not registered)
+    with pytest.raises(KeyError, match="attribute 'running' already exists"):
+        module.register_buffer("running", mg.ones(1))
+    with pytest.raises(KeyError, match="attribute 'forward' already exists"):
+        module.add_module("forward", nn.ReLU())
+    module.register_buffer("kept", mg.ones(1))
+    module.register_buffer("kept", mg.zeros(1))  # its own registry: replaced in place
+    assert module.kept.tolist() == [0.0]
+
+
 MODULE_CASES = oracle_cases("""
 seq = L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU(), L.nn.Linear(2, 2))
 setattr(seq, "0", L.nn.Linear(2, 3))
@@ -108,6 +120,19 @@ r = list(m._modules), list(m._parameters)
 m = L.nn.Module()
 m.register_buffer("buf", L.ones(1))
 m.buf = 3
+---
+m = L.nn.Sequential(L.nn.Linear(2, 2))
+m.buf = L.zeros(1)
+m.register_buffer("buf", L.ones(1))
+---
+m = L.nn.Sequential(L.nn.Linear(2, 2))
+m.p = L.nn.Parameter(L.ones(1))
+m.register_buffer("p", L.ones(1))
+---
+m = L.nn.Sequential(L.nn.Linear(2, 2))
+m.register_parameter("p", L.nn.Parameter(L.ones(1))); m.register_parameter("p", None)
+m.add_module("0", L.nn.ReLU()); m[0].register_parameter("bias", L.nn.Parameter(L.ones(2)))
+r = [n for n, _ in m.named_parameters()], list(m.state_dict()), [type(c).__name__ for c in m]
 """)
 
 
