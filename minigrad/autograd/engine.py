@@ -110,10 +110,10 @@ def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool,
     """leaf.grad += gradient (the first time: leaf.grad = gradient), as PyTorch's AccumulateGrad.
 
     The first gradient is stored as it is only when nobody else can hold it (see `_owned`;
-    PyTorch counts the references); with create_graph it is always a
-    recorded copy (PyTorch's `empty_like(grad).copy_(grad)`: CopyBackwards). Later gradients
-    are added into the existing `.grad` in place, so older references to it see the sum;
-    with create_graph the sum is a new, recorded tensor.
+    PyTorch counts the references); with create_graph it is always a recorded copy
+    (PyTorch's `empty_like(grad).copy_(grad)`: CopyBackwards). Later gradients are added
+    into the existing `.grad` in place, so older references to it see the sum; with
+    create_graph the sum is a new, recorded tensor.
     """
     grad = tensor._grad
     if grad is None:
