@@ -629,3 +629,29 @@ b = L.arange(4.); v = b[None]; v.requires_grad_(); v.mul_(b)
 @pytest.mark.parametrize("code", SIBLING_CASES, ids=case_id)
 def test_sibling_cases_as_torch(code):
     same_as_torch(code)
+
+
+def test_clone_keeps_the_layout_so_view_refuses_as_for_the_original():
+    a = tensor(np.arange(16.0).reshape(4, 4))
+    with pytest.raises(RuntimeError, match="at least one dimension spans across two contiguous"):
+        a.T.clone().view(16)
+    assert a.T[0:2].clone().view(2, 2, 2).reshape(-1).tolist() == [0.0, 4.0, 8.0, 12.0,
+                                                                     1.0, 5.0, 9.0, 13.0]
+    assert a[:, None].expand(4, 2, 4).clone().view(32).shape == (32,)
+
+
+CLONE_CASES = oracle_cases("""
+a = L.arange(16.).reshape(4, 4); r = a.T.clone().view(16)
+---
+a = L.arange(16.).reshape(4, 4); r = a.T[0:2].clone().view(2, 2, 2), a.T[::2].clone().view(4, 2)
+---
+a = L.arange(16.).reshape(4, 4); r = a[:, None].expand(4, 2, 4).clone().view(32)
+---
+a = L.arange(16.).reshape(4, 4).requires_grad_(); b = a.T.clone(); b.sum().backward(); r = a.grad
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", CLONE_CASES, ids=case_id)
+def test_clone_layout_as_torch(code):
+    same_as_torch(code)
