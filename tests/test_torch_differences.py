@@ -72,6 +72,18 @@ def test_a_buffer_takes_only_a_tensor_or_none():
         module.running = 3
 
 
+def test_register_refuses_a_name_taken_by_something_else():
+    module = nn.Module()
+    module.running = mg.zeros(1)  # a plain attribute (a Tensor, but not registered)
+    with pytest.raises(KeyError, match="attribute 'running' already exists"):
+        module.register_buffer("running", mg.ones(1))
+    with pytest.raises(KeyError, match="attribute 'forward' already exists"):
+        module.add_module("forward", nn.ReLU())
+    module.register_buffer("kept", mg.ones(1))
+    module.register_buffer("kept", mg.zeros(1))  # its own registry: replaced in place
+    assert module.kept.tolist() == [0.0]
+
+
 MODULE_CASES = oracle_cases("""
 seq = L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU(), L.nn.Linear(2, 2))
 setattr(seq, "0", L.nn.Linear(2, 3))
@@ -108,6 +120,19 @@ r = list(m._modules), list(m._parameters)
 m = L.nn.Module()
 m.register_buffer("buf", L.ones(1))
 m.buf = 3
+---
+m = L.nn.Sequential(L.nn.Linear(2, 2))
+m.buf = L.zeros(1)
+m.register_buffer("buf", L.ones(1))
+---
+m = L.nn.Sequential(L.nn.Linear(2, 2))
+m.p = L.nn.Parameter(L.ones(1))
+m.register_buffer("p", L.ones(1))
+---
+m = L.nn.Sequential(L.nn.Linear(2, 2))
+m.register_parameter("p", L.nn.Parameter(L.ones(1))); m.register_parameter("p", None)
+m.add_module("0", L.nn.ReLU()); m[0].register_parameter("bias", L.nn.Parameter(L.ones(2)))
+r = [n for n, _ in m.named_parameters()], list(m.state_dict()), [type(c).__name__ for c in m]
 """)
 
 
@@ -344,6 +369,17 @@ def test_create_graph_stores_a_recorded_copy():
     assert c.grad.grad_fn.name() == "CloneBackward0"
 
 
+@pytest.mark.parametrize("inputs", [None, "a"])
+def test_a_gradient_a_hook_saw_upstream_is_not_stored_as_a_leaf_grad(inputs):
+    a, b = tensor([1.0, 2.0], requires_grad=True), tensor([3.0, 4.0], requires_grad=True)
+    c = a + b  # AddBackward0 passes the gradient on unchanged: the same tensor
+    seen = []
+    c.register_hook(seen.append)
+    ((c * 2).sum()).backward(inputs=[a] if inputs else None)
+    seen[0] += 100
+    assert a.grad.tolist() == [2.0, 2.0]
+
+
 ALIAS_CASES = oracle_cases("""
 x = L.tensor([1., 2.], requires_grad=True)
 a = x * 2; a.retain_grad(); loss = (a * a).sum()
@@ -370,6 +406,13 @@ a = L.tensor([1., 2.], requires_grad=True); b = L.tensor([1., 2.], requires_grad
 ---
 a = L.tensor([1., 2.], requires_grad=True); go = L.tensor([1., 1.])
 g, = L.autograd.grad(a * 1, [a], go); go += 7; r = g
+---
+a = L.tensor([1., 2.], requires_grad=True); b = L.tensor([3., 4.], requires_grad=True)
+c = a + b; seen = []; c.register_hook(seen.append); (c * 2).sum().backward(inputs=[a])
+seen[0] += 100; r = a.grad, seen
+---
+a = L.tensor([1., 2.], requires_grad=True); seen = []; a.register_hook(seen.append)
+g, = L.autograd.grad((a * 2).sum(), [a]); g += 1; r = g, seen
 ---
 a = L.tensor([1., 2.], requires_grad=True); (a * 1).sum().backward(); g1 = a.grad
 (a * 3).sum().backward(); r = g1, g1 is a.grad
@@ -465,3 +508,150 @@ def _outcome(code: str, library) -> object:
 def test_saved_for_backward_as_torch(code):
     torch = pytest.importorskip("torch")
     assert _outcome(code, mg) == _outcome(code, torch)
+
+
+# ---- 7. second order: gradients recorded as PyTorch records them ------------------------------
+def _second_order(make_loss, x: mg.Tensor) -> mg.Tensor:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make_loss(x).backward(create_graph=True)
+    return x.grad
+
+
+@pytest.mark.parametrize("pool", [lambda x: mg.nn.functional.max_pool2d(x, 2),
+                                  lambda x: mg.nn.functional.avg_pool2d(x, 2)],
+                         ids=["max", "avg"])
+def test_pool_gradient_is_recorded_when_its_input_requires_grad(pool):
+    x = tensor(np.arange(16.0).reshape(1, 1, 4, 4), requires_grad=True)
+    grad = _second_order(lambda x: pool(x).sum(), x)
+    assert grad.requires_grad and not grad.is_leaf
+    (grad * grad).sum().backward()  # d/dx of a gradient that does not depend on x: 0
+    assert x.grad.shape == (1, 1, 4, 4)
+
+
+def test_pool_saves_its_input():
+    x = tensor(np.arange(16.0).reshape(1, 1, 4, 4), requires_grad=True)
+    h = x * 1
+    y = mg.nn.functional.avg_pool2d(h, 2).sum()
+    h.mul_(2)
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        y.backward()
+
+
+def test_relu_gradient_is_zero_where_relu_is_flat_even_for_nan_upstream():
+    x = tensor([0.0, -1.0, 2.0], requires_grad=True)
+    ((x.relu() ** 2).sqrt()).sum().backward()  # upstream gradient at 0 is 0 / 0 = nan
+    assert x.grad.tolist() == [0.0, 0.0, 1.0]
+
+
+def test_max_and_min_give_zero_to_the_others_even_for_inf_upstream():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x = tensor([1.0, 3.0, 3.0], requires_grad=True)
+        (x.max() * float("inf")).backward()
+        assert x.grad.tolist() == [0.0, float("inf"), float("inf")]
+        x = tensor([[1.0, 3.0], [4.0, 2.0]], requires_grad=True)
+        (x.min(dim=1)[0] * float("inf")).sum().backward()
+        assert x.grad.tolist() == [[float("inf"), 0.0], [0.0, float("inf")]]
+
+
+SECOND_ORDER_CASES = oracle_cases("""
+x = L.tensor([[0.5, -1.0, 2.0], [1.5, 0.3, -0.2]], dtype=L.float64, requires_grad=True)
+L.nn.functional.max_pool2d(x.reshape(1, 1, 2, 3), 2).sum().backward(create_graph=True)
+r = x.grad, x.grad.requires_grad, x.grad.is_leaf
+---
+x = L.arange(16., dtype=L.float64).reshape(1, 1, 4, 4).requires_grad_()
+L.nn.functional.avg_pool2d(x, 2).max().backward(create_graph=True)
+g = x.grad; (g * g).sum().backward(); r = g, g.requires_grad, g.is_leaf, x.grad
+---
+x = L.arange(16., dtype=L.float64).reshape(1, 1, 4, 4).requires_grad_()
+y = L.nn.functional.max_pool2d(x.tanh(), 2); y = L.nn.functional.avg_pool2d(y, 2)
+y.sum().backward(create_graph=True); g = x.grad; (g ** 2).sum().backward()
+r = g, g.requires_grad, x.grad
+---
+x = L.tensor([0., -1., 2.], requires_grad=True); ((x.relu() ** 2).sqrt()).sum().backward(); r = x.grad
+---
+x = L.tensor([0., -1., 2.], requires_grad=True); (x.relu() ** 2).sqrt().abs().sum().backward(create_graph=True)
+r = x.grad, x.grad.requires_grad
+---
+x = L.tensor([1., 3., 3.], requires_grad=True); (x.max() * float("inf")).backward(); r = x.grad
+---
+x = L.tensor([[1., 3.], [4., 2.]], requires_grad=True); (x.min(dim=1)[0] * float("inf")).sum().backward()
+r = x.grad
+---
+c = L.tensor([0.5, -1.0, 2.0], requires_grad=True); c.softmax(0).min().backward(create_graph=True)
+r = c.grad, c.grad.requires_grad, c.grad.is_leaf
+---
+c = L.tensor([0.5, -1.0, 2.0], requires_grad=True); (c ** 2).sqrt().sum().backward(create_graph=True)
+r = c.grad, c.grad.requires_grad, c.grad.is_leaf
+---
+c = L.tensor([0.5, -1.0, 2.0], requires_grad=True); c.relu().relu().sum().backward(create_graph=True)
+r = c.grad, c.grad.requires_grad, c.grad.is_leaf
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", SECOND_ORDER_CASES, ids=case_id)
+def test_second_order_as_torch(code):
+    same_as_torch(code)
+
+
+# ---- siblings found by a random comparison of in-place programs -------------------------------
+def test_in_place_with_shapes_that_do_not_broadcast_is_a_runtime_error():
+    b = tensor(np.zeros((3, 4)))
+    with pytest.raises(RuntimeError, match=r"size of tensor a \(4\) must match the size of tensor b "
+                                           r"\(2\) at non-singleton dimension 1"):
+        b.add_(tensor(np.ones((3, 2))))
+
+
+def test_in_place_on_a_view_made_a_leaf_that_requires_grad_is_refused():
+    b = tensor(np.arange(4.0))
+    view = b[1:3]
+    view.requires_grad_()
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        view.add_(1)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        view.mul_(view[None][0])  # the leaf rule comes before the overlap check
+
+
+SIBLING_CASES = oracle_cases("""
+b = L.zeros(3, 4); b.add_(L.ones(3, 2))
+---
+b = L.zeros(3, 4); v = b[0:2]; v.add_(b)
+---
+b = L.arange(4.); v = b[1:3]; v.requires_grad_(); v.add_(1)
+---
+b = L.arange(4.); v = b[None]; v.requires_grad_(); v.mul_(b)
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", SIBLING_CASES, ids=case_id)
+def test_sibling_cases_as_torch(code):
+    same_as_torch(code)
+
+
+def test_clone_keeps_the_layout_so_view_refuses_as_for_the_original():
+    a = tensor(np.arange(16.0).reshape(4, 4))
+    with pytest.raises(RuntimeError, match="at least one dimension spans across two contiguous"):
+        a.T.clone().view(16)
+    assert a.T[0:2].clone().view(2, 2, 2).reshape(-1).tolist() == [0.0, 4.0, 8.0, 12.0,
+                                                                     1.0, 5.0, 9.0, 13.0]
+    assert a[:, None].expand(4, 2, 4).clone().view(32).shape == (32,)
+
+
+CLONE_CASES = oracle_cases("""
+a = L.arange(16.).reshape(4, 4); r = a.T.clone().view(16)
+---
+a = L.arange(16.).reshape(4, 4); r = a.T[0:2].clone().view(2, 2, 2), a.T[::2].clone().view(4, 2)
+---
+a = L.arange(16.).reshape(4, 4); r = a[:, None].expand(4, 2, 4).clone().view(32)
+---
+a = L.arange(16.).reshape(4, 4).requires_grad_(); b = a.T.clone(); b.sum().backward(); r = a.grad
+""")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("code", CLONE_CASES, ids=case_id)
+def test_clone_layout_as_torch(code):
+    same_as_torch(code)

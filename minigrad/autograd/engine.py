@@ -84,38 +84,43 @@ def _count_dependencies(roots: Iterable[Node]) -> dict[Node, int]:
     return dependencies
 
 
-def _owned(gradient: Tensor, handed_out: set[int], shared: bool = False) -> Tensor:
-    """A gradient safe to store in `.grad`: its memory shared with no other `.grad`, no
-    gradient the user passed in or a hook saw (`shared`), and no broadcast (read-only) array.
-    A row-major view of all of a fresh array (what a transpose of a transposed matmul result
-    is) needs no copy."""
+def _owner_id(array: np.ndarray) -> int:
+    """Which memory an array shows: its own, or that of the array it is a view of."""
+    return id(array if array.base is None else array.base)
+
+
+def _owned(gradient: Tensor, handed_out: set[int]) -> Tensor:
+    """A gradient safe to store in `.grad`: its memory shared with nothing user code may hold
+    (`handed_out`: the gradients the user passed in, those a hook saw or returned, every
+    `.grad` stored so far) and no broadcast (read-only) array. A row-major view of all of a
+    fresh array (what a transpose of a transposed matmul result is) needs no copy."""
     array = gradient._data
     owner = array if array.base is None else array.base
     whole_view = array.base is None or (type(owner) is np.ndarray and owner.size == array.size
                                         and array.flags.c_contiguous)
-    if shared or not whole_view or not array.flags.writeable or id(owner) in handed_out:
+    if not whole_view or not array.flags.writeable or id(owner) in handed_out:
         gradient = Tensor._make(array.copy(), False, None)
         owner = gradient._data
     handed_out.add(id(owner))
     return gradient
 
 
-def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool, handed_out: set[int],
-                shared: bool = False) -> None:
+def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool,
+                handed_out: set[int]) -> None:
     """leaf.grad += gradient (the first time: leaf.grad = gradient), as PyTorch's AccumulateGrad.
 
-    The first gradient is stored as it is only when nobody else can hold it (not `shared`, as
-    a gradient a hook saw or returned is, and see `_owned`); with create_graph it is always a
-    recorded copy (PyTorch's `empty_like(grad).copy_(grad)`: CopyBackwards). Later gradients
-    are added into the existing `.grad` in place, so older references to it see the sum;
-    with create_graph the sum is a new, recorded tensor.
+    The first gradient is stored as it is only when nobody else can hold it (see `_owned`;
+    PyTorch counts the references); with create_graph it is always a recorded copy
+    (PyTorch's `empty_like(grad).copy_(grad)`: CopyBackwards). Later gradients are added
+    into the existing `.grad` in place, so older references to it see the sum; with
+    create_graph the sum is a new, recorded tensor.
     """
     grad = tensor._grad
     if grad is None:
         if create_graph and gradient.requires_grad:
             tensor._grad = Tensor._make(np.empty_like(gradient._data), False, None).copy_(gradient)
         else:
-            tensor._grad = _owned(gradient, handed_out, shared)
+            tensor._grad = _owned(gradient, handed_out)
     elif create_graph or grad._data.base is not None or not grad._data.flags.writeable:
         tensor._grad = grad + gradient
     else:
@@ -186,11 +191,13 @@ def _call_backward(node: Node, gradient: Tensor, retain_graph: bool) -> tuple:
 
 
 def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_graph: bool,
-                 create_graph: bool, visit: Callable[[Node, Tensor], bool]) -> None:
+                 create_graph: bool, visit: Callable[[Node, Tensor], bool],
+                 handed_out: set[int] | None = None) -> None:
     """The engine: send `gradients` back from the `roots` through every node, once each.
 
     `visit(node, gradient)` receives a node's total gradient; it returns True to go on
-    through the node's backward (see the module docstring).
+    through the node's backward (see the module docstring). The memory of every gradient a
+    hook saw or returned is added to `handed_out` (a leaf's .grad must not share it).
     """
     dependencies = _count_dependencies(roots)
     pending: dict[Node, Tensor] = {}
@@ -205,6 +212,8 @@ def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_grap
             if gradient is not None:
                 if node._pre_hooks:
                     gradient = _run_hooks(node, gradient)
+                    if handed_out is not None:
+                        handed_out.add(_owner_id(gradient._data))
                 if visit(node, gradient):
                     input_grads = _call_backward(node, gradient, retain_graph)
             for index, child in enumerate(node._next):
@@ -247,13 +256,12 @@ def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool | None = N
     gradients = _root_gradients([tensor], [gradient])
     if retain_graph is None:
         retain_graph = create_graph
-    handed_out: set[int] = {id(root._data if root._data.base is None else root._data.base)
-                            for root in gradients}
+    handed_out = {_owner_id(root._data) for root in gradients}
     if inputs is not None:
         from minigrad.autograd.gradients import capture
 
         inputs = _as_tensor_list(inputs)
-        captured = capture([tensor], gradients, inputs, retain_graph, create_graph)
+        captured = capture([tensor], gradients, inputs, retain_graph, create_graph, handed_out)
         for tensor_input in inputs:
             if _node_of(tensor_input) in captured:
                 _accumulate(tensor_input, captured[_node_of(tensor_input)], create_graph,
@@ -262,10 +270,9 @@ def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool | None = N
 
     def store(node: Node, node_gradient: Tensor) -> bool:
         if type(node) is AccumulateGrad:  # a leaf: add into .grad; nothing further back
-            _accumulate(node.variable, node_gradient, create_graph, handed_out,
-                        shared=bool(node._pre_hooks))
+            _accumulate(node.variable, node_gradient, create_graph, handed_out)
             return False
         store_retained(node, node_gradient)
         return True
 
-    run_backward([_node_of(tensor)], gradients, retain_graph, create_graph, store)
+    run_backward([_node_of(tensor)], gradients, retain_graph, create_graph, store, handed_out)

@@ -47,8 +47,10 @@ def _ancestors(targets: Iterable[Node], consumers: dict[Node, list[Node]]) -> se
 
 
 def capture(outputs: Sequence[Tensor], gradients: Sequence[Tensor], inputs: Sequence[Tensor],
-            retain_graph: bool, create_graph: bool) -> dict[Node, Tensor]:
-    """Run backward only where it leads to `inputs`; the gradient arriving at each input's node."""
+            retain_graph: bool, create_graph: bool,
+            handed_out: set[int] | None = None) -> dict[Node, Tensor]:
+    """Run backward only where it leads to `inputs`; the gradient arriving at each input's node
+    (`handed_out`: as in run_backward)."""
     roots = [_node_of(output) for output in outputs]
     targets = {_node_of(tensor) for tensor in inputs}
     needed = _ancestors(targets, _consumers(roots))
@@ -60,7 +62,7 @@ def capture(outputs: Sequence[Tensor], gradients: Sequence[Tensor], inputs: Sequ
         store_retained(node, gradient)
         return node in needed and type(node) is not AccumulateGrad
 
-    run_backward(roots, gradients, retain_graph, create_graph, visit)
+    run_backward(roots, gradients, retain_graph, create_graph, visit, handed_out)
     return captured
 
 

@@ -114,19 +114,19 @@ class Module:
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Register `param` under `name` (None records a parameter that is absent, e.g. bias)."""
         _check_name(name, "parameter")
+        self._check_free(name, "_parameters")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
                             f"'{name}' (minigrad.nn.Parameter or None required)")
-        self.__dict__.pop(name, None)
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None) -> None:
         """Keep `tensor` in the state_dict without learning it (e.g. running statistics)."""
         _check_name(name, "buffer")
+        self._check_free(name, "_buffers")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                             f"(minigrad Tensor or None required)")
-        self.__dict__.pop(name, None)
         self._buffers[name] = tensor
 
     def add_module(self, name: str, module: Module | None) -> None:
@@ -134,8 +134,14 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         _check_name(name, "module")
-        self.__dict__.pop(name, None)
+        self._check_free(name, "_modules")
         self._modules[name] = module
+
+    def _check_free(self, name: str, registry: str) -> None:
+        """register_*/add_module may replace an entry of their own registry, nothing else (a
+        plain attribute, a method, another kind of entry), as in PyTorch."""
+        if name not in self.__dict__[registry] and hasattr(self, name):
+            raise KeyError(f"attribute '{name}' already exists")  # (PyTorch's words, exactly)
 
     # ---- walking the tree ----------------------------------------------------------------
     def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:

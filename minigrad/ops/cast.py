@@ -33,7 +33,10 @@ class Clone(Function):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
-        return x.copy()
+        # PyTorch's clone keeps the layout (x.T.clone() is column-major too, so its view()
+        # is refused as x.T's is); a broadcast x (strides 0) becomes row-major.
+        broadcast = 0 in x.strides and x.size > 1
+        return x.copy(order="C" if broadcast else "K")
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:

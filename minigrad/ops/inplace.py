@@ -25,7 +25,7 @@ import numpy as np
 from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import GradMode
-from minigrad.ops.arithmetic import refuse_bool
+from minigrad.ops.arithmetic import broadcast_error, refuse_bool
 from minigrad.ops.broadcast import sum_to
 from minigrad.ops.copy_slices import copy_into, move_node, write_through_view
 from minigrad.ops.overlap import refuse_partial_overlap
@@ -116,7 +116,9 @@ def _check_leaf(tensor: Tensor, prefix: str = "") -> None:
                 "forbidden. You can clarify your code by moving both the view and the inplace "
                 "either both inside the no_grad block (if you don't want the inplace to be "
                 "tracked) or both outside (if you want the inplace to be tracked).")
-        if not (base._requires_grad and base._grad_fn is None):
+        leaf_base = base._requires_grad and base._grad_fn is None
+        leaf_view = tensor._requires_grad and tensor._grad_fn is None  # v.requires_grad_()
+        if not (leaf_base or leaf_view):
             return
         prefix = "a view of "
     elif not (tensor._requires_grad and tensor._grad_fn is None):
@@ -176,8 +178,9 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
                         f"{type(other).__name__}")
     # Nothing to record (an optimizer step, `p.data -= lr * p.grad`): plain numpy when the
     # shapes and dtypes agree; the leaf rule cannot apply, as _records would be True.
+    _check_leaf(tensor)  # PyTorch's order: the leaf rule, then overlap, then shapes
     if isinstance(other, Tensor):
-        refuse_partial_overlap(tensor._data, other._data)  # b += b.T (PyTorch checks first)
+        refuse_partial_overlap(tensor._data, other._data)  # b += b.T
     if ufunc is np.subtract:
         refuse_bool(tensor._data, other._data if isinstance(other, Tensor) else other)
     other_data = other._data if isinstance(other, Tensor) else None
@@ -189,13 +192,16 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
         return tensor
     if alpha != 1:
         other = other * alpha
-    _check_leaf(tensor)
     _check_writeable(tensor)
     if _records(tensor, other):
         _commit(tensor, op(_old_value(tensor), other), op_name)
         return tensor
     other_data = other._data if isinstance(other, Tensor) else other
     if isinstance(other_data, np.ndarray) and other_data.shape != tensor._data.shape:
+        try:
+            np.broadcast_shapes(tensor._data.shape, other_data.shape)
+        except ValueError:
+            raise broadcast_error(tensor._data, other_data, op_name) from None
         if np.broadcast_shapes(tensor._data.shape, other_data.shape) != tensor._data.shape:
             raise RuntimeError(
                 f"output with shape {list(tensor._data.shape)} doesn't match the broadcast shape "

@@ -26,6 +26,10 @@ from minigrad.tensor.tensor import Tensor
 
 
 # ---- max pooling --------------------------------------------------------------------------
+# Each backward op also takes the input x of the pooling (only its shape is used), as PyTorch's
+# max_pool2d_with_indices_backward(grad, self, ...) does: so with create_graph=True the gradient
+# is recorded whenever x requires grad, even if grad does not, and x is saved (and
+# version-checked) as PyTorch saves it.
 class MaxPool2DWithIndices(Function):
     """y = window maxima;  ∂y/∂x routes each output's gradient to its window's argmax."""
 
@@ -33,28 +37,32 @@ class MaxPool2DWithIndices(Function):
     def forward(ctx: Context, x: np.ndarray, kernel: Pair, stride: Pair,
                 padding: Pair) -> np.ndarray:
         values, indices = kernels.max_pool2d_forward(x, kernel, stride, padding)
-        ctx.indices, ctx.input_shape = indices, x.shape
+        ctx.indices = indices
+        ctx.save_for_backward(x, names=("self",))
         return values
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
-        return MaxPoolScatter.apply(grad_output, indices=ctx.indices, shape=ctx.input_shape)
+        (x,) = ctx.saved_tensors
+        return MaxPoolScatter.apply(grad_output, x, indices=ctx.indices)
 
 
 class MaxPoolScatter(Function):
-    """grad_x = zeros(shape) with g added at the recorded argmax positions (linear in g);
-    its backward gathers the upstream gradient at those positions."""
+    """grad_x = zeros(x.shape) with g added at the recorded argmax positions (linear in g);
+    its backward gathers the upstream gradient at those positions (and 0 for x)."""
 
     node_name = "MaxPool2DWithIndicesBackwardBackward0"
 
     @staticmethod
-    def forward(ctx: Context, g: np.ndarray, indices: np.ndarray, shape: tuple) -> np.ndarray:
+    def forward(ctx: Context, g: np.ndarray, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
         ctx.indices = indices
-        return kernels.max_pool2d_backward(g, indices, shape)
+        return kernels.max_pool2d_backward(g, indices, x.shape)
 
     @staticmethod
-    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
-        return GatherAtIndices.apply(grad_output, indices=ctx.indices)
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_g, need_x = ctx.needs_input_grad
+        return (GatherAtIndices.apply(grad_output, indices=ctx.indices) if need_g else None,
+                _zeros_like(grad_output) if need_x else None)
 
 
 class GatherAtIndices(Function):
@@ -62,14 +70,16 @@ class GatherAtIndices(Function):
 
     @staticmethod
     def forward(ctx: Context, u: np.ndarray, indices: np.ndarray) -> np.ndarray:
-        ctx.indices, ctx.shape = indices, u.shape
+        ctx.indices = indices
+        ctx.save_for_backward(u)  # (for its shape, as x above)
         planes = u.reshape(*u.shape[:2], u.shape[2] * u.shape[3])  # (not -1: N may be 0)
         flat_indices = indices.reshape(*indices.shape[:2], indices.shape[2] * indices.shape[3])
         return np.take_along_axis(planes, flat_indices, axis=2).reshape(indices.shape)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
-        return MaxPoolScatter.apply(grad_output, indices=ctx.indices, shape=ctx.shape)
+        (u,) = ctx.saved_tensors
+        return MaxPoolScatter.apply(grad_output, u, indices=ctx.indices)
 
 
 # ---- average pooling ----------------------------------------------------------------------
@@ -79,32 +89,40 @@ class AvgPool2D(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, kernel: Pair, stride: Pair,
                 padding: Pair) -> np.ndarray:
-        ctx.input_shape, ctx.settings = x.shape, (kernel, stride, padding)
+        ctx.settings = (kernel, stride, padding)
+        ctx.save_for_backward(x, names=("self",))
         return kernels.avg_pool2d_forward(x, kernel, stride, padding)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
         kernel, stride, padding = ctx.settings
-        return AvgPoolSpread.apply(grad_output, shape=ctx.input_shape, kernel=kernel,
-                                   stride=stride, padding=padding)
+        return AvgPoolSpread.apply(grad_output, x, kernel=kernel, stride=stride, padding=padding)
 
 
 class AvgPoolSpread(Function):
-    """grad_x: g/(kh·kw) added over each window (the transpose of avg-pooling, linear in g);
-    its backward is avg-pooling again."""
+    """grad_x: g/(kh·kw) added over each window of x's shape (the transpose of avg-pooling,
+    linear in g); its backward is avg-pooling again (and 0 for x)."""
 
     node_name = "AvgPool2DBackwardBackward0"
 
     @staticmethod
-    def forward(ctx: Context, g: np.ndarray, shape: tuple, kernel: Pair, stride: Pair,
+    def forward(ctx: Context, g: np.ndarray, x: np.ndarray, kernel: Pair, stride: Pair,
                 padding: Pair) -> np.ndarray:
         ctx.settings = (kernel, stride, padding)
-        return kernels.avg_pool2d_backward(g, shape, kernel, stride, padding)
+        return kernels.avg_pool2d_backward(g, x.shape, kernel, stride, padding)
 
     @staticmethod
-    def backward(ctx: Context, grad_output: Tensor) -> Tensor:
+    def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        need_g, need_x = ctx.needs_input_grad
         kernel, stride, padding = ctx.settings
-        return AvgPool2D.apply(grad_output, kernel=kernel, stride=stride, padding=padding)
+        return (AvgPool2D.apply(grad_output, kernel=kernel, stride=stride, padding=padding)
+                if need_g else None, _zeros_like(grad_output) if need_x else None)
+
+
+def _zeros_like(grad: Tensor) -> Tensor:
+    """d(gradient)/dx = 0: a constant, as PyTorch's zeros_like(self)."""
+    return Tensor._make(np.zeros_like(grad._data), False, None)
 
 
 # ---- arguments ----------------------------------------------------------------------------

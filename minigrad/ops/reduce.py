@@ -21,6 +21,7 @@ import numpy as np
 from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
 from minigrad.ops.arithmetic import broadcast_to
+from minigrad.ops.combine import where
 from minigrad.ops.shape import reshape, wrap_dim, wrap_dims
 from minigrad.tensor import dtypes
 from minigrad.tensor.tensor import Tensor
@@ -153,11 +154,11 @@ class Max(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         x, result = ctx.saved_tensors
-        # a constant 0/1 mask; a nan maximum is where the nans are (PyTorch's rule)
-        winners = (np.isnan(x._data) if np.isnan(result._data) else x._data == result._data
-                   ).astype(x.dtype)
+        # a constant mask; a nan maximum is where the nans are (PyTorch's rule). Chosen with
+        # where, not multiplied: the other entries get 0 even when the gradient is inf or nan.
+        winners = np.isnan(x._data) if np.isnan(result._data) else x._data == result._data
         share = grad_output / float(winners.sum())
-        return broadcast_to(share, x.shape) * winners
+        return where(Tensor._make(winners, False, None), broadcast_to(share, x.shape), 0.0)
 
 
 class Min(Max):
@@ -199,9 +200,10 @@ class MaxDim(Function):
         (kept_indices,) = ctx.saved_tensors
         if not ctx.input_shape:
             return grad_output
-        winners = np.zeros(ctx.input_shape, dtype=grad_output.dtype)
-        np.put_along_axis(winners, kept_indices._data, 1, axis=ctx.dim)  # one-hot along dim
-        return _spread(grad_output, ctx.input_shape, (ctx.dim,)) * winners
+        winners = np.zeros(ctx.input_shape, dtype=bool)
+        np.put_along_axis(winners, kept_indices._data, True, axis=ctx.dim)  # one-hot along dim
+        spread = _spread(grad_output, ctx.input_shape, (ctx.dim,))
+        return where(Tensor._make(winners, False, None), spread, 0.0)  # (0 even for inf grads)
 
 
 class MinDim(MaxDim):

@@ -170,7 +170,9 @@ class ReluBackward(Function):
     def forward(ctx: Context, grad: np.ndarray, result: np.ndarray) -> np.ndarray:
         positive = result > 0
         ctx.positive = positive  # a bool mask: a constant, not a tensor in the graph
-        return np.multiply(grad, positive, dtype=grad.dtype)
+        # A choice, not grad * mask: where x <= 0 the gradient is 0 even if grad is inf or
+        # nan there (PyTorch's threshold_backward; sqrt(relu(x) ** 2) at 0 has grad 0).
+        return np.where(positive, grad, grad.dtype.type(0))
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
