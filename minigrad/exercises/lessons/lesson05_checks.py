@@ -420,7 +420,7 @@ EXERCISES = [
         hint="relu: g·(y > 0); sigmoid: g·y(1 − y); tanh: g·(1 − y²) — all from the output y.",
         visible=lambda: [("relu", np.array([0.0, 0.5, 2.0]), np.array([1.0, 1.0, 3.0])),
                          ("relu", np.array([[0.0, 1.5], [0.0, 0.0]]), np.full((2, 2), 2.0)),
-                         ("sigmoid", np.array([0.5, 0.25, 0.9]), np.ones(3)),
+                         ("sigmoid", np.array([0.5, 0.25, 0.9]), np.array([1.0, 2.0, -1.0])),
                          ("tanh", np.array([[0.0, 0.5], [-0.5, 0.9]]), np.full((2, 2), 2.0))],
         hidden=_activation_hidden,
         compare=_compare_activation,
