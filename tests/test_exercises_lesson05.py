@@ -548,3 +548,13 @@ def test_a_function_of_05_1_that_raises_any_error_is_blamed_in_05_5() -> None:
     x, w, b, g, seed = BY_ID["05.5"].visible()[1]  # 5 inputs, 4 outputs: G Wᵀ cannot run
     with pytest.raises(RuntimeError, match="check that one first"):
         reference.run_linear_module(Layer, variant.function, x, w, b, g, seed)
+
+
+def test_the_transpose_messages_name_the_mistake_not_the_formula() -> None:
+    """The formula is the hint's second tier: a first failed check must not print it."""
+    wrong_dw = _linear_variant(_right_forward, lambda x, w, g: (g @ w, x.T @ g, g.sum(axis=0)))
+    square = [[args for args in cases if args[1].shape[0] == args[1].shape[1]]
+              for cases in _cases.case_sets("05.1")]
+    wrong_dx = _linear_variant(_right_forward, lambda x, w, g: (g @ w.T, g.T @ x, g.sum(0)))
+    messages = caught("05.1", wrong_dw) + _cases.failures("05.1", wrong_dx, square)
+    assert messages and not any("Gᵀ X" in m or "G W:" in m for m in messages), messages

@@ -66,12 +66,14 @@ def _linear_notes(got: Any, args: tuple) -> list[str]:
     if _near(z, x @ w.T) and np.any(b):
         notes.append("your Z leaves out the bias: Z = X Wᵀ + b")
     if h == d and _near(dx, g @ w.T) and not _near(dx, g @ w):
-        notes.append("your dL/dX is G Wᵀ; the shapes say G W: (B, h) @ (h, d)")
+        notes.append("your dL/dX is G Wᵀ, which has the right shape only because this case is "
+                     "square: G is (B, h), and the product must give X's (B, d)")
     if _shape(dw) == (d, h) and d != h:
-        notes.append(f"your dL/dW has shape {(d, h)}, W's transposed: W is {(h, d)}, so "
-                     "dL/dW = Gᵀ X, (h, B) @ (B, d)")
+        notes.append(f"your dL/dW has shape {(d, h)}, W's transposed: W is {(h, d)}, and a "
+                     "gradient has the shape of what it is the gradient of")
     elif h == d and _near(dw, x.T @ g) and not _near(dw, g.T @ x):
-        notes.append("your dL/dW is the transpose of the right one: Gᵀ X, not Xᵀ G")
+        notes.append("your dL/dW is the transpose of the right one (its shape fits only "
+                     "because this case is square): W is (h, d)")
     if _shape(db) == (batch, h) and batch > 1:
         notes.append(f"your dL/db has shape {(batch, h)}, one row per example: b was added to "
                      "every row of Z (broadcast), so its gradient is G summed over the rows, "
