@@ -501,7 +501,7 @@ def test_an_error_without_its_half_is_named() -> None:
     def no_half(inputs, targets, w, b, lr):  # type: ignore[no-untyped-def]
         error, hidden, output, new = reference.network_step(inputs, targets, w, b, lr)
         return 2 * error, hidden, output, new
-    named("05.4", no_half, "twice E")
+    named("05.4", no_half, "twice the right one")
 
 
 def _late_losses(images, labels, weights, lr, steps):  # type: ignore[no-untyped-def]

@@ -355,7 +355,7 @@ def _compare_network(expected: tuple, got: Any, args: tuple) -> Optional[str]:
     hidden = got[1]
     notes = []
     if _near(got[0], 2 * expected[0]):
-        notes.append("your E is twice E: each squared error has ½ in front of it")
+        notes.append("your E is twice the right one: each squared error has ½ in front of it")
     if not _near(hidden, expected[1]):
         through_o1 = one_path_gradients(inputs, targets, weights, biases, 0)
         through_o2 = one_path_gradients(inputs, targets, weights, biases, 1)
