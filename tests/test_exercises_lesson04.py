@@ -236,3 +236,24 @@ def test_a_ctx_attribute_instead_of_save_for_backward_is_named() -> None:
     assert len(messages) == sum(len(cases) for cases in _case_sets("04.5"))
     assert all("ctx.save_for_backward" in m and "cannot be differentiated" in m
                for m in messages), messages
+
+
+def test_a_backward_without_grad_output_fails_every_case_and_is_named() -> None:
+    """σ(x) alone, not v·σ(x): no visible case may have v = 1 (the first one had)."""
+    from minigrad.autograd import Function
+
+    class Slope(Function):
+        @staticmethod
+        def forward(ctx, x):  # type: ignore[no-untyped-def]
+            ctx.save_for_backward(x)
+            return np.logaddexp(0.0, x)
+
+        @staticmethod
+        def backward(ctx, grad_output):  # type: ignore[no-untyped-def]
+            return ctx.saved_tensors[0].sigmoid()
+
+    def wrong(x, grad_output):  # type: ignore[no-untyped-def]
+        return reference.run_graph_behaviour(Slope, x, grad_output)
+    messages = caught("04.5", wrong)
+    assert len(messages) == sum(len(cases) for cases in _case_sets("04.5"))
+    assert all("grad_output" in m and "from above" in m for m in messages), messages

@@ -457,3 +457,104 @@ def test_a_broken_function_of_05_1_is_blamed_in_05_5() -> None:
     x, w, b, g, seed = BY_ID["05.5"].visible()[0]
     with pytest.raises(RuntimeError, match="check that one first"):
         reference.run_linear_module(Layer, variant, x, w, b, g, seed)
+
+
+# ---------------------------------------------------------------------------- review: messages
+def test_the_relu_erratum_is_named() -> None:
+    messages = caught("05.2", _relu_ge)
+    assert all("y = 0" in m for m in messages), messages
+
+
+def test_a_derivative_taken_at_the_output_as_if_it_were_the_input_is_named() -> None:
+    def tanh_of_output(name, y, g):  # type: ignore[no-untyped-def]
+        if name == "tanh":
+            return g * (1 - np.tanh(y) ** 2)
+        return reference.activation_backward(name, y, g)
+    for wrong in (_sigmoid_from_input, tanh_of_output):
+        messages = caught("05.2", wrong)
+        assert all("as if it were x" in m for m in messages), messages
+
+
+def test_a_local_derivative_without_the_incoming_gradient_is_named() -> None:
+    def slope_only(name, y, g):  # type: ignore[no-untyped-def]
+        return reference.activation_backward(name, y, np.ones_like(g))
+    named("05.2", slope_only, "gradient arriving from above")  # every case: none has g = 1
+
+
+def test_an_overflowing_softmax_is_named() -> None:
+    messages = [m for m in caught("05.3", _unstable) if "nan" in m or "inf" in m]
+    assert messages and all("overflow" in m for m in messages), messages
+
+
+def test_one_hidden_unit_with_one_path_is_named() -> None:
+    """Only h1's δ drops the path through o2 (h2's is right): dE/dw1, dE/dw2 are named."""
+    def h1_one_path(inputs, targets, w, b, lr):  # type: ignore[no-untyped-def]
+        from minigrad.exercises.lessons.lesson05_checks import one_path_gradients
+        error, hidden, output, _ = reference.network_step(inputs, targets, w, b, lr)
+        hidden = np.concatenate([one_path_gradients(inputs, targets, w, b, 0)[:2], hidden[2:]])
+        return error, hidden, output, np.asarray(w) - lr * np.concatenate([hidden, output])
+    named("05.4", h1_one_path, "h1's δ uses only the path through o1")
+    assert set(credits("05.4", h1_one_path)) == {0.5}
+
+
+def test_an_error_without_its_half_is_named() -> None:
+    def no_half(inputs, targets, w, b, lr):  # type: ignore[no-untyped-def]
+        error, hidden, output, new = reference.network_step(inputs, targets, w, b, lr)
+        return 2 * error, hidden, output, new
+    named("05.4", no_half, "twice the right one")
+
+
+def _late_losses(images, labels, weights, lr, steps):  # type: ignore[no-untyped-def]
+    """Each step's loss read after its update (a fresh forward), not before."""
+    later, _ = reference.train_mlp(images, labels, weights, lr, steps + 1)
+    _, accuracy = reference.train_mlp(images, labels, weights, lr, steps)
+    return later[1:], accuracy
+
+
+def test_losses_one_step_late_are_named() -> None:
+    named("05.6", _late_losses, "one step late")
+
+
+def test_an_accuracy_before_the_last_step_is_named() -> None:
+    def stale(images, labels, weights, lr, steps):  # type: ignore[no-untyped-def]
+        losses, _ = reference.train_mlp(images, labels, weights, lr, steps)
+        _, before = reference.train_mlp(images, labels, weights, lr, steps - 1)
+        return losses, before
+    messages = _cases.failures("05.6", stale)
+    assert messages and all("after the last step" in m for m in messages), messages
+
+
+def test_a_backward_that_raises_keeps_the_forward_credit_and_points_at_shapes() -> None:
+    """dX = G Wᵀ cannot even be computed when h ≠ d: the forward still earns its part."""
+    wrong = _linear_variant(_right_forward, lambda x, w, g: (g @ w.T, g.T @ x, g.sum(axis=0)))
+    rectangular = [[args for args in cases if args[1].shape[0] != args[1].shape[1]]
+                   for cases in _cases.case_sets("05.1")]
+    messages = _cases.failures("05.1", wrong, rectangular)
+    assert messages and all("your backward raised ValueError" in m for m in messages), messages
+    assert set(credits("05.1", wrong, rectangular)) == {1 / 5}  # Z
+
+
+def test_a_function_of_05_1_that_raises_any_error_is_blamed_in_05_5() -> None:
+    variant = _linear_variant(_right_forward, lambda x, w, g: (g @ w.T, g.T @ x, g.sum(0)))
+
+    class Layer(Module):
+        def __init__(self, in_features, out_features):  # type: ignore[no-untyped-def]
+            super().__init__()
+            self.weight, self.bias = (Parameter(t) for t in _uniform(in_features, out_features))
+
+        def forward(self, x):  # type: ignore[no-untyped-def]
+            return variant.function.apply(x, self.weight, self.bias)
+
+    x, w, b, g, seed = BY_ID["05.5"].visible()[1]  # 5 inputs, 4 outputs: G Wᵀ cannot run
+    with pytest.raises(RuntimeError, match="check that one first"):
+        reference.run_linear_module(Layer, variant.function, x, w, b, g, seed)
+
+
+def test_the_transpose_messages_name_the_mistake_not_the_formula() -> None:
+    """The formula is the hint's second tier: a first failed check must not print it."""
+    wrong_dw = _linear_variant(_right_forward, lambda x, w, g: (g @ w, x.T @ g, g.sum(axis=0)))
+    square = [[args for args in cases if args[1].shape[0] == args[1].shape[1]]
+              for cases in _cases.case_sets("05.1")]
+    wrong_dx = _linear_variant(_right_forward, lambda x, w, g: (g @ w.T, g.T @ x, g.sum(0)))
+    messages = caught("05.1", wrong_dw) + _cases.failures("05.1", wrong_dx, square)
+    assert messages and not any("Gᵀ X" in m or "G W:" in m for m in messages), messages

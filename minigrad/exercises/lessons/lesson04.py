@@ -184,8 +184,8 @@ def softplus_function(x: np.ndarray, grad_output: np.ndarray) -> tuple:
     ``forward(ctx, x)`` gets a numpy array (``np.logaddexp(0, x)`` is log(1 + eˣ) without
     overflow). Returns ``(y, dL/dx, second derivative term, second backward, retained)``.
 
-    Example: x = [0], grad_output = [1] → y = [log 2], dL/dx = [0.5], second = [0.25],
-    "RuntimeError: retain_graph", retained = [1.0].
+    Example: x = [0], grad_output = [2] → y = [log 2], dL/dx = [1.0], second = [0.5],
+    "RuntimeError: retain_graph", retained = [2.0].
     """
     class Softplus(Function):
         @staticmethod

@@ -55,13 +55,17 @@ def _softplus_hidden(rng: np.random.Generator) -> list[tuple]:
 _GRAPH_CLOSE = close(rtol=1e-9, atol=1e-12)
 
 
-def _compare_graph_behaviour(expected: tuple, got: object) -> Optional[str]:
-    """close(), naming a backward that create_graph cannot differentiate and saved values kept
-    outside save_for_backward."""
+def _compare_graph_behaviour(expected: tuple, got: object, args: tuple) -> Optional[str]:
+    """close(), naming a backward that create_graph cannot differentiate, saved values kept
+    outside save_for_backward, and a backward that leaves out grad_output."""
     message = _GRAPH_CLOSE(expected, got)
     if message is None or not isinstance(got, (list, tuple)) or len(got) != 5:
         return message
     notes = []
+    x = np.asarray(args[0], dtype=np.float64)
+    if _GRAPH_CLOSE(1 / (1 + np.exp(-x)), got[1]) is None:
+        notes.append("your dL/dx is softplus' alone: multiply it by grad_output, the gradient "
+                     "arriving from above")
     if got[2] is None and expected[2] is not None:
         notes.append("your backward cannot be differentiated again: with create_graph=True "
                      "its result carries no graph back to x — compute it with minigrad "
@@ -134,7 +138,7 @@ EXERCISES = [
              "from Tensor operations so that the engine can record them.",
         hint="forward: ctx.save_for_backward(x); return np.logaddexp(0, x).  backward: (x,) = "
              "ctx.saved_tensors; return grad_output * x.sigmoid().",
-        visible=lambda: [(np.array([0.0]), np.array([1.0])),
+        visible=lambda: [(np.array([0.0]), np.array([2.0])),  # v ≠ 1: v·σ(x) is not σ(x)
                          (np.array([[1.0, -2.0], [0.5, 3.0]]), np.array([[1.0, 2.0],
                                                                          [-1.0, 0.5]]))],
         hidden=_softplus_hidden,

@@ -50,10 +50,16 @@ def run_linear_function(function: type, x: np.ndarray, weight: np.ndarray, bias:
     Returns ``(Z, dL/dX, dL/dW, dL/db, verdict)``: the forward result, the three gradients
     exactly as your ``backward`` returns them for ``grad_output`` (so a wrong shape shows as
     one), and ``gradcheck``'s verdict on your pair forward/backward ("passed", or why not).
+    A backward that raises gives no gradients, and the verdict is its error.
     """
     leaves = [_leaf(x), _leaf(weight), _leaf(bias)]
     output = function.apply(*leaves)
-    grads = function.backward(output.grad_fn, mg.tensor(grad_output, dtype=mg.float64))
+    try:
+        grads = function.backward(output.grad_fn, mg.tensor(grad_output, dtype=mg.float64))
+    except Exception as error:  # noqa: BLE001 — the forward is still graded
+        first_line = (str(error).splitlines() or [""])[0]
+        return (output.numpy(), None, None, None,
+                f"your backward raised {type(error).__name__}: {first_line}")
     if not isinstance(grads, (tuple, list)):
         grads = (grads,)
     grads = [_as_array(g) for g in grads] + [None] * (3 - len(grads))
@@ -97,9 +103,10 @@ def run_linear_module(module: type, function: type, x: np.ndarray, weight: np.nd
                 [None, None, None])
     try:
         output.backward(mg.tensor(grad_output, dtype=mg.float64))
-    except RuntimeError as error:  # most often a wrong gradient shape from the Function
-        raise RuntimeError(f"backward through your layer failed: {error} (05.5 runs your "
-                           "LinearFunction of 05.1: check that one first)") from None
+    except Exception as error:  # most often a wrong gradient shape from the Function
+        raise RuntimeError(f"backward through your layer failed: {type(error).__name__}: "
+                           f"{error} (05.5 runs your LinearFunction of 05.1: check that one "
+                           "first)") from None
     own = type(output.grad_fn) is function._node_class
     graph = "your Function" if own else output.grad_fn.name()
     grads = [x_leaf.grad] + [getattr(getattr(layer, name, None), "grad", None)

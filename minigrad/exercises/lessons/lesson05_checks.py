@@ -59,16 +59,21 @@ def _linear_notes(got: Any, args: tuple) -> list[str]:
     x, w, b, g = (np.asarray(a, dtype=np.float64) for a in args)
     batch, (h, d) = x.shape[0], w.shape
     z, dx, dw, db, verdict = got
+    if isinstance(verdict, str) and verdict.startswith("your backward raised"):
+        return [f"{verdict}: compare the shape each product gives with the shape of the "
+                "gradient it must be"]
     notes = []
     if _near(z, x @ w.T) and np.any(b):
         notes.append("your Z leaves out the bias: Z = X Wᵀ + b")
     if h == d and _near(dx, g @ w.T) and not _near(dx, g @ w):
-        notes.append("your dL/dX is G Wᵀ; the shapes say G W: (B, h) @ (h, d)")
+        notes.append("your dL/dX is G Wᵀ, which has the right shape only because this case is "
+                     "square: G is (B, h), and the product must give X's (B, d)")
     if _shape(dw) == (d, h) and d != h:
-        notes.append(f"your dL/dW has shape {(d, h)}, W's transposed: W is {(h, d)}, so "
-                     "dL/dW = Gᵀ X, (h, B) @ (B, d)")
+        notes.append(f"your dL/dW has shape {(d, h)}, W's transposed: W is {(h, d)}, and a "
+                     "gradient has the shape of what it is the gradient of")
     elif h == d and _near(dw, x.T @ g) and not _near(dw, g.T @ x):
-        notes.append("your dL/dW is the transpose of the right one: Gᵀ X, not Xᵀ G")
+        notes.append("your dL/dW is the transpose of the right one (its shape fits only "
+                     "because this case is square): W is (h, d)")
     if _shape(db) == (batch, h) and batch > 1:
         notes.append(f"your dL/db has shape {(batch, h)}, one row per example: b was added to "
                      "every row of Z (broadcast), so its gradient is G summed over the rows, "
@@ -176,6 +181,12 @@ def _training_notes(expected: tuple, got: Any, args: tuple) -> list[str]:
     if losses.shape != want.shape:
         return [f"you returned {losses.size} losses for {want.size} steps: one per step"]
     batch = len(args[1])
+    if _near(losses, want):
+        return ["your losses are right; the accuracy is counted after the last step: one more "
+                "forward with the updated parameters"]
+    if _near(losses[:-1], want[1:]):
+        return ["your losses are one step late: record each step's loss before its update "
+                "(the loss that backward differentiates)"]
     if _near(losses[0], want[0]):
         if _near(losses[:2], want[:2]) and not _near(losses[2:], want[2:]):
             return ["your first two losses are right, then they drift: each backward adds to "
@@ -202,6 +213,44 @@ def _compare_training(expected: tuple, got: Any, args: tuple) -> Optional[str]:
 
 
 # ---------------------------------------------------------------------------- 05.2–05.4
+_ACTIVATION_CLOSE = close(rtol=1e-9, atol=1e-12)
+
+
+def _as_input(name: str, y: np.ndarray) -> np.ndarray:
+    """f'(y): the derivative taken at the output as if the output were the input x."""
+    if name == "sigmoid":
+        s = 1 / (1 + np.exp(-y))
+        return s * (1 - s)
+    if name == "tanh":
+        return 1 - np.tanh(y) ** 2
+    return (y > 0).astype(np.float64)
+
+
+def _slope(name: str, y: np.ndarray) -> np.ndarray:
+    """dy/dx written with the output y (what a right answer multiplies grad_output by)."""
+    return {"relu": (y > 0) * 1.0, "sigmoid": y * (1 - y), "tanh": 1 - y * y}[name]
+
+
+def _compare_activation(expected: Any, got: Any, args: tuple) -> Optional[str]:
+    """close(), naming ReLU's y ≥ 0, f' taken at y as if it were x, and a missing Δ."""
+    message = _ACTIVATION_CLOSE(expected, got)
+    if message is None:
+        return message
+    name, y, g = args
+    y, g = np.asarray(y, dtype=np.float64), np.asarray(g, dtype=np.float64)
+    notes = []
+    if name == "relu" and _near(got, g * (y >= 0)):
+        notes.append("where y = 0 your gradient passes through: ReLU's output is 0 there, "
+                     "so the input was ≤ 0 and the slope is 0 — it is 1 only where y > 0")
+    elif name != "relu" and _near(got, g * _as_input(name, y)):
+        notes.append(f"you took {name}'s derivative at y as if it were x: the derivative is a "
+                     "function of x, and you have only y = f(x) — rewrite it in terms of y")
+    elif not np.all(g == 1) and _near(got, _slope(name, y)):
+        notes.append("you returned the activation's own slope: multiply it, entry by entry, "
+                     "by the gradient arriving from above (grad_output)")
+    return _with_notes(message, notes)
+
+
 def _relu_output(rng: np.random.Generator, shape: tuple) -> np.ndarray:
     y = np.maximum(rng.normal(size=shape) * 2, 0)
     y[0, 0] = 0.0  # relu at a kink: its output is 0, so its derivative is 0
@@ -218,11 +267,6 @@ def _activation_hidden(rng: np.random.Generator) -> list[tuple]:
              ("sigmoid", 1 / (1 + np.exp(-x)), rng.normal(size=shape)),
              ("tanh", np.tanh(x), rng.normal(size=shape))]
     return [cases[k] for k in rng.permutation(len(cases))]
-
-
-def _network_case(rng: np.random.Generator) -> tuple:
-    return (rng.uniform(-1, 1, size=2), rng.uniform(0, 1, size=2), rng.normal(size=8) * 0.8,
-            rng.normal(size=2) * 0.5, float(rng.choice([0.1, 0.5, 1.0])))
 
 
 def _cross_entropy_case(rng: np.random.Generator, scale: float = 2.0,
@@ -249,7 +293,18 @@ def _compare_cross_entropy(expected: tuple, got: Any, args: tuple) -> Optional[s
         notes.append(f"your gradient is divided by B = {batch} twice: the mean's 1/B enters once")
     if batch > 1 and _near(got[0], expected[0] * batch):
         notes.append("your loss is the sum over the batch; the exercise asks for the mean")
+    if not _all_finite(got[0]) or not _all_finite(got[1]):
+        notes.append("your answer holds nan or inf where the right one is finite: e^z "
+                     "overflows for a large logit (e^1000 is inf) and a probability rounds to "
+                     "0 — compute from the logits, shifted so that nothing overflows")
     return _with_notes(message, notes)
+
+
+def _all_finite(value: Any) -> bool:
+    try:
+        return bool(np.all(np.isfinite(np.asarray(value, dtype=np.float64))))
+    except (TypeError, ValueError):
+        return True  # not numbers at all: close() has said so
 
 
 def _network_case(rng: np.random.Generator) -> tuple:
@@ -270,6 +325,27 @@ def one_path_gradients(inputs: Any, targets: Any, weights: Any, biases: Any,
                            delta * out[1] * h[1] * (1 - h[1]) * i])
 
 
+def _one_path_unit(hidden: Any, right: np.ndarray, through_o1: np.ndarray,
+                   through_o2: np.ndarray) -> Optional[str]:
+    """When one hidden unit's δ is right and the other's takes one output path only, say
+    which (the whole-answer messages below cover both units wrong the same way)."""
+    try:
+        hidden = np.asarray(hidden, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        return None
+    if hidden.shape != (4,):
+        return None
+    for unit, (mine, other) in enumerate(((slice(0, 2), slice(2, 4)),
+                                          (slice(2, 4), slice(0, 2)))):
+        if not _near(hidden[other], right[other]) or _near(hidden[mine], right[mine]):
+            continue
+        for path, through in ((1, through_o1), (2, through_o2)):
+            if _near(hidden[mine], through[mine]):
+                return (f"h{unit + 1}'s δ uses only the path through o{path} (h{2 - unit}'s "
+                        f"is right): h{unit + 1} feeds o1 and o2, and the two paths add")
+    return None
+
+
 def _compare_network(expected: tuple, got: Any, args: tuple) -> Optional[str]:
     """close(), naming one output path only, `=` for `+=`, and a step up the gradient."""
     message = _CE_CLOSE(expected, got)
@@ -278,10 +354,15 @@ def _compare_network(expected: tuple, got: Any, args: tuple) -> Optional[str]:
     inputs, targets, weights, biases, lr = args
     hidden = got[1]
     notes = []
+    if _near(got[0], 2 * expected[0]):
+        notes.append("your E is twice the right one: each squared error has ½ in front of it")
     if not _near(hidden, expected[1]):
         through_o1 = one_path_gradients(inputs, targets, weights, biases, 0)
         through_o2 = one_path_gradients(inputs, targets, weights, biases, 1)
-        if _near(hidden, through_o1):
+        unit = _one_path_unit(hidden, expected[1], through_o1, through_o2)
+        if unit:
+            notes.append(unit)
+        elif _near(hidden, through_o1):
             notes.append(f"your hidden-unit δ uses only one output path, through o1 (your "
                          f"dE/dw1 = {through_o1[0]:.6g}; with both paths it is "
                          f"{expected[1][0]:.6g} — in the reading's example the one-path number "
@@ -307,6 +388,7 @@ def _compare_network(expected: tuple, got: Any, args: tuple) -> Optional[str]:
 _NETWORK_VISIBLE_SECOND = (np.array([1.0, -1.0]), np.array([0.0, 1.0]),
                            np.array([0.1, -0.2, 0.3, -0.4, 0.5, -0.6, 0.7, -0.8]),
                            np.zeros(2), 1.0)
+
 
 def _small(*shape: int, start: float = 1.0) -> np.ndarray:
     """Small distinct numbers, easy to redo by hand: start, start + 0.5, …"""
@@ -340,10 +422,10 @@ EXERCISES = [
         hint="relu: g·(y > 0); sigmoid: g·y(1 − y); tanh: g·(1 − y²) — all from the output y.",
         visible=lambda: [("relu", np.array([0.0, 0.5, 2.0]), np.array([1.0, 1.0, 3.0])),
                          ("relu", np.array([[0.0, 1.5], [0.0, 0.0]]), np.full((2, 2), 2.0)),
-                         ("sigmoid", np.array([0.5, 0.25, 0.9]), np.ones(3)),
+                         ("sigmoid", np.array([0.5, 0.25, 0.9]), np.array([1.0, 2.0, -1.0])),
                          ("tanh", np.array([[0.0, 0.5], [-0.5, 0.9]]), np.full((2, 2), 2.0))],
         hidden=_activation_hidden,
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=_compare_activation,
     ),
     Exercise(
         id="05.3", function="softmax_cross_entropy", points=4,
