@@ -36,7 +36,7 @@ STATUS_BY_KIND = {
     "not_implemented": "not attempted", "missing": "missing", "timeout": "timed out",
     "exit": "exited", "crash": "crashed", "memory": "out of memory", "flood": "output flood",
     "garbage": "bad output", "exception": "raised", "wrong": "wrong", "syntax": "syntax error",
-    "import": "import failed", "mutated": "changed input", "rules": "breaks the rules",
+    "import": "import failed", "mutated": "changed input", "rules": "refused",
 }
 
 
