@@ -46,6 +46,9 @@ class Exercise:
         parts: names of the values the function returns, when it returns several (say
             ``("E", "dE/dw", "new weights")``): each is scored on its own, an equal share of
             the case. Empty: the case is right or wrong as a whole.
+        source_check: ``(source) -> message or None``, run by the grader on the submitted
+            file's code before the cases: a message fails every case with it (for an exercise
+            whose answer is a measurement the student's code makes; see source_rules).
         timeout: seconds that all the cases of this exercise may take together in the
             grader, when they need more than the run's ``--timeout`` (a training run, say);
             ``None``: the run's limit.
@@ -63,6 +66,7 @@ class Exercise:
     idea: str = ""
     parts: tuple[str, ...] = ()
     timeout: Optional[float] = None
+    source_check: Optional[Callable[[str], Optional[str]]] = None
 
     def __post_init__(self) -> None:
         if not (isinstance(self.points, (int, float)) and self.points > 0):

@@ -36,7 +36,7 @@ STATUS_BY_KIND = {
     "not_implemented": "not attempted", "missing": "missing", "timeout": "timed out",
     "exit": "exited", "crash": "crashed", "memory": "out of memory", "flood": "output flood",
     "garbage": "bad output", "exception": "raised", "wrong": "wrong", "syntax": "syntax error",
-    "import": "import failed", "mutated": "changed input",
+    "import": "import failed", "mutated": "changed input", "rules": "refused",
 }
 
 
@@ -204,6 +204,11 @@ def grade_file(source: SourceFile, options: Options) -> list[ExerciseResult]:
 def _grade_exercise(sandbox: Sandbox, source: SourceFile, exercise: Exercise,
                     cases: list[Case]) -> ExerciseResult:
     result = ExerciseResult(source.lesson, exercise, file=source.path.name)
+    problem = exercise.source_check(source.code) if exercise.source_check else None
+    if problem:  # read in this process, before the student's code runs
+        result.cases = [CaseResult(case.visible, False, "rules", problem, case.call)
+                        for case in cases]
+        return result
     try:
         outcomes = sandbox.run(exercise.function, [case.args for case in cases],
                                timeout=max(sandbox.timeout, exercise.timeout or 0.0))
