@@ -130,3 +130,22 @@ def test_the_grader_refuses_before_running_anything(tmp_path: Path) -> None:
     assert result.points_for() == (0.0, 5.0)
     assert "return nowhere else" in result.cases[0].message
     assert grader.STATUS_BY_KIND["rules"] == "refused"  # fits the table's status column
+
+
+def test_check_in_the_notebook_says_what_the_grader_will_refuse(tmp_path: Path) -> None:
+    """check("08.5", fn) passed a capstone that minigrad grade then refused; now both agree."""
+    import importlib.util
+
+    from minigrad.exercises import selfcheck
+
+    exercise = next(e for e in EXERCISES if e.id == "08.5")
+    for name, text, refused in (
+            ("honest", SOURCE, False),
+            ("forged", _with(FINAL, "    return {'accuracy': 0.99}\n"), True)):
+        path = tmp_path / f"{name}.py"
+        path.write_text(text, encoding="utf-8")
+        spec = importlib.util.spec_from_file_location(f"student_{name}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        message = selfcheck._refused_source(exercise, getattr(module, exercise.function))
+        assert bool(message) == refused, message

@@ -12,6 +12,8 @@ think about); from the second failed check on, the formula as well.
 from __future__ import annotations
 
 import copy
+import inspect
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -92,7 +94,12 @@ def check(exercise_id: str, function: Callable[..., Any]) -> CheckResult:
         else:
             result.passed += 1
             print(f"  ✓ case {number}: {call}")
-    if result.passed == result.total:
+    refused = _refused_source(exercise, function) if result.passed == result.total else None
+    if refused:  # the cases pass, but the grader reads the code first and would refuse it
+        result.passed = 0
+        result.messages.append(f"the grader refuses this code: {refused}")
+        print(f"  ✗ the grader refuses this code before running it: {refused}")
+    elif result.passed == result.total:
         print(f"  All {result.total} visible cases pass. The grader also runs hidden cases.")
     else:
         print(f"  {result.passed}/{result.total} visible cases pass. {hint_for(exercise)}")
@@ -113,3 +120,26 @@ def _fail(result: CheckResult, number: int, call: str, message: str) -> None:
     line = f"  ✗ case {number}: {call}: {message}"
     result.messages.append(line.strip())
     print(line)
+
+
+def _refused_source(exercise: Exercise, function: Callable[..., Any]) -> str | None:
+    """What the grader's ``source_check`` says of the code ``function`` comes from: its
+    module's file, or in a notebook every cell run so far (the check follows names from the
+    exercise's function, so other cells do not count). None when it is accepted or unknown."""
+    if exercise.source_check is None:
+        return None
+    source = None
+    try:
+        filename = inspect.getsourcefile(function)
+        if filename and os.path.isfile(filename) and "ipykernel" not in filename:
+            with open(filename, encoding="utf-8") as file:
+                source = file.read()
+        else:
+            from IPython import get_ipython
+
+            shell = get_ipython()
+            if shell is not None:
+                source = "\n".join(shell.user_ns.get("In", []))
+    except (ImportError, OSError, TypeError):
+        return None
+    return exercise.source_check(source) if source else None
