@@ -16,10 +16,12 @@ from typing import Callable
 
 import numpy as np
 
-from minigrad.kernels.compiler import njit
+from minigrad.kernels.compiler import njit, numba
 from minigrad.kernels.reference import Pair, output_size
 
-THREADS = min(os.cpu_count() or 1, 8)
+# numba's own thread count (every CPU unless NUMBA_NUM_THREADS says otherwise), so that one
+# setting sizes both pools.
+THREADS = max(1, min(numba.config.NUMBA_NUM_THREADS, 8))
 MIN_ELEMENTS_PER_THREAD = 1 << 16  # below this, one thread: starting others costs more
 _pool: ThreadPoolExecutor | None = None
 
