@@ -101,17 +101,23 @@ def test_gemm_path_in_many_chunks_and_threads(monkeypatch, dtype: type) -> None:
     _check(GEMM, (5, 3, 6, 6), (4, 3, 3, 3), (1, 1), (1, 1), dtype=dtype)
 
 
-def test_the_workspace_stays_within_its_bound(monkeypatch) -> None:
-    """cols for the whole batch would be 32·144·784·4 B = 14 MB; chunks keep it under the
-    chunk size, and the per-thread buffer is reused, not grown, by a second call."""
+@pytest.mark.parametrize("chunk_bytes", ["cache", "workspace"])
+def test_the_workspace_stays_within_its_bound(monkeypatch, chunk_bytes: str) -> None:
+    """cols for a batch of 32 is 32·144·784·4 B = 14 MB: one chunk within the 64 MB bound
+    (several threads), or one image per chunk with the cache-sized chunks (one thread); the
+    per-thread buffer is reused, not grown, by a second call."""
+    limit = {"cache": jit_gemm.CACHE_CHUNK_BYTES, "workspace": jit_gemm.WORKSPACE_BYTES}
+    monkeypatch.setattr(jit_gemm, "CHUNK_BYTES", limit[chunk_bytes])
+    monkeypatch.setattr(jit_gemm._local, "buffer", None, raising=False)
     x = np.ones((32, 16, 28, 28), dtype=np.float32)
     w = np.ones((32, 16, 3, 3), dtype=np.float32)
     peak = jit_gemm.peak_workspace_bytes(x.shape, w.shape, (1, 1), (1, 1))
-    assert peak == (16 * 9 + 32) * 28 * 28 * 4  # one image per chunk
+    per_image = (16 * 9 + 32) * 28 * 28 * 4
+    assert peak == (per_image if chunk_bytes == "cache" else 32 * per_image)
     assert peak <= jit_gemm.WORKSPACE_BYTES
     y = jit_gemm.gemm_conv2d_forward(x, w, (1, 1), (1, 1))
     buffer = jit_gemm._local.buffer
-    assert buffer.size < 4 << 20
+    assert buffer.size == peak
     jit_gemm.gemm_conv2d_grad_weight(x, y, w.shape, (1, 1), (1, 1))
     assert jit_gemm._local.buffer is buffer
     np.testing.assert_array_equal(y[0, 0, 1:-1, 1:-1], 144.0)  # interior windows: 16·9 ones

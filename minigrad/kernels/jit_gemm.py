@@ -14,11 +14,12 @@ with g_t[o, m·P + p] = grad_y[n0 + m, o, p]. What makes it fast where numpy's i
   included (no padded copy of x, no strided numpy copy);
 * one float32 GEMM per chunk through numpy's BLAS (multi-threaded, register-blocked);
   the weight gradient adds up one GEMM per chunk (one in all when the batch fits a chunk:
-  a single GEMM over the whole batch was measured slower, its cols no longer in cache);
+  on one thread, a single GEMM over the whole batch was slower, its cols out of cache);
 * the GEMM's (O, chunk·P) result goes to NCHW in a parallel loop that also adds the bias,
   and grad_y comes to (O, chunk·P) the same way: the only layout changes are these two;
-* the chunks are small (CHUNK_BYTES, about an L2 cache): cols is still in cache when the
-  GEMM reads it. The workspace (cols plus one (O, chunk·P) matrix) is one buffer per
+* on one thread the chunks are small (about an L2 cache), so cols is still in cache when
+  the GEMM reads it; with more threads, large (fewer GEMMs, fewer rendezvous of the BLAS
+  threads; see CHUNK_BYTES). The workspace (cols plus one (O, chunk·P) matrix) is one buffer per
   thread, kept between calls, so no call pays for fresh pages; it never exceeds
   WORKSPACE_BYTES (64 MB) unless a single image needs more.
 
@@ -35,15 +36,20 @@ from functools import lru_cache
 import numpy as np
 
 from minigrad.kernels.compiler import njit
-from minigrad.kernels.jit_pool import _in_parallel
+from minigrad.kernels.jit_pool import THREADS, _in_parallel
 from minigrad.kernels.reference import Pair, output_size
 
-# A chunk's cols + (O, chunk·P) matrix should stay in the core's L2 cache while the GEMM
-# reads it back: 512 KB per chunk beat 2, 8 and 64 MB by 20–40 % on every network shape
-# (one thread, CPU time; benchmarks/README.md). WORKSPACE_BYTES is the hard bound the
-# issue sets; a single image larger than the chunk target is still one chunk.
-CHUNK_BYTES = 512 << 10
+# Chunk size. On one thread, a chunk's cols + (O, chunk·P) matrix should stay in the L2
+# cache while the GEMM reads it back: 512 KB beat 2, 8 and 64 MB by 20–40 % on every
+# network shape (CPU time). With more threads each GEMM is a rendezvous of OpenBLAS's
+# threads, which costs far more than the cache misses when the machine is busy (LeNet's
+# epoch: 63 s with 512 KB chunks against 25 s with 16 MB, alternating, load 11 on 2 cores),
+# so there a chunk is as large as WORKSPACE_BYTES, the bound on the scratch memory of one
+# call (a single image larger than that is still one chunk). benchmarks/README.md has the
+# numbers.
+CACHE_CHUNK_BYTES = 512 << 10
 WORKSPACE_BYTES = 64 << 20
+CHUNK_BYTES = CACHE_CHUNK_BYTES if THREADS == 1 else WORKSPACE_BYTES
 
 _local = threading.local()
 
