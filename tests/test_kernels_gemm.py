@@ -68,12 +68,14 @@ def test_gemm_path_agrees_with_reference(case: tuple, dtype: type) -> None:
     _check(GEMM, *case, dtype=dtype)
 
 
-FLAT_CASES = [((1, 8, 24, 24), (3, 8, 3, 3), (1, 1), (1, 1)),
-              ((2, 9, 25, 24), (10, 9, 3, 6), (1, 1), (0, 2))]
+# Small enough for the reference loops (each a few hundred thousand Python steps).
+FLAT_CASES = [((1, 8, 16, 16), (3, 8, 3, 3), (1, 1), (1, 1)),
+              ((1, 8, 16, 16), (2, 8, 7, 7), (1, 1), (3, 3)),
+              ((1, 8, 16, 17), (3, 8, 3, 6), (1, 1), (0, 2))]
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
-@pytest.mark.parametrize("case", FLAT_CASES, ids=["3x3", "3x6"])
+@pytest.mark.parametrize("case", FLAT_CASES, ids=["3x3", "7x7", "3x6"])
 def test_flat_path_and_dispatch_agree_with_reference(case: tuple, dtype: type) -> None:
     x_shape, w_shape, stride, _ = case
     assert jit.uses_flat_loops(x_shape, w_shape, stride)
@@ -87,7 +89,8 @@ def test_dispatch_sends_small_planes_strides_and_wide_kernels_to_gemm(case: tupl
     assert not jit.uses_flat_loops(x_shape, w_shape, stride)
     _check(DISPATCH, *case, dtype=np.float32)
     assert not jit.uses_flat_loops((1, 8, 24, 24), (3, 8, 3, 3), (2, 2))  # strided
-    assert not jit.uses_flat_loops((1, 8, 24, 24), (3, 8, 5, 5), (1, 1))  # 5 columns
+    assert not jit.uses_flat_loops((1, 3, 24, 24), (3, 3, 5, 5), (1, 1))  # 3 channels
+    assert not jit.uses_flat_loops((1, 8, 24, 24), (3, 8, 1, 1), (1, 1))  # 1×1
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])

@@ -344,19 +344,19 @@ def flat_conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape
 def uses_flat_loops(x_shape: tuple, w_shape: tuple, stride: Pair) -> bool:
     """Which of the two conv paths serves this shape (forward and both gradients alike).
 
-    Measured per shape (benchmarks/README.md): the flat-row loops above win only where they
-    were tuned, a 3-column kernel at stride 1 over large planes with many channels (the
-    32×16×28×28, 3×3 layer: 25 against 35 ms CPU); everywhere else, small planes, 5×5 and
-    7×7 kernels, strides, one-channel first layers, packing + GEMM (`jit_gemm`) is 1.5–6×
-    faster than they are.
+    Measured per shape (one thread, CPU time; benchmarks/README.md): the flat-row loops win
+    at stride 1 on large planes with several channels, where packing would copy each input
+    value kh·kw times (32×16×28×28 with 3×3: 25 against 35 ms; 32×16×16×16 with 7×7: 32
+    against 51 ms). Everywhere else (small planes, strides, one- or three-channel first
+    layers, 1×1 kernels) packing + GEMM (`jit_gemm`) is faster, by 1.5–6×.
     """
     channels, height, width = x_shape[1:]
-    return (stride == (1, 1) and w_shape[3] % TAPS == 0 and height * width >= FLAT_MIN_PLANE
-            and channels * w_shape[2] * w_shape[3] >= FLAT_MIN_DEPTH)
+    return (stride == (1, 1) and channels >= FLAT_MIN_CHANNELS and w_shape[3] >= TAPS
+            and height * width >= FLAT_MIN_PLANE)
 
 
-FLAT_MIN_PLANE = 24 * 24  # input pixels per plane
-FLAT_MIN_DEPTH = 8 * 9  # C·kh·kw
+FLAT_MIN_PLANE = 16 * 16  # input pixels per plane
+FLAT_MIN_CHANNELS = 8
 
 
 def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
