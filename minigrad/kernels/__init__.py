@@ -145,6 +145,7 @@ def warm_up(dtypes: tuple = (np.float32,)) -> str:
         for kernel, padding in (((2, 2), (0, 0)), ((3, 3), (1, 1))):  # 2×2 has its own kernel
             values, indices = backend.max_pool2d_forward(x, kernel, (2, 2), padding)
             backend.max_pool2d_backward(values, indices, x.shape)
-        y = backend.avg_pool2d_forward(x, (2, 2), (2, 2), (0, 0))
-        backend.avg_pool2d_backward(y, x.shape, (2, 2), (2, 2), (0, 0))
+        for kernel, padding in (((2, 2), (0, 0)), ((3, 3), (1, 1))):  # 2×2: its own kernels
+            y = backend.avg_pool2d_forward(x, kernel, (2, 2), padding)
+            backend.avg_pool2d_backward(y, x.shape, kernel, (2, 2), padding)
     return backend_name()
