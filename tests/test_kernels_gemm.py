@@ -179,3 +179,19 @@ def test_gemm_path_keeps_nan_and_inf_where_the_reference_has_them(kw: int, strid
         np.testing.assert_array_equal(test(grad_w), test(exact))
     finite = np.isfinite(exact)
     np.testing.assert_allclose(grad_w[finite], exact[finite], rtol=1e-5)
+
+
+def test_the_gemms_run_on_one_blas_thread_and_restore_the_setting(monkeypatch) -> None:
+    """With several threads, our GEMMs ask numpy's OpenBLAS for one thread (its per-thread
+    setting) and give the old setting back afterwards."""
+    if jit_gemm._set_blas_threads is None:
+        pytest.skip("numpy's BLAS is not its bundled OpenBLAS")
+    monkeypatch.setattr(jit_gemm, "THREADS", 2)
+    before = jit_gemm._set_blas_threads(3)  # a known setting outside
+    try:
+        with jit_gemm._one_blas_thread():
+            inside = jit_gemm._set_blas_threads(1)  # returns the setting in force
+        after = jit_gemm._set_blas_threads(3)
+    finally:
+        jit_gemm._set_blas_threads(before)
+    assert (inside, after) == (1, 3)

@@ -17,9 +17,9 @@ with g_t[o, m·P + p] = grad_y[n0 + m, o, p]. What makes it fast where numpy's i
   on one thread, a single GEMM over the whole batch was slower, its cols out of cache);
 * the GEMM's (O, chunk·P) result goes to NCHW in a parallel loop that also adds the bias,
   and grad_y comes to (O, chunk·P) the same way: the only layout changes are these two;
-* on one thread the chunks are small (about an L2 cache), so cols is still in cache when
-  the GEMM reads it; with more threads, large (fewer GEMMs, fewer rendezvous of the BLAS
-  threads; see CHUNK_BYTES). The workspace (cols plus one (O, chunk·P) matrix) is one buffer per
+* each GEMM runs on one BLAS thread (the numba loops around it use the others), and the
+  chunks are small (about an L2 cache), so cols is still in cache when the GEMM reads it
+  (see CHUNK_BYTES). The workspace (cols plus one (O, chunk·P) matrix) is one buffer per
   thread, kept between calls, so no call pays for fresh pages; it never exceeds
   WORKSPACE_BYTES (64 MB) unless a single image needs more.
 
@@ -30,8 +30,11 @@ Every kernel here is tested against `reference` (tests/test_kernels_gemm.py).
 
 from __future__ import annotations
 
+import ctypes
 import threading
+from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -39,17 +42,16 @@ from minigrad.kernels.compiler import njit
 from minigrad.kernels.jit_pool import THREADS, _in_parallel
 from minigrad.kernels.reference import Pair, output_size
 
-# Chunk size. On one thread, a chunk's cols + (O, chunk·P) matrix should stay in the L2
-# cache while the GEMM reads it back: 512 KB beat 2, 8 and 64 MB by 20–40 % on every
-# network shape (CPU time). With more threads each GEMM is a rendezvous of OpenBLAS's
-# threads, which costs far more than the cache misses when the machine is busy (LeNet's
-# epoch: 63 s with 512 KB chunks against 25 s with 16 MB, alternating, load 11 on 2 cores),
-# so there a chunk is as large as WORKSPACE_BYTES, the bound on the scratch memory of one
-# call (a single image larger than that is still one chunk). benchmarks/README.md has the
-# numbers.
+# Chunk size. A chunk's cols + (O, chunk·P) matrix should stay in the L2 cache while the
+# GEMM reads it back: 512 KB beat 2, 8 and 64 MB by 20–40 % on every network shape (one
+# thread, CPU time). That holds when our GEMMs run on one BLAS thread (`_one_blas_thread`).
+# Where we cannot ask for that (a BLAS other than numpy's OpenBLAS) and BLAS has several
+# threads, each GEMM is a rendezvous of its threads, which costs far more than the cache
+# misses on a busy machine (LeNet's epoch: 63 s with 512 KB chunks against 25 s with 16 MB,
+# load 11 on 2 cores), so there a chunk is as large as WORKSPACE_BYTES, the bound on one
+# call's scratch memory (a single image larger than that is still one chunk).
 CACHE_CHUNK_BYTES = 512 << 10
 WORKSPACE_BYTES = 64 << 20
-CHUNK_BYTES = CACHE_CHUNK_BYTES if THREADS == 1 else WORKSPACE_BYTES
 
 _local = threading.local()
 
@@ -62,6 +64,41 @@ def _workspace(count: int, dtype: np.dtype) -> np.ndarray:
         buffer = np.empty(max(need, 1 << 16), dtype=np.uint8)
         _local.buffer = buffer
     return buffer[:need].view(dtype)
+
+
+def _find_set_blas_threads():
+    """OpenBLAS's `openblas_set_num_threads_local` in numpy's own OpenBLAS (numpy wheels
+    bundle it in numpy.libs), or None (another BLAS, or an older OpenBLAS)."""
+    folder = Path(np.__file__).resolve().parent.parent / "numpy.libs"
+    for library in sorted(folder.glob("libscipy_openblas*.so*")):
+        try:
+            function = ctypes.CDLL(str(library)).openblas_set_num_threads_local
+        except (OSError, AttributeError):
+            continue
+        function.argtypes, function.restype = [ctypes.c_int], ctypes.c_int
+        return function
+    return None
+
+
+_set_blas_threads = _find_set_blas_threads()
+CHUNK_BYTES = (CACHE_CHUNK_BYTES if THREADS == 1 or _set_blas_threads is not None
+               else WORKSPACE_BYTES)
+
+
+@contextmanager
+def _one_blas_thread():
+    """Our GEMMs run on the calling thread only. A multi-threaded OpenBLAS call is a
+    rendezvous: its caller busy-waits until every BLAS thread has done its share, and on a
+    busy machine that wait took 60 ms per GEMM (a 1 ms layer took 200 ms). The setting is
+    OpenBLAS's per-thread one, so the user's own matrix products keep every thread."""
+    if _set_blas_threads is None or THREADS == 1:
+        yield
+        return
+    previous = _set_blas_threads(1)
+    try:
+        yield
+    finally:
+        _set_blas_threads(previous)
 
 
 def _chunk(n_batch: int, per_image: int, itemsize: int) -> int:
@@ -200,7 +237,8 @@ def gemm_conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pai
         images = cols.shape[1] // plane
         _in_parallel(_pack, images * channels, cols.size, x_planes, first, table, cols,
                      channels)
-        np.dot(w_flat, cols, out=y_t)
+        with _one_blas_thread():
+            np.dot(w_flat, cols, out=y_t)
         _in_parallel(_to_nchw, images * out_channels, y_t.size, y_t, first, y_planes, bias)
     return y
 
@@ -218,7 +256,8 @@ def gemm_conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: 
     for first, grad_cols, g_t in _chunks(n_batch, depth, out_channels, plane, g.dtype):
         images = grad_cols.shape[1] // plane
         _in_parallel(_from_nchw, images * out_channels, g_t.size, g, first, g_t)
-        np.dot(w_flat.T, g_t, out=grad_cols)
+        with _one_blas_thread():
+            np.dot(w_flat.T, g_t, out=grad_cols)
         _in_parallel(_col2im, images * channels, grad_cols.size, grad_cols, first, table,
                      grad_planes, channels)
     return grad_x
@@ -238,10 +277,11 @@ def gemm_conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape
         _in_parallel(_pack, images * channels, cols.size, x_planes, first, table, cols,
                      channels)
         _in_parallel(_from_nchw, images * out_channels, g_t.size, g, first, g_t)
-        if first == 0:
-            np.dot(g_t, cols.T, out=grad_w)
-        else:
-            grad_w += g_t @ cols.T
+        with _one_blas_thread():
+            if first == 0:
+                np.dot(g_t, cols.T, out=grad_w)
+            else:
+                grad_w += g_t @ cols.T
     return grad_w.reshape(weight_shape)
 
 
