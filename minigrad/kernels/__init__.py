@@ -4,7 +4,9 @@ Three implementations of the same seven functions, one module each, tested again
 
 reference   plain Python loops, the definitions (slow; read these first)
 im2col      unfold the windows into a matrix and use one matrix product (numpy + BLAS)
-jit         numba-compiled parallel loops (fast; needs numba); its pooling half is jit_pool
+jit         numba-compiled parallel loops (fast; needs numba); its pooling half is jit_pool,
+            and it sends each conv shape to its flat-row loops or to jit_gemm (numba
+            packing + one BLAS product per chunk), whichever was measured faster
 
 Also here: `cache` (where numba stores compiled kernels) and `compiler` (numba, imported
 after that choice, and told to use 512-bit vectors on CPUs with AVX-512).
