@@ -1,22 +1,25 @@
-"""Conv and pool speed: minigrad (numba kernels) against PyTorch CPU, or against minigrad's own
-numpy im2col path when PyTorch is not installed.
+"""Conv and pool speed on a table of shapes: minigrad (numba kernels) against PyTorch CPU, or
+against minigrad's own numpy im2col path when PyTorch is not installed.
 
-    python benchmarks/bench_conv.py                  # every case, 7 rounds
-    python benchmarks/bench_conv.py --cases conv --rounds 9
+    python benchmarks/bench_conv.py                  # the whole table, 3 rounds (a few minutes)
+    python benchmarks/bench_conv.py --rows lenet2 k1 --rounds 5
     python benchmarks/bench_conv.py --startup        # also: cold compile and warm start times
     python benchmarks/bench_conv.py --threads 1      # one thread each: the kernels' own speed
     ONEDNN_MAX_CPU_ISA=AVX2 python benchmarks/bench_conv.py   # PyTorch without AVX-512
 
-Cases (float32, through the autograd ops, as a training step would run them):
-  conv          conv2d forward + backward, x 32×16×28×28, w 32×16×3×3, padding 1
-  conv-forward  the same forward alone (no graph)
-  maxpool       max_pool2d 2×2 forward + backward on 32×32×28×28
+Rows (float32, through the autograd ops, as a training step runs them): conv2d forward +
+backward (input and weight gradients; bias included) on the course's networks' layers and on
+common small-CNN shapes (kernels 1, 3, 5, 7; stride 1 and 2; padding 0 and "same"; 1, 3 and
+16–128 input channels; 4×4 to 32×32 images; batch 1, 32, 64), then max and average pooling
+2×2 forward + backward on the networks' pooling shapes. For each conv row the table also
+names minigrad's path (gemm: packing + BLAS, flat: the flat-row loops) and its peak scratch
+memory (the packing workspace; `minigrad.kernels.jit_gemm.peak_workspace_bytes`).
 
 Every engine runs in its own process (so thread pools and caches never interfere), and the
-engines take turns: round 1 runs A then B, round 2 B then A, ... Each process times `--repeats`
-calls after one warm-up call and reports their median; the printed time is the median over
-rounds. Before timing, each process prints a checksum of its outputs and gradients; the
-driver checks the engines agree.
+engines take turns: round 1 runs A then B, round 2 B then A, ... Each process times every
+row (one warm-up call, then calls for about 0.2 s, their median); the printed time is the
+median over rounds. Each process also prints a checksum of each row's outputs and
+gradients; the driver checks that the engines agree.
 """
 
 from __future__ import annotations
@@ -30,95 +33,153 @@ import sys
 import tempfile
 import time
 
-CASES = ("conv", "conv-forward", "maxpool")
+# name: (N, C, H=W, O, k, stride, padding); "pool-" rows: (N, C, H=W) with a 2×2 window.
+CONV_ROWS = {
+    "digits1": (32, 1, 8, 16, 3, 1, 1),     # lesson 07's CNN, first layer
+    "digits2": (32, 16, 4, 32, 3, 1, 1),    # ... second layer
+    "lenet1": (64, 1, 28, 20, 5, 1, 0),     # LeNet-5 shape, first layer
+    "lenet2": (64, 20, 12, 50, 5, 1, 0),    # ... second layer
+    "k3-28": (32, 16, 28, 32, 3, 1, 1),     # the earlier benchmark's one shape
+    "k3-b1": (1, 16, 32, 32, 3, 1, 1),      # batch 1
+    "k3-s2": (64, 32, 16, 64, 3, 2, 1),     # downsampling 3×3
+    "k3-128": (32, 128, 8, 128, 3, 1, 1),   # 128 channels
+    "k1": (32, 64, 16, 128, 1, 1, 0),       # 1×1 (channel mixing)
+    "k1-s2": (32, 64, 16, 128, 1, 2, 0),    # 1×1 stride 2 (a residual shortcut)
+    "k5-same": (1, 3, 32, 16, 5, 1, 2),     # 3 channels, batch 1, "same"
+    "k5-s2": (64, 3, 32, 32, 5, 2, 0),      # 3 channels, stride 2, no padding
+    "k7-s2": (32, 3, 32, 32, 7, 2, 3),      # a ResNet-like stem
+    "k7-same": (32, 16, 16, 16, 7, 1, 3),   # 7×7 "same"
+}
+POOL_ROWS = {
+    "max-digits1": ("max", 32, 16, 8), "max-digits2": ("max", 32, 32, 4),
+    "max-lenet1": ("max", 64, 20, 24), "max-lenet2": ("max", 64, 50, 8),
+    "avg-digits1": ("avg", 32, 16, 8), "avg-lenet1": ("avg", 64, 20, 24),
+    "avg-lenet2": ("avg", 64, 50, 8), "max-32x28": ("max", 32, 32, 28),
+}
+ROWS = tuple(CONV_ROWS) + tuple(POOL_ROWS)
 THREAD_DEFAULTS = {"OMP_WAIT_POLICY": "PASSIVE", "OPENBLAS_THREAD_TIMEOUT": "1"}  # minigrad._threads
 ENGINES = ("minigrad", "im2col", "torch")
 
 
 # ----------------------------------------------------------------------------- worker
-def _data(case: str):
+def _data(row: str) -> dict:
     import numpy as np
 
     rng = np.random.default_rng(0)
-    if case.startswith("conv"):
-        x = rng.standard_normal((32, 16, 28, 28)).astype(np.float32)
-        w = (rng.standard_normal((32, 16, 3, 3)) * 0.1).astype(np.float32)
-        g = rng.standard_normal((32, 32, 28, 28)).astype(np.float32)
-        return x, w, g
-    x = rng.standard_normal((32, 32, 28, 28)).astype(np.float32)
-    g = rng.standard_normal((32, 32, 14, 14)).astype(np.float32)
-    return x, None, g
+    if row in CONV_ROWS:
+        n, c, size, o, k, stride, padding = CONV_ROWS[row]
+        out = (size + 2 * padding - k) // stride + 1
+        return {"x": rng.standard_normal((n, c, size, size)).astype(np.float32),
+                "w": (rng.standard_normal((o, c, k, k)) / (c * k * k) ** 0.5).astype(np.float32),
+                "b": rng.standard_normal(o).astype(np.float32),
+                "g": rng.standard_normal((n, o, out, out)).astype(np.float32),
+                "stride": stride, "padding": padding}
+    kind, n, c, size = POOL_ROWS[row]
+    return {"x": rng.standard_normal((n, c, size, size)).astype(np.float32),
+            "g": rng.standard_normal((n, c, size // 2, size // 2)).astype(np.float32),
+            "kind": kind}
 
 
-def _step_minigrad(case: str):
+def _step_minigrad(row: str):
     import minigrad as mg
     from minigrad.ops.conv import conv2d
-    from minigrad.ops.pool import max_pool2d
+    from minigrad.ops.pool import avg_pool2d, max_pool2d
 
-    x_data, w_data, g_data = _data(case)
-    x = mg.tensor(x_data, requires_grad=True)
-    w = mg.tensor(w_data, requires_grad=True) if w_data is not None else None
-    g = mg.tensor(g_data)
+    d = _data(row)
+    x = mg.tensor(d["x"], requires_grad=True)
+    g = mg.tensor(d["g"])
+    if row in CONV_ROWS:
+        w, b = mg.tensor(d["w"], requires_grad=True), mg.tensor(d["b"], requires_grad=True)
 
-    def step():
-        x.grad = None
-        if case == "conv-forward":
-            with mg.no_grad():
-                return [conv2d(x, w, padding=1)]
-        if case == "conv":
-            w.grad = None
-            y = conv2d(x, w, padding=1)
+        def step():
+            x.grad = w.grad = b.grad = None
+            y = conv2d(x, w, b, stride=d["stride"], padding=d["padding"])
             y.backward(g)
-            return [y, x.grad, w.grad]
-        y = max_pool2d(x, 2)
-        y.backward(g)
-        return [y, x.grad]
+            return [y, x.grad, w.grad, b.grad]
+    else:
+        pool = max_pool2d if d["kind"] == "max" else avg_pool2d
+
+        def step():
+            x.grad = None
+            y = pool(x, 2)
+            y.backward(g)
+            return [y, x.grad]
 
     return step, lambda outputs: [float(t.numpy().astype("float64").sum()) for t in outputs]
 
 
-def _step_torch(case: str):
+def _step_torch(row: str):
     import torch
 
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1))
-    x_data, w_data, g_data = _data(case)
-    x = torch.tensor(x_data, requires_grad=True)
-    w = torch.tensor(w_data, requires_grad=True) if w_data is not None else None
-    g = torch.tensor(g_data)
     F = torch.nn.functional
+    d = _data(row)
+    x = torch.tensor(d["x"], requires_grad=True)
+    g = torch.tensor(d["g"])
+    if row in CONV_ROWS:
+        w = torch.tensor(d["w"], requires_grad=True)
+        b = torch.tensor(d["b"], requires_grad=True)
 
-    def step():
-        x.grad = None
-        if case == "conv-forward":
-            with torch.no_grad():
-                return [F.conv2d(x, w, padding=1)]
-        if case == "conv":
-            w.grad = None
-            y = F.conv2d(x, w, padding=1)
+        def step():
+            x.grad = w.grad = b.grad = None
+            y = F.conv2d(x, w, b, stride=d["stride"], padding=d["padding"])
             y.backward(g)
-            return [y, x.grad, w.grad]
-        y = F.max_pool2d(x, 2)
-        y.backward(g)
-        return [y, x.grad]
+            return [y, x.grad, w.grad, b.grad]
+    else:
+        pool = F.max_pool2d if d["kind"] == "max" else F.avg_pool2d
+
+        def step():
+            x.grad = None
+            y = pool(x, 2)
+            y.backward(g)
+            return [y, x.grad]
 
     return step, lambda outputs: [float(t.detach().double().sum()) for t in outputs]
 
 
-def worker(engine: str, case: str, repeats: int) -> None:
-    step, checksum = (_step_torch if engine == "torch" else _step_minigrad)(case)
-    outputs = step()  # warm-up (and, for numba, the cache load)
+def _time(step, budget: float = 0.2) -> tuple[float, float]:
+    """Median wall and CPU seconds of one call, over calls filling about `budget` seconds."""
+    start = time.perf_counter()
+    step()
+    repeats = max(3, min(50, int(budget / max(time.perf_counter() - start, 1e-6))))
     times, cpu_times = [], []
     for _ in range(repeats):
         start, cpu_start = time.perf_counter(), time.process_time()
         step()
         times.append(time.perf_counter() - start)
         cpu_times.append(time.process_time() - cpu_start)
-    print(json.dumps({"median": statistics.median(times), "best": min(times),
-                      "cpu": statistics.median(cpu_times), "checksum": checksum(outputs)}))
+    return statistics.median(times), statistics.median(cpu_times)
+
+
+def _path(row: str) -> tuple[str, int]:
+    """minigrad's conv path for this row and its peak workspace in bytes."""
+    from minigrad import kernels
+
+    if row not in CONV_ROWS or kernels.backend_name() != "jit":
+        return (kernels.backend_name() if row in CONV_ROWS else "pool"), 0
+    from minigrad.kernels import jit, jit_gemm
+
+    n, c, size, o, k, stride, padding = CONV_ROWS[row]
+    shapes = ((n, c, size, size), (o, c, k, k), (stride, stride))
+    if jit.uses_flat_loops(*shapes):
+        return "flat", 0
+    return "gemm", jit_gemm.peak_workspace_bytes(*shapes, (padding, padding))
+
+
+def worker(engine: str, rows: list[str]) -> None:
+    report = {}
+    for row in rows:
+        step, checksum = (_step_torch if engine == "torch" else _step_minigrad)(row)
+        outputs = step()  # warm-up (and, for numba, the cache load)
+        wall, cpu = _time(step)
+        path, workspace = _path(row) if engine != "torch" else ("", 0)
+        report[row] = {"wall": wall, "cpu": cpu, "checksum": checksum(outputs), "path": path,
+                       "workspace": workspace}
+    print(json.dumps(report))
 
 
 # ----------------------------------------------------------------------------- driver
-def _run_worker(engine: str, case: str, repeats: int, threads: int | None = None) -> dict:
+def _run_worker(engine: str, rows: list[str], threads: int | None = None) -> dict:
     env = dict(os.environ)
     if threads:  # numba's pool, OpenMP's (PyTorch) and OpenBLAS's, all the same size
         for name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
@@ -132,10 +193,10 @@ def _run_worker(engine: str, case: str, repeats: int, threads: int | None = None
         env["MINIGRAD_DISABLE_JIT"] = "1"
     else:
         env.pop("MINIGRAD_DISABLE_JIT", None)
-    result = subprocess.run([sys.executable, __file__, "--worker", engine, "--case", case,
-                             "--repeats", str(repeats)], capture_output=True, text=True, env=env)
+    result = subprocess.run([sys.executable, __file__, "--worker", engine, "--rows", *rows],
+                            capture_output=True, text=True, env=env)
     if result.returncode != 0:
-        raise RuntimeError(f"{engine} worker failed on {case}:\n{result.stderr}")
+        raise RuntimeError(f"{engine} worker failed:\n{result.stderr}")
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -143,24 +204,24 @@ def _agree(a: list[float], b: list[float]) -> bool:
     return all(abs(x - y) <= 1e-3 * max(1.0, abs(x), abs(y)) for x, y in zip(a, b))
 
 
-def compare(case: str, engines: tuple[str, str], rounds: int, repeats: int,
+def compare(rows: list[str], engines: tuple[str, str], rounds: int,
             threads: int | None = None) -> dict:
-    times: dict[str, list[float]] = {engine: [] for engine in engines}
-    cpu_times: dict[str, list[float]] = {engine: [] for engine in engines}
-    checksums: dict[str, list[float]] = {}
+    """{row: {"wall": {engine: median}, "cpu": {...}, "path": ..., "workspace": ...}}."""
+    reports: dict[str, list[dict]] = {engine: [] for engine in engines}
     for round_index in range(rounds):
-        order = engines if round_index % 2 == 0 else engines[::-1]
-        for engine in order:
-            report = _run_worker(engine, case, repeats, threads)
-            times[engine].append(report["median"])
-            cpu_times[engine].append(report["cpu"])
-            checksums[engine] = report["checksum"]
-    if not _agree(checksums[engines[0]], checksums[engines[1]]):
-        raise RuntimeError(f"{case}: engines disagree: {checksums}")
-    medians = {engine: statistics.median(values) for engine, values in times.items()}
-    cpu = {engine: statistics.median(values) for engine, values in cpu_times.items()}
-    return {"case": case, "medians": medians, "ratio": medians[engines[0]] / medians[engines[1]],
-            "cpu": cpu, "cpu_ratio": cpu[engines[0]] / cpu[engines[1]]}
+        for engine in (engines if round_index % 2 == 0 else engines[::-1]):
+            reports[engine].append(_run_worker(engine, rows, threads))
+    table = {}
+    for row in rows:
+        last = {engine: reports[engine][-1][row] for engine in engines}
+        if not _agree(last[engines[0]]["checksum"], last[engines[1]]["checksum"]):
+            raise RuntimeError(f"{row}: engines disagree: {last}")
+        table[row] = {
+            kind: {engine: statistics.median(r[row][kind] for r in reports[engine])
+                   for engine in engines} for kind in ("wall", "cpu")}
+        table[row]["path"] = last[engines[0]]["path"]
+        table[row]["workspace"] = last[engines[0]]["workspace"]
+    return table
 
 
 def startup_times() -> dict:
@@ -194,20 +255,48 @@ def startup_times() -> dict:
             "import_wall": plain[0], "import_cpu": plain[1]}
 
 
+def first_conv_times() -> dict:
+    """A session's first conv2d forward + backward (lesson 07's first layer), beyond a plain
+    `import minigrad`: with an empty numba cache (cold: compiling what that call needs) and
+    with the cache filled (warm: loading it)."""
+    import resource
+
+    code = ("import minigrad as mg; from minigrad import nn; x = mg.randn(32, 1, 8, 8, "
+            "requires_grad=True); nn.Conv2d(1, 16, 3, padding=1)(x).sum().backward()")
+
+    def timed(code: str, cache_dir: str) -> tuple[float, float]:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+        env.pop("MINIGRAD_DISABLE_JIT", None)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True, env=env)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    with tempfile.TemporaryDirectory() as cache_dir:
+        cold = timed(code, cache_dir)
+        warm = [timed(code, cache_dir) for _ in range(3)]
+        plain = [timed("import minigrad", cache_dir) for _ in range(3)]
+    median = statistics.median
+    plain_wall, plain_cpu = median(p[0] for p in plain), median(p[1] for p in plain)
+    return {"cold_wall": cold[0] - plain_wall, "cold_cpu": cold[1] - plain_cpu,
+            "warm_wall": median(w[0] for w in warm) - plain_wall,
+            "warm_cpu": median(w[1] for w in warm) - plain_cpu}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", nargs="*", default=list(CASES), choices=CASES)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--rows", nargs="*", default=list(ROWS), choices=ROWS)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--startup", action="store_true", help="also time compiling/loading")
     parser.add_argument("--threads", type=int, default=None,
                         help="threads per engine (default: every CPU); 1 compares the kernels "
                              "themselves, without their parallel scaling")
     parser.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
-    parser.add_argument("--case", choices=CASES, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.case, args.repeats)
+        worker(args.worker, args.rows)
         return
     try:
         import torch  # noqa: F401
@@ -217,20 +306,27 @@ def main() -> None:
         baseline = "im2col"
         print("PyTorch not installed: comparing with minigrad's numpy im2col path instead.")
     threads = f"{args.threads} thread(s) per engine" if args.threads else "all CPUs per engine"
-    print(f"{os.cpu_count()} CPUs, {threads}; medians of {args.rounds} alternating rounds × "
-          f"{args.repeats} calls, each engine in its own process. Other processes on the "
-          "machine add noise: rerun on a quiet machine for numbers to quote.")
-    print("wall: median wall-clock time per call; CPU: processor time of all the process's "
+    print(f"{os.cpu_count()} CPUs, {threads}; medians of {args.rounds} alternating rounds, each "
+          "engine in its own process. Other processes on the machine add noise: rerun on a "
+          "quiet machine for numbers to quote.")
+    print("wall: median wall-clock ms per call; CPU: processor time of all the process's "
           "threads per call (less sensitive to other load, but blind to idle waiting)")
-    print(f"{'case':<14}{'minigrad':>12}{baseline:>12}{'ratio':>9}   "
-          f"{'CPU minigrad':>12}{'CPU ' + baseline:>12}{'ratio':>9}")
-    for case in args.cases:
-        result = compare(case, ("minigrad", baseline), args.rounds, args.repeats, args.threads)
-        medians = result["medians"]
-        cpu = result["cpu"]
-        print(f"{case:<14}{medians['minigrad'] * 1e3:>10.2f}ms{medians[baseline] * 1e3:>10.2f}ms"
-              f"{result['ratio']:>8.2f}×   {cpu['minigrad'] * 1e3:>10.2f}ms"
-              f"{cpu[baseline] * 1e3:>10.2f}ms{result['cpu_ratio']:>8.2f}×", flush=True)
+    print(f"{'row':<12}{'shape':<30}{'path':<6}{'workspace':>10}{'minigrad':>10}{baseline:>9}"
+          f"{'ratio':>7}  {'CPU mg':>8}{'CPU ' + baseline[:5]:>10}{'ratio':>7}")
+    table = compare(args.rows, ("minigrad", baseline), args.rounds, args.threads)
+    for row, result in table.items():
+        if row in CONV_ROWS:
+            n, c, size, o, k, stride, padding = CONV_ROWS[row]
+            shape = f"{n}x{c}x{size}² → {o}, {k}x{k} s{stride} p{padding}"
+        else:
+            kind, n, c, size = POOL_ROWS[row]
+            shape = f"{kind}-pool 2 on {n}x{c}x{size}²"
+        wall, cpu = result["wall"], result["cpu"]
+        workspace = f"{result['workspace'] / 2**20:.1f} MB" if result["workspace"] else "-"
+        print(f"{row:<12}{shape:<30}{result['path']:<6}{workspace:>10}"
+              f"{wall['minigrad'] * 1e3:>10.3f}{wall[baseline] * 1e3:>9.3f}"
+              f"{wall['minigrad'] / wall[baseline]:>6.2f}×  {cpu['minigrad'] * 1e3:>8.3f}"
+              f"{cpu[baseline] * 1e3:>10.3f}{cpu['minigrad'] / cpu[baseline]:>6.2f}×", flush=True)
     if args.startup:
         t = startup_times()
         print(f"import minigrad (no numba): {t['import_wall']:.2f} s wall, {t['import_cpu']:.2f} s CPU")
@@ -238,6 +334,10 @@ def main() -> None:
               f"+{t['cold_cpu']:.1f} s CPU")
         print(f"warm start (import numba, load every cached kernel): +{t['warm_wall']:.2f} s "
               f"wall, +{t['warm_cpu']:.2f} s CPU")
+        f = first_conv_times()
+        print(f"first conv of a session: cold cache {f['cold_wall']:.1f} s wall "
+              f"({f['cold_cpu']:.1f} s CPU), warm {f['warm_wall']:.2f} s wall "
+              f"({f['warm_cpu']:.2f} s CPU)")
 
 
 if __name__ == "__main__":

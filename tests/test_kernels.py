@@ -129,6 +129,10 @@ def _pool_cases(count: int = 12) -> list[tuple]:
         if shape[2] + 2 * padding[0] < kernel[0] or shape[3] + 2 * padding[1] < kernel[1]:
             continue
         cases.append((shape, kernel, stride, padding))
+    # The 2×2, stride 2 pooling of every course network has its own numba kernels: even and
+    # odd sizes (an odd last row or column belongs to no window).
+    cases.append(((2, 3, 6, 8), (2, 2), (2, 2), (0, 0)))
+    cases.append(((1, 2, 7, 5), (2, 2), (2, 2), (0, 0)))
     return cases
 
 

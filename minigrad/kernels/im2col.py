@@ -64,13 +64,16 @@ def col2im(cols: np.ndarray, input_shape: tuple, kernel: Pair, stride: Pair,
     return padded[:, :, padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
 
-def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair) -> np.ndarray:
-    """y = cols @ w_flatᵀ, reshaped to (N, O, OH, OW)."""
+def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
+                   bias: np.ndarray | None = None) -> np.ndarray:
+    """y = cols @ w_flatᵀ (+ bias), reshaped to (N, O, OH, OW)."""
     n_batch, _, height, width = x.shape
     out_channels, _, kh, kw = w.shape
     oh_size = output_size(height, kh, stride[0], padding[0])
     ow_size = output_size(width, kw, stride[1], padding[1])
     y = im2col(x, (kh, kw), stride, padding) @ w.reshape(out_channels, -1).T
+    if bias is not None:
+        y += bias  # y is (N·OH·OW, O): one bias per column
     return np.ascontiguousarray(y.reshape(n_batch, oh_size, ow_size, out_channels)
                                 .transpose(0, 3, 1, 2))
 

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.kernels import im2col
+from minigrad.kernels import im2col, jit_gemm
 from minigrad.kernels.compiler import njit, prange
 from minigrad.kernels.jit_pool import (avg_pool2d_backward, avg_pool2d_forward,  # noqa: F401
                                        max_pool2d_backward, max_pool2d_forward)
@@ -266,8 +266,8 @@ def _spoilt_by_padding(y: np.ndarray, kw: int) -> bool:
     return kw % TAPS != 0 and not np.isfinite(y).all()
 
 
-def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair) -> np.ndarray:
-    """y (N, O, OH, OW); see `reference.conv2d_forward`.
+def flat_conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair) -> np.ndarray:
+    """y (N, O, OH, OW) by the flat-row loops; see `reference.conv2d_forward`.
 
     A stride s > 1 computes the stride-1 result and keeps every s-th row and column: s² times
     the work, accepted to keep one compiled kernel (strided convs are rare in this course).
@@ -284,9 +284,9 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair) ->
     return np.ascontiguousarray(y[:, :, ::stride[0], ::stride[1]][:, :, :out_height, :out_width])
 
 
-def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
-                      stride: Pair, padding: Pair) -> np.ndarray:
-    """∂L/∂x (N, C, H, W); see `reference.conv2d_grad_input`.
+def flat_conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
+                           stride: Pair, padding: Pair) -> np.ndarray:
+    """∂L/∂x (N, C, H, W) by the flat-row loops; see `reference.conv2d_grad_input`.
 
     The "full" correlation of grad_y (spread out by the stride, zero-padded by k - 1) with
     the kernel rotated by 180° and its two channel axes swapped: the forward kernel once more.
@@ -310,9 +310,9 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
     return grad_x
 
 
-def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
-                       stride: Pair, padding: Pair) -> np.ndarray:
-    """∂L/∂w (O, C, kh, kw); see `reference.conv2d_grad_weight`."""
+def flat_conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
+                            stride: Pair, padding: Pair) -> np.ndarray:
+    """∂L/∂w (O, C, kh, kw) by the flat-row loops; see `reference.conv2d_grad_weight`."""
     out_channels, _, kh, kw = weight_shape
     n_batch, channels, height, width = x.shape
     padded_height, padded_width = height + 2 * padding[0], width + 2 * padding[1]
@@ -338,6 +338,52 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
         # cases exactly (a finite result is always exact: the dropped columns add zeros).
         return im2col.conv2d_grad_weight(x, grad_output, weight_shape, stride, padding)
     return grad_w
+
+
+# ----------------------------------------------------------------------------- public: dispatch
+def uses_flat_loops(x_shape: tuple, w_shape: tuple, stride: Pair) -> bool:
+    """Which of the two conv paths serves this shape (forward and both gradients alike).
+
+    Measured per shape (one thread, CPU time; benchmarks/README.md): the flat-row loops win
+    at stride 1 on large planes with several channels, where packing would copy each input
+    value kh·kw times (32×16×28×28 with 3×3: 25 against 35 ms; 32×16×16×16 with 7×7: 32
+    against 51 ms). Everywhere else (small planes, strides, one- or three-channel first
+    layers, 1×1 kernels) packing + GEMM (`jit_gemm`) is faster, by 1.5–6×.
+    """
+    channels, height, width = x_shape[1:]
+    return (stride == (1, 1) and channels >= FLAT_MIN_CHANNELS and w_shape[3] >= TAPS
+            and height * width >= FLAT_MIN_PLANE)
+
+
+FLAT_MIN_PLANE = 16 * 16  # input pixels per plane
+FLAT_MIN_CHANNELS = 8
+
+
+def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
+                   bias: np.ndarray | None = None) -> np.ndarray:
+    """y (N, O, OH, OW) (+ bias (O,) if given); see `reference.conv2d_forward`."""
+    if not uses_flat_loops(x.shape, w.shape, stride):
+        return jit_gemm.gemm_conv2d_forward(x, w, stride, padding, bias)
+    y = flat_conv2d_forward(x, w, stride, padding)
+    if bias is not None:
+        y += bias.reshape(1, -1, 1, 1)
+    return y
+
+
+def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
+                      stride: Pair, padding: Pair) -> np.ndarray:
+    """∂L/∂x (N, C, H, W); see `reference.conv2d_grad_input`."""
+    if not uses_flat_loops(input_shape, w.shape, stride):
+        return jit_gemm.gemm_conv2d_grad_input(grad_output, w, input_shape, stride, padding)
+    return flat_conv2d_grad_input(grad_output, w, input_shape, stride, padding)
+
+
+def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
+                       stride: Pair, padding: Pair) -> np.ndarray:
+    """∂L/∂w (O, C, kh, kw); see `reference.conv2d_grad_weight`."""
+    if not uses_flat_loops(x.shape, weight_shape, stride):
+        return jit_gemm.gemm_conv2d_grad_weight(x, grad_output, weight_shape, stride, padding)
+    return flat_conv2d_grad_weight(x, grad_output, weight_shape, stride, padding)
 
 
 def conv2d_grad_bias(grad_output: np.ndarray) -> np.ndarray:

@@ -52,10 +52,8 @@ class Convolution(Function):
                               names=("input", "weight"))
         ctx.shapes = (x.shape, w.shape)
         ctx.stride, ctx.padding = stride, padding
-        y = kernels.conv2d_forward(x, w, stride, padding)
-        if isinstance(b, np.ndarray):
-            y += b.reshape(1, -1, 1, 1)
-        return y
+        return kernels.conv2d_forward(x, w, stride, padding,
+                                      bias=b if isinstance(b, np.ndarray) else None)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple:

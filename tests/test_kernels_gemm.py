@@ -1,0 +1,197 @@
+"""The numba conv paths chosen by shape (packing + GEMM, flat-row loops) against the reference
+loops: every dispatch branch, float32 and float64, strides, paddings, odd shapes, chunking,
+bias, nan and inf."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minigrad import kernels
+from minigrad.kernels import im2col, reference
+
+jit = pytest.importorskip("minigrad.kernels.jit")
+from minigrad.kernels import jit_gemm, jit_pool  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("warm_kernels")
+
+DTYPES = [np.float32, np.float64]
+GEMM = {"forward": jit_gemm.gemm_conv2d_forward, "grad_input": jit_gemm.gemm_conv2d_grad_input,
+        "grad_weight": jit_gemm.gemm_conv2d_grad_weight}
+FLAT = {"forward": jit.flat_conv2d_forward, "grad_input": jit.flat_conv2d_grad_input,
+        "grad_weight": jit.flat_conv2d_grad_weight}
+DISPATCH = {"forward": jit.conv2d_forward, "grad_input": jit.conv2d_grad_input,
+            "grad_weight": jit.conv2d_grad_weight}
+
+
+def _tolerance(dtype: type) -> dict:
+    return {"rtol": 1e-4, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-11, "atol": 1e-11}
+
+
+def _check(path: dict, x_shape: tuple, w_shape: tuple, stride: tuple, padding: tuple,
+           dtype: type, seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(x_shape).astype(dtype)
+    w = rng.standard_normal(w_shape).astype(dtype)
+    expected = reference.conv2d_forward(x, w, stride, padding)
+    y = path["forward"](x, w, stride, padding)
+    assert y.dtype == dtype and y.shape == expected.shape and y.flags.c_contiguous
+    np.testing.assert_allclose(y, expected, **_tolerance(dtype))
+    g = rng.standard_normal(expected.shape).astype(dtype)
+    grad_x = path["grad_input"](g, w, x_shape, stride, padding)
+    assert grad_x.dtype == dtype and grad_x.shape == x_shape
+    np.testing.assert_allclose(grad_x, reference.conv2d_grad_input(g, w, x_shape, stride, padding),
+                               **_tolerance(dtype))
+    grad_w = path["grad_weight"](x, g, w_shape, stride, padding)
+    assert grad_w.dtype == dtype and grad_w.shape == w_shape
+    np.testing.assert_allclose(grad_w, reference.conv2d_grad_weight(x, g, w_shape, stride,
+                                                                    padding), **_tolerance(dtype))
+
+
+# Kernels 1, 3, 5, 7 and non-square ones; strides 1–3; paddings 0, "same" and uneven; odd
+# image sizes; windows that hang over the bottom-right edge (stride not dividing the size).
+GEMM_CASES = [
+    ((2, 1, 8, 8), (16, 1, 3, 3), (1, 1), (1, 1)),    # digits conv1: one input channel
+    ((3, 16, 4, 4), (32, 16, 3, 3), (1, 1), (1, 1)),  # digits conv2: a 4×4 plane
+    ((2, 1, 12, 11), (5, 1, 5, 5), (1, 1), (0, 0)),   # LeNet conv1, smaller
+    ((2, 3, 9, 10), (4, 3, 7, 7), (2, 2), (3, 3)),    # 7×7 stride 2, "same"-like padding
+    ((1, 2, 7, 6), (3, 2, 1, 1), (2, 1), (0, 0)),     # 1×1, uneven stride
+    ((2, 3, 7, 9), (5, 3, 2, 4), (3, 2), (1, 2)),     # non-square kernel, windows overhang
+    ((1, 2, 3, 3), (2, 2, 3, 3), (1, 1), (2, 2)),     # padding ≥ kernel - 1: padding-only rows
+    ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1), (0, 0)),     # the smallest conv
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("case", GEMM_CASES, ids=[str(i) for i in range(len(GEMM_CASES))])
+def test_gemm_path_agrees_with_reference(case: tuple, dtype: type) -> None:
+    _check(GEMM, *case, dtype=dtype)
+
+
+# Small enough for the reference loops (each a few hundred thousand Python steps).
+FLAT_CASES = [((1, 8, 16, 16), (3, 8, 3, 3), (1, 1), (1, 1)),
+              ((1, 8, 16, 16), (2, 8, 7, 7), (1, 1), (3, 3)),
+              ((1, 8, 16, 17), (3, 8, 3, 6), (1, 1), (0, 2))]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("case", FLAT_CASES, ids=["3x3", "7x7", "3x6"])
+def test_flat_path_and_dispatch_agree_with_reference(case: tuple, dtype: type) -> None:
+    x_shape, w_shape, stride, _ = case
+    assert jit.uses_flat_loops(x_shape, w_shape, stride)
+    _check(FLAT, *case, dtype=dtype)
+    _check(DISPATCH, *case, dtype=dtype, seed=1)
+
+
+@pytest.mark.parametrize("case", GEMM_CASES[:4], ids=[str(i) for i in range(4)])
+def test_dispatch_sends_small_planes_strides_and_wide_kernels_to_gemm(case: tuple) -> None:
+    x_shape, w_shape, stride, _ = case
+    assert not jit.uses_flat_loops(x_shape, w_shape, stride)
+    _check(DISPATCH, *case, dtype=np.float32)
+    assert not jit.uses_flat_loops((1, 8, 24, 24), (3, 8, 3, 3), (2, 2))  # strided
+    assert not jit.uses_flat_loops((1, 3, 24, 24), (3, 3, 5, 5), (1, 1))  # 3 channels
+    assert not jit.uses_flat_loops((1, 8, 24, 24), (3, 8, 1, 1), (1, 1))  # 1×1
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+def test_gemm_path_in_many_chunks_and_threads(monkeypatch, dtype: type) -> None:
+    """A chunk of one or two images (and a partial last chunk), tasks split between three
+    threads: the same numbers as one chunk."""
+    monkeypatch.setattr(jit_gemm, "CHUNK_BYTES", 2 * (3 * 9 + 4) * 36 * np.dtype(dtype).itemsize)
+    monkeypatch.setattr(jit_pool, "THREADS", 3)
+    monkeypatch.setattr(jit_pool, "MIN_ELEMENTS_PER_THREAD", 1)
+    assert jit_gemm._chunk(5, (3 * 9 + 4) * 36, np.dtype(dtype).itemsize) == 2
+    _check(GEMM, (5, 3, 6, 6), (4, 3, 3, 3), (1, 1), (1, 1), dtype=dtype)
+
+
+@pytest.mark.parametrize("chunk_bytes", ["cache", "workspace"])
+def test_the_workspace_stays_within_its_bound(monkeypatch, chunk_bytes: str) -> None:
+    """cols for a batch of 32 is 32·144·784·4 B = 14 MB: one chunk within the 64 MB bound
+    (several threads), or one image per chunk with the cache-sized chunks (one thread); the
+    per-thread buffer is reused, not grown, by a second call."""
+    limit = {"cache": jit_gemm.CACHE_CHUNK_BYTES, "workspace": jit_gemm.WORKSPACE_BYTES}
+    monkeypatch.setattr(jit_gemm, "CHUNK_BYTES", limit[chunk_bytes])
+    monkeypatch.setattr(jit_gemm._local, "buffer", None, raising=False)
+    x = np.ones((32, 16, 28, 28), dtype=np.float32)
+    w = np.ones((32, 16, 3, 3), dtype=np.float32)
+    peak = jit_gemm.peak_workspace_bytes(x.shape, w.shape, (1, 1), (1, 1))
+    per_image = (16 * 9 + 32) * 28 * 28 * 4
+    assert peak == (per_image if chunk_bytes == "cache" else 32 * per_image)
+    assert peak <= jit_gemm.WORKSPACE_BYTES
+    y = jit_gemm.gemm_conv2d_forward(x, w, (1, 1), (1, 1))
+    buffer = jit_gemm._local.buffer
+    assert buffer.size == peak
+    jit_gemm.gemm_conv2d_grad_weight(x, y, w.shape, (1, 1), (1, 1))
+    assert jit_gemm._local.buffer is buffer
+    np.testing.assert_array_equal(y[0, 0, 1:-1, 1:-1], 144.0)  # interior windows: 16·9 ones
+    np.testing.assert_array_equal(y[0, 0, 0, 1:-1], 96.0)  # the top row misses a kernel row
+    monkeypatch.setattr(jit_gemm, "WORKSPACE_BYTES", 1 << 18)  # the hard bound wins
+    assert jit_gemm._chunk(64, 10000, 4) == 6
+
+
+def test_window_table_on_a_worked_case() -> None:
+    """A 3×3 image, 2×2 kernel, stride 2, padding 1: two windows per axis; taps on padding
+    read -1, the others the flat index h·3 + w."""
+    table = jit_gemm.window_table((3, 3), (2, 2), (2, 2), (1, 1))
+    assert table.shape == (4, 4)
+    np.testing.assert_array_equal(table, [[-1, -1, -1, 4],   # tap (0, 0)
+                                          [-1, -1, 3, 5],    # tap (0, 1)
+                                          [-1, 1, -1, 7],    # tap (1, 0)
+                                          [0, 2, 6, 8]])     # tap (1, 1)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("module", [jit, im2col, kernels], ids=["jit", "im2col", "dispatch"])
+def test_bias_is_added_in_the_forward(module, dtype: type) -> None:
+    rng = np.random.default_rng(3)
+    for x_shape, w_shape, stride, padding in (GEMM_CASES[3], FLAT_CASES[0]):
+        x = rng.standard_normal(x_shape).astype(dtype)
+        w = rng.standard_normal(w_shape).astype(dtype)
+        bias = rng.standard_normal(w_shape[0]).astype(dtype)
+        expected = reference.conv2d_forward(x, w, stride, padding) + bias.reshape(1, -1, 1, 1)
+        y = module.conv2d_forward(x, w, stride, padding, bias)
+        assert y.dtype == dtype
+        np.testing.assert_allclose(y, expected, **_tolerance(dtype))
+
+
+@pytest.mark.parametrize("kw", [1, 2, 3, 5])
+@pytest.mark.parametrize("stride", [(1, 1), (2, 1)])
+def test_gemm_path_keeps_nan_and_inf_where_the_reference_has_them(kw: int, stride: tuple) -> None:
+    """Padding is packed as zeros that are multiplied by finite weights, so a nan or inf in
+    x reaches exactly the outputs whose window holds it, in all three functions."""
+    x = np.arange(2 * 7 * 8, dtype=np.float32).reshape(1, 2, 7, 8)
+    x[0, 0, 3, 4], x[0, 1, 5, 1], x[0, 1, 0, 7] = np.inf, np.nan, -np.inf
+    w = np.ones((3, 2, 2, kw), dtype=np.float32)
+    padding = (1, 0)
+    expected = reference.conv2d_forward(x, w, stride, padding)
+    y = jit_gemm.gemm_conv2d_forward(x, w, stride, padding)
+    for test in (np.isnan, np.isposinf, np.isneginf):
+        np.testing.assert_array_equal(test(y), test(expected))
+    g = np.ones_like(expected)
+    g[0, 1, 2, 0] = np.nan
+    grad_x = jit_gemm.gemm_conv2d_grad_input(g, w, x.shape, stride, padding)
+    exact = reference.conv2d_grad_input(g, w, x.shape, stride, padding)
+    np.testing.assert_array_equal(np.isnan(grad_x), np.isnan(exact))
+    ones = np.ones_like(expected)
+    grad_w = jit_gemm.gemm_conv2d_grad_weight(x, ones, w.shape, stride, padding)
+    exact = reference.conv2d_grad_weight(x, ones, w.shape, stride, padding)
+    for test in (np.isnan, np.isposinf, np.isneginf):
+        np.testing.assert_array_equal(test(grad_w), test(exact))
+    finite = np.isfinite(exact)
+    np.testing.assert_allclose(grad_w[finite], exact[finite], rtol=1e-5)
+
+
+def test_the_gemms_run_on_one_blas_thread_and_restore_the_setting(monkeypatch) -> None:
+    """With several threads, our GEMMs ask numpy's OpenBLAS for one thread (its per-thread
+    setting) and give the old setting back afterwards."""
+    if jit_gemm._set_blas_threads is None:
+        pytest.skip("numpy's BLAS is not its bundled OpenBLAS")
+    monkeypatch.setattr(jit_gemm, "THREADS", 2)
+    before = jit_gemm._set_blas_threads(3)  # a known setting outside
+    try:
+        with jit_gemm._one_blas_thread():
+            inside = jit_gemm._set_blas_threads(1)  # returns the setting in force
+        after = jit_gemm._set_blas_threads(3)
+    finally:
+        jit_gemm._set_blas_threads(before)
+    assert (inside, after) == (1, 3)
