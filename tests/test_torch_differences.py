@@ -655,3 +655,20 @@ a = L.arange(16.).reshape(4, 4).requires_grad_(); b = a.T.clone(); b.sum().backw
 @pytest.mark.parametrize("code", CLONE_CASES, ids=case_id)
 def test_clone_layout_as_torch(code):
     same_as_torch(code)
+
+
+@pytest.mark.parametrize("x_needs, w_needs", [(True, True), (False, True), (True, False)])
+def test_conv_gradients_under_create_graph_are_recorded_as_in_pytorch(x_needs, w_needs) -> None:
+    """PyTorch's double-backward node takes grad_output, input and weight: under create_graph
+    the weight's gradient requires grad when the weight does, even if neither the input nor
+    the upstream gradient do (minigrad gave a plain leaf). Literal expectations from torch 2.13."""
+    import minigrad.nn.functional as F
+
+    rng = np.random.default_rng(0)
+    x = mg.tensor(rng.normal(size=(2, 3, 6, 6)), requires_grad=x_needs)
+    w = mg.tensor(rng.normal(size=(4, 3, 3, 3)), requires_grad=w_needs)
+    inputs = [t for t in (x, w) if t.requires_grad]
+    grads = mg.autograd.grad(F.conv2d(x, w, padding=1).sum(), inputs, create_graph=True)
+    for grad in grads:
+        assert grad.requires_grad and not grad.is_leaf
+        assert grad.grad_fn.name() == "ConvolutionBackwardBackward0"

@@ -61,8 +61,13 @@ class Convolution(Function):
         need_x, need_w, need_b = ctx.needs_input_grad
         x_shape, w_shape = ctx.shapes
         settings = {"stride": ctx.stride, "padding": ctx.padding}
-        grad_x = ConvBackwardInput.apply(grad_output, w, shape=x_shape, **settings) if need_x else None
-        grad_w = ConvBackwardWeight.apply(x, grad_output, shape=w_shape, **settings) if need_w else None
+        # Each gradient also takes the convolution's other input (unused, gradient None), as
+        # PyTorch's double-backward node does: under create_graph, grad_w is then recorded
+        # when w requires grad even if x and grad_output do not, and grad_x likewise.
+        grad_x = (ConvBackwardInput.apply(grad_output, w, x, shape=x_shape, **settings)
+                  if need_x else None)
+        grad_w = (ConvBackwardWeight.apply(x, grad_output, w, shape=w_shape, **settings)
+                  if need_w else None)
         grad_b = sum_dims(grad_output, (0, 2, 3)) if need_b else None
         return grad_x, grad_w, grad_b
 
@@ -77,9 +82,9 @@ class ConvBackwardInput(Function):
     node_name = "ConvolutionBackwardBackward0"
 
     @staticmethod
-    def forward(ctx: Context, g: np.ndarray, w: np.ndarray, shape: tuple, stride: Pair,
-                padding: Pair) -> np.ndarray:
-        need_g, need_w = ctx.needs_input_grad
+    def forward(ctx: Context, g: np.ndarray, w: np.ndarray, link: Any, shape: tuple,
+                stride: Pair, padding: Pair) -> np.ndarray:
+        need_g, need_w, _ = ctx.needs_input_grad
         ctx.save_for_backward(g if need_w else None, w if need_g else None)
         ctx.w_shape, ctx.stride, ctx.padding = w.shape, stride, padding
         return kernels.conv2d_grad_input(g, w.astype(g.dtype, copy=False), shape, stride, padding)
@@ -87,12 +92,12 @@ class ConvBackwardInput(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple:
         g, w = ctx.saved_tensors
-        need_g, need_w = ctx.needs_input_grad
+        need_g, need_w, _ = ctx.needs_input_grad
         settings = {"stride": ctx.stride, "padding": ctx.padding}
         grad_g = Convolution.apply(grad_output, w, 0, **settings) if need_g else None
-        grad_w = (ConvBackwardWeight.apply(grad_output, g, shape=ctx.w_shape, **settings)
+        grad_w = (ConvBackwardWeight.apply(grad_output, g, 0, shape=ctx.w_shape, **settings)
                   if need_w else None)
-        return grad_g, grad_w
+        return grad_g, grad_w, None
 
 
 class ConvBackwardWeight(Function):
@@ -105,9 +110,9 @@ class ConvBackwardWeight(Function):
     node_name = "ConvolutionBackwardBackward0"
 
     @staticmethod
-    def forward(ctx: Context, x: np.ndarray, g: np.ndarray, shape: tuple, stride: Pair,
-                padding: Pair) -> np.ndarray:
-        need_x, need_g = ctx.needs_input_grad
+    def forward(ctx: Context, x: np.ndarray, g: np.ndarray, link: Any, shape: tuple,
+                stride: Pair, padding: Pair) -> np.ndarray:
+        need_x, need_g, _ = ctx.needs_input_grad
         ctx.save_for_backward(x if need_g else None, g if need_x else None)
         ctx.x_shape, ctx.stride, ctx.padding = x.shape, stride, padding
         return kernels.conv2d_grad_weight(x, g.astype(x.dtype, copy=False), shape, stride, padding)
@@ -115,12 +120,12 @@ class ConvBackwardWeight(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple:
         x, g = ctx.saved_tensors
-        need_x, need_g = ctx.needs_input_grad
+        need_x, need_g, _ = ctx.needs_input_grad
         settings = {"stride": ctx.stride, "padding": ctx.padding}
-        grad_x = (ConvBackwardInput.apply(g, grad_output, shape=ctx.x_shape, **settings)
+        grad_x = (ConvBackwardInput.apply(g, grad_output, 0, shape=ctx.x_shape, **settings)
                   if need_x else None)
         grad_g = Convolution.apply(x, grad_output, 0, **settings) if need_g else None
-        return grad_x, grad_g
+        return grad_x, grad_g, None
 
 
 def _padding(padding: Any, kernel: Pair, stride: Pair) -> Pair:
