@@ -369,3 +369,86 @@ def test_avg_pool_function_mistakes_get_their_message() -> None:
         _message_for("07.6", no_division)
     overwrites = _pool_function(_avg_forward, lambda ctx, g: _avg_backward(ctx, g, True))
     assert "add up (+=" in _message_for("07.6", overwrites)
+
+
+# ---------------------------------------------------------------------------- the library is refused
+def _own_max_backward(ctx, grad_output):
+    """A right backward of 07.5 from the positions the library's forward noted."""
+    grad = np.zeros(ctx.input_shape)
+    g = grad_output.numpy()
+    for n, c, i, j in np.ndindex(*g.shape):
+        window = ctx.x[n, c, i * ctx.s:i * ctx.s + ctx.k, j * ctx.s:j * ctx.s + ctx.k]
+        a = int(np.argmax(window))
+        grad[n, c, i * ctx.s + a // ctx.k, j * ctx.s + a % ctx.k] += g[n, c, i, j]
+    return grad
+
+
+def _borrowing_forward(pool):
+    """A forward that hands the pooling to ``pool(x, k, s)`` (a numpy array back)."""
+    def forward(ctx, x, kernel_size, stride):
+        ctx.x, ctx.k, ctx.s, ctx.input_shape = x, kernel_size, stride, x.shape
+        ctx.shape, ctx.kernel_size, ctx.stride, ctx.divide = x.shape, kernel_size, stride, True
+        return pool(x, kernel_size, stride)
+    return forward
+
+
+def _torch_pool(name):
+    def pool(x, k, s):
+        torch = pytest.importorskip("torch")
+        return getattr(torch.nn.functional, name)(torch.tensor(x), k, s).numpy()
+    return pool
+
+
+def _module_pool(layer):
+    def pool(x, k, s):
+        with mg.no_grad():
+            return layer(k, s)(mg.tensor(x)).numpy()
+    return pool
+
+
+def _library_backward(ctx, grad_output):
+    """A backward that asks the engine for F.max_pool2d's gradient."""
+    x = mg.tensor(ctx.x, requires_grad=True)
+    with mg.enable_grad():
+        F.max_pool2d(x, ctx.k, ctx.s).backward(grad_output)
+    return x.grad.numpy()
+
+
+@pytest.mark.parametrize("exercise, pool, backward, named", [
+    ("07.5", lambda x, k, s: F.max_pool2d(mg.tensor(x), k, s).numpy(), _own_max_backward,
+     "minigrad.ops.pool"),
+    ("07.5", _module_pool(mg.nn.MaxPool2d), _own_max_backward, "minigrad.ops.pool"),
+    ("07.5", lambda x, k, s: __import__("minigrad.kernels").kernels.max_pool2d_forward(
+        x, (k, k), (s, s), (0, 0))[0], _own_max_backward, "minigrad.kernels"),
+    ("07.5", _torch_pool("max_pool2d"), _own_max_backward, "torch.max_pool2d"),
+    ("07.5", lambda x, k, s: _max_forward(type("Ctx", (), {})(), x, k, s), _library_backward,
+     "minigrad.ops.pool"),
+    ("07.6", lambda x, k, s: F.avg_pool2d(mg.tensor(x), k, s).numpy(), None, "minigrad.ops.pool"),
+    ("07.6", _module_pool(mg.nn.AvgPool2d), None, "minigrad.ops.pool"),
+    ("07.6", _torch_pool("avg_pool2d"), None, "torch.avg_pool2d")])
+def test_a_pool_function_that_calls_the_librarys_pooling_is_refused(exercise, pool, backward,
+                                                                    named) -> None:
+    """Each Function below is right (its forward and backward are the library's): without the
+    watch it would score full marks."""
+    import sys
+
+    if backward is None:  # 07.6: the share of each window, by hand
+        def backward(ctx, grad_output):
+            return _avg_backward(ctx, grad_output)
+    answer = _pool_function(_borrowing_forward(pool), backward)
+    for args in BY_ID[exercise].visible():
+        with pytest.raises(RuntimeError, match="calls the library's pooling") as raised:
+            answer(*args)
+        assert named in str(raised.value) and "07.5 and 07.6 ask for your own" in str(raised.value)
+        assert sys.getprofile() is None  # the watch is taken off again
+    assert "calls the library's pooling" in _message_for(exercise, answer)
+
+
+def test_the_pool_watch_lets_numpy_and_the_right_answers_through() -> None:
+    with reference.library_pooling_calls() as calls:
+        np.lib.stride_tricks.sliding_window_view(np.ones((4, 4)), (2, 2)).max(axis=(2, 3))
+        np.add.at(np.zeros(3), [0, 0], 1.0)
+    assert calls == []
+    for exercise in ("07.5", "07.6"):
+        for args in BY_ID[exercise].visible():
+            getattr(reference, BY_ID[exercise].function)(*args)  # no error: nothing borrowed

@@ -15,16 +15,54 @@ kernel_size, stride)`` gets a numpy array and the two settings and returns a num
 ``backward(ctx, grad_output)`` gets a Tensor (``grad_output.numpy()`` is its array) and returns
 dL/dx, a numpy array of x's shape. Anything backward needs can be kept on ``ctx`` as a plain
 attribute (``ctx.argmax = ...``). ``run_pool`` (given) applies your op and runs backward.
+Write the pooling yourself, with numpy: a Function that hands its work to the library's
+pooling (``F.max_pool2d``, ``nn.MaxPool2d``, ``minigrad.kernels``, PyTorch's) scores 0.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Optional
 
 import numpy as np
 
 import minigrad as mg
 from minigrad.autograd import Function, gradcheck
+
+
+@contextmanager
+def library_pooling_calls() -> Iterator[list[str]]:
+    """Given (not an exercise): list the library poolings called inside the ``with``.
+
+    07.5 and 07.6 ask for your own pooling, so the first forward and backward of your
+    Function run under this watch: a call into minigrad's pooling (``F.max_pool2d``,
+    ``F.avg_pool2d``, ``nn.MaxPool2d``, ``nn.AvgPool2d``, ``minigrad.ops.pool``,
+    ``minigrad.kernels``) or PyTorch's is noted by name.
+    """
+    import minigrad.kernels
+    import minigrad.ops.pool
+
+    kernels = str(Path(minigrad.kernels.__file__).parent) + "/"
+    watched = {str(Path(minigrad.ops.pool.__file__)): "minigrad.ops.pool"}
+    calls: list[str] = []
+
+    def watch(frame: Any, event: str, called: Any) -> None:
+        if event == "call":
+            where = frame.f_code.co_filename
+            if where.startswith(kernels) or where in watched:
+                calls.append(f"{watched.get(where, 'minigrad.kernels')}.{frame.f_code.co_name}")
+        elif event == "c_call" and "pool" in getattr(called, "__name__", "") \
+                and str(getattr(called, "__module__", "")).startswith("torch"):
+            calls.append(f"torch.{called.__name__}")
+
+    previous = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        yield calls
+    finally:
+        sys.setprofile(previous)
 
 
 def run_pool(function: type, x: np.ndarray, grad_output: np.ndarray,
@@ -38,13 +76,25 @@ def run_pool(function: type, x: np.ndarray, grad_output: np.ndarray,
     finite differences split the gradient between the two.
     """
     leaf = mg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True)
-    output = function.apply(leaf, **settings)
+    calls: list[str] = []
+    try:
+        with library_pooling_calls() as calls:
+            output = function.apply(leaf, **settings)
+            if tuple(output.shape) == np.shape(grad_output):
+                output.backward(mg.tensor(np.asarray(grad_output, dtype=np.float64)))
+    except Exception:
+        if not calls:  # an error of your own: shown as it is
+            raise
+    if calls:  # first, even if the library's result then failed in your code
+        raise RuntimeError(f"your {function.__name__} calls the library's pooling ({calls[0]}): "
+                           "07.5 and 07.6 ask for your own, with numpy (loops, slices or "
+                           "reshapes); use F.max_pool2d and F.avg_pool2d only to check your "
+                           "answers")
     if tuple(output.shape) != np.shape(grad_output):
         raise ValueError(
             f"your forward returned shape {tuple(output.shape)}, but there is one window per "
             f"entry of grad_output, shape {np.shape(grad_output)}: the pooled output must have "
             f"shape (N, C, (H − k) // s + 1, (W − k) // s + 1) for an input (N, C, H, W)")
-    output.backward(mg.tensor(np.asarray(grad_output, dtype=np.float64)))
     plane = mg.tensor(leaf.numpy()[:1, :1], requires_grad=True)
     agrees = None
     if np.unique(plane.numpy()).size == plane.numel():
