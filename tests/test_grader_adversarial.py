@@ -145,6 +145,8 @@ def test_blocking_sigterm_and_hanging(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- answers
 @pytest.mark.parametrize("body, phrase", [
     ("return 'x' * 2_000_000", "more than 1 MB"),
+    # each answer under 1 MB, all more: decoding ~1 MB answers of every case cost the grader 16 s
+    ("return [0] * 300_000", "more than 1 MB"),
     ("return __import__('functools').reduce(lambda a, _: [a], range(5000), [])",
      "nested more than 100 levels"),
     ("return {str(i): i for i in range(50_000)}", "expected a number"),
@@ -590,6 +592,27 @@ def test_many_files_do_not_keep_the_grader_reading(tmp_path: Path) -> None:
     sources, notes = find_sources(folder)
     assert sorted(source.path.name for source in sources) == ["01-derivatives.ipynb", FILE01]
     assert any("stopped reading files after 32" in note for note in notes), notes
+
+
+def test_many_large_notebooks_do_not_keep_the_grader_reading(tmp_path: Path,
+                                                             monkeypatch) -> None:
+    """32 notebooks of 10 MB holding no code (well under the cap on code read) took the grader
+    110 s to read and parse for one student: the bytes read are capped too, before parsing."""
+    from minigrad.exercises.grading import submission
+
+    folder = tmp_path / "mallory"
+    write_exercises(LESSON01, folder, solutions=True)
+    padding = json.dumps({"cells": [], "metadata": {"pad": "x" * 5_000_000}, "nbformat": 4,
+                          "nbformat_minor": 5})
+    for index in range(12):
+        (folder / f"aa_notes_{index:02d}.ipynb").write_text(padding)
+    parsed = []
+    real = submission.notebook_cells
+    monkeypatch.setattr(submission, "notebook_cells", lambda text: parsed.append(1) or real(text))
+    sources, notes = submission.find_sources(folder)
+    assert sorted(source.path.name for source in sources) == ["01-derivatives.ipynb", FILE01]
+    assert len(parsed) <= 1 + 30 // 5, len(parsed)  # its own notebook, then 30 MB in all
+    assert any("stopped reading files after" in note for note in notes), notes
 
 
 def test_student_names_that_only_look_alike_or_do_not_decode_stay_apart(tmp_path: Path,

@@ -271,3 +271,33 @@ def test_a_protected_folder_holding_what_the_child_needs_is_covered_around_it(
     hidden = hidden_paths([checkout], [checkout / ".venv" / "lib"])
     mine = sorted(path for path in hidden if path.startswith(str(checkout)))
     assert mine == [str(checkout / name) for name in (".git", "notes.txt", "tests")]
+
+
+@needs_sandbox
+def test_the_work_folder_and_rlimits_hold_what_the_readme_says(tmp_path: Path) -> None:
+    """The README's table, checked from graded code: 2 048 inodes in its own folder (one is the
+    folder), 256 open files, no core files, no locked memory, 4 MB per file, and no raising."""
+    output = only_01_1_lost(grade(attack(tmp_path / "work", """
+        import resource
+        made = 0
+        try:
+            while made < 5000:
+                open(f"f{made}", "w").close()
+                made += 1
+        except OSError as error:
+            found.append(f"files {made} {error.errno}")
+        held = []
+        try:
+            while len(held) < 5000:
+                held.append(os.open(".", os.O_RDONLY))
+        except OSError as error:
+            found.append(f"descriptors {len(held) + 5} {error.errno}")  # 0-4 were open
+        for fd in held:
+            os.close(fd)
+        found.append(repr([resource.getrlimit(getattr(resource, name)) for name in
+                           ("RLIMIT_CORE", "RLIMIT_MEMLOCK", "RLIMIT_FSIZE", "RLIMIT_NOFILE")]))
+        found.append(_try(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (257, 257))))
+        """), tmp_path))
+    assert attempts(output) == [
+        "files 2047 28", "descriptors 256 24",  # ENOSPC, EMFILE
+        "[(0, 0), (0, 0), (4000000, 4000000), (256, 256)]", "ValueError"], output

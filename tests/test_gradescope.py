@@ -88,6 +88,34 @@ def test_results_of_several_lessons_are_merged_and_a_failed_one_says_why(tmp_pat
     assert "no user namespaces" in merged["output"]
 
 
+def test_a_submission_that_runs_past_gradescope_s_limit_still_gets_a_results_file(
+        tmp_path: Path) -> None:
+    """Every exercise of a submission may run to its time limit, in a .py and a notebook per
+    lesson: longer in all than Gradescope's 10 minutes, after which it has no results at all.
+    The lessons share a budget (MINIGRAD_GRADESCOPE_BUDGET); a grader that never finishes (a
+    stand-in that sleeps) is stopped and its lesson says so. Before, run_autograder waited."""
+    from minigrad.exercises.grading.gradescope import RUN
+
+    root, venv = tmp_path / "autograder", tmp_path / "venv"
+    (root / "submission").mkdir(parents=True)
+    (venv / "bin").mkdir(parents=True)
+    scripts = {"minigrad": "exec sleep 600\n",  # the merger, from this checkout:
+               "python": f'shift; PYTHONPATH={Path(__file__).parents[1]} exec {sys.executable} "$@"\n'}
+    for name, text in scripts.items():
+        (venv / "bin" / name).write_text("#!/bin/bash\n" + text)
+        (venv / "bin" / name).chmod(0o755)
+    (root / "run_autograder").write_text(RUN.format(lessons="01 02", options=""))
+    env = dict(os.environ, MINIGRAD_GRADESCOPE_ROOT=str(root), MINIGRAD_GRADESCOPE_VENV=str(venv),
+               MINIGRAD_GRADESCOPE_BUDGET="2")
+    done = subprocess.run(["bash", str(root / "run_autograder")], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and results["tests"] == []
+    assert results["output"].count("could not be graded") == 2, results["output"]
+    assert "the whole run may take 2 s" in results["output"], results["output"]
+
+
 # ---------------------------------------------------------------------------- in its layout
 def _venv_with_this_environment(venv: Path) -> None:
     """A venv whose dependencies (numpy …) are this environment's, linked entry by entry into

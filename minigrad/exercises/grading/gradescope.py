@@ -9,7 +9,9 @@ and reads ``/autograder/results/results.json``. The bundle holds:
 * ``run_autograder`` — grades the submission once per lesson with ``minigrad grade --one
   --lesson N --exercises …`` (a fresh seed each run) and merges the results into one
   ``results.json`` (:func:`merge_results`); a lesson that could not be graded (say, the sandbox
-  cannot work in the container) still gives a results file that says why;
+  cannot work in the container, or the run's time budget ran out: ``MINIGRAD_GRADESCOPE_BUDGET``
+  seconds, 540 by default, under Gradescope's 10 minutes) still gives a results file that says
+  why;
 * ``minigrad-….whl`` — this minigrad, built from its source tree (or the wheel given);
 * ``exercises/`` — the lessons' exercise sources (``lessonNN.py``, ``lessonNN_checks.py``):
   the instructor's private ones with ``--exercises DIR``, else the built-in ones.
@@ -60,10 +62,24 @@ mkdir -p "$ROOT/results"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 PARTS=()
+# Gradescope kills a run past its time limit (10 minutes by default) and then has no results:
+# a submission whose every exercise runs to its time limit, in a .py and a notebook per lesson,
+# would take longer. So the lessons share a budget, and one stopped still gives a results file.
+BUDGET="${{MINIGRAD_GRADESCOPE_BUDGET:-540}}"
 for LESSON in "${{LESSONS[@]}}"; do
-    "$VENV/bin/minigrad" grade "$ROOT/submission" --one --lesson "$LESSON" \\
-        --exercises "$ROOT/source/exercises" --json "$WORK/$LESSON.json"{options} \\
-        > "$WORK/$LESSON.log" 2>&1
+    LEFT=$((BUDGET - SECONDS))
+    if [ "$LEFT" -gt 0 ]; then
+        timeout -k 5 "$LEFT" "$VENV/bin/minigrad" grade "$ROOT/submission" --one \\
+            --lesson "$LESSON" --exercises "$ROOT/source/exercises" \\
+            --json "$WORK/$LESSON.json"{options} > "$WORK/$LESSON.log" 2>&1
+        STATUS=$?
+    else
+        STATUS=124
+    fi
+    if [ "$STATUS" -eq 124 ] || [ "$STATUS" -eq 137 ]; then  # (137: killed after -k)
+        echo "stopped: the whole run may take $BUDGET s (MINIGRAD_GRADESCOPE_BUDGET)" \\
+            >> "$WORK/$LESSON.log"
+    fi
     PARTS+=("$WORK/$LESSON.json" "$WORK/$LESSON.log")
 done
 # -I: nothing from the current folder or the environment on the merger's import path.

@@ -45,8 +45,9 @@ MAX_NOTEBOOK_BYTES = 10_000_000
 MAX_DEPTH, MAX_ENTRIES = 6, 2000
 #: How many files, and how much code in all, one submission may make the grader read and
 #: parse (files named like a lesson first): a few files per lesson are normal, while a dozen
-#: large ones took a minute of the grader's own time before any graded code ran.
-MAX_FILES_READ, MAX_CODE_READ = 32, 4_000_000
+#: large ones took a minute of the grader's own time before any graded code ran. Bytes count
+#: too, not only code: 32 notebooks of 10 MB holding no code took 110 s to read and parse.
+MAX_FILES_READ, MAX_CODE_READ, MAX_BYTES_READ = 32, 4_000_000, 30_000_000
 
 
 @dataclass(frozen=True)
@@ -228,15 +229,18 @@ def _read_sources(folder: SubmissionFolder, candidates: list[tuple[str, ...]],
     files = [(parts, folder.path.joinpath(*parts)) for parts in candidates]
     files.sort(key=lambda item: lesson_from_name(item[1], bank) is None)  # stable
     sources: list[SourceFile] = []
-    files_read = code_read = 0
+    files_read = code_read = bytes_read = 0
     for parts, file in files:
         limit = MAX_NOTEBOOK_BYTES if file.suffix == ".ipynb" else MAX_SOURCE_BYTES
-        if files_read == MAX_FILES_READ:
+        if files_read == MAX_FILES_READ or bytes_read > MAX_BYTES_READ:
             notes.append(_stopped_reading(files_read, code_read))
             break
         try:
             data = folder.read(parts, limit)
             files_read += 1
+            bytes_read += len(data)
+            if bytes_read > MAX_BYTES_READ:  # before parsing it, as for code below
+                continue
             code = code_from_bytes(data, file.suffix, file.name)
         except (OSError, ValueError, Refused, RecursionError, MemoryError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else error

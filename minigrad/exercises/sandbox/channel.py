@@ -3,7 +3,11 @@
 Every message is one line of JSON. Neither direction ever blocks past a deadline, so a child
 that stops reading its requests, never answers, or floods the answer pipe costs the grader
 at most its time limit; and nothing the child writes is trusted: an answer that is not a
-line of JSON, or is too long, reads as ``"garbage"`` or ``"too-long"``.
+line of JSON, or is too long, reads as ``"garbage"`` or ``"too-long"``. "Too long" counts
+everything the child sent since the last request (:meth:`Channel.new_call`): all the answers
+of one exercise share :data:`MAX_ANSWER_BYTES`, since decoding them is the grader's own work
+(eight answers just under 1 MB each, every one ``[[[]], [[]], ...]``, cost the grader 16 s of
+its CPU per student).
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ import select
 import time
 from typing import Any
 
-#: The largest answer (one case, as JSON text) the grader reads from a child.
+#: The most answer text (all cases of one call, as JSON) the grader reads from a child; honest
+#: answers of a whole exercise take at most ~80 kB.
 MAX_ANSWER_BYTES = 1_000_000
 
 
@@ -25,6 +30,11 @@ class Channel:
         self.requests = requests  # our write end of the child's request pipe
         self.responses = responses  # our read end of the child's answer pipe
         self.buffer = bytearray()  # answer bytes read but not yet returned as a message
+        self.received = 0  # answer bytes read since the last request
+
+    def new_call(self) -> None:
+        """A request is about to go out: its answers start a fresh budget."""
+        self.received = len(self.buffer)
 
     def has_stale_answers(self) -> bool:
         """True if an answer is waiting before any request was sent (the child, or something
@@ -74,7 +84,8 @@ class Channel:
             if not chunk:
                 return "eof"
             self.buffer += chunk
-            if len(self.buffer) > MAX_ANSWER_BYTES + 1000:
+            self.received += len(chunk)
+            if self.received > MAX_ANSWER_BYTES + 1000:
                 return "too-long"
         end = self.buffer.index(b"\n")
         line = bytes(self.buffer[:end])

@@ -174,6 +174,7 @@ class Sandbox:
         # Sending the code and importing it share the time limit.
         deadline = time.monotonic() + self.timeout
         code = json.dumps({"code": self.submission_text}).encode("ascii")  # (ensure_ascii)
+        self._channel.new_call()
         if not self._channel.send(code + b"\n", deadline):
             raise ImportFailed(*self._death("while receiving the submission", "timeout"))
         message = self._channel.read_message(deadline)
@@ -269,6 +270,7 @@ class Sandbox:
                                                               for args in cases]})
         deadline = time.monotonic() + limit
         outcomes: list[Outcome] = []
+        self._channel.new_call()
         if not self._channel.send(request.encode() + b"\n", deadline):
             kind, text = self._death(f"while sending the cases of {function}", "timeout", limit)
             return [Outcome(False, kind=kind, message=text)] * len(cases)
