@@ -397,23 +397,26 @@ def test_a_missing_function(tmp_path: Path) -> None:
 
 
 def test_changing_an_argument_in_place_fails_the_case(tmp_path: Path) -> None:
-    """08.1 says "do not change the arrays you are given": the numbers it returns are right,
-    but the caller's weight and buffer are gone. The grader says which argument changed."""
-    lesson = find_lesson(8)
+    """Exercises say "leave the arrays you are given as they are": 03.1 returns the right sum,
+    but the caller's gradient is zeroed on the way. The grader says which argument changed.
+    (08.1 used to show this; it is now an Optimizer, which updates in place by design.)"""
+    lesson = find_lesson(3)
     path = tmp_path / student_file_name(lesson)
     path.write_text(python_file_text(lesson, solutions=True) + textwrap.dedent("""
 
-        def sgd_step(weight, grad, buffer, lr, momentum, weight_decay):
-            buffer *= momentum
-            buffer += grad + weight_decay * weight
-            weight -= lr * buffer
-            return weight, buffer
+        def sum_to_shape(grad, shape):
+            extra_leading = grad.ndim - len(shape)
+            stretched = tuple(extra_leading + axis for axis, size in enumerate(shape)
+                              if size == 1 and grad.shape[extra_leading + axis] != 1)
+            summed = grad.sum(axis=tuple(range(extra_leading)) + stretched, keepdims=True)
+            grad[...] = 0.0  # the caller's array, changed
+            return summed.reshape(shape)
         """), encoding="utf-8")
     table = by_exercise(grade_cli(path, tmp_path))
-    score, max_score, feedback = table["08.1"]
+    score, max_score, feedback = table["03.1"]
     assert score == 0 and max_score > 0
-    assert "changed its argument `weight` in place" in feedback
-    assert all(table[other][0] == table[other][1] for other in ("08.2", "08.3", "08.4"))
+    assert "changed its argument `grad` in place" in feedback
+    assert all(table[other][0] == table[other][1] for other in ("03.2", "03.3", "03.4"))
 
 
 # ---------------------------------------------------------------------------- inputs
