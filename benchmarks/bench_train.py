@@ -46,23 +46,9 @@ def _threads_first(threads: int | None) -> None:
 
 
 # ----------------------------------------------------------------------------- networks
-def _torch_model(net: str):
-    import torch.nn as tnn
-
-    if net == "digits":
-        return tnn.Sequential(
-            tnn.Conv2d(1, 16, 3, padding=1), tnn.ReLU(), tnn.MaxPool2d(2),
-            tnn.Conv2d(16, 32, 3, padding=1), tnn.ReLU(), tnn.MaxPool2d(2),
-            tnn.Flatten(), tnn.Linear(32 * 2 * 2, 10))
-    return tnn.Sequential(
-        tnn.Conv2d(1, 20, 5), tnn.ReLU(), tnn.MaxPool2d(2),
-        tnn.Conv2d(20, 50, 5), tnn.ReLU(), tnn.MaxPool2d(2),
-        tnn.Flatten(), tnn.Linear(800, 500), tnn.ReLU(), tnn.Linear(500, 10))
-
-
-def _minigrad_model(net: str):
-    from minigrad import nn
-
+def _model(nn, net: str):
+    """The network built from ``nn``: ``torch.nn`` or ``minigrad.nn``, whose layers have the
+    same names and arguments, so one definition serves both engines."""
     if net == "digits":
         return nn.Sequential(
             nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
@@ -72,6 +58,18 @@ def _minigrad_model(net: str):
         nn.Conv2d(1, 20, 5), nn.ReLU(), nn.MaxPool2d(2),
         nn.Conv2d(20, 50, 5), nn.ReLU(), nn.MaxPool2d(2),
         nn.Flatten(), nn.Linear(800, 500), nn.ReLU(), nn.Linear(500, 10))
+
+
+def _torch_model(net: str):
+    import torch.nn
+
+    return _model(torch.nn, net)
+
+
+def _minigrad_model(net: str):
+    from minigrad import nn
+
+    return _model(nn, net)
 
 
 def _data(net: str):
