@@ -185,6 +185,23 @@ def test_max_pool_ties_nan_and_minus_infinity(name: str) -> None:
     np.testing.assert_array_equal(padded_indices[0, 0], [[0, 0, 1], [0, 0, 1], [2, 2, 3]])
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool_2x2_fast_rows_and_their_nan_rerun_match_the_reference(dtype) -> None:
+    """The unrolled 2×2 kernel compares without NaN tests and reruns a row that held a NaN:
+    on data with many ties, NaNs, infinities and odd sizes it must pick the very values and
+    indices the reference scan picks."""
+    rng = np.random.default_rng(7)
+    x = rng.integers(-3, 4, size=(3, 5, 9, 11)).astype(dtype)  # small integers: many ties
+    mark = rng.random(x.shape)
+    x[mark < 0.03] = np.nan
+    x[(mark >= 0.03) & (mark < 0.05)] = np.inf
+    x[(mark >= 0.05) & (mark < 0.07)] = -np.inf
+    values, indices = jit.max_pool2d_forward(x, (2, 2), (2, 2), (0, 0))
+    expected_values, expected_indices = reference.max_pool2d_forward(x, (2, 2), (2, 2), (0, 0))
+    np.testing.assert_array_equal(values, expected_values)  # (NaN positions included)
+    np.testing.assert_array_equal(indices, expected_indices)
+
+
 def test_max_pool_backward_adds_where_windows_share_a_winner() -> None:
     x = np.array([[[[0.0, 9.0, 0.0]]]])
     values, indices = reference.max_pool2d_forward(x, (1, 2), (1, 1), (0, 0))

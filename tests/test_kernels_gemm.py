@@ -107,8 +107,9 @@ def test_gemm_path_in_many_chunks_and_threads(monkeypatch, dtype: type) -> None:
 @pytest.mark.parametrize("chunk_bytes", ["cache", "workspace"])
 def test_the_workspace_stays_within_its_bound(monkeypatch, chunk_bytes: str) -> None:
     """cols for a batch of 32 is 32·144·784·4 B = 14 MB: one chunk within the 64 MB bound
-    (several threads), or one image per chunk with the cache-sized chunks (one thread); the
-    per-thread buffer is reused, not grown, by a second call."""
+    (several threads), or one image per chunk with the cache-sized chunks, the chunks split
+    between the pool's threads, a workspace each; the per-thread buffer is reused, not
+    grown, by a second call."""
     limit = {"cache": jit_gemm.CACHE_CHUNK_BYTES, "workspace": jit_gemm.WORKSPACE_BYTES}
     monkeypatch.setattr(jit_gemm, "CHUNK_BYTES", limit[chunk_bytes])
     monkeypatch.setattr(jit_gemm._local, "buffer", None, raising=False)
@@ -116,17 +117,20 @@ def test_the_workspace_stays_within_its_bound(monkeypatch, chunk_bytes: str) -> 
     w = np.ones((32, 16, 3, 3), dtype=np.float32)
     peak = jit_gemm.peak_workspace_bytes(x.shape, w.shape, (1, 1), (1, 1))
     per_image = (16 * 9 + 32) * 28 * 28 * 4
-    assert peak == (per_image if chunk_bytes == "cache" else 32 * per_image)
+    threads = jit_pool.THREADS if jit_gemm._set_blas_threads is not None else 1
+    chunk_images = 1 if chunk_bytes == "cache" else 32
+    assert peak == (threads * per_image if chunk_bytes == "cache" else 32 * per_image)
     assert peak <= jit_gemm.WORKSPACE_BYTES
     y = jit_gemm.gemm_conv2d_forward(x, w, (1, 1), (1, 1))
-    buffer = jit_gemm._local.buffer
-    assert buffer.size == peak
+    buffer = jit_gemm._local.buffer  # the calling thread's (it takes the first chunks)
+    assert buffer.size == chunk_images * per_image
     jit_gemm.gemm_conv2d_grad_weight(x, y, w.shape, (1, 1), (1, 1))
     assert jit_gemm._local.buffer is buffer
     np.testing.assert_array_equal(y[0, 0, 1:-1, 1:-1], 144.0)  # interior windows: 16·9 ones
     np.testing.assert_array_equal(y[0, 0, 0, 1:-1], 96.0)  # the top row misses a kernel row
     monkeypatch.setattr(jit_gemm, "WORKSPACE_BYTES", 1 << 18)  # the hard bound wins
-    assert jit_gemm._chunk(64, 10000, 4) == 6
+    # (shared by the threads that take chunks: 6 images in all, 6 // THREADS each)
+    assert jit_gemm._chunk(64, 10000, 4) == max(1, 6 // jit_pool.THREADS)
 
 
 def test_window_table_on_a_worked_case() -> None:
@@ -186,7 +190,7 @@ def test_the_gemms_run_on_one_blas_thread_and_restore_the_setting(monkeypatch) -
     setting) and give the old setting back afterwards."""
     if jit_gemm._set_blas_threads is None:
         pytest.skip("numpy's BLAS is not its bundled OpenBLAS")
-    monkeypatch.setattr(jit_gemm, "THREADS", 2)
+    monkeypatch.setattr(jit_pool, "THREADS", 2)
     before = jit_gemm._set_blas_threads(3)  # a known setting outside
     try:
         with jit_gemm._one_blas_thread():

@@ -33,13 +33,14 @@ from __future__ import annotations
 import ctypes
 import threading
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
+from minigrad.kernels import jit_pool
 from minigrad.kernels.compiler import njit
-from minigrad.kernels.jit_pool import THREADS, _in_parallel
 from minigrad.kernels.reference import Pair, output_size
 
 # Chunk size. A chunk's cols + (O, chunk·P) matrix should stay in the L2 cache while the
@@ -81,7 +82,7 @@ def _find_set_blas_threads():
 
 
 _set_blas_threads = _find_set_blas_threads()
-CHUNK_BYTES = (CACHE_CHUNK_BYTES if THREADS == 1 or _set_blas_threads is not None
+CHUNK_BYTES = (CACHE_CHUNK_BYTES if jit_pool.THREADS == 1 or _set_blas_threads is not None
                else WORKSPACE_BYTES)
 
 
@@ -91,7 +92,7 @@ def _one_blas_thread():
     rendezvous: its caller busy-waits until every BLAS thread has done its share, and on a
     busy machine that wait took 60 ms per GEMM (a 1 ms layer took 200 ms). The setting is
     OpenBLAS's per-thread one, so the user's own matrix products keep every thread."""
-    if _set_blas_threads is None or THREADS == 1:
+    if _set_blas_threads is None or jit_pool.THREADS == 1:
         yield
         return
     previous = _set_blas_threads(1)
@@ -103,19 +104,31 @@ def _one_blas_thread():
 
 def _chunk(n_batch: int, per_image: int, itemsize: int) -> int:
     """How many images one chunk holds: as many as fit CHUNK_BYTES (at least one)."""
-    budget = min(CHUNK_BYTES, WORKSPACE_BYTES)
+    budget = min(CHUNK_BYTES, WORKSPACE_BYTES // jit_pool.THREADS)
     return max(1, min(n_batch, budget // max(1, per_image * itemsize)))
+
+
+def _plan(n_batch: int, per_image: int, itemsize: int) -> tuple[int, int]:
+    """(images per chunk, threads that take chunks): one thread per chunk up to THREADS, for
+    enough work, and only where our GEMMs can be kept on one BLAS thread each."""
+    chunk = _chunk(n_batch, per_image, itemsize)
+    chunks = -(-n_batch // chunk)
+    threads = jit_pool.THREADS if _set_blas_threads is not None else 1
+    return chunk, max(1, min(threads, chunks,
+                             n_batch * per_image // jit_pool.MIN_ELEMENTS_PER_THREAD))
 
 
 def peak_workspace_bytes(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair,
                          itemsize: int = 4) -> int:
-    """The scratch memory the GEMM path takes for this convolution (largest of its three)."""
+    """The scratch memory the GEMM path takes for this convolution (largest of its three):
+    one workspace per thread that takes chunks."""
     n_batch, channels, height, width = x_shape
     out_channels, _, kh, kw = w_shape
     plane = (output_size(height, kh, stride[0], padding[0])
              * output_size(width, kw, stride[1], padding[1]))
     per_image = (channels * kh * kw + out_channels) * plane
-    return _chunk(n_batch, per_image, itemsize) * per_image * itemsize
+    chunk, threads = _plan(n_batch, per_image, itemsize)
+    return threads * chunk * per_image * itemsize
 
 
 # ----------------------------------------------------------------------------- numba loops
@@ -208,17 +221,37 @@ def _sizes(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair) -> tuple
     return n_batch, channels, out_channels, channels * kh * kw, out_height * out_width
 
 
-def _chunks(n_batch: int, depth: int, out_channels: int, plane: int, dtype: np.dtype):
-    """(first image, cols (K, chunk·P), other (O, chunk·P)) for each chunk, both in the
-    thread's workspace (reused: the caller is done with a chunk before asking for the next)."""
+def _over_chunks(n_batch: int, depth: int, out_channels: int, plane: int, dtype: np.dtype,
+                 work: Callable) -> list:
+    """Calls work(first, cols, other, loop) for every chunk of images first … first + m - 1,
+    with cols (K, m·P) and other (O, m·P) in a thread's workspace, and returns one result per
+    thread: the sum of its chunks' results (or None when work returns None).
+
+    With several chunks, the chunks are split between the pool's threads: each packs, runs
+    its own one-thread GEMM and unpacks, in its own workspace (work's numba loops then run
+    inline, `loop = inline`). With one chunk (a small batch), work's numba loops are split
+    between threads instead (`loop = _in_parallel`) and the GEMM runs on one thread.
+    """
     per_image = (depth + out_channels) * plane
-    chunk = _chunk(n_batch, per_image, np.dtype(dtype).itemsize)
-    space = _workspace(chunk * per_image, dtype)
-    for first in range(0, n_batch, chunk):
-        columns = min(chunk, n_batch - first) * plane
-        yield (first, space[:depth * columns].reshape(depth, columns),
-               space[depth * columns:per_image // plane * columns].reshape(out_channels,
-                                                                            columns))
+    chunk, threads = _plan(n_batch, per_image, np.dtype(dtype).itemsize)
+    firsts = list(range(0, n_batch, chunk))
+
+    def run(part: list[int], loop: Callable) -> object:
+        space = _workspace(chunk * per_image, dtype)
+        total = None
+        with _one_blas_thread():
+            for first in part:
+                columns = min(chunk, n_batch - first) * plane
+                cols = space[:depth * columns].reshape(depth, columns)
+                other = space[depth * columns:(depth + out_channels) * columns]
+                result = work(first, cols, other.reshape(out_channels, columns), loop)
+                total = result if total is None else total + result
+        return total
+
+    if threads <= 1:
+        return [run(firsts, jit_pool._in_parallel)]
+    return jit_pool.run_in_pool([partial(run, list(part), jit_pool.inline)
+                                 for part in np.array_split(firsts, threads)])
 
 
 def gemm_conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
@@ -233,13 +266,14 @@ def gemm_conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pai
     y = np.empty((n_batch, out_channels) + _out_size(x.shape, w.shape, stride, padding),
                  dtype=x.dtype)
     y_planes = y.reshape(n_batch, out_channels, plane)
-    for first, cols, y_t in _chunks(n_batch, depth, out_channels, plane, x.dtype):
+
+    def work(first: int, cols: np.ndarray, y_t: np.ndarray, loop: Callable) -> None:
         images = cols.shape[1] // plane
-        _in_parallel(_pack, images * channels, cols.size, x_planes, first, table, cols,
-                     channels)
-        with _one_blas_thread():
-            np.dot(w_flat, cols, out=y_t)
-        _in_parallel(_to_nchw, images * out_channels, y_t.size, y_t, first, y_planes, bias)
+        loop(_pack, images * channels, cols.size, x_planes, first, table, cols, channels)
+        np.dot(w_flat, cols, out=y_t)
+        loop(_to_nchw, images * out_channels, y_t.size, y_t, first, y_planes, bias)
+
+    _over_chunks(n_batch, depth, out_channels, plane, x.dtype, work)
     return y
 
 
@@ -253,36 +287,38 @@ def gemm_conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: 
     w_flat = np.ascontiguousarray(w, dtype=g.dtype).reshape(out_channels, depth)
     grad_x = np.empty(input_shape, dtype=g.dtype)
     grad_planes = grad_x.reshape(n_batch * channels, -1)
-    for first, grad_cols, g_t in _chunks(n_batch, depth, out_channels, plane, g.dtype):
+
+    def work(first: int, grad_cols: np.ndarray, g_t: np.ndarray, loop: Callable) -> None:
         images = grad_cols.shape[1] // plane
-        _in_parallel(_from_nchw, images * out_channels, g_t.size, g, first, g_t)
-        with _one_blas_thread():
-            np.dot(w_flat.T, g_t, out=grad_cols)
-        _in_parallel(_col2im, images * channels, grad_cols.size, grad_cols, first, table,
-                     grad_planes, channels)
+        loop(_from_nchw, images * out_channels, g_t.size, g, first, g_t)
+        np.dot(w_flat.T, g_t, out=grad_cols)
+        loop(_col2im, images * channels, grad_cols.size, grad_cols, first, table, grad_planes,
+             channels)
+
+    _over_chunks(n_batch, depth, out_channels, plane, g.dtype, work)
     return grad_x
 
 
 def gemm_conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
                             stride: Pair, padding: Pair) -> np.ndarray:
-    """∂L/∂w = Σ over chunks of g_t @ colsᵀ (one GEMM when the batch fits a chunk)."""
+    """∂L/∂w = Σ over chunks of g_t @ colsᵀ (each thread sums its own chunks; then the
+    threads' sums are added)."""
     n_batch, channels, out_channels, depth, plane = _sizes(x.shape, weight_shape, stride,
                                                            padding)
     table = window_table(x.shape[2:], weight_shape[2:], stride, padding)
     x_planes = np.ascontiguousarray(x).reshape(n_batch * channels, -1)
     g = np.ascontiguousarray(grad_output, dtype=x.dtype).reshape(n_batch, out_channels, plane)
-    grad_w = np.empty((out_channels, depth), dtype=x.dtype)
-    for first, cols, g_t in _chunks(n_batch, depth, out_channels, plane, x.dtype):
+
+    def work(first: int, cols: np.ndarray, g_t: np.ndarray, loop: Callable) -> np.ndarray:
         images = cols.shape[1] // plane
-        _in_parallel(_pack, images * channels, cols.size, x_planes, first, table, cols,
-                     channels)
-        _in_parallel(_from_nchw, images * out_channels, g_t.size, g, first, g_t)
-        with _one_blas_thread():
-            if first == 0:
-                np.dot(g_t, cols.T, out=grad_w)
-            else:
-                grad_w += g_t @ cols.T
-    return grad_w.reshape(weight_shape)
+        loop(_pack, images * channels, cols.size, x_planes, first, table, cols, channels)
+        loop(_from_nchw, images * out_channels, g_t.size, g, first, g_t)
+        return g_t @ cols.T
+
+    if n_batch == 0:
+        return np.zeros(weight_shape, dtype=x.dtype)
+    parts = _over_chunks(n_batch, depth, out_channels, plane, x.dtype, work)
+    return sum(parts[1:], parts[0]).reshape(weight_shape)
 
 
 def _out_size(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair) -> Pair:
