@@ -12,8 +12,9 @@ backward (input and weight gradients; bias included) on the course's networks' l
 common small-CNN shapes (kernels 1, 3, 5, 7; stride 1 and 2; padding 0 and "same"; 1, 3 and
 16–128 input channels; 4×4 to 32×32 images; batch 1, 32, 64), then max and average pooling
 2×2 forward + backward on the networks' pooling shapes. For each conv row the table also
-names minigrad's path (gemm: packing + BLAS, flat: the flat-row loops) and its peak scratch
-memory (the packing workspace; `minigrad.kernels.jit_gemm.peak_workspace_bytes`).
+names how minigrad packs the windows before its BLAS product (shift: stride 1, long rows
+copied from shifted planes; table: a gather through a table of window indices) and its peak
+scratch memory (the packing workspace; `minigrad.kernels.jit_gemm.peak_workspace_bytes`).
 
 Every engine runs in its own process (so thread pools and caches never interfere), and the
 engines take turns: round 1 runs A then B, round 2 B then A, ... Each process times every
@@ -152,18 +153,18 @@ def _time(step, budget: float = 0.2) -> tuple[float, float]:
 
 
 def _path(row: str) -> tuple[str, int]:
-    """minigrad's conv path for this row and its peak workspace in bytes."""
+    """How minigrad packs this row's windows (stride 1: "shift", else "table") and the peak
+    workspace in bytes."""
     from minigrad import kernels
 
     if row not in CONV_ROWS or kernels.backend_name() != "jit":
         return (kernels.backend_name() if row in CONV_ROWS else "pool"), 0
-    from minigrad.kernels import jit, jit_gemm
+    from minigrad.kernels import jit_gemm
 
     n, c, size, o, k, stride, padding = CONV_ROWS[row]
     shapes = ((n, c, size, size), (o, c, k, k), (stride, stride))
-    if jit.uses_flat_loops(*shapes):
-        return "flat", 0
-    return "gemm", jit_gemm.peak_workspace_bytes(*shapes, (padding, padding))
+    return ("shift" if stride == 1 else "table",
+            jit_gemm.peak_workspace_bytes(*shapes, (padding, padding)))
 
 
 def worker(engine: str, rows: list[str]) -> None:
@@ -311,7 +312,7 @@ def main() -> None:
           "quiet machine for numbers to quote.")
     print("wall: median wall-clock ms per call; CPU: processor time of all the process's "
           "threads per call (less sensitive to other load, but blind to idle waiting)")
-    print(f"{'row':<12}{'shape':<30}{'path':<6}{'workspace':>10}{'minigrad':>10}{baseline:>9}"
+    print(f"{'row':<12}{'shape':<30}{'pack':<6}{'workspace':>10}{'minigrad':>10}{baseline:>9}"
           f"{'ratio':>7}  {'CPU mg':>8}{'CPU ' + baseline[:5]:>10}{'ratio':>7}")
     table = compare(args.rows, ("minigrad", baseline), args.rounds, args.threads)
     for row, result in table.items():

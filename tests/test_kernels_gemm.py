@@ -1,6 +1,7 @@
-"""The numba conv paths chosen by shape (packing + GEMM, flat-row loops) against the reference
-loops: every dispatch branch, float32 and float64, strides, paddings, odd shapes, chunking,
-bias, nan and inf."""
+"""The numba conv path (packing + GEMM) against the reference loops: both ways of packing
+(stride 1 through shifted planes, other strides through the window table), float32 and
+float64, strides, paddings (wider than the kernel too), odd shapes, chunking, threads, bias,
+nan and inf."""
 
 from __future__ import annotations
 
@@ -18,8 +19,6 @@ pytestmark = pytest.mark.usefixtures("warm_kernels")
 DTYPES = [np.float32, np.float64]
 GEMM = {"forward": jit_gemm.gemm_conv2d_forward, "grad_input": jit_gemm.gemm_conv2d_grad_input,
         "grad_weight": jit_gemm.gemm_conv2d_grad_weight}
-FLAT = {"forward": jit.flat_conv2d_forward, "grad_input": jit.flat_conv2d_grad_input,
-        "grad_weight": jit.flat_conv2d_grad_weight}
 DISPATCH = {"forward": jit.conv2d_forward, "grad_input": jit.conv2d_grad_input,
             "grad_weight": jit.conv2d_grad_weight}
 
@@ -68,29 +67,19 @@ def test_gemm_path_agrees_with_reference(case: tuple, dtype: type) -> None:
     _check(GEMM, *case, dtype=dtype)
 
 
-# Small enough for the reference loops (each a few hundred thousand Python steps).
-FLAT_CASES = [((1, 8, 16, 16), (3, 8, 3, 3), (1, 1), (1, 1)),
+# Small enough for the reference loops (each a few hundred thousand Python steps): the
+# shapes the retired flat-row loops served, through the backend module `jit`.
+WIDE_CASES = [((1, 8, 16, 16), (3, 8, 3, 3), (1, 1), (1, 1)),
               ((1, 8, 16, 16), (2, 8, 7, 7), (1, 1), (3, 3)),
-              ((1, 8, 16, 17), (3, 8, 3, 6), (1, 1), (0, 2))]
+              ((1, 8, 16, 17), (3, 8, 3, 6), (1, 1), (0, 2)),
+              ((2, 3, 9, 8), (4, 3, 3, 2), (1, 1), (3, 4))]  # padding wider than the kernel
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
-@pytest.mark.parametrize("case", FLAT_CASES, ids=["3x3", "7x7", "3x6"])
-def test_flat_path_and_dispatch_agree_with_reference(case: tuple, dtype: type) -> None:
-    x_shape, w_shape, stride, _ = case
-    assert jit.uses_flat_loops(x_shape, w_shape, stride)
-    _check(FLAT, *case, dtype=dtype)
+@pytest.mark.parametrize("case", WIDE_CASES, ids=["3x3", "7x7", "3x6", "wide-padding"])
+def test_stride1_packing_through_the_backend_agrees_with_reference(case: tuple,
+                                                                   dtype: type) -> None:
     _check(DISPATCH, *case, dtype=dtype, seed=1)
-
-
-@pytest.mark.parametrize("case", GEMM_CASES[:4], ids=[str(i) for i in range(4)])
-def test_dispatch_sends_small_planes_strides_and_wide_kernels_to_gemm(case: tuple) -> None:
-    x_shape, w_shape, stride, _ = case
-    assert not jit.uses_flat_loops(x_shape, w_shape, stride)
-    _check(DISPATCH, *case, dtype=np.float32)
-    assert not jit.uses_flat_loops((1, 8, 24, 24), (3, 8, 3, 3), (2, 2))  # strided
-    assert not jit.uses_flat_loops((1, 3, 24, 24), (3, 3, 5, 5), (1, 1))  # 3 channels
-    assert not jit.uses_flat_loops((1, 8, 24, 24), (3, 8, 1, 1), (1, 1))  # 1×1
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
@@ -104,28 +93,51 @@ def test_gemm_path_in_many_chunks_and_threads(monkeypatch, dtype: type) -> None:
     _check(GEMM, (5, 3, 6, 6), (4, 3, 3, 3), (1, 1), (1, 1), dtype=dtype)
 
 
+@pytest.mark.parametrize("stride", [(1, 1), (2, 2)])
+def test_one_chunk_shares_its_product_rows_between_threads(monkeypatch, stride: tuple) -> None:
+    """A batch of one image is one chunk: its products are split by rows between threads.
+    (The numba loops are kept on one thread here, so every pool job is a share of a GEMM.)"""
+    monkeypatch.setattr(jit_pool, "THREADS", 2)
+    monkeypatch.setattr(jit_pool, "MIN_ELEMENTS_PER_THREAD", 1 << 40)
+    monkeypatch.setattr(jit_gemm, "MIN_SPLIT_PRODUCT", 1)
+    calls = []
+    run_in_pool = jit_pool.run_in_pool
+    monkeypatch.setattr(jit_pool, "run_in_pool", lambda jobs: calls.append(len(jobs)) or
+                        run_in_pool(jobs))
+    _check(GEMM, (1, 3, 9, 9), (16, 3, 3, 3), stride, (1, 1), dtype=np.float64)
+    # forward (16 rows), input gradient (stride 2: 27 rows of w_flatᵀ; stride 1: the rotated
+    # kernel's 3 rows, too few to split), weight gradient (16 rows)
+    assert calls == ([2, 2] if stride == (1, 1) else [2, 2, 2])
+
+
 @pytest.mark.parametrize("chunk_bytes", ["cache", "workspace"])
 def test_the_workspace_stays_within_its_bound(monkeypatch, chunk_bytes: str) -> None:
-    """cols for a batch of 32 is 32·144·784·4 B = 14 MB: one chunk within the 64 MB bound
-    (several threads), or one image per chunk with the cache-sized chunks, the chunks split
-    between the pool's threads, a workspace each; the per-thread buffer is reused, not
-    grown, by a second call."""
+    """x 32×16×28×28, w 32×16×3×3, pad 1. The largest call is the input gradient: per image,
+    cols of grad_y (32·9 × 784) and its product (16 × 784), 0.9 MB. So one chunk within the
+    64 MB bound (several threads), or one image per chunk with the cache-sized chunks, the
+    chunks split between the pool's threads, a workspace each; the per-thread buffer is
+    reused, not grown, by a second call."""
     limit = {"cache": jit_gemm.CACHE_CHUNK_BYTES, "workspace": jit_gemm.WORKSPACE_BYTES}
     monkeypatch.setattr(jit_gemm, "CHUNK_BYTES", limit[chunk_bytes])
     monkeypatch.setattr(jit_gemm._local, "buffer", None, raising=False)
     x = np.ones((32, 16, 28, 28), dtype=np.float32)
     w = np.ones((32, 16, 3, 3), dtype=np.float32)
     peak = jit_gemm.peak_workspace_bytes(x.shape, w.shape, (1, 1), (1, 1))
-    per_image = (16 * 9 + 32) * 28 * 28 * 4
+    per_image = (32 * 9 + 16) * 784 * 4
     threads = jit_pool.THREADS if jit_gemm._set_blas_threads is not None else 1
-    chunk_images = 1 if chunk_bytes == "cache" else 32
-    assert peak == (threads * per_image if chunk_bytes == "cache" else 32 * per_image)
+    share = jit_gemm.WORKSPACE_BYTES // threads  # each thread's part of the bound
+    chunk_images = 1 if chunk_bytes == "cache" else min(32, share // per_image)
+    chunks = -(-32 // chunk_images)
+    assert peak == min(threads, chunks) * chunk_images * per_image
     assert peak <= jit_gemm.WORKSPACE_BYTES
-    y = jit_gemm.gemm_conv2d_forward(x, w, (1, 1), (1, 1))
+    x_grad = jit_gemm.gemm_conv2d_grad_input(np.ones((32, 32, 28, 28), dtype=np.float32), w,
+                                             x.shape, (1, 1), (1, 1))
     buffer = jit_gemm._local.buffer  # the calling thread's (it takes the first chunks)
     assert buffer.size == chunk_images * per_image
+    y = jit_gemm.gemm_conv2d_forward(x, w, (1, 1), (1, 1))
     jit_gemm.gemm_conv2d_grad_weight(x, y, w.shape, (1, 1), (1, 1))
     assert jit_gemm._local.buffer is buffer
+    np.testing.assert_array_equal(x_grad[0, 0, 1:-1, 1:-1], 32 * 9.0)  # 9 windows × 32 maps
     np.testing.assert_array_equal(y[0, 0, 1:-1, 1:-1], 144.0)  # interior windows: 16·9 ones
     np.testing.assert_array_equal(y[0, 0, 0, 1:-1], 96.0)  # the top row misses a kernel row
     monkeypatch.setattr(jit_gemm, "WORKSPACE_BYTES", 1 << 18)  # the hard bound wins
@@ -148,7 +160,7 @@ def test_window_table_on_a_worked_case() -> None:
 @pytest.mark.parametrize("module", [jit, im2col, kernels], ids=["jit", "im2col", "dispatch"])
 def test_bias_is_added_in_the_forward(module, dtype: type) -> None:
     rng = np.random.default_rng(3)
-    for x_shape, w_shape, stride, padding in (GEMM_CASES[3], FLAT_CASES[0]):
+    for x_shape, w_shape, stride, padding in (GEMM_CASES[3], WIDE_CASES[0]):
         x = rng.standard_normal(x_shape).astype(dtype)
         w = rng.standard_normal(w_shape).astype(dtype)
         bias = rng.standard_normal(w_shape[0]).astype(dtype)

@@ -4,9 +4,8 @@ Three implementations of the same seven functions, one module each, tested again
 
 reference   plain Python loops, the definitions (slow; read these first)
 im2col      unfold the windows into a matrix and use one matrix product (numpy + BLAS)
-jit         numba-compiled parallel loops (fast; needs numba); its pooling half is jit_pool,
-            and it sends each conv shape to its flat-row loops or to jit_gemm (numba
-            packing + one BLAS product per chunk), whichever was measured faster
+jit         numba-compiled loops (fast; needs numba): convolution in jit_gemm (numba
+            packing, jit_pack, around one BLAS product per chunk), pooling in jit_pool
 
 Also here: `cache` (where numba stores compiled kernels) and `compiler` (numba, imported
 after that choice, and told to use 512-bit vectors on CPUs with AVX-512).
@@ -27,7 +26,6 @@ stride, padding and kernel are (height, width) pairs of ints.
 
 from __future__ import annotations
 
-import itertools
 import os
 import types
 import warnings
@@ -136,14 +134,11 @@ def warm_up(dtypes: tuple = (np.float32,)) -> str:
     for dtype in dtypes:
         x = np.ones((1, 2, 5, 5), dtype=dtype)
         w = np.ones((5, 2, 3, 3), dtype=dtype)  # 5 output channels: rounded up to a block
-        # jit has two conv paths, chosen by shape (packing + GEMM for these tiny arrays);
-        # its flat-row loops are warmed by name.
-        prefixes = ("", "flat_") if hasattr(backend, "flat_conv2d_forward") else ("",)
-        for prefix, (stride, padding) in itertools.product(
-                prefixes, (((1, 1), (1, 1)), ((2, 2), (0, 0)), ((1, 1), (3, 3)))):
-            y = getattr(backend, prefix + "conv2d_forward")(x, w, stride, padding)
-            getattr(backend, prefix + "conv2d_grad_input")(y, w, x.shape, stride, padding)
-            getattr(backend, prefix + "conv2d_grad_weight")(x, y, w.shape, stride, padding)
+        # Stride 1 and 2 pack windows differently; padding 3 > k - 1 crops in the gradient.
+        for stride, padding in (((1, 1), (1, 1)), ((2, 2), (0, 0)), ((1, 1), (3, 3))):
+            y = backend.conv2d_forward(x, w, stride, padding)
+            backend.conv2d_grad_input(y, w, x.shape, stride, padding)
+            backend.conv2d_grad_weight(x, y, w.shape, stride, padding)
         for kernel, padding in (((2, 2), (0, 0)), ((3, 3), (1, 1))):  # 2×2 has its own kernel
             values, indices = backend.max_pool2d_forward(x, kernel, (2, 2), padding)
             backend.max_pool2d_backward(values, indices, x.shape)

@@ -6,25 +6,24 @@ P = OH·OW (output pixels of one image). For a chunk of images n0 … n1:
     cols[k, m·P + p] = x[n0 + m, c, oh·sh - ph + i, ow·sw - pw + j]   (0 where that is padding)
     forward       y_t = w_flat @ cols                       (O, K) @ (K, chunk·P)
     weight grad   grad_w += g_t @ colsᵀ                      (O, chunk·P) @ (chunk·P, K)
-    input grad    grad_cols = w_flatᵀ @ g_t, added back onto the windows ("col2im")
+    input grad    stride 1: the forward again, on grad_y padded by k - 1 - p, with the
+                  kernel rotated by 180° and its channel axes swapped;
+                  other strides: grad_cols = w_flatᵀ @ g_t, added back onto the windows
 
 with g_t[o, m·P + p] = grad_y[n0 + m, o, p]. What makes it fast where numpy's im2col is not:
 
-* the packing is a parallel numba loop that writes each value of cols once, padding
-  included (no padded copy of x, no strided numpy copy);
-* one float32 GEMM per chunk through numpy's BLAS (multi-threaded, register-blocked);
-  the weight gradient adds up one GEMM per chunk (one in all when the batch fits a chunk:
-  on one thread, a single GEMM over the whole batch was slower, its cols out of cache);
-* the GEMM's (O, chunk·P) result goes to NCHW in a parallel loop that also adds the bias,
-  and grad_y comes to (O, chunk·P) the same way: the only layout changes are these two;
-* each GEMM runs on one BLAS thread (the numba loops around it use the others), and the
-  chunks are small (about an L2 cache), so cols is still in cache when the GEMM reads it
-  (see CHUNK_BYTES). The workspace (cols plus one (O, chunk·P) matrix) is one buffer per
-  thread, kept between calls, so no call pays for fresh pages; it never exceeds
-  WORKSPACE_BYTES (64 MB) unless a single image needs more.
+* the packing is numba loops (`jit_pack`) that write each value of cols once, padding
+  included; at stride 1 they copy long rows out of shifted copies of the planes;
+* one float32 GEMM per chunk through numpy's BLAS (register-blocked, vectorised);
+* the GEMM's (O, chunk·P) result goes to NCHW in a loop that also adds the bias, and
+  grad_y comes to (O, chunk·P) the same way: the only layout changes are these two;
+* the chunks are small (about an L2 cache), so cols is still in cache when the GEMM reads
+  it (see CHUNK_BYTES), and they are shared out between threads: each thread packs its own
+  chunks into its own workspace and runs its own one-thread GEMM, so no thread ever waits
+  for another inside a product. The workspace is one buffer per thread, kept between calls,
+  so no call pays for fresh pages; together they never exceed WORKSPACE_BYTES (64 MB)
+  unless a single image needs more.
 
-For the first layer of a network (C·kh·kw tiny, e.g. 1×3×3), packing costs as much as the
-product, so `direct_*` loops compute those convolutions straight from x; `jit` chooses.
 Every kernel here is tested against `reference` (tests/test_kernels_gemm.py).
 """
 
@@ -33,14 +32,14 @@ from __future__ import annotations
 import ctypes
 import threading
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from minigrad.kernels import jit_pool
-from minigrad.kernels.compiler import njit
+from minigrad.kernels import jit_pack, jit_pool
 from minigrad.kernels.reference import Pair, output_size
 
 # Chunk size. A chunk's cols + (O, chunk·P) matrix should stay in the L2 cache while the
@@ -120,21 +119,17 @@ def _plan(n_batch: int, per_image: int, itemsize: int) -> tuple[int, int]:
 
 def peak_workspace_bytes(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair,
                          itemsize: int = 4) -> int:
-    """The scratch memory the GEMM path takes for this convolution (largest of its three):
-    one workspace per thread that takes chunks."""
-    n_batch, channels, height, width = x_shape
-    out_channels, _, kh, kw = w_shape
-    plane = (output_size(height, kh, stride[0], padding[0])
-             * output_size(width, kw, stride[1], padding[1]))
-    per_image = (channels * kh * kw + out_channels) * plane
-    chunk, threads = _plan(n_batch, per_image, itemsize)
-    return threads * chunk * per_image * itemsize
+    """The scratch memory the GEMM path takes for this convolution (the largest of its three
+    calls): one workspace per thread that takes chunks."""
+    n_batch = x_shape[0]
+    peak = 0
+    for per_image in (_forward_columns(x_shape, w_shape, stride, padding).per_image(w_shape[0]),
+                      _grad_input_per_image(x_shape, w_shape, stride, padding)):
+        chunk, threads = _plan(n_batch, per_image, itemsize)
+        peak = max(peak, threads * chunk * per_image * itemsize)
+    return peak
 
 
-# ----------------------------------------------------------------------------- numba loops
-# Each loop runs the tasks start … stop-1 and releases the GIL, so `_in_parallel` (shared
-# with the pooling kernels) can split the tasks between threads, or run them inline when
-# the work is small: numba's parallel launch costs 40–70 µs, more than a small layer's work.
 def window_table(input_size: Pair, kernel: Pair, stride: Pair, padding: Pair) -> np.ndarray:
     """(kh·kw, OH·OW) int32: table[i·kw + j, oh·OW + ow] = the flat index h·W + w of the
     input pixel that tap (i, j) of window (oh, ow) reads, or -1 where that is padding."""
@@ -157,82 +152,83 @@ def _window_table(input_size: Pair, kernel: Pair, stride: Pair, padding: Pair) -
     return table
 
 
-@njit(cache=True, nogil=True)
-def _pack(x_planes, first, table, cols, channels, start, stop):  # pragma: no cover (jit)
-    """cols[c·kh·kw + t, m·P + p] = x_planes[(first + m)·C + c, table[t, p]], 0 where the
-    table says padding. Task = m·C + c: one (image, channel) plane, kh·kw rows of cols."""
-    taps, plane = table.shape
-    for task in range(start, stop):
-        m, c = task // channels, task % channels
-        source = x_planes[(first + m) * channels + c]
-        base = m * plane
-        for t in range(taps):
-            row = c * taps + t
-            for p in range(plane):
-                s = table[t, p]
-                cols[row, base + p] = source[s] if s >= 0 else 0
+# ----------------------------------------------------------------------------- packing
+@dataclass(frozen=True)
+class _Columns:
+    """How cols (K, m·P) is filled from a source (N, C, H, W): tap (i, j) of window (oh, ow)
+    reads source[n, c, oh·sh - top + i, ow·sw - left + j] (0 outside the source)."""
+
+    channels: int
+    size: Pair
+    kernel: Pair
+    stride: Pair
+    top: int
+    left: int
+    out: Pair
+
+    @property
+    def depth(self) -> int:  # K
+        return self.channels * self.kernel[0] * self.kernel[1]
+
+    @property
+    def plane(self) -> int:  # P
+        return self.out[0] * self.out[1]
+
+    def per_image(self, out_rows: int) -> int:
+        """Workspace elements per image: cols and the GEMM's result (out_rows, P)."""
+        return (self.depth + out_rows) * self.plane
+
+    def carve(self, space: np.ndarray, images: int, out_rows: int) -> tuple:
+        """(cols, result) for a chunk of `images` images, cut from `space`."""
+        columns = images * self.plane
+        cols = space[:self.depth * columns].reshape(self.depth, columns)
+        end = (self.depth + out_rows) * columns
+        return cols, space[self.depth * columns:end].reshape(out_rows, columns)
+
+    def fill(self, source: np.ndarray, first: int, cols: np.ndarray, loop: Callable) -> None:
+        """cols for the images first … first + m - 1 of source (m = cols.shape[1] // P)."""
+        tasks = cols.shape[1] // self.plane * self.channels
+        if self.stride == (1, 1):
+            loop(jit_pack.pack_stride1, tasks, cols.size, source, first, self.top, self.left,
+                 *self.kernel, *self.out, cols)
+            return
+        table = window_table(self.size, self.kernel, self.stride, (self.top, self.left))
+        planes = source.reshape(source.shape[0] * self.channels, -1)
+        loop(jit_pack.pack, tasks, cols.size, planes, first, table, cols, self.channels)
 
 
-@njit(cache=True, nogil=True)
-def _col2im(grad_cols, first, table, grad_planes, channels, start, stop):  # pragma: no cover
-    """The adjoint of `_pack`: grad_planes[(first + m)·C + c] = Σ of the grad_cols entries
-    that were read from each pixel. One task owns one plane, so threads never collide."""
-    taps, plane = table.shape
-    for task in range(start, stop):
-        m, c = task // channels, task % channels
-        target = grad_planes[(first + m) * channels + c]
-        target[:] = 0
-        base = m * plane
-        for t in range(taps):
-            row = c * taps + t
-            for p in range(plane):
-                s = table[t, p]
-                if s >= 0:
-                    target[s] += grad_cols[row, base + p]
+def _forward_columns(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair) -> _Columns:
+    kernel = tuple(w_shape[2:])
+    return _Columns(x_shape[1], tuple(x_shape[2:]), kernel, tuple(stride), padding[0],
+                    padding[1], _out_size(x_shape, w_shape, stride, padding))
 
 
-@njit(cache=True, nogil=True)
-def _to_nchw(y_t, first, y, bias, start, stop):  # pragma: no cover (jit)
-    """y[first + m, o, p] = y_t[o, m·P + p] + bias[o]; y is (N, O, P); task = m·O + o."""
-    out_channels, plane = y.shape[1], y.shape[2]
-    for task in range(start, stop):
-        m, o = task // out_channels, task % out_channels
-        shift = bias[o]
-        for p in range(plane):
-            y[first + m, o, p] = y_t[o, m * plane + p] + shift
+def _input_gradient_columns(x_shape: tuple, w_shape: tuple, padding: Pair) -> _Columns:
+    """Stride 1: ∂L/∂x is the correlation of grad_y, padded by k - 1 - p (a crop where
+    p > k - 1), with the rotated kernel; its windows are cols of grad_y."""
+    out_channels, _, kh, kw = w_shape
+    out_size = _out_size(x_shape, w_shape, (1, 1), padding)
+    return _Columns(out_channels, out_size, (kh, kw), (1, 1), kh - 1 - padding[0],
+                    kw - 1 - padding[1], tuple(x_shape[2:]))
 
 
-@njit(cache=True, nogil=True)
-def _from_nchw(g, first, g_t, start, stop):  # pragma: no cover (jit)
-    """g_t[o, m·P + p] = g[first + m, o, p] (g is (N, O, P)): grad_y as the GEMM reads it."""
-    out_channels, plane = g.shape[1], g.shape[2]
-    for task in range(start, stop):
-        m, o = task // out_channels, task % out_channels
-        for p in range(plane):
-            g_t[o, m * plane + p] = g[first + m, o, p]
+def _grad_input_per_image(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair) -> int:
+    if tuple(stride) == (1, 1):
+        return _input_gradient_columns(x_shape, w_shape, padding).per_image(x_shape[1])
+    return _forward_columns(x_shape, w_shape, stride, padding).per_image(w_shape[0])
 
 
 # ----------------------------------------------------------------------------- GEMM path
-def _sizes(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair) -> tuple:
-    n_batch, channels, height, width = x_shape
-    out_channels, _, kh, kw = w_shape
-    out_height = output_size(height, kh, stride[0], padding[0])
-    out_width = output_size(width, kw, stride[1], padding[1])
-    return n_batch, channels, out_channels, channels * kh * kw, out_height * out_width
-
-
-def _over_chunks(n_batch: int, depth: int, out_channels: int, plane: int, dtype: np.dtype,
-                 work: Callable) -> list:
-    """Calls work(first, cols, other, loop) for every chunk of images first … first + m - 1,
-    with cols (K, m·P) and other (O, m·P) in a thread's workspace, and returns one result per
-    thread: the sum of its chunks' results (or None when work returns None).
+def _over_chunks(n_batch: int, per_image: int, dtype: np.dtype, work: Callable) -> list:
+    """Calls work(first, images, space, loop) for every chunk of images first … first +
+    images - 1, space being that many images' workspace, and returns one result per thread:
+    the sum of its chunks' results (None when work returns None).
 
     With several chunks, the chunks are split between the pool's threads: each packs, runs
     its own one-thread GEMM and unpacks, in its own workspace (work's numba loops then run
     inline, `loop = inline`). With one chunk (a small batch), work's numba loops are split
     between threads instead (`loop = _in_parallel`) and the GEMM runs on one thread.
     """
-    per_image = (depth + out_channels) * plane
     chunk, threads = _plan(n_batch, per_image, np.dtype(dtype).itemsize)
     firsts = list(range(0, n_batch, chunk))
 
@@ -241,11 +237,12 @@ def _over_chunks(n_batch: int, depth: int, out_channels: int, plane: int, dtype:
         total = None
         with _one_blas_thread():
             for first in part:
-                columns = min(chunk, n_batch - first) * plane
-                cols = space[:depth * columns].reshape(depth, columns)
-                other = space[depth * columns:(depth + out_channels) * columns]
-                result = work(first, cols, other.reshape(out_channels, columns), loop)
-                total = result if total is None else total + result
+                images = min(chunk, n_batch - first)
+                result = work(first, images, space[:images * per_image], loop)
+                if total is None:
+                    total = result
+                elif result is not None:
+                    total += result  # (each result is a fresh array: summed in place)
         return total
 
     if threads <= 1:
@@ -254,48 +251,89 @@ def _over_chunks(n_batch: int, depth: int, out_channels: int, plane: int, dtype:
                                  for part in np.array_split(firsts, threads)])
 
 
+def _dot(a: np.ndarray, b: np.ndarray, out: np.ndarray, loop: Callable) -> np.ndarray:
+    """out = a @ b. When the caller runs a single chunk (a small batch: `loop` is
+    `_in_parallel`, the other threads idle) and the product is large, its rows are shared
+    out between the pool's threads, each a one-thread GEMM; otherwise one GEMM."""
+    rows = a.shape[0]
+    threads = jit_pool.THREADS if loop is jit_pool._in_parallel else 1
+    if threads == 1 or rows < 2 * MIN_GEMM_ROWS or a.size * b.shape[1] < MIN_SPLIT_PRODUCT:
+        return np.dot(a, b, out=out)
+    bounds = np.linspace(0, rows, min(threads, rows // MIN_GEMM_ROWS) + 1).astype(int)
+
+    def rows_of(start: int, stop: int) -> None:
+        with _one_blas_thread():
+            np.dot(a[start:stop], b, out=out[start:stop])
+
+    jit_pool.run_in_pool([partial(rows_of, int(start), int(stop))
+                          for start, stop in zip(bounds[:-1], bounds[1:])])
+    return out
+
+
+MIN_GEMM_ROWS = 8  # rows per share of a split product (a BLAS kernel works on 4–16 rows)
+MIN_SPLIT_PRODUCT = 1 << 21  # multiply-adds below which one thread is quicker
+
+
 def gemm_conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
                         bias: np.ndarray | None = None) -> np.ndarray:
     """y (N, O, OH, OW) = w_flat @ cols, chunk by chunk, plus bias (O,) if given."""
-    n_batch, channels, out_channels, depth, plane = _sizes(x.shape, w.shape, stride, padding)
-    table = window_table(x.shape[2:], w.shape[2:], stride, padding)
-    x_planes = np.ascontiguousarray(x).reshape(n_batch * channels, -1)
-    w_flat = np.ascontiguousarray(w, dtype=x.dtype).reshape(out_channels, depth)
+    n_batch, out_channels = x.shape[0], w.shape[0]
+    windows = _forward_columns(x.shape, w.shape, stride, padding)
+    x = np.ascontiguousarray(x)
+    w_flat = np.ascontiguousarray(w, dtype=x.dtype).reshape(out_channels, windows.depth)
     bias = (np.zeros(out_channels, x.dtype) if bias is None
             else np.ascontiguousarray(bias, dtype=x.dtype))
-    y = np.empty((n_batch, out_channels) + _out_size(x.shape, w.shape, stride, padding),
-                 dtype=x.dtype)
-    y_planes = y.reshape(n_batch, out_channels, plane)
+    y = np.empty((n_batch, out_channels) + windows.out, dtype=x.dtype)
+    y_planes = y.reshape(n_batch, out_channels, windows.plane)
 
-    def work(first: int, cols: np.ndarray, y_t: np.ndarray, loop: Callable) -> None:
-        images = cols.shape[1] // plane
-        loop(_pack, images * channels, cols.size, x_planes, first, table, cols, channels)
-        np.dot(w_flat, cols, out=y_t)
-        loop(_to_nchw, images * out_channels, y_t.size, y_t, first, y_planes, bias)
+    def work(first: int, images: int, space: np.ndarray, loop: Callable) -> None:
+        cols, y_t = windows.carve(space, images, out_channels)
+        windows.fill(x, first, cols, loop)
+        _dot(w_flat, cols, y_t, loop)
+        loop(jit_pack.to_nchw, images * out_channels, y_t.size, y_t, first, y_planes, bias)
 
-    _over_chunks(n_batch, depth, out_channels, plane, x.dtype, work)
+    _over_chunks(n_batch, windows.per_image(out_channels), x.dtype, work)
     return y
 
 
 def gemm_conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
                            stride: Pair, padding: Pair) -> np.ndarray:
-    """∂L/∂x = col2im(w_flatᵀ @ g_t), chunk by chunk."""
-    n_batch, channels, out_channels, depth, plane = _sizes(input_shape, w.shape, stride,
-                                                           padding)
-    table = window_table(input_shape[2:], w.shape[2:], stride, padding)
-    g = np.ascontiguousarray(grad_output).reshape(n_batch, out_channels, plane)
-    w_flat = np.ascontiguousarray(w, dtype=g.dtype).reshape(out_channels, depth)
+    """∂L/∂x (N, C, H, W): at stride 1 the rotated kernel's correlation with grad_y (one
+    more forward); at other strides col2im(w_flatᵀ @ g_t), chunk by chunk."""
+    n_batch, channels = input_shape[:2]
+    g = np.ascontiguousarray(grad_output)
     grad_x = np.empty(input_shape, dtype=g.dtype)
+    if tuple(stride) == (1, 1):
+        windows = _input_gradient_columns(input_shape, w.shape, padding)
+        rotated = w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
+        w_flat = np.ascontiguousarray(rotated, dtype=g.dtype).reshape(channels, windows.depth)
+        zeros = np.zeros(channels, dtype=g.dtype)
+        grad_planes = grad_x.reshape(n_batch, channels, windows.plane)
+
+        def correlate(first: int, images: int, space: np.ndarray, loop: Callable) -> None:
+            cols, grad_t = windows.carve(space, images, channels)
+            windows.fill(g, first, cols, loop)
+            _dot(w_flat, cols, grad_t, loop)
+            loop(jit_pack.to_nchw, images * channels, grad_t.size, grad_t, first, grad_planes,
+                 zeros)
+
+        _over_chunks(n_batch, windows.per_image(channels), g.dtype, correlate)
+        return grad_x
+    windows = _forward_columns(input_shape, w.shape, stride, padding)
+    out_channels = w.shape[0]
+    table = window_table(input_shape[2:], w.shape[2:], stride, padding)
+    g_planes = g.reshape(n_batch, out_channels, windows.plane)
+    w_flat = np.ascontiguousarray(w, dtype=g.dtype).reshape(out_channels, windows.depth)
     grad_planes = grad_x.reshape(n_batch * channels, -1)
 
-    def work(first: int, grad_cols: np.ndarray, g_t: np.ndarray, loop: Callable) -> None:
-        images = grad_cols.shape[1] // plane
-        loop(_from_nchw, images * out_channels, g_t.size, g, first, g_t)
-        np.dot(w_flat.T, g_t, out=grad_cols)
-        loop(_col2im, images * channels, grad_cols.size, grad_cols, first, table, grad_planes,
-             channels)
+    def spread(first: int, images: int, space: np.ndarray, loop: Callable) -> None:
+        grad_cols, g_t = windows.carve(space, images, out_channels)
+        loop(jit_pack.from_nchw, images * out_channels, g_t.size, g_planes, first, g_t)
+        _dot(w_flat.T, g_t, grad_cols, loop)
+        loop(jit_pack.col2im, images * channels, grad_cols.size, grad_cols, first, table,
+             grad_planes, channels)
 
-    _over_chunks(n_batch, depth, out_channels, plane, g.dtype, work)
+    _over_chunks(n_batch, windows.per_image(out_channels), g.dtype, spread)
     return grad_x
 
 
@@ -303,21 +341,21 @@ def gemm_conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape
                             stride: Pair, padding: Pair) -> np.ndarray:
     """∂L/∂w = Σ over chunks of g_t @ colsᵀ (each thread sums its own chunks; then the
     threads' sums are added)."""
-    n_batch, channels, out_channels, depth, plane = _sizes(x.shape, weight_shape, stride,
-                                                           padding)
-    table = window_table(x.shape[2:], weight_shape[2:], stride, padding)
-    x_planes = np.ascontiguousarray(x).reshape(n_batch * channels, -1)
-    g = np.ascontiguousarray(grad_output, dtype=x.dtype).reshape(n_batch, out_channels, plane)
-
-    def work(first: int, cols: np.ndarray, g_t: np.ndarray, loop: Callable) -> np.ndarray:
-        images = cols.shape[1] // plane
-        loop(_pack, images * channels, cols.size, x_planes, first, table, cols, channels)
-        loop(_from_nchw, images * out_channels, g_t.size, g, first, g_t)
-        return g_t @ cols.T
-
+    n_batch, out_channels = x.shape[0], weight_shape[0]
     if n_batch == 0:
         return np.zeros(weight_shape, dtype=x.dtype)
-    parts = _over_chunks(n_batch, depth, out_channels, plane, x.dtype, work)
+    windows = _forward_columns(x.shape, weight_shape, stride, padding)
+    x = np.ascontiguousarray(x)
+    g = np.ascontiguousarray(grad_output, dtype=x.dtype).reshape(n_batch, out_channels,
+                                                                 windows.plane)
+
+    def work(first: int, images: int, space: np.ndarray, loop: Callable) -> np.ndarray:
+        cols, g_t = windows.carve(space, images, out_channels)
+        windows.fill(x, first, cols, loop)
+        loop(jit_pack.from_nchw, images * out_channels, g_t.size, g, first, g_t)
+        return _dot(g_t, cols.T, np.empty((out_channels, windows.depth), dtype=x.dtype), loop)
+
+    parts = _over_chunks(n_batch, windows.per_image(out_channels), x.dtype, work)
     return sum(parts[1:], parts[0]).reshape(weight_shape)
 
 
