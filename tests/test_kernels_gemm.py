@@ -105,25 +105,24 @@ def test_one_chunk_shares_its_product_rows_between_threads(monkeypatch, stride: 
     monkeypatch.setattr(jit_pool, "run_in_pool", lambda jobs: calls.append(len(jobs)) or
                         run_in_pool(jobs))
     _check(GEMM, (1, 3, 9, 9), (16, 3, 3, 3), stride, (1, 1), dtype=np.float64)
-    # forward (16 rows), input gradient (stride 2: 27 rows of w_flatᵀ; stride 1: the rotated
-    # kernel's 3 rows, too few to split), weight gradient (16 rows)
-    assert calls == ([2, 2] if stride == (1, 1) else [2, 2, 2])
+    # forward (16 rows of w_flat), input gradient (27 rows of w_flatᵀ), weight gradient (16)
+    assert calls == [2, 2, 2]
 
 
 @pytest.mark.parametrize("chunk_bytes", ["cache", "workspace"])
 def test_the_workspace_stays_within_its_bound(monkeypatch, chunk_bytes: str) -> None:
-    """x 32×16×28×28, w 32×16×3×3, pad 1. The largest call is the input gradient: per image,
-    cols of grad_y (32·9 × 784) and its product (16 × 784), 0.9 MB. So one chunk within the
-    64 MB bound (several threads), or one image per chunk with the cache-sized chunks, the
-    chunks split between the pool's threads, a workspace each; the per-thread buffer is
-    reused, not grown, by a second call."""
+    """x 32×16×28×28, w 32×16×3×3, pad 1: per image, cols (16·9 × 784) and the product's
+    (32 × 784), 0.55 MB, in each of the three calls. So one chunk within the 64 MB bound
+    (several threads), or one image per chunk with the cache-sized chunks, the chunks split
+    between the pool's threads, a workspace each; the per-thread buffer is reused, not
+    grown, by the other calls."""
     limit = {"cache": jit_gemm.CACHE_CHUNK_BYTES, "workspace": jit_gemm.WORKSPACE_BYTES}
     monkeypatch.setattr(jit_gemm, "CHUNK_BYTES", limit[chunk_bytes])
     monkeypatch.setattr(jit_gemm._local, "buffer", None, raising=False)
     x = np.ones((32, 16, 28, 28), dtype=np.float32)
     w = np.ones((32, 16, 3, 3), dtype=np.float32)
     peak = jit_gemm.peak_workspace_bytes(x.shape, w.shape, (1, 1), (1, 1))
-    per_image = (32 * 9 + 16) * 784 * 4
+    per_image = (16 * 9 + 32) * 784 * 4
     threads = jit_pool.THREADS if jit_gemm._set_blas_threads is not None else 1
     share = jit_gemm.WORKSPACE_BYTES // threads  # each thread's part of the bound
     chunk_images = 1 if chunk_bytes == "cache" else min(32, share // per_image)

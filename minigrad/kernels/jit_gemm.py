@@ -119,17 +119,14 @@ def _plan(n_batch: int, per_image: int, itemsize: int) -> tuple[int, int]:
 
 def peak_workspace_bytes(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair,
                          itemsize: int = 4) -> int:
-    """The scratch memory the GEMM path takes for this convolution (the largest of its three
-    calls): one workspace per thread that takes chunks."""
-    n_batch = x_shape[0]
-    peak = 0
-    for per_image in (_forward_columns(x_shape, w_shape, stride, padding).per_image(w_shape[0]),
-                      _grad_input_per_image(x_shape, w_shape, stride, padding)):
-        chunk, threads = _plan(n_batch, per_image, itemsize)
-        peak = max(peak, threads * chunk * per_image * itemsize)
-    return peak
+    """The scratch memory the GEMM path takes for this convolution (each of its three calls
+    takes the same): one workspace per thread that takes chunks."""
+    per_image = _forward_columns(x_shape, w_shape, stride, padding).per_image(w_shape[0])
+    chunk, threads = _plan(x_shape[0], per_image, itemsize)
+    return threads * chunk * per_image * itemsize
 
 
+# ----------------------------------------------------------------------------- window tables
 def window_table(input_size: Pair, kernel: Pair, stride: Pair, padding: Pair) -> np.ndarray:
     """(kh·kw, OH·OW) int32: table[i·kw + j, oh·OW + ow] = the flat index h·W + w of the
     input pixel that tap (i, j) of window (oh, ow) reads, or -1 where that is padding."""
@@ -185,37 +182,48 @@ class _Columns:
         end = (self.depth + out_rows) * columns
         return cols, space[self.depth * columns:end].reshape(out_rows, columns)
 
+    def _shifts(self) -> bool:
+        """Stride-1 packing through shifted planes, or the table's gather."""
+        return self.stride == (1, 1) and self.out[1] >= SHIFT_MIN_WIDTH and self.kernel[1] > 1
+
     def fill(self, source: np.ndarray, first: int, cols: np.ndarray, loop: Callable) -> None:
         """cols for the images first … first + m - 1 of source (m = cols.shape[1] // P)."""
         tasks = cols.shape[1] // self.plane * self.channels
-        if self.stride == (1, 1):
+        if self._shifts():
             loop(jit_pack.pack_stride1, tasks, cols.size, source, first, self.top, self.left,
                  *self.kernel, *self.out, cols)
             return
-        table = window_table(self.size, self.kernel, self.stride, (self.top, self.left))
         planes = source.reshape(source.shape[0] * self.channels, -1)
-        loop(jit_pack.pack, tasks, cols.size, planes, first, table, cols, self.channels)
+        loop(jit_pack.pack, tasks, cols.size, planes, first, self._table(), cols,
+             self.channels)
+
+    def unfill(self, grad_cols: np.ndarray, first: int, grad_x: np.ndarray,
+               loop: Callable) -> None:
+        """The adjoint of `fill`: grad_x[first … first + m - 1] = grad_cols added back onto
+        the pixels the windows read ("col2im")."""
+        tasks = grad_cols.shape[1] // self.plane * self.channels
+        if self._shifts():
+            loop(jit_pack.unpack_stride1, tasks, grad_cols.size, grad_cols, first, self.top,
+                 self.left, *self.kernel, *self.out, grad_x)
+            return
+        planes = grad_x.reshape(grad_x.shape[0] * self.channels, -1)
+        loop(jit_pack.col2im, tasks, grad_cols.size, grad_cols, first, self._table(), planes,
+             self.channels)
+
+    def _table(self) -> np.ndarray:
+        return window_table(self.size, self.kernel, self.stride, (self.top, self.left))
+
+
+# Below this output width (and for 1×1 kernels, which need no shifting) the table's gather
+# is quicker than shifted copies (one thread: 4×4 outputs 0.61 against 0.79 ms, 1×1 10.9
+# against 12.8 ms; 8×8 outputs 18.5 against 26.1 ms the other way).
+SHIFT_MIN_WIDTH = 8
 
 
 def _forward_columns(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair) -> _Columns:
     kernel = tuple(w_shape[2:])
     return _Columns(x_shape[1], tuple(x_shape[2:]), kernel, tuple(stride), padding[0],
                     padding[1], _out_size(x_shape, w_shape, stride, padding))
-
-
-def _input_gradient_columns(x_shape: tuple, w_shape: tuple, padding: Pair) -> _Columns:
-    """Stride 1: ∂L/∂x is the correlation of grad_y, padded by k - 1 - p (a crop where
-    p > k - 1), with the rotated kernel; its windows are cols of grad_y."""
-    out_channels, _, kh, kw = w_shape
-    out_size = _out_size(x_shape, w_shape, (1, 1), padding)
-    return _Columns(out_channels, out_size, (kh, kw), (1, 1), kh - 1 - padding[0],
-                    kw - 1 - padding[1], tuple(x_shape[2:]))
-
-
-def _grad_input_per_image(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair) -> int:
-    if tuple(stride) == (1, 1):
-        return _input_gradient_columns(x_shape, w_shape, padding).per_image(x_shape[1])
-    return _forward_columns(x_shape, w_shape, stride, padding).per_image(w_shape[0])
 
 
 # ----------------------------------------------------------------------------- GEMM path
@@ -271,7 +279,7 @@ def _dot(a: np.ndarray, b: np.ndarray, out: np.ndarray, loop: Callable) -> np.nd
 
 
 MIN_GEMM_ROWS = 8  # rows per share of a split product (a BLAS kernel works on 4–16 rows)
-MIN_SPLIT_PRODUCT = 1 << 21  # multiply-adds below which one thread is quicker
+MIN_SPLIT_PRODUCT = 1 << 23  # multiply-adds below which one thread is quicker
 
 
 def gemm_conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
@@ -298,42 +306,21 @@ def gemm_conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pai
 
 def gemm_conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
                            stride: Pair, padding: Pair) -> np.ndarray:
-    """∂L/∂x (N, C, H, W): at stride 1 the rotated kernel's correlation with grad_y (one
-    more forward); at other strides col2im(w_flatᵀ @ g_t), chunk by chunk."""
-    n_batch, channels = input_shape[:2]
-    g = np.ascontiguousarray(grad_output)
-    grad_x = np.empty(input_shape, dtype=g.dtype)
-    if tuple(stride) == (1, 1):
-        windows = _input_gradient_columns(input_shape, w.shape, padding)
-        rotated = w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
-        w_flat = np.ascontiguousarray(rotated, dtype=g.dtype).reshape(channels, windows.depth)
-        zeros = np.zeros(channels, dtype=g.dtype)
-        grad_planes = grad_x.reshape(n_batch, channels, windows.plane)
-
-        def correlate(first: int, images: int, space: np.ndarray, loop: Callable) -> None:
-            cols, grad_t = windows.carve(space, images, channels)
-            windows.fill(g, first, cols, loop)
-            _dot(w_flat, cols, grad_t, loop)
-            loop(jit_pack.to_nchw, images * channels, grad_t.size, grad_t, first, grad_planes,
-                 zeros)
-
-        _over_chunks(n_batch, windows.per_image(channels), g.dtype, correlate)
-        return grad_x
+    """∂L/∂x = col2im(w_flatᵀ @ g_t), chunk by chunk."""
+    n_batch, out_channels = input_shape[0], w.shape[0]
     windows = _forward_columns(input_shape, w.shape, stride, padding)
-    out_channels = w.shape[0]
-    table = window_table(input_shape[2:], w.shape[2:], stride, padding)
+    g = np.ascontiguousarray(grad_output)
     g_planes = g.reshape(n_batch, out_channels, windows.plane)
     w_flat = np.ascontiguousarray(w, dtype=g.dtype).reshape(out_channels, windows.depth)
-    grad_planes = grad_x.reshape(n_batch * channels, -1)
+    grad_x = np.empty(input_shape, dtype=g.dtype)
 
-    def spread(first: int, images: int, space: np.ndarray, loop: Callable) -> None:
+    def work(first: int, images: int, space: np.ndarray, loop: Callable) -> None:
         grad_cols, g_t = windows.carve(space, images, out_channels)
         loop(jit_pack.from_nchw, images * out_channels, g_t.size, g_planes, first, g_t)
         _dot(w_flat.T, g_t, grad_cols, loop)
-        loop(jit_pack.col2im, images * channels, grad_cols.size, grad_cols, first, table,
-             grad_planes, channels)
+        windows.unfill(grad_cols, first, grad_x, loop)
 
-    _over_chunks(n_batch, windows.per_image(out_channels), g.dtype, spread)
+    _over_chunks(n_batch, windows.per_image(out_channels), g.dtype, work)
     return grad_x
 
 

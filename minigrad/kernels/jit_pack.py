@@ -57,6 +57,39 @@ def pack_stride1(source, first, top, left, kh, kw, out_height, out_width, cols, 
 
 
 @njit(cache=True, nogil=True)
+def unpack_stride1(grad_cols, first, top, left, kh, kw, out_height, out_width, grad_x, start,
+                   stop):  # pragma: no cover (jit)
+    """The adjoint of `pack_stride1`: grad_x[first + m, c] = Σ of the grad_cols entries that
+    were read from each pixel (padding dropped). Task = m·C + c, each step of the packing
+    run backwards: the kh·kw rows added into kw shifted planes (long rows), those added
+    into one padded plane, its inside copied out. One task owns one plane of grad_x."""
+    channels, height, width = grad_x.shape[1], grad_x.shape[2], grad_x.shape[3]
+    rows = out_height + kh - 1
+    padded = np.empty((rows, out_width + kw - 1), dtype=grad_cols.dtype)
+    shifted = np.empty((kw, rows * out_width), dtype=grad_cols.dtype)
+    plane = out_height * out_width
+    for task in range(start, stop):
+        m, c = task // channels, task % channels
+        shifted[:, :] = 0
+        for i in range(kh):
+            for j in range(kw):
+                source = grad_cols[(c * kh + i) * kw + j, m * plane:]
+                target = shifted[j, i * out_width:]
+                for p in range(plane):
+                    target[p] += source[p]
+        padded[:, :] = 0
+        for j in range(kw):
+            for h in range(rows):
+                source, target = shifted[j, h * out_width:], padded[h, j:]
+                for ow in range(out_width):
+                    target[ow] += source[ow]
+        for h in range(height):
+            source, target = padded[h + top, left:], grad_x[first + m, c, h]
+            for w in range(width):
+                target[w] = source[w]
+
+
+@njit(cache=True, nogil=True)
 def _pad_plane(plane, top, left, padded):  # pragma: no cover (jit)
     """padded[h, w] = plane[h - top, w - left] (0 outside the plane); `top` and `left` may be
     negative (a crop: the input gradient of a padding wider than the kernel)."""

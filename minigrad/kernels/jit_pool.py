@@ -23,7 +23,7 @@ from minigrad.kernels.reference import Pair, output_size
 # numba's own thread count (every CPU unless NUMBA_NUM_THREADS says otherwise), so that one
 # setting sizes both pools.
 THREADS = max(1, min(numba.config.NUMBA_NUM_THREADS, 8))
-MIN_ELEMENTS_PER_THREAD = 1 << 16  # below this, one thread: starting others costs more
+MIN_ELEMENTS_PER_THREAD = 1 << 18  # below this, one thread: handing work to another costs more
 _pool: ThreadPoolExecutor | None = None
 
 
