@@ -186,8 +186,8 @@ def test_max_pool_ties_nan_and_minus_infinity(name: str) -> None:
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_max_pool_2x2_fast_rows_and_their_nan_rerun_match_the_reference(dtype) -> None:
-    """The unrolled 2×2 kernel compares without NaN tests and reruns a row that held a NaN:
+def test_max_pool_2x2_fast_planes_and_their_nan_rerun_match_the_reference(dtype) -> None:
+    """The unrolled 2×2 kernel compares without NaN tests and reruns a plane that held a NaN:
     on data with many ties, NaNs, infinities and odd sizes it must pick the very values and
     indices the reference scan picks."""
     rng = np.random.default_rng(7)

@@ -20,6 +20,8 @@ import numpy as np
 from minigrad.kernels.compiler import njit, numba
 from minigrad.kernels.reference import Pair, output_size
 
+_U = np.uint64  # an unsigned index: numba then skips its check for negative indices
+
 # numba's own thread count (every CPU unless NUMBA_NUM_THREADS says otherwise), so that one
 # setting sizes both pools.
 THREADS = max(1, min(numba.config.NUMBA_NUM_THREADS, 8))
@@ -109,27 +111,30 @@ def _max_pool_backward(g, indices, grad, start, stop):  # pragma: no cover (jit)
 
 @njit(cache=True, nogil=True)
 def _max_pool_2x2(x, values, indices, start, stop):  # pragma: no cover (jit)
-    """`_max_pool` for the common 2×2, stride 2, no padding case, one row of windows at a
-    time, its four reads unrolled.
+    """`_max_pool` for the common 2×2, stride 2, no padding case, its four reads unrolled.
 
     The NaN test (`value != value`, so that a NaN wins as in PyTorch) is what makes the
     general loop slow: with it, LLVM keeps a branch per comparison, and on random data half
-    of them are mispredicted (17 ns per window). So each row is first computed with plain
+    of them are mispredicted (17 ns per window). So each plane is first computed with plain
     `>` comparisons, which compile to branch-free selects (2 ns per window), while noting
-    whether any of its values is NaN; only a row that held one is computed again with the
-    exact rule. Ties go to the first maximum in scan order either way.
+    whether any of its values is NaN; only a plane that held one is computed again by the
+    general loop. Ties go to the first maximum in scan order either way. (Flat unsigned
+    indices instead of row slices: on 4×4 planes the slicing cost more than the windows.)
     """
-    _, _, width = x.shape
+    _, height, width = x.shape
     _, out_height, out_width = values.shape
+    source, maxima, places = x.reshape(-1), values.reshape(-1), indices.reshape(-1)
     for plane in range(start, stop):
-        image = x[plane]
+        seen_nan = False
         for oh in range(out_height):
-            upper, lower = image[2 * oh], image[2 * oh + 1]
-            row_values, row_indices = values[plane, oh], indices[plane, oh]
-            top = 2 * oh * width
-            seen_nan = False
+            top = 2 * oh * width  # the window row's first index within the plane
+            upper = _U(plane * height * width + top)
+            lower = upper + _U(width)
+            out = _U((plane * out_height + oh) * out_width)
             for ow in range(out_width):
-                a, b, c, d = upper[2 * ow], upper[2 * ow + 1], lower[2 * ow], lower[2 * ow + 1]
+                k = _U(2 * ow)
+                a, b = source[upper + k], source[upper + k + _U(1)]
+                c, d = source[lower + k], source[lower + k + _U(1)]
                 seen_nan |= (a != a) | (b != b) | (c != c) | (d != d)
                 best, offset = a, 0
                 if b > best:
@@ -138,17 +143,10 @@ def _max_pool_2x2(x, values, indices, start, stop):  # pragma: no cover (jit)
                     best, offset = c, width
                 if d > best:
                     best, offset = d, width + 1
-                row_values[ow] = best
-                row_indices[ow] = top + 2 * ow + offset
-            if seen_nan:  # rare: the same scan with the NaN test
-                for ow in range(out_width):
-                    best, offset = upper[2 * ow], 0
-                    for value, place in ((upper[2 * ow + 1], 1), (lower[2 * ow], width),
-                                         (lower[2 * ow + 1], width + 1)):
-                        if value > best or value != value:
-                            best, offset = value, place
-                    row_values[ow] = best
-                    row_indices[ow] = top + 2 * ow + offset
+                maxima[out + _U(ow)] = best
+                places[out + _U(ow)] = top + 2 * ow + offset
+        if seen_nan:  # rare: the plane again, with the NaN test
+            _max_pool(x, values, indices, 2, 2, 2, 2, 0, 0, plane, plane + 1)
 
 
 @njit(cache=True, nogil=True)
