@@ -1,4 +1,4 @@
-"""numba, configured before its first import: the kernels import `njit` and `prange` from here.
+"""numba, configured before its first import: the kernels import `njit` from here.
 
 Importing this module chooses numba's cache folder first (see `minigrad.kernels.cache`), so
 every `@njit(cache=True)` kernel can store its machine code even when the package folder is
@@ -17,7 +17,7 @@ from minigrad.kernels.cache import choose_cache_dir
 _CACHE_DIR = choose_cache_dir()  # before numba reads its configuration
 
 import numba  # noqa: E402
-from numba import njit, prange  # noqa: E402, F401
+from numba import njit  # noqa: E402, F401
 
 if _CACHE_DIR is not None:  # numba may have been imported, and configured, before us
     numba.config.CACHE_DIR = _CACHE_DIR

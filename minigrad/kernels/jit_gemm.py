@@ -120,7 +120,8 @@ def _plan(n_batch: int, per_image: int, itemsize: int) -> tuple[int, int]:
 def peak_workspace_bytes(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair,
                          itemsize: int = 4) -> int:
     """The scratch memory the GEMM path takes for this convolution (each of its three calls
-    takes the same): one workspace per thread that takes chunks."""
+    takes the same): one workspace per thread that takes chunks (plus, at stride 1, a few
+    kilobytes per thread for one plane's padded and shifted copies)."""
     per_image = _forward_columns(x_shape, w_shape, stride, padding).per_image(w_shape[0])
     chunk, threads = _plan(x_shape[0], per_image, itemsize)
     return threads * chunk * per_image * itemsize

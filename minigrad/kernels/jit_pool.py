@@ -5,7 +5,8 @@ arrays the caller allocated. The wrappers below split the planes between a few P
 threads; the kernels are compiled with `nogil=True`, so those threads really run at the
 same time. For these short, memory-bound loops that gives the speed of `parallel=True`
 without its cost: numba's parallel compiler would triple each kernel's compile time.
-Re-exported by `jit`, which is the module `minigrad.kernels` dispatches to.
+The same small pool (`_in_parallel`, `run_in_pool`) runs `jit_gemm`'s chunks. Re-exported
+by `jit`, which is the module `minigrad.kernels` dispatches to.
 """
 
 from __future__ import annotations
