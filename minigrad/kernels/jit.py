@@ -8,16 +8,15 @@ This module only gathers the parts, one idea each:
 
 * `jit_gemm` — convolution: windows packed into a small reused buffer by numba loops
   (`jit_pack`), then one BLAS matrix product per chunk of images, the chunks shared out
-  between threads. At stride 1 the input gradient is one more such correlation (of grad_y
-  with the kernel rotated by 180°); at other strides the product's result is added back
-  onto the windows ("col2im").
+  between threads; for the input gradient the product's result is added back onto the
+  windows ("col2im").
 * `jit_pool` — max and average pooling, with unrolled kernels for 2×2 windows.
 
 Why packing + BLAS everywhere: earlier versions also had direct numba loops over whole rows
 of the padded planes, for stride-1 layers with many channels. Once the packing copied long
 rows instead of single values (`jit_pack.pack_stride1`), packing + BLAS was as fast on the
-shape those loops were written for (32×16×28×28, 3×3) and faster everywhere else: 1.6× on a
-7×7 "same" layer, 2.2× on LeNet's second layer (one thread, benchmarks/README.md).
+shape those loops were written for (32×16×28×28, 3×3) and faster on the others they served:
+1.6× on a 7×7 "same" layer (one thread, benchmarks/README.md).
 
 `minigrad.kernels` sends float32 here and float64 to `im2col`, so each kernel is compiled
 once; called directly, these accept both. `cache=True` stores the machine code on disk (see

@@ -6,14 +6,13 @@ P = OH·OW (output pixels of one image). For a chunk of images n0 … n1:
     cols[k, m·P + p] = x[n0 + m, c, oh·sh - ph + i, ow·sw - pw + j]   (0 where that is padding)
     forward       y_t = w_flat @ cols                       (O, K) @ (K, chunk·P)
     weight grad   grad_w += g_t @ colsᵀ                      (O, chunk·P) @ (chunk·P, K)
-    input grad    stride 1: the forward again, on grad_y padded by k - 1 - p, with the
-                  kernel rotated by 180° and its channel axes swapped;
-                  other strides: grad_cols = w_flatᵀ @ g_t, added back onto the windows
+    input grad    grad_cols = w_flatᵀ @ g_t, added back onto the windows ("col2im")
 
 with g_t[o, m·P + p] = grad_y[n0 + m, o, p]. What makes it fast where numpy's im2col is not:
 
 * the packing is numba loops (`jit_pack`) that write each value of cols once, padding
-  included; at stride 1 they copy long rows out of shifted copies of the planes;
+  included; at stride 1 they copy long rows out of shifted copies of the planes, and
+  col2im runs the same steps backwards;
 * one float32 GEMM per chunk through numpy's BLAS (register-blocked, vectorised);
 * the GEMM's (O, chunk·P) result goes to NCHW in a loop that also adds the bias, and
   grad_y comes to (O, chunk·P) the same way: the only layout changes are these two;

@@ -8,14 +8,16 @@ that tap (i, j) of window (oh, ow) of image m reads (0 where that is padding).
 
 Two ways to fill cols:
 
-* **stride 1, in two steps** (`pack_stride1`): first a plane with its padding written
-  out, then, for each kernel column j, the padded plane shifted left by j and cut to the
-  output width OW. In that shifted plane, row i·OW onwards *is* cols row (c, i, j) of one
-  image: P contiguous values. So the last step copies long rows, and the short rows (OW
-  values each, with their padding) are copied kw times instead of kh·kw times. Measured on
-  the 7×7 "same" layer: 2.5× faster than the gather below.
+* **stride 1, in two steps** (`pack_stride1`, and its adjoint `unpack_stride1`): first a
+  plane with its padding written out, then, for each kernel column j, the padded plane
+  shifted left by j and cut to the output width OW. In that shifted plane, row i·OW
+  onwards *is* cols row (c, i, j) of one image: P contiguous values. So the last step
+  copies long rows, and the short rows (OW values each, with their padding) are copied kw
+  times instead of kh·kw times. Measured on the 7×7 "same" layer: about 2.5× faster than
+  the gather below.
 * **any stride** (`pack` and its adjoint `col2im`): a gather through a table of window
-  indices, `window_table`, that marks padding with -1.
+  indices, `jit_gemm.window_table`, that marks padding with -1. Quicker for outputs
+  narrower than 8 and for 1×1 kernels, which need no shifting.
 
 Index arithmetic: numba checks every signed index for a negative value (Python's `a[-1]`),
 which stops LLVM from vectorising a copy whose index it cannot prove non-negative. Loops
@@ -29,7 +31,7 @@ import numpy as np
 from minigrad.kernels.compiler import njit
 
 _U = np.uint64
-SLACK = 8  # spare values after each shifted row: `shift_planes` copies whole blocks of 8
+SLACK = 8  # spare values after each padded row: `_shift_plane` copies whole blocks of 8
 
 
 @njit(cache=True, nogil=True)
