@@ -13,7 +13,8 @@ common small-CNN shapes (kernels 1, 3, 5, 7; stride 1 and 2; padding 0 and "same
 16–128 input channels; 4×4 to 32×32 images; batch 1, 32, 64), then max and average pooling
 2×2 forward + backward on the networks' pooling shapes. For each conv row the table also
 names how minigrad packs the windows before its BLAS product (shift: stride 1, long rows
-copied from shifted planes; table: a gather through a table of window indices) and its peak
+copied from shifted planes; table: a gather through a table of window indices, for other
+strides, outputs narrower than 8 and 1×1 kernels) and its peak
 scratch memory (the packing workspace; `minigrad.kernels.jit_gemm.peak_workspace_bytes`).
 
 Every engine runs in its own process (so thread pools and caches never interfere), and the
@@ -153,8 +154,8 @@ def _time(step, budget: float = 0.2) -> tuple[float, float]:
 
 
 def _path(row: str) -> tuple[str, int]:
-    """How minigrad packs this row's windows (stride 1: "shift", else "table") and the peak
-    workspace in bytes."""
+    """How minigrad packs this row's windows ("shift": long rows from shifted planes, or
+    "table": the window table's gather) and the peak workspace in bytes."""
     from minigrad import kernels
 
     if row not in CONV_ROWS or kernels.backend_name() != "jit":
@@ -162,9 +163,9 @@ def _path(row: str) -> tuple[str, int]:
     from minigrad.kernels import jit_gemm
 
     n, c, size, o, k, stride, padding = CONV_ROWS[row]
-    shapes = ((n, c, size, size), (o, c, k, k), (stride, stride))
-    return ("shift" if stride == 1 else "table",
-            jit_gemm.peak_workspace_bytes(*shapes, (padding, padding)))
+    shapes = ((n, c, size, size), (o, c, k, k), (stride, stride), (padding, padding))
+    windows = jit_gemm._forward_columns(*shapes)
+    return ("shift" if windows.shifts() else "table"), jit_gemm.peak_workspace_bytes(*shapes)
 
 
 def worker(engine: str, rows: list[str]) -> None:

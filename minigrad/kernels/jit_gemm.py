@@ -182,14 +182,14 @@ class _Columns:
         end = (self.depth + out_rows) * columns
         return cols, space[self.depth * columns:end].reshape(out_rows, columns)
 
-    def _shifts(self) -> bool:
+    def shifts(self) -> bool:
         """Stride-1 packing through shifted planes, or the table's gather."""
         return self.stride == (1, 1) and self.out[1] >= SHIFT_MIN_WIDTH and self.kernel[1] > 1
 
     def fill(self, source: np.ndarray, first: int, cols: np.ndarray, loop: Callable) -> None:
         """cols for the images first … first + m - 1 of source (m = cols.shape[1] // P)."""
         tasks = cols.shape[1] // self.plane * self.channels
-        if self._shifts():
+        if self.shifts():
             loop(jit_pack.pack_stride1, tasks, cols.size, source, first, self.top, self.left,
                  *self.kernel, *self.out, cols)
             return
@@ -202,7 +202,7 @@ class _Columns:
         """The adjoint of `fill`: grad_x[first … first + m - 1] = grad_cols added back onto
         the pixels the windows read ("col2im")."""
         tasks = grad_cols.shape[1] // self.plane * self.channels
-        if self._shifts():
+        if self.shifts():
             loop(jit_pack.unpack_stride1, tasks, grad_cols.size, grad_cols, first, self.top,
                  self.left, *self.kernel, *self.out, grad_x)
             return
