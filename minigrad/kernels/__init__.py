@@ -133,8 +133,9 @@ def warm_up(dtypes: tuple = (np.float32,)) -> str:
     backend = _load_backend()
     for dtype in dtypes:
         x = np.ones((1, 2, 5, 5), dtype=dtype)
-        w = np.ones((5, 2, 3, 3), dtype=dtype)  # 5 output channels: rounded up to a block
-        # Stride 1 and 2 pack windows differently; padding 3 > k - 1 crops in the gradient.
+        w = np.ones((5, 2, 3, 3), dtype=dtype)
+        # Both ways of packing windows: the table (stride 2; outputs narrower than 8) and
+        # the shifted planes (stride 1 with padding 3: 9-wide outputs).
         for stride, padding in (((1, 1), (1, 1)), ((2, 2), (0, 0)), ((1, 1), (3, 3))):
             y = backend.conv2d_forward(x, w, stride, padding)
             backend.conv2d_grad_input(y, w, x.shape, stride, padding)

@@ -93,8 +93,7 @@ def unpack_stride1(grad_cols, first, top, left, kh, kw, out_height, out_width, g
 
 @njit(cache=True, nogil=True)
 def _pad_plane(plane, top, left, padded):  # pragma: no cover (jit)
-    """padded[h, w] = plane[h - top, w - left] (0 outside the plane); `top` and `left` may be
-    negative (a crop: the input gradient of a padding wider than the kernel)."""
+    """padded[h, w] = plane[h - top, w - left] (0 outside the plane)."""
     height, width = plane.shape
     rows, columns = padded.shape
     lo = min(max(left, 0), columns)  # the columns w with 0 ≤ w - left < width
