@@ -82,6 +82,40 @@ def test_stride1_packing_through_the_backend_agrees_with_reference(case: tuple,
     _check(DISPATCH, *case, dtype=dtype, seed=1)
 
 
+# Shapes at the edges of the packing rules: an empty batch, padding wider than the kernel,
+# a kernel as large as the image, long rows with a wide kernel, 2-wide and 1-tall kernels.
+EDGE_CASES = [((0, 3, 9, 9), (4, 3, 3, 3), (1, 1), (1, 1)),
+              ((2, 3, 9, 9), (4, 3, 3, 3), (1, 1), (4, 4)),
+              ((1, 1, 12, 12), (2, 1, 12, 12), (1, 1), (0, 0)),
+              ((1, 2, 3, 40), (3, 2, 3, 9), (1, 1), (1, 4)),
+              ((2, 2, 11, 13), (3, 2, 2, 8), (1, 1), (0, 0)),
+              ((2, 3, 10, 12), (5, 3, 1, 3), (1, 1), (0, 1))]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("case", EDGE_CASES, ids=["empty", "pad4", "k=image", "long", "2x8",
+                                                   "1x3"])
+def test_edge_shapes_from_a_fortran_ordered_input_agree_with_reference(case: tuple,
+                                                                       dtype: type) -> None:
+    """The kernels take any memory layout (here x in Fortran order) and any shape PyTorch
+    accepts."""
+    x_shape, w_shape, stride, padding = case
+    rng = np.random.default_rng(5)
+    x = np.asfortranarray(rng.standard_normal(x_shape).astype(dtype))
+    w = rng.standard_normal(w_shape).astype(dtype)
+    y = jit.conv2d_forward(x, w, stride, padding)
+    expected = reference.conv2d_forward(x, w, stride, padding)
+    assert y.shape == expected.shape
+    np.testing.assert_allclose(y, expected, **_tolerance(dtype))
+    g = np.asfortranarray(rng.standard_normal(expected.shape).astype(dtype))
+    np.testing.assert_allclose(jit.conv2d_grad_input(g, w, x_shape, stride, padding),
+                               reference.conv2d_grad_input(g, w, x_shape, stride, padding),
+                               **_tolerance(dtype))
+    np.testing.assert_allclose(jit.conv2d_grad_weight(x, g, w_shape, stride, padding),
+                               reference.conv2d_grad_weight(x, g, w_shape, stride, padding),
+                               **_tolerance(dtype))
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
 def test_gemm_path_in_many_chunks_and_threads(monkeypatch, dtype: type) -> None:
     """A chunk of one or two images (and a partial last chunk), tasks split between three
