@@ -226,32 +226,36 @@ def compare(rows: list[str], engines: tuple[str, str], rounds: int,
     return table
 
 
+def _timed_run(code: str, cache_dir: str) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of `python -c code` with numba's cache in cache_dir."""
+    import resource
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    env.pop("MINIGRAD_DISABLE_JIT", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _median_run(code: str, cache_dir: str, runs: int) -> tuple[float, float]:
+    """Median wall-clock and CPU seconds of `runs` runs of `_timed_run`."""
+    results = [_timed_run(code, cache_dir) for _ in range(runs)]
+    return (statistics.median(r[0] for r in results), statistics.median(r[1] for r in results))
+
+
 def startup_times() -> dict:
     """Cold: compile every kernel (both dtypes) into an empty cache folder. Warm: the same
     with the cache filled. Both minus a plain `import minigrad` (which never loads numba).
     Wall-clock and CPU seconds (compiling is single-threaded; CPU time is what a quiet
     machine's wall clock would show)."""
-    import resource
-
-    def timed(code: str, cache_dir: str) -> tuple[float, float]:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-        env.pop("MINIGRAD_DISABLE_JIT", None)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, env=env)
-        wall = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-    def median_of(code: str, cache_dir: str, runs: int = 5) -> tuple[float, float]:
-        results = [timed(code, cache_dir) for _ in range(runs)]
-        return (statistics.median(r[0] for r in results), statistics.median(r[1] for r in results))
-
     warm_up = "import minigrad; from minigrad import kernels; kernels.warm_up()"
     with tempfile.TemporaryDirectory() as cache_dir:
-        cold = timed(warm_up, cache_dir)
-        warm = median_of(warm_up, cache_dir)
-        plain = median_of("import minigrad", cache_dir)
+        cold = _timed_run(warm_up, cache_dir)
+        warm = _median_run(warm_up, cache_dir, 5)
+        plain = _median_run("import minigrad", cache_dir, 5)
     return {"cold_wall": cold[0] - plain[0], "cold_cpu": cold[1] - plain[1],
             "warm_wall": warm[0] - plain[0], "warm_cpu": warm[1] - plain[1],
             "import_wall": plain[0], "import_cpu": plain[1]}
@@ -261,30 +265,14 @@ def first_conv_times() -> dict:
     """A session's first conv2d forward + backward (lesson 07's first layer), beyond a plain
     `import minigrad`: with an empty numba cache (cold: compiling what that call needs) and
     with the cache filled (warm: loading it)."""
-    import resource
-
     code = ("import minigrad as mg; from minigrad import nn; x = mg.randn(32, 1, 8, 8, "
             "requires_grad=True); nn.Conv2d(1, 16, 3, padding=1)(x).sum().backward()")
-
-    def timed(code: str, cache_dir: str) -> tuple[float, float]:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-        env.pop("MINIGRAD_DISABLE_JIT", None)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, env=env)
-        wall = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
     with tempfile.TemporaryDirectory() as cache_dir:
-        cold = timed(code, cache_dir)
-        warm = [timed(code, cache_dir) for _ in range(3)]
-        plain = [timed("import minigrad", cache_dir) for _ in range(3)]
-    median = statistics.median
-    plain_wall, plain_cpu = median(p[0] for p in plain), median(p[1] for p in plain)
-    return {"cold_wall": cold[0] - plain_wall, "cold_cpu": cold[1] - plain_cpu,
-            "warm_wall": median(w[0] for w in warm) - plain_wall,
-            "warm_cpu": median(w[1] for w in warm) - plain_cpu}
+        cold = _timed_run(code, cache_dir)
+        warm = _median_run(code, cache_dir, 3)
+        plain = _median_run("import minigrad", cache_dir, 3)
+    return {"cold_wall": cold[0] - plain[0], "cold_cpu": cold[1] - plain[1],
+            "warm_wall": warm[0] - plain[0], "warm_cpu": warm[1] - plain[1]}
 
 
 def main() -> None:
