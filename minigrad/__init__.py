@@ -2,7 +2,7 @@
 
 import minigrad._threads  # noqa: F401  (first: thread-pool defaults before numpy loads; see that module)
 
-from minigrad.value import Value
+from minigrad.scalar import Value
 from minigrad.tensor import (
     Tensor, arange, eye, float32, float64, full, int32, int64, manual_seed, ones, ones_like,
     rand, randn, tensor, zeros, zeros_like,
@@ -37,4 +37,9 @@ __version__ = "0.1.0"
 # The layers, optimizers and data as attributes, as in PyTorch: `minigrad.nn.Linear` works
 # after `import minigrad`.
 from minigrad import data, nn, optim, utils  # noqa: E402
-from minigrad.serialization import load, save  # noqa: E402
+from minigrad.utils.serialization import load, save  # noqa: E402
+
+# The first layout's module paths (minigrad.value, minigrad.plotting, …) import until 0.2.
+from minigrad import _compat  # noqa: E402
+
+_compat.install()

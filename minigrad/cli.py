@@ -11,13 +11,13 @@ import os
 import sys
 from typing import Callable, Sequence
 
-from minigrad import figures
-from minigrad.course import COURSE_HELP, add_course_arguments, run_course
-from minigrad.exercises.grading import gradescope
-from minigrad.exercises.grading.commands import (EXERCISES_HELP, GRADE_HELP,
-                                                 add_exercises_arguments, add_grade_arguments,
-                                                 run_exercises, run_grade)
-from minigrad.lessons import LESSONS
+from minigrad.course.catalog import LESSONS
+from minigrad.course.folder import COURSE_HELP, add_course_arguments, run_course
+from minigrad.figures import command as figures_command
+from minigrad.grading import gradescope
+from minigrad.grading.commands import (EXERCISES_HELP, GRADE_HELP,
+                                       add_exercises_arguments, add_grade_arguments,
+                                       run_exercises, run_grade)
 from minigrad.viz import command as graph_command
 
 
@@ -43,7 +43,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
                 _lessons_command),
     "course": (COURSE_HELP, add_course_arguments, run_course),
     "figures": ("regenerate the course figures (PNG/SVG) into a folder",
-                figures.add_arguments, figures.run),
+                figures_command.add_arguments, figures_command.run),
     "exercises": (EXERCISES_HELP, add_exercises_arguments, run_exercises),
     "grade": (GRADE_HELP, add_grade_arguments, run_grade),
     "gradescope": (gradescope.HELP, gradescope.add_arguments, gradescope.run),

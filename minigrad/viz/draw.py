@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Iterable, Mapping
 
-from minigrad.value import Value
+from minigrad.scalar.value import Value
 from minigrad.viz import render
 from minigrad.viz.graph import DEFAULT_MAX_NODES, Graph
 from minigrad.viz.style import DEFAULT_FONT_SIZE, Style

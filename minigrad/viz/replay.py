@@ -26,7 +26,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from minigrad.value import Value, topological_order
+from minigrad.scalar.value import Value, topological_order
 
 FREED_GRAPH_HINT = (
     "the graph's saved values were freed by an earlier backward(). Replay the backward pass "

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from minigrad.value import Value, topological_order
+from minigrad.scalar.value import Value, topological_order
 from minigrad.viz.dot import DotGraph, Record
 from minigrad.viz.labels import format_number
 from minigrad.viz.style import BACKWARD_CAPTION, Style, base_graph, op_style, value_style

@@ -16,11 +16,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from minigrad.exercises.authoring.notebook import (empty_notebook, exercise_cells, notebook_path,
-                                         notebook_text, read_notebook, with_exercise_cells,
-                                         without_outputs)
+                                                   notebook_text, read_notebook, with_exercise_cells,
+                                                   without_outputs)
 from minigrad.exercises.authoring.source import (exercises, lesson_for, source_text, strip_solutions,
-                                       student_file_name)
-from minigrad.lessons import Lesson
+                                                 student_file_name)
+from minigrad.course.catalog import Lesson
 
 
 def python_file_text(lesson: Lesson, solutions: bool = False) -> str:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from minigrad.exercises.authoring.source import (exercises, reference_function, remove_markers,
-                                       source_text, split_source, strip_solutions)
-from minigrad.lessons import Lesson
+                                                 source_text, split_source, strip_solutions)
+from minigrad.course.catalog import Lesson
 
 #: The tag of the generated exercise cells; the grader grades those cells of a notebook.
 EXERCISE_TAG = "minigrad-exercise"

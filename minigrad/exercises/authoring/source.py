@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Callable
 
 from minigrad.exercises.spec import Exercise
-from minigrad.lessons import LESSONS, Lesson, find_lesson
+from minigrad.course.catalog import LESSONS, Lesson, find_lesson
 
 LESSON_SOURCES = Path(__file__).resolve().parent.parent / "lessons"
 

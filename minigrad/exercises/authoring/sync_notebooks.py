@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Sequence
 
 from minigrad.exercises.authoring.notebook import (NOTEBOOKS, exercise_cells, notebook_path, notebook_text,
-                                         read_notebook, with_exercise_cells)
+                                                   read_notebook, with_exercise_cells)
 from minigrad.exercises.authoring.source import lesson_for, lessons_with_exercises
-from minigrad.lessons import Lesson
+from minigrad.course.catalog import Lesson
 
 
 def sync_notebook(lesson: Lesson, folder: Path = NOTEBOOKS, write: bool = True) -> bool | None:

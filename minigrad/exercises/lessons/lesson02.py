@@ -207,7 +207,7 @@ def neuron_gradients(w: list[float], x: list[float], b: float,
 def value_sin(x: float) -> dict[str, float]:
     """Exercise 02.6 — add an operation to Value: sin.
 
-    Write ``sin(a)`` for a Value ``a`` the way ``minigrad/value.py`` writes its ops: a new
+    Write ``sin(a)`` for a Value ``a`` the way ``minigrad/scalar/value.py`` writes its ops: a new
     ``Value(data, "", (a,), "sin", rule)`` whose local ``rule(out, grad_output)`` sends the
     gradient on to the parent, ``out.parents[0]``, with d sin(a)/da = cos(a). Add (``+=``),
     never assign: one Value may feed several ``sin`` nodes.

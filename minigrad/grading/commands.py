@@ -1,0 +1,281 @@
+"""The ``minigrad exercises`` and ``minigrad grade`` subcommands (registered in ``minigrad.cli``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+from minigrad.grading.sandbox.host import DEFAULT_MEMORY_MB
+
+EXERCISES_HELP = "write a lesson's exercises (student version, or --solutions) into a folder"
+GRADE_HELP = "grade a submission (folder, .py or notebook) or a class folder of submissions"
+# The sandboxed Python with numpy and minigrad imported needs about 115 MB of address space
+# before a student's line runs (measured on Linux x86-64 with lesson 01's solutions; every
+# lesson's solutions pass at 130). Below this floor every exercise would fail as "ran out of
+# memory", blaming the student for the grader's own needs.
+MIN_MEMORY_MB = 256
+
+
+# ---------------------------------------------------------------------------- exercises
+def add_exercises_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("lesson", help="lesson number (1, 01) or slug (derivatives)")
+    parser.add_argument("--to", required=True, type=Path, metavar="DIR",
+                        help="folder to write the .py file and the notebook into")
+    parser.add_argument("--solutions", action="store_true",
+                        help="write the reference solutions instead of the student version")
+    parser.add_argument("--force", action="store_true",
+                        help="replace existing files even if their content differs")
+
+
+def run_exercises(args: argparse.Namespace) -> int:
+    from minigrad.exercises.authoring.generate import WouldOverwrite, write_exercises
+
+    try:
+        written = write_exercises(args.lesson, args.to, args.solutions, args.force)
+    except (ValueError, WouldOverwrite, NotADirectoryError) as error:
+        print(f"minigrad exercises: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"minigrad exercises: cannot write into {args.to}: {error.strerror or error}",
+              file=sys.stderr)
+        return 2
+    kind = "reference solutions" if args.solutions else "exercises"
+    print(f"Wrote the {kind}:")
+    for path in written:
+        print(f"  {path}")
+    if not args.solutions:
+        print(f"Grade your work with: minigrad grade {args.to}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- grade
+def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", type=Path,
+                        help="a .py file, a notebook, a folder written by `minigrad exercises`, "
+                             "or a class folder with one sub-folder per student")
+    parser.add_argument("--lesson", help="grade this lesson only (default: infer from file names "
+                                         "and the functions defined)")
+    parser.add_argument("--json", type=Path, metavar="FILE",
+                        help="write results in Gradescope's results.json format (for a class: "
+                             "all students in one file)")
+    parser.add_argument("--one", action="store_true",
+                        help="grade PATH as one student's submission even if it looks like a "
+                             "class folder (use it in Gradescope's run_autograder)")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="time limit per exercise (all its cases), and for importing "
+                             "(default 10)")
+    parser.add_argument("--jobs", type=int, default=2, metavar="N",
+                        help="submissions graded in parallel, for a class folder (default 2)")
+    parser.add_argument("--csv", type=Path, metavar="FILE",
+                        help="write a CSV of scores (default for a class: OUT/scores.csv)")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="for a class folder: where the per-student JSON results go "
+                             "(default: PATH-grades next to PATH)")
+    parser.add_argument("--seed", type=int,
+                        help="seed of the hidden cases, to reproduce a run (default: a new "
+                             "random one each run). Only to reproduce: graded code sees the "
+                             "inputs of the cases it is given, hidden ones included (e.g. "
+                             "through sys._getframe(1).f_locals), so with a fixed seed a "
+                             "student graded twice can learn them and hard-code the answers")
+    parser.add_argument("--memory", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
+                        help=f"address-space limit of student code (default {DEFAULT_MEMORY_MB})")
+    parser.add_argument("--exercises", type=Path, metavar="DIR",
+                        help="grade against the exercise sources in DIR (lessonNN.py and "
+                             "lessonNN_checks.py, as in minigrad/exercises/lessons) instead of "
+                             "the built-in ones, whose solutions are public")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run graded code unconfined, where the sandbox cannot work: only "
+                             "for code you trust, such as your own")
+    parser.add_argument("--container", metavar="IMAGE",
+                        help="run this same command inside IMAGE with docker or podman (no "
+                             "network, the submission mounted read-only)")
+
+
+def _interrupt(number: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM stops a class run the way Ctrl-C does
+
+
+def _usage_error(args: argparse.Namespace) -> str:
+    """What is wrong with the options of ``minigrad grade``, or "" when nothing is."""
+    if not args.path.exists():
+        return f"no such file or folder: {args.path}"
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        return f"--timeout must be a positive number of seconds, got {args.timeout:g}"
+    if args.jobs < 1:
+        return f"--jobs must be at least 1, got {args.jobs}"
+    if args.seed is not None and args.seed < 0:
+        return f"--seed must be a whole number 0 or more, got {args.seed}"
+    if args.memory < 1:
+        return f"--memory must be a positive number of MB, got {args.memory}"
+    if args.memory < MIN_MEMORY_MB:
+        return (f"--memory {args.memory} MB is below the {MIN_MEMORY_MB} MB minimum: the "
+                f"sandboxed Python, numpy and minigrad take about 120 MB before any student "
+                f"code runs, and a limit near that would fail exercises as 'ran out of "
+                f"memory'; give at least {MIN_MEMORY_MB} (the default is {DEFAULT_MEMORY_MB})")
+    for option, target, folder in (("--json", args.json, False), ("--csv", args.csv, False),
+                                   ("--out", args.out, True)):
+        if target is None:
+            continue
+        if target.is_dir() != folder and target.exists():
+            kind = "a folder" if target.is_dir() else "a file"
+            return f"{option} {target} is {kind}; give a {'folder' if folder else 'file'}"
+        parent = next((item for item in target.parents if item.exists()), None)
+        if parent is not None and not parent.is_dir():
+            return f"{option} {target}: {parent} is a file, not a folder"
+    return ""
+
+
+def _unwritable(destinations: list[tuple[str, Path | None, bool]]) -> str:
+    """Which results destination (option, path, is a folder) cannot be written, and why; "" if
+    all can. Grading may take an hour: results that cannot be written at the end are lost."""
+    for option, target, is_folder in destinations:
+        if target is None:
+            continue
+        reason = _cannot_create_file_in(target if is_folder else target.parent)
+        if reason:
+            return f"cannot write {option} {target}: {reason}"
+    return ""
+
+
+def _cannot_create_file_in(folder: Path) -> str:
+    """Why no file can be created in ``folder``, or "". A folder that does not exist yet is
+    made by the writers when they first write, so its nearest existing parent is tried. Probes
+    with a hidden file that is removed at once (a class folder skips hidden names)."""
+    existing = next((item for item in (folder, *folder.parents) if item.is_dir()), None)
+    if existing is None:
+        return f"no folder of {folder} exists"
+    try:
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".minigrad-grade-check-"):
+            pass
+    except OSError as error:
+        return error.strerror or str(error)
+    return ""
+
+
+REFUSAL = """minigrad grade: refusing to run graded code: {problem}.
+Graded code runs confined by the kernel (user, PID and network namespaces, Landlock, seccomp);
+without that, a submission could read the answer keys or harm this machine. Two ways forward:
+  * grade inside a container that has it, e.g. `minigrad grade ... --container IMAGE`
+    (docker or podman; see "Grading in a container" in minigrad/exercises/README.md), or in
+    Gradescope with a bundle from `minigrad gradescope` (same README);
+  * or add --no-sandbox, only for code you trust (your own)."""
+
+
+def run_grade(args: argparse.Namespace) -> int:
+    from minigrad.exercises.authoring.source import ExerciseBank
+    from minigrad.grading.classroom import (grade_class, printable, write_csv,
+                                            write_results, write_text_atomic)
+    from minigrad.grading.grader import Options, grade_submission, new_seed
+    from minigrad.grading.reports import (disk_full, format_table, grader_failure,
+                                          gradescope_results, one_line, readable_key)
+    from minigrad.grading.submission import is_class_folder
+    from minigrad.grading.sandbox.probe import sandbox_problem
+
+    # Messages may quote what a submission printed or raised: never fail to print them.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    problem = _usage_error(args)
+    if problem:
+        print(f"minigrad grade: {problem}", file=sys.stderr)
+        return 2
+    if args.container:
+        from minigrad.grading.container import run_in_container
+
+        return run_in_container(args)
+    try:
+        bank = ExerciseBank(args.exercises)
+        if args.exercises is not None and not bank.lessons():
+            raise ValueError(f"--exercises {args.exercises} holds no lessonNN.py with its "
+                             f"lessonNN_checks.py")
+        lesson = bank.lesson_for(args.lesson) if args.lesson is not None else None
+    except ValueError as error:
+        print(f"minigrad grade: {error}", file=sys.stderr)
+        return 2
+    if not args.no_sandbox:
+        problem = sandbox_problem()
+        if problem:
+            print(REFUSAL.format(problem=problem.rstrip(".")), file=sys.stderr)
+            return 3
+    class_run = not args.one and is_class_folder(args.path)
+    if class_run:
+        out = args.out or args.path.resolve().parent / f"{args.path.resolve().name}-grades"
+        csv_path = args.csv or out / "scores.csv"
+        destinations = [("--out" if args.out else "the results folder (default --out)", out, True),
+                        ("--csv" if args.csv else "the scores file (default --csv)", csv_path,
+                         False), ("--json", args.json, False)]
+    else:
+        destinations = [("--json", args.json, False), ("--csv", args.csv, False)]
+    problem = _unwritable(destinations)
+    if problem:
+        print(f"minigrad grade: {problem} (checked before grading, so that no results are "
+              f"lost)", file=sys.stderr)
+        return 2
+    seed = new_seed() if args.seed is None else args.seed
+    private = tuple(path.resolve() for path in (args.path, args.out, args.json, args.csv)
+                    if path is not None)
+    options = Options(seed, args.timeout, args.memory, bank, confine=not args.no_sandbox,
+                      private=private)
+
+    if class_run:
+        print(f"Grading the class in {args.path} (seed {seed}); results go to {out} as each "
+              f"student is graded", file=sys.stderr)
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            results = grade_class(args.path, lesson, options, args.jobs, out=out,
+                                  csv_path=csv_path)
+        except KeyboardInterrupt:
+            print(f"\nminigrad grade: interrupted; the students graded so far are in {out} "
+                  f"(finishing the ones being graded now)", file=sys.stderr)
+            return 130
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        write_results(results, out)
+        write_csv(results, csv_path)
+        if args.json:
+            write_text_atomic(args.json, json.dumps(
+                {readable_key(student): gradescope_results(result)
+                 for student, result in results.items()}, indent=2))
+        lessons = sorted({item.lesson.number for result in results.values()
+                          for item in result.exercises})
+        if lesson is None and len(lessons) > 1:
+            print(f"minigrad grade: warning: the students' files are for different lessons "
+                  f"({', '.join(f'{number:02d}' for number in lessons)}); add --lesson N to "
+                  f"grade everyone on the same exercises", file=sys.stderr)
+        names = {student: one_line(printable(student))[:60] for student in results}
+        width = max([len(name) for name in names.values()] + [7])
+        print(f"{'student':<{width}}  {'total':>7}  {'max':>5}   (seed {seed})")
+        for student, result in results.items():
+            note = (f"   {one_line(result.notes[0])}"
+                    if result.notes and not result.exercises else "")
+            print(printable(f"{names[student]:<{width}}  {result.score:>7.2f}  "
+                            f"{result.max_score:>5g}{note}"[:200]))
+        print(f"Scores: {csv_path}\nResults per student: {out}")
+        return 0
+
+    try:
+        result = grade_submission(args.path, lesson, options=options)
+    except Exception as error:  # a grader bug must still leave a results file behind
+        if args.json:
+            try:
+                write_text_atomic(args.json, json.dumps({
+                    "score": 0, "tests": [],
+                    "output": f"{grader_failure(error)}; please tell your instructor"}, indent=2))
+            except OSError:  # the same full disk, most likely: the message below says so
+                pass
+        if disk_full(error):
+            print(f"minigrad grade: {grader_failure(error)}", file=sys.stderr)
+            return 1
+        raise
+    print(printable(format_table(result)))
+    if args.json:
+        write_text_atomic(args.json, json.dumps(gradescope_results(result), indent=2))
+        print(f"Results: {args.json}")
+    if args.csv:
+        write_csv({args.path.stem: result}, args.csv)
+    return 0

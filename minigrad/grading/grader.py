@@ -1,0 +1,298 @@
+"""Grading one submission: run it in the sandbox, compare with the reference, score, report.
+
+Before any student code runs, the grader draws each exercise's cases (the visible ones, then
+fresh hidden ones from a seeded generator) and computes the expected outputs by calling the
+reference solution *in this process* (:func:`answer_key`). Only the arguments go to the
+sandboxed student process; what comes back is compared here. Each case is worth an equal share
+of the exercise's points (partial credit).
+
+A submission may hold several files for one lesson (say the ``.py`` file and the notebook):
+the file with the most attempted exercises is graded; on a tie, each is graded and the best
+total kept.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import os
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+
+from minigrad.exercises.codec import CodecError, from_json, to_json
+from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
+from minigrad.grading.sandbox import tempdirs
+from minigrad.grading.sandbox.host import DEFAULT_MEMORY_MB, ImportFailed, Sandbox
+from minigrad.grading.sandbox.probe import sandbox_problem
+from minigrad.exercises.spec import Exercise, describe, judge
+from minigrad.grading.submission import SourceFile, attempted_count, find_sources
+from minigrad.course.catalog import Lesson
+
+STATUS_BY_KIND = {
+    "not_implemented": "not attempted", "missing": "missing", "timeout": "timed out",
+    "exit": "exited", "crash": "crashed", "memory": "out of memory", "flood": "output flood",
+    "garbage": "bad output", "exception": "raised", "wrong": "wrong", "syntax": "syntax error",
+    "import": "import failed", "mutated": "changed input", "rules": "refused",
+}
+
+
+#: The longest message kept for one case (a forged answer can make error texts huge).
+MAX_MESSAGE = 2000
+
+
+@dataclass
+class CaseResult:
+    visible: bool
+    passed: bool
+    kind: str = ""  # why it failed: a key of STATUS_BY_KIND
+    message: str = ""
+    call: str = ""  # e.g. "composite_derivative(1.0)"
+    #: Share of the case earned, 0–1: an answer of several parts can be partly right.
+    credit: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        if self.credit is None:
+            self.credit = 1.0 if self.passed else 0.0
+        if len(self.message) > MAX_MESSAGE:
+            self.message = self.message[:MAX_MESSAGE - 1] + "…"
+
+
+@dataclass
+class ExerciseResult:
+    lesson: Lesson
+    exercise: Exercise
+    cases: list[CaseResult] = field(default_factory=list)
+    file: str = ""
+
+    @property
+    def max_score(self) -> float:
+        return float(self.exercise.points)
+
+    def points_for(self, visible: Optional[bool] = None) -> tuple[float, float]:
+        """(score, max score) over all cases, or only the visible / hidden ones."""
+        share = self.max_score / max(len(self.cases), 1)
+        chosen = [case for case in self.cases if visible is None or case.visible == visible]
+        return (round(share * sum(case.credit for case in chosen), 4),
+                round(share * len(chosen), 4))
+
+    @property
+    def score(self) -> float:
+        return self.points_for()[0] if self.cases else 0.0
+
+    @property
+    def status(self) -> str:
+        if self.cases and all(case.passed for case in self.cases):
+            return "passed"
+        failed = [case for case in self.cases if not case.passed]
+        if not failed:
+            return "not graded"
+        if any(case.credit for case in self.cases):  # cases right, counting parts: 2.5/5
+            earned = round(sum(case.credit for case in self.cases), 2)
+            return f"{earned:g}/{len(self.cases)} cases"
+        return STATUS_BY_KIND.get(failed[0].kind, failed[0].kind)
+
+    @property
+    def feedback(self) -> str:
+        failed = [case for case in self.cases if not case.passed]
+        if not failed:
+            return ""
+        first = failed[0]
+        if first.kind in ("not_implemented", "missing", "syntax", "import"):
+            return first.message
+        where = first.call if first.visible else "a hidden case"
+        return f"{where}: {first.message}"
+
+
+@dataclass
+class SubmissionResult:
+    path: str
+    seed: int
+    exercises: list[ExerciseResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        return round(sum(result.score for result in self.exercises), 4)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(result.max_score for result in self.exercises), 4)
+
+
+def new_seed() -> int:
+    return int.from_bytes(os.urandom(4), "little")
+
+
+def exercise_rng(seed: int, exercise: Exercise) -> np.random.Generator:
+    """The generator of one exercise's hidden cases: reproducible from the run's seed."""
+    return np.random.default_rng([seed, zlib.crc32(exercise.id.encode())])
+
+
+def draw_cases(exercise: Exercise, seed: int) -> list[tuple[bool, tuple]]:
+    """(visible?, args) for the visible cases, then the hidden ones drawn with ``seed``."""
+    cases = [(True, tuple(args)) for args in exercise.visible()]
+    if exercise.hidden is not None:
+        cases += [(False, tuple(args)) for args in exercise.hidden(exercise_rng(seed, exercise))]
+    return cases
+
+
+def _call_text(function: str, args: tuple) -> str:
+    inside = ", ".join(describe(arg, 60) for arg in args)
+    return f"{function}({inside})"
+
+
+# ---------------------------------------------------------------------------- answer key
+@dataclass(frozen=True)
+class Case:
+    visible: bool
+    args: tuple
+    expected: Any
+    call: str
+
+
+class SandboxUnavailable(RuntimeError):
+    """Graded code cannot be confined here, and ``confine=False`` was not asked for."""
+
+
+@functools.lru_cache(maxsize=64)
+def answer_key(bank: ExerciseBank, lesson: Lesson, seed: int) -> dict[str, list[Case]]:
+    """Exercise id -> its cases with expected outputs, computed here before any child starts
+    (the same for every student of a run). Expected outputs go through the codec, so both
+    sides have the same types."""
+    key = {}
+    for exercise in bank.exercises(lesson):
+        reference = bank.reference_function(lesson, exercise)
+        key[exercise.id] = [
+            Case(visible, args, from_json(to_json(reference(*copy.deepcopy(args)))),
+                 _call_text(exercise.function, args))
+            for visible, args in draw_cases(exercise, seed)]
+    return key
+
+
+# ---------------------------------------------------------------------------- one file
+@dataclass(frozen=True)
+class Options:
+    """How to grade: the run's seed, limits, exercise sources and whether to confine."""
+
+    seed: int
+    timeout: float = 10.0
+    memory_mb: int = DEFAULT_MEMORY_MB
+    bank: ExerciseBank = BUILTIN
+    confine: bool = True
+    #: Paths graded code must not read even if they lie in a folder it may (the class folder,
+    #: the results); the package and private exercise sources are always protected.
+    private: tuple[Path, ...] = ()
+
+
+def grade_file(source: SourceFile, options: Options) -> list[ExerciseResult]:
+    """Grade every exercise of ``source.lesson`` found in one file."""
+    key = answer_key(options.bank, source.lesson, options.seed)  # before the child starts
+    protected = [*options.private, *([] if options.bank.builtin else [options.bank.folder])]
+    results = []
+    with Sandbox(source.code, timeout=options.timeout, memory_mb=options.memory_mb,
+                 confine=options.confine, protected=protected) as sandbox:
+        for exercise in options.bank.exercises(source.lesson):
+            results.append(_grade_exercise(sandbox, source, exercise, key[exercise.id]))
+    return results
+
+
+def _grade_exercise(sandbox: Sandbox, source: SourceFile, exercise: Exercise,
+                    cases: list[Case]) -> ExerciseResult:
+    result = ExerciseResult(source.lesson, exercise, file=source.path.name)
+    problem = exercise.source_check(source.code) if exercise.source_check else None
+    if problem:  # read in this process, before the student's code runs
+        result.cases = [CaseResult(case.visible, False, "rules", problem, case.call)
+                        for case in cases]
+        return result
+    try:
+        outcomes = sandbox.run(exercise.function, [case.args for case in cases],
+                               timeout=max(sandbox.timeout, exercise.timeout or 0.0))
+    except ImportFailed as error:
+        kind = "syntax" if error.kind == "syntax" else "import"
+        what = "SyntaxError at" if kind == "syntax" else "could not be imported:"
+        message = f"{source.path.name}: {what} {error.message}"
+        result.cases = [CaseResult(case.visible, False, kind, message, case.call)
+                        for case in cases]
+        return result
+    for case, outcome in zip(cases, outcomes):
+        if not outcome.ok:
+            result.cases.append(CaseResult(case.visible, False, outcome.kind, outcome.message,
+                                           case.call))
+            continue
+        try:
+            got = from_json(outcome.value)
+        except Exception as error:  # noqa: BLE001 — CodecError, or whatever forged data causes
+            result.cases.append(CaseResult(case.visible, False, "garbage",
+                                           f"returned something unreadable: {error}", case.call))
+            continue
+        try:
+            message, credit = judge(exercise, case.expected, got, case.args)
+        except Exception as error:  # noqa: BLE001 — a strange answer must not stop grading
+            message = f"the answer could not be compared: {type(error).__name__}: {error}"
+            credit = 0.0
+        result.cases.append(CaseResult(case.visible, not message, "wrong" if message else "",
+                                       message or "", case.call, credit))
+    return result
+
+
+# ---------------------------------------------------------------------------- a submission
+def prepare(options: Options, lessons: Optional[list[Lesson]] = None) -> None:
+    """Refuse when the sandbox cannot work (unless ``confine=False``), then compute the answer
+    keys of ``lessons`` (default: all), so nothing a submission does can change them. Also
+    removes the temporary folders of graders that were killed (see sandbox.tempdirs)."""
+    tempdirs.sweep()
+    if options.confine:
+        problem = sandbox_problem()
+        if problem:
+            raise SandboxUnavailable(problem)
+    for lesson in lessons or options.bank.lessons():
+        answer_key(options.bank, lesson, options.seed)
+
+
+def grade_submission(path: Path, lesson: Optional[Lesson] = None, seed: Optional[int] = None,
+                     timeout: float = 10.0, memory_mb: int = DEFAULT_MEMORY_MB,
+                     options: Optional[Options] = None) -> SubmissionResult:
+    """Grade a ``.py`` file, a notebook or a folder holding one student's work.
+
+    Raises :class:`SandboxUnavailable` when graded code cannot be confined on this machine
+    (pass ``options=Options(..., confine=False)`` only for code you trust).
+    """
+    if options is None:
+        options = Options(new_seed() if seed is None else int(seed), timeout, memory_mb)
+    prepare(options, [lesson] if lesson is not None else None)
+    bank = options.bank
+    result = SubmissionResult(str(path), options.seed)
+    try:
+        sources, notes = find_sources(Path(path), lesson, bank)
+    except (OSError, ValueError, RecursionError) as error:
+        sources, notes = [], [f"could not read the submission: {error}"]
+    result.notes += notes
+    lessons = sorted({source.lesson for source in sources}, key=lambda item: item.number)
+    if lesson is not None and lesson not in lessons:
+        result.notes.append(f"no file for lesson {lesson.number:02d} found in {path}")
+        result.exercises += [ExerciseResult(lesson, exercise, [CaseResult(
+            True, False, "missing", f"no file for lesson {lesson.number:02d} was submitted")])
+            for exercise in bank.exercises(lesson)]
+        return result
+    for this_lesson in lessons:
+        candidates = [source for source in sources if source.lesson == this_lesson]
+        counts = [attempted_count(source.code, this_lesson, bank) for source in candidates]
+        best_count = max(counts)
+        chosen = [source for source, count in zip(candidates, counts) if count == best_count]
+        chosen.sort(key=lambda source: source.kind != "python")  # .py first on a tie
+        best: Optional[list[ExerciseResult]] = None
+        for source in chosen[:2]:  # at most one .py and one notebook
+            graded = grade_file(source, options)
+            if best is None or sum(item.score for item in graded) > sum(item.score for item in best):
+                best = graded
+            if best_count == 0:
+                break
+        assert best is not None
+        result.files.append(best[0].file if best else "")
+        result.exercises += best
+    return result

@@ -1,0 +1,121 @@
+"""Reports of a graded submission: Gradescope's ``results.json`` and a plain-text table."""
+
+from __future__ import annotations
+
+import errno
+import textwrap
+from typing import Any
+
+from minigrad.grading.grader import ExerciseResult, SubmissionResult
+
+
+def _case_lines(result: ExerciseResult, visible: bool) -> str:
+    lines = []
+    chosen = [case for case in result.cases if case.visible == visible]
+    messages = {case.message for case in chosen}
+    if chosen and not any(case.passed for case in chosen) and len(messages) == 1:
+        return f"every case: {messages.pop()}"  # e.g. a syntax error: say it once
+    for number, case in enumerate(chosen, start=1):
+        mark = "passed" if case.passed else f"FAILED — {case.message}"
+        lines.append(f"case {number}: {case.call}: {mark}")
+    if any(not case.passed for case in chosen) and first_hint(result):
+        lines.append(f"Hint: {first_hint(result)}")
+    return "\n".join(lines)
+
+
+def first_hint(result: ExerciseResult) -> str:
+    """The grader shows the first tier of an exercise's hint (the idea, not the formula):
+    ``check`` in the notebook gives the formula after a second failed try."""
+    return result.exercise.idea or result.exercise.hint
+
+
+def gradescope_results(result: SubmissionResult) -> dict[str, Any]:
+    """The submission's results in Gradescope's ``results.json`` format.
+
+    Each exercise gives a "visible cases" test (visibility ``visible``) and, when it has hidden
+    cases, a "hidden cases" test (visibility ``after_published``).
+    """
+    tests = []
+    for item in result.exercises:
+        name = f"{item.exercise.id} {item.exercise.title}"
+        for visible, label, visibility in ((True, "visible cases", "visible"),
+                                           (False, "hidden cases", "after_published")):
+            score, max_score = item.points_for(visible)
+            if max_score == 0:
+                continue
+            tests.append({"name": f"{name} ({label})", "score": score, "max_score": max_score,
+                          "output": _clean(_case_lines(item, visible) or item.feedback),
+                          "visibility": visibility})
+    summary = [f"minigrad grader; hidden cases drawn with --seed {result.seed}"]
+    if result.files:
+        summary.append("graded: " + ", ".join(result.files))
+    summary += result.notes
+    return {"score": result.score, "output": _clean("\n".join(summary)), "tests": tests,
+            "extra_data": {"seed": result.seed, "files": [readable_key(f) for f in result.files],
+                           "max_score": result.max_score}}
+
+
+def readable_key(name: str) -> str:
+    """A file or student name as valid JSON text: an undecodable byte (a lone surrogate) is
+    written as its escape (``\\udcff``), so two such names stay two keys."""
+    return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _clean(text: str) -> str:
+    """``text`` without lone surrogates (from odd file names or student messages), which some
+    JSON readers, Gradescope's among them, refuse."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def format_table(result: SubmissionResult, width: int = 60) -> str:
+    """A plain-text table: one row per exercise with points, max, status and feedback."""
+    lines = [f"Grading {one_line(str(result.path))}  (seed {result.seed})"]
+    if result.files:
+        lines.append(f"  graded: {one_line(', '.join(result.files))}")
+    lines += [f"  note: {one_line(note)}" for note in result.notes]
+    if not result.exercises:
+        lines.append("  nothing to grade")
+        return "\n".join(lines)
+    lines.append(f"  {'id':<6}{'exercise':<34}{'points':>7}{'max':>5}  {'status':<15}feedback")
+    for item in result.exercises:
+        feedback = one_line(item.feedback)
+        if len(feedback) > width:
+            feedback = feedback[: width - 1] + "…"
+        title = item.exercise.title if len(item.exercise.title) <= 32 else (
+            item.exercise.title[:31] + "…")
+        lines.append(f"  {item.exercise.id:<6}{title:<34}{item.score:>7.2f}"
+                     f"{item.max_score:>5g}  {one_line(item.status):<15}{feedback}")
+    lines.append(f"  {'total':<40}{result.score:>7.2f}{result.max_score:>5g}")
+    def needs_details(item: ExerciseResult) -> bool:  # a cut message, or a hint to give
+        attempted = item.status not in ("not attempted", "missing")
+        return bool(item.feedback) and (len(one_line(item.feedback)) > width
+                                        or (attempted and bool(first_hint(item))))
+
+    details = [item for item in result.exercises if needs_details(item)]
+    if details:  # the table cuts feedback short: here it is whole, with the hint
+        lines.append("")
+        for item in details:
+            lines += textwrap.wrap(f"{item.exercise.id}: {one_line(item.feedback)}",
+                                   width=100, initial_indent="  ", subsequent_indent="      ")
+            if first_hint(item) and item.status not in ("not attempted", "missing"):
+                lines += textwrap.wrap(f"hint: {one_line(first_hint(item))}", width=100,
+                                       initial_indent="      ", subsequent_indent="      ")
+    return "\n".join(lines)
+
+
+def one_line(text: str) -> str:
+    """Runs of whitespace, line breaks included, as one space: a row stays one row."""
+    return " ".join(text.split())
+
+
+def disk_full(error: BaseException) -> bool:
+    return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def grader_failure(error: BaseException) -> str:
+    """What to tell the user when grading itself failed (not the student's code): a full
+    disk is named as such, since it is the one such failure the user can fix themselves."""
+    if disk_full(error):
+        return (f"the grader could not write its files: the disk is full ({error}); free some "
+                f"space and grade again")
+    return f"internal grader error ({type(error).__name__}: {error})"

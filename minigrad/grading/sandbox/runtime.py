@@ -1,0 +1,161 @@
+"""What a grading child may read: the Python runtime and libraries, and a copy of minigrad
+without its exercise sources.
+
+The child imports ``minigrad`` (students use ``Value`` and ``Tensor``) from a private copy made
+once per grader process: the whole package except ``minigrad/exercises``, of which only the
+files the child needs are copied (the answer format and the exercise spec; the worker lives in
+``minigrad/grading/sandbox``). The installed package
+(or, with an editable install, the whole source tree with ``.git``) is never readable by the
+child: :func:`readable_paths` grants folders that contain it entry by entry, leaving it out.
+"""
+
+from __future__ import annotations
+
+import atexit
+import compileall
+import os
+import shutil
+import sys
+import sysconfig
+import threading
+from pathlib import Path
+from typing import Iterable
+
+import minigrad
+from minigrad.grading.sandbox import tempdirs
+
+PACKAGE = Path(minigrad.__file__).resolve().parent
+#: The only files of minigrad/exercises a child gets (relative to that folder).
+CHILD_FILES = ("__init__.py", "codec.py", "spec.py")
+#: System folders the dynamic loader reads shared libraries from.
+LIBRARY_FOLDERS = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib",
+                   "/etc/ld.so.cache", "/dev/null", "/dev/zero", "/dev/urandom")
+READ_FILE, READ_DIR = 4, 8
+
+_lock = threading.Lock()
+_copy: list[Path] = []
+_locks: list[int] = []
+
+
+def runtime_copy() -> Path:
+    """A private folder holding ``minigrad/`` as the child sees it (made once, removed at exit)."""
+    with _lock:
+        if not _copy:
+            root, lock = tempdirs.make("minigrad-runtime-")
+            _locks.append(lock)  # held while this grader lives (see tempdirs)
+            atexit.register(shutil.rmtree, root, True)
+            target = root / "minigrad"
+            shutil.copytree(PACKAGE, target, symlinks=False,
+                            ignore=lambda folder, names: ["exercises"]
+                            if Path(folder).resolve() == PACKAGE else [])
+            for name in CHILD_FILES:
+                (target / "exercises" / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(PACKAGE / "exercises" / name, target / "exercises" / name)
+            compileall.compile_dir(str(target), quiet=2)  # the child cannot write .pyc files
+            _copy.append(root)
+        return _copy[0]
+
+
+def child_sys_path() -> list[str]:
+    """The child's ``sys.path``: the copy, then the standard library and site-packages only (no
+    source tree, no current folder, no tests)."""
+    kept = [entry for entry in sys.path if entry and os.path.exists(entry)
+            and _holds(Path(entry).resolve(), _prefixes())
+            and not _holds(Path(entry).resolve(), [PACKAGE])]
+    return [str(runtime_copy())] + list(dict.fromkeys(kept))
+
+
+def protected_paths(extra: Iterable[Path] = ()) -> list[Path]:
+    """Paths a child must never read: the installed package (its exercise sources), the source
+    tree around it when it is a checkout (``.git``, tests), and ``extra`` (private exercise
+    sources, class folders)."""
+    paths = [PACKAGE]
+    # Another installed copy (say, in the base interpreter under a virtualenv) has them too.
+    folders = list(sys.path)
+    for prefix in {sys.prefix, sys.base_prefix}:
+        found = sysconfig.get_paths(vars={"base": prefix, "platbase": prefix})
+        folders += [found["purelib"], found["platlib"]]
+    paths += [Path(folder) / "minigrad" for folder in folders
+              if folder and (Path(folder) / "minigrad" / "exercises").is_dir()]
+    checkout = PACKAGE.parent
+    if (checkout / "pyproject.toml").exists() or (checkout / ".git").exists():
+        paths.append(checkout)
+    return [path.resolve() for path in [*paths, *map(Path, extra)]]
+
+
+def _prefixes() -> list[Path]:
+    """Where the interpreter and its libraries live (a virtualenv may sit in a checkout)."""
+    return list({Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                             sys.base_exec_prefix)})
+
+
+def _holds(path: Path, protected: list[Path]) -> bool:
+    return any(path == item or path.is_relative_to(item) for item in protected)
+
+
+def readable_paths(extra_protected: Iterable[Path] = ()) -> list[list]:
+    """``[path, landlock rights]`` for every path a child may read."""
+    protected = protected_paths(extra_protected)
+    wanted = [str(runtime_copy())] + child_sys_path()[1:] + [
+        sysconfig.get_config_var("LIBDIR") or "/usr/lib", *LIBRARY_FOLDERS]
+    grants: list[list] = []
+    for item in dict.fromkeys(wanted):
+        _grant(Path(item), protected, grants, depth=0)
+    return grants
+
+
+def _protected(path: Path, protected: list[Path]) -> bool:
+    """True if ``path`` is (in) a protected path. The exception: the interpreter's own folder
+    (a virtualenv) strictly inside a protected checkout stays readable; the package never."""
+    for item in protected:
+        if not (path == item or path.is_relative_to(item)):
+            continue
+        if item != PACKAGE and any(prefix != item and prefix.is_relative_to(item)
+                                   and path.is_relative_to(prefix) for prefix in _prefixes()):
+            continue
+        return True
+    return False
+
+
+def _grant(path: Path, protected: list[Path], grants: list[list], depth: int) -> None:
+    """Grant ``path``; a folder that contains something protected is granted entry by entry."""
+    try:
+        real = path.resolve()
+    except OSError:
+        return
+    if not real.exists() or _protected(real, protected):
+        return
+    if any(item == str(real) for item, _ in grants):
+        return
+    inside = [item for item in protected if item.is_relative_to(real)]
+    if not inside:
+        grants.append([str(real), READ_FILE | READ_DIR])
+        return
+    if depth > 20 or not real.is_dir():
+        return
+    grants.append([str(real), READ_DIR])  # names may be listed (imports need that), not read
+    for entry in sorted(real.iterdir()):
+        _grant(entry, protected, grants, depth + 1)
+
+
+def hidden_paths(extra_protected: Iterable[Path], keep: Iterable[Path]) -> list[str]:
+    """Protected paths the child's mount namespace covers with an empty tmpfs, so that even
+    their metadata is gone: each protected path, or, when it holds something the child needs
+    (``keep``: the runtime, the interpreter, the child's own folder), its entries around that."""
+    kept = [Path(path).resolve() for path in keep]
+    hidden: list[str] = []
+    for path in dict.fromkeys(protected_paths(extra_protected)):
+        _hide(path, kept, hidden, depth=0)
+    # (a path inside another hidden one needs no mount of its own)
+    return [path for path in hidden if not any(
+        other != path and Path(path).is_relative_to(other) for other in hidden)]
+
+
+def _hide(path: Path, kept: list[Path], hidden: list[str], depth: int) -> None:
+    if not path.exists() or path.is_symlink():
+        return
+    if not any(item == path or item.is_relative_to(path) for item in kept):
+        hidden.append(str(path))
+    elif path.is_dir() and depth < 4 and path not in kept:
+        for entry in sorted(path.iterdir()):
+            _hide(entry, kept, hidden, depth + 1)

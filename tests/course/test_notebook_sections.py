@@ -1,0 +1,85 @@
+"""Every section of every lesson notebook runs on its own, after a kernel restart, with only its
+own cells (a student who comes back to section 5 must not have to re-run 1–4); and the
+notebook's numbered sections are the reading's, in the same order, with the same numbers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+SECTION = re.compile(r"^## (\d+)\. (.+)$", re.MULTILINE)
+
+
+def _heading(cell) -> str | None:  # type: ignore[no-untyped-def]
+    """The '## ...' heading that opens a section, if this markdown cell starts with one."""
+    if cell.cell_type != "markdown":
+        return None
+    first = cell.source.lstrip().splitlines()[0] if cell.source.strip() else ""
+    return first if first.startswith("## ") else None
+
+
+def sections(notebook) -> list[tuple[str, list]]:  # type: ignore[no-untyped-def]
+    """(heading, cells) for every '## ' section; cells before the first heading are dropped."""
+    found: list[tuple[str, list]] = []
+    for cell in notebook.cells:
+        heading = _heading(cell)
+        if heading is not None:
+            found.append((heading, [cell]))
+        elif found:
+            found[-1][1].append(cell)
+    return found
+
+
+def _cases() -> list:
+    cases = []
+    for path in NOTEBOOKS:
+        notebook = nbformat.read(path, as_version=4)
+        for heading, cells in sections(notebook):
+            if any(cell.cell_type == "code" for cell in cells):
+                cases.append(pytest.param(path, heading, id=f"{path.stem}:{heading[3:20]}"))
+    return cases
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path, heading", _cases())
+def test_each_section_runs_alone_in_a_fresh_kernel(path: Path, heading: str) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    cells = dict(sections(notebook))[heading]
+    alone = nbformat.v4.new_notebook(cells=cells, metadata=notebook.metadata)
+    client = nbclient.NotebookClient(alone, timeout=600, kernel_name="python3",
+                                     resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_numbered_sections_match_the_reading(path: Path) -> None:
+    reading = ROOT / "lessons" / f"{path.stem}.md"
+    if not reading.exists():
+        pytest.skip(f"no reading {reading.name}")
+    in_reading = [(int(n), title.strip()) for n, title in SECTION.findall(reading.read_text())]
+    notebook = nbformat.read(path, as_version=4)
+    in_notebook = [(int(m.group(1)), m.group(2).strip()) for heading, _ in sections(notebook)
+                   if (m := SECTION.match(heading))]
+    assert [n for n, _ in in_notebook] == list(range(1, len(in_notebook) + 1))
+    assert [n for n, _ in in_notebook] == [n for n, _ in in_reading], (in_notebook, in_reading)
+    for (number, title), (_, reading_title) in zip(in_notebook, in_reading):
+        words = re.findall(r"\w+", title.lower())[:2]
+        assert words == re.findall(r"\w+", reading_title.lower())[:2], (number, title, reading_title)
+
+
+def test_section_splitting_finds_the_sections() -> None:
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Title"), nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_markdown_cell("## 1. One\ntext"), nbformat.v4.new_code_cell("y = 2"),
+        nbformat.v4.new_markdown_cell("### a sub-heading"), nbformat.v4.new_code_cell("z = 3"),
+        nbformat.v4.new_markdown_cell("## 2. Two"), nbformat.v4.new_code_cell("w = y")])
+    found = sections(notebook)
+    assert [heading for heading, _ in found] == ["## 1. One", "## 2. Two"]
+    assert [len(cells) for _, cells in found] == [4, 2]

@@ -1,0 +1,395 @@
+"""Lesson 08 exercises: the references agree with minigrad.optim and the engine, each typical
+mistake fails with its own message (cases run as the grader runs them), partly right answers
+earn part of a case, and the capstone's report tells a library layer from the student's own."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from support.exercise_cases import ExerciseCases
+
+import minigrad as mg
+import minigrad.nn as nn
+import minigrad.nn.functional as F
+import minigrad.optim as optim
+from minigrad.exercises.lessons import lesson08 as reference
+from minigrad.exercises.lessons.lesson08_checks import EXERCISES
+from minigrad.exercises.spec import judge
+from minigrad.optim import Optimizer
+
+SEEDS = range(6)
+
+_cases = ExerciseCases(EXERCISES, reference, SEEDS)
+BY_ID = _cases.by_id
+caught = _cases.caught
+
+
+def caught_saying(exercise_id: str, wrong, words: str) -> None:
+    """``wrong`` fails visible and hidden cases, and every message it gets contains ``words``."""
+    messages = caught(exercise_id, wrong)
+    assert all(words in message for message in messages), messages
+
+
+# Well formed, reference passes, hidden cases fresh: tests/test_exercises_every_lesson.py
+
+
+# ---------------------------------------------------------------------------- references agree
+@pytest.mark.parametrize("exercise_id, library", [("08.1", optim.SGD), ("08.4", optim.AdamW)])
+def test_the_reference_optimizers_follow_minigrad_optim_step_by_step(exercise_id, library) -> None:
+    function = getattr(reference, BY_ID[exercise_id].function)
+    for cases in _cases.case_sets(exercise_id):
+        for args in cases:
+            first, last = function(*args)
+            library_first, library_last = reference.run_optimizer(library, *args)
+            for mine, theirs in zip(first + last, library_first + library_last):
+                np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-14)
+
+
+def test_the_optimizer_cases_use_every_setting() -> None:
+    """Momentum, dampening and decay are on in a visible case, and groups differ."""
+    for cases in _cases.case_sets("08.1"):
+        merged = [{**reference_defaults, **args[4], **group}
+                  for args in cases for group in args[3]
+                  for reference_defaults in [{"momentum": 0, "dampening": 0, "weight_decay": 0}]]
+        assert any(s["momentum"] and s["dampening"] and s["weight_decay"] for s in merged)
+        assert any(len({(g.get("lr"), g.get("weight_decay")) for g in args[3]}) > 1
+                   for args in cases)
+
+
+def test_l2_reference_matches_the_engine() -> None:
+    for w1, w2, x, y, lam in BY_ID["08.2"].hidden(np.random.default_rng(4)):
+        t1 = mg.tensor(w1, dtype=mg.float64, requires_grad=True)
+        t2 = mg.tensor(w2, dtype=mg.float64, requires_grad=True)
+        o = (mg.tensor(x) @ t1.T).relu() @ t2.T
+        J = 0.5 * ((o - mg.tensor(y)) ** 2).sum() / x.shape[0] + \
+            lam / 2 * ((t1 ** 2).sum() + (t2 ** 2).sum())
+        J.backward()
+        value, g1, g2 = reference.l2_relu_batch_gradients(w1, w2, x, y, lam)
+        assert value == pytest.approx(J.item(), rel=1e-12)
+        np.testing.assert_allclose(g1, t1.grad.numpy(), rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(g2, t2.grad.numpy(), rtol=1e-10, atol=1e-14)
+
+
+def test_the_l2_cases_have_a_unit_at_exactly_zero() -> None:
+    for cases in _cases.case_sets("08.2"):
+        assert any((args[2] @ args[0].T == 0).any() for args in cases)
+
+
+# ---------------------------------------------------------------------------- 08.1 mistakes
+def _sgd_with(direction, buffer_start=lambda d, tau: d.clone(), sign=1.0, after=None,
+              shared=False, use_momentum=True):
+    """An 08.1 answer whose SGD step is built from the given (wrong) pieces."""
+    class WrongSGD(Optimizer):
+        def __init__(self, params, lr, momentum=0.0, dampening=0.0, weight_decay=0.0):
+            super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                          weight_decay=weight_decay))
+
+        @mg.no_grad()
+        def step(self):
+            for group in self.param_groups:
+                s = {**self.defaults, "params": None} if shared else group
+                for p in group["params"]:
+                    d = direction(p.grad, p, s["weight_decay"])
+                    if s["momentum"] and use_momentum:
+                        state = self.state.setdefault(p, {})
+                        if "buffer" not in state:
+                            state["buffer"] = buffer_start(d, s["dampening"])
+                        else:
+                            state["buffer"] = state["buffer"] * s["momentum"] \
+                                + d * (1 - s["dampening"])
+                        d = state["buffer"]
+                    if after is not None:
+                        d = after(d, p, s["weight_decay"])
+                    p.sub_(d * sign * s["lr"])
+
+    return lambda *args: reference.run_optimizer(WrongSGD, *args)
+
+
+RIGHT = lambda g, p, lam: g + lam * p  # noqa: E731
+
+
+@pytest.mark.parametrize("wrong, words", [
+    (_sgd_with(lambda g, p, lam: g), "without weight decay"),
+    (_sgd_with(lambda g, p, lam: g - lam * p), "wrong sign (g − λp)"),
+    (_sgd_with(RIGHT, sign=-1.0), "moves up the gradient"),
+    (_sgd_with(lambda g, p, lam: g * (1 + lam)), "multiplies the gradient by (1 + λ)"),
+    (_sgd_with(RIGHT, buffer_start=lambda d, tau: d * (1 - tau)), "buffer starts at 0"),
+    (_sgd_with(lambda g, p, lam: g, after=lambda d, p, lam: d + lam * p),
+     "after the momentum buffer"),
+], ids=["no-decay", "decay-sign", "update-sign", "times-1-plus-lambda", "zero-buffer",
+        "decay-outside"])
+def test_sgd_mistakes_get_their_message(wrong, words) -> None:
+    caught_saying("08.1", wrong, words)
+
+
+def test_sgd_that_ignores_the_groups_settings_is_told_so() -> None:
+    wrong = _sgd_with(RIGHT, shared=True)
+    messages = _cases.failures("08.1", wrong)
+    assert messages and all("same settings" in message for message in messages)
+
+
+def _rebinding_sgd(*args):
+    class Rebinding(Optimizer):
+        def __init__(self, params, lr, momentum=0.0, dampening=0.0, weight_decay=0.0):
+            super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                          weight_decay=weight_decay))
+
+        def step(self):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    p = p - group["lr"] * p.grad  # noqa: PLW2901 — the mistake: a new tensor
+
+    return reference.run_optimizer(Rebinding, *args)
+
+
+def _replacing_sgd(*args):
+    class Replacing(Optimizer):
+        def __init__(self, params, lr, momentum=0.0, dampening=0.0, weight_decay=0.0):
+            super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                          weight_decay=weight_decay))
+
+        @mg.no_grad()
+        def step(self):
+            for group in self.param_groups:
+                group["params"] = [(p - group["lr"] * p.grad).requires_grad_(True)
+                                   for p in group["params"]]
+
+    return reference.run_optimizer(Replacing, *args)
+
+
+def test_an_update_that_is_not_in_place_is_told_so() -> None:
+    caught_saying("08.1", _rebinding_sgd, "did not change the model's tensors")
+    caught_saying("08.1", _replacing_sgd, "no longer holds the model's tensors")
+
+
+def test_an_in_place_update_through_data_is_accepted() -> None:
+    class DataSGD(Optimizer):
+        def __init__(self, params, lr, momentum=0.0, dampening=0.0, weight_decay=0.0):
+            super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                          weight_decay=weight_decay))
+
+        def step(self):  # no no_grad: .data is detached, so in-place there is allowed
+            for group in self.param_groups:
+                lr, mu, tau, lam = (group[k] for k in ("lr", "momentum", "dampening",
+                                                       "weight_decay"))
+                for p in group["params"]:
+                    d = p.grad.data + lam * p.data
+                    if mu:
+                        state = self.state.setdefault(p, {})
+                        state["b"] = d if "b" not in state else mu * state["b"] + (1 - tau) * d
+                        d = state["b"]
+                    p.data -= lr * d
+
+    assert _cases.failures("08.1", lambda *args: reference.run_optimizer(DataSGD, *args)) == []
+
+
+def test_sgd_without_momentum_earns_the_first_step() -> None:
+    exercise = BY_ID["08.1"]
+    args = exercise.visible()[0]
+    expected = reference.sgd_optimizer(*args)
+    message, credit = judge(exercise, expected, _sgd_with(RIGHT, use_momentum=False)(*args), args)
+    assert message and credit == 0.5 and "right: after step 1" in message
+    assert judge(exercise, expected, _sgd_with(RIGHT)(*args), args) == (None, 1.0)
+
+
+# ---------------------------------------------------------------------------- 08.4 mistakes
+def _adamw_with(decay="decoupled", bias_correction=True, sign=1.0):
+    class WrongAdamW(Optimizer):
+        def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+            super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
+                                          weight_decay=weight_decay))
+
+        @mg.no_grad()
+        def step(self):
+            for group in self.param_groups:
+                lr, (b1, b2), eps, lam = (group["lr"], group["betas"], group["eps"],
+                                          group["weight_decay"])
+                for p in group["params"]:
+                    g = p.grad
+                    if decay == "l2":
+                        g = g + lam * p
+                    elif decay == "decoupled":
+                        p.mul_(1 - lr * lam)
+                    elif decay == "plus":
+                        p.mul_(1 + lr * lam)
+                    state = self.state.setdefault(p, {"t": 0, "m": mg.zeros_like(p),
+                                                      "v": mg.zeros_like(p)})
+                    state["t"] += 1
+                    t = state["t"]
+                    state["m"] = b1 * state["m"] + (1 - b1) * g
+                    state["v"] = b2 * state["v"] + (1 - b2) * g * g
+                    if bias_correction:
+                        step = lr / (1 - b1 ** t) * state["m"] / (
+                            state["v"].sqrt() / (1 - b2 ** t) ** 0.5 + eps)
+                    else:
+                        step = lr * state["m"] / (state["v"].sqrt() + eps)
+                    p.sub_(step * sign)
+
+    return lambda *args: reference.run_optimizer(WrongAdamW, *args)
+
+
+@pytest.mark.parametrize("wrong, words", [
+    (_adamw_with(decay="l2"), "matches Adam with the decay added to the gradient — AdamW "
+                              "subtracts lr·λ·w from the weight directly"),
+    (_adamw_with(decay="none"), "Adam without weight decay"),
+    (_adamw_with(decay="plus"), "p·(1 + lr·λ)"),
+    (_adamw_with(sign=-1.0), "wrong sign: subtract"),
+    (_adamw_with(bias_correction=False), "no bias correction"),
+], ids=["adam-l2", "no-decay", "decay-sign", "update-sign", "no-bias-correction"])
+def test_adamw_mistakes_get_their_message(wrong, words) -> None:
+    caught_saying("08.4", wrong, words)
+
+
+def test_library_adam_with_weight_decay_is_recognised_as_l2() -> None:
+    caught_saying("08.4", lambda *args: reference.run_optimizer(optim.Adam, *args),
+                  "Adam with the decay added to the gradient")
+
+
+# ---------------------------------------------------------------------------- 08.2 mistakes
+def _l2_with(**changes):
+    from minigrad.exercises.lessons.lesson08_checks import _l2_variant
+    return lambda *args: _l2_variant(args, **changes)
+
+
+@pytest.mark.parametrize("changes, words", [
+    (dict(decay=False), "lack the decay term"),
+    (dict(mask=">="), "passes the gradient where z = 0"),
+    (dict(mask="tanh"), "tanh's derivative"),
+    (dict(penalty=False), "J has no penalty"),
+], ids=["no-decay", "relu-at-zero", "tanh", "no-penalty"])
+def test_l2_mistakes_get_their_message(changes, words) -> None:
+    caught_saying("08.2", _l2_with(**changes), words)
+
+
+def test_l2_summed_over_the_batch_is_told_for_j_and_gradients() -> None:
+    messages = caught("08.2", _l2_with(mean=False))
+    assert all("sums ½‖o − y‖²" in m and "summed over the batch" in m for m in messages)
+
+
+def test_l2_without_decay_in_the_gradients_earns_j() -> None:
+    exercise = BY_ID["08.2"]
+    args = exercise.visible()[1]
+    message, credit = judge(exercise, reference.l2_relu_batch_gradients(*args),
+                            _l2_with(decay=False)(*args), args)
+    assert credit == pytest.approx(1 / 3) and "right: J" in message
+
+
+# ---------------------------------------------------------------------------- 08.3 mistakes
+def test_micro_batch_mistakes_get_their_message() -> None:
+    caught_saying("08.3", lambda grads, counts: sum(grads) / len(grads), "plain mean")
+    caught_saying("08.3", lambda grads, counts: sum(n * g for n, g in zip(counts, grads)),
+                  "divide by N")
+
+
+# ---------------------------------------------------------------------------- 08.5
+def test_a_capstone_of_library_layers_is_refused() -> None:
+    from minigrad.data import load_digits
+    images, labels = load_digits("test")
+    model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), nn.Linear(64, 10))
+    report = reference.capstone_report(model, optim.AdamW(model.parameters()), [2.0, 1.0],
+                                       images[:40], labels[:40])
+    assert set(report["library_layers"]) == {"minigrad's conv2d / nn.Conv2d",
+                                             "minigrad's max_pool2d / nn.MaxPool2d",
+                                             "minigrad's linear / nn.Linear"}
+    assert report["library_optimizers"] == ["AdamW", "Adam"]
+    message = BY_ID["08.5"].compare(None, report)
+    assert "your network uses" in message and "nn.Conv2d" in message
+
+
+def test_a_capstone_with_a_library_optimizer_is_refused() -> None:
+    good = {"test_accuracy": 0.99, "losses": [1.0, 0.1], "optimizer": "SGD",
+            "your_functions": ["Conv2d", "Linear", "MaxPool2d"], "library_layers": []}
+    compare = BY_ID["08.5"].compare
+    assert compare(None, {**good, "library_optimizers": []}) is None
+    assert "minigrad.optim's SGD" in compare(None, {**good, "library_optimizers": ["SGD"]})
+    assert "needs your" in compare(None, {**good, "library_optimizers": [],
+                                          "your_functions": ["Linear"]})
+    low = compare(None, {**good, "library_optimizers": [], "test_accuracy": 0.95})
+    assert "below 97%" in low
+    assert "keep the given last line" in compare(None, 0.99)
+
+
+def test_the_report_sees_the_students_own_functions_and_matmul() -> None:
+    from minigrad.autograd import Function
+    from minigrad.data import load_digits
+
+    class Double(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return 2 * x
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return 2 * grad_output
+
+    Double.__module__ = "submission"  # as the grader loads a student's file
+    weight = mg.zeros(64, 10, requires_grad=True)
+    images, labels = load_digits("test")
+    report = reference.capstone_report(lambda x: x.flatten(1) @ Double.apply(weight),
+                                       optim.SGD([weight], lr=0.1), [1.0], images[:20],
+                                       labels[:20])
+    assert report["your_functions"] == ["Double"]
+    assert any("@" in layer for layer in report["library_layers"])
+
+
+def test_the_capstone_reference_reaches_97_percent_with_its_own_pieces() -> None:
+    report = reference.capstone(0)
+    assert report["test_accuracy"] >= 0.97
+    assert report["library_layers"] == [] and report["library_optimizers"] == []
+    assert {"Conv2d", "MaxPool2d", "Linear"} <= set(report["your_functions"])
+    assert report["losses"][-1] < report["losses"][0] / 10
+
+
+def test_the_capstone_reference_conv_and_pool_pass_gradcheck() -> None:
+    """The pieces inside the reference capstone are right: compared with minigrad's own ops."""
+    import inspect
+    source = inspect.getsource(reference.capstone)
+    assert "class Conv2d(Function)" in source and "class MaxPool2d(Function)" in source
+    # The whole network's gradient, from the student pieces, against the library's layers:
+    # checked through training in the test above; here, a single step's gradients.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 3, 4, 4))
+    w = rng.normal(size=(5, 3, 3, 3))
+    b = rng.normal(size=5)
+    namespace = _capstone_pieces()
+    for Piece, library in ((namespace["Conv2d"], lambda x, w, b: F.conv2d(x, w, b, padding=1)),):
+        leaves = [mg.tensor(a, requires_grad=True) for a in (x, w, b)]
+        mine = Piece.apply(*leaves)
+        grad = mg.tensor(rng.normal(size=mine.shape))
+        mine.backward(grad)
+        ours = [leaf.grad.numpy() for leaf in leaves]
+        theirs_leaves = [mg.tensor(a, requires_grad=True) for a in (x, w, b)]
+        theirs = library(*theirs_leaves)
+        theirs.backward(grad)
+        np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-10)
+        for a, t in zip(ours, theirs_leaves):
+            np.testing.assert_allclose(a, t.grad.numpy(), rtol=1e-9, atol=1e-12)
+    pool = namespace["MaxPool2d"]
+    leaf = mg.tensor(rng.normal(size=(2, 3, 4, 4)), requires_grad=True)
+    mine = pool.apply(leaf)
+    mine.backward(mg.ones_like(mine))
+    other = mg.tensor(leaf.numpy(), requires_grad=True)
+    theirs = F.max_pool2d(other, 2)
+    theirs.backward(mg.ones_like(theirs))
+    np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+    np.testing.assert_array_equal(leaf.grad.numpy(), other.grad.numpy())
+
+
+def _capstone_pieces() -> dict:
+    """The Function classes defined in the reference capstone, without training."""
+    import inspect
+    import textwrap
+    source = inspect.getsource(reference.capstone)
+    body = source[source.index("### BEGIN SOLUTION"):source.index("    def he(")]
+    namespace = {"np": np, "Function": reference.Function, "mg": mg}
+    exec(textwrap.dedent(body.split("\n", 1)[1]), namespace)  # noqa: S102 — our own source
+    return namespace
+
+
+def test_the_capstone_limit_leaves_room_for_an_honest_network_on_a_busy_machine() -> None:
+    """Review 08: an honest capstone (a convolution summed over the 9 kernel offsets with
+    einsum, SGD with momentum, 10 epochs; 98.3-99.2 % on 8 seeds) took 30 s a run on a 2-core
+    machine under load and 67-80 s when a second job shared it; two runs must fit."""
+    capstone = next(e for e in EXERCISES if e.id == "08.5")
+    assert capstone.timeout is not None and capstone.timeout >= 300

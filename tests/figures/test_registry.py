@@ -1,0 +1,152 @@
+"""`minigrad figures` writes real figure files, and the registry is easy to extend."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+from minigrad import cli, figures  # noqa: E402
+from minigrad.figures import registry  # noqa: E402
+from minigrad.figures.lesson01 import lesson01_graph  # noqa: E402
+
+LESSON_01_02 = {"epsilon_error.png", "lesson01_graph.svg", "lesson02_backward_order.svg",
+                "moons_boundary.png"}
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def assert_real_png(path: Path) -> None:
+    data = path.read_bytes()
+    assert data[:8] == PNG_SIGNATURE, f"{path.name} is not a PNG"
+    width = int.from_bytes(data[16:20], "big")
+    height = int.from_bytes(data[20:24], "big")
+    assert 200 <= width <= 2000 and 150 <= height <= 2000, (width, height)
+    assert len(data) < 300_000, f"{path.name} is {len(data)} bytes; keep the repository small"
+
+
+def assert_real_svg(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    assert "<svg" in text and text.rstrip().endswith("</svg>")
+    return text
+
+
+def test_the_lesson_01_and_02_figures_are_registered() -> None:
+    figures.find_figures()  # imports every lesson's module, which registers its figures
+    assert LESSON_01_02 <= set(figures.FIGURES)
+    for name, fig in figures.FIGURES.items():
+        assert fig.filename == name and Path(name).suffix in (".png", ".svg")
+
+
+def test_every_figure_is_written_and_real(tmp_path: Path) -> None:
+    written = figures.make_figures(tmp_path / "assets")
+    assert {path.name for path in written} == set(figures.FIGURES)
+    for path in written:
+        assert path.parent == tmp_path / "assets" and path.stat().st_size > 0
+        if path.suffix == ".png":
+            assert_real_png(path)
+        else:
+            assert_real_svg(path)
+
+
+def test_the_lesson_01_graph_shows_the_hand_computed_numbers(tmp_path: Path) -> None:
+    (path,) = figures.make_figures(tmp_path, only=["lesson01_graph"])
+    text = assert_real_svg(path)
+    for number in ("55", "45", "30", "14", "15"):  # L; ∂L/∂a, ∂L/∂b, ∂L/∂c = ∂L/∂v; ∂L/∂u
+        assert number in text
+
+
+def test_the_worked_graph_helper_has_the_lesson_01_gradients() -> None:
+    loss = lesson01_graph()
+    assert loss.data == 55.0
+    leaves = {node.label: node.grad for node in _leaves(loss)}
+    assert leaves == {"a": 45.0, "b": 30.0, "c": 14.0}
+
+
+def _leaves(root):
+    from minigrad.scalar.value import topological_order
+
+    return [node for node in topological_order(root) if not node.parents]
+
+
+def test_only_accepts_the_stem_or_the_file_name(tmp_path: Path) -> None:
+    written = figures.make_figures(tmp_path, only=["epsilon_error", "epsilon_error.png"])
+    assert [path.name for path in written] == ["epsilon_error.png"]
+    assert_real_png(written[0])
+
+
+def test_an_unknown_figure_is_refused_with_the_list_of_names(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no figure named 'nope'.*epsilon_error"):
+        figures.make_figures(tmp_path, only=["nope"])
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_command_line_writes_into_the_folder(tmp_path: Path, capsys) -> None:
+    target = tmp_path / "out"
+    status = cli.main(["figures", "--to", str(target), "--only", "lesson02_backward_order"])
+    assert status == 0
+    text = assert_real_svg(target / "lesson02_backward_order.svg")
+    assert "45" in text
+    assert "lesson02_backward_order.svg" in capsys.readouterr().out
+
+
+def test_the_command_line_reports_an_unknown_name(tmp_path: Path, capsys) -> None:
+    assert cli.main(["figures", "--to", str(tmp_path), "--only", "nope"]) == 2
+    assert "no figure named 'nope'" in capsys.readouterr().err
+
+
+def test_the_command_line_lists_the_figures(capsys) -> None:
+    assert cli.main(["figures", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in LESSON_01_02)
+
+
+def test_a_new_figure_is_one_decorated_function(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(registry, "FIGURES", {})
+
+    @figures.figure("extra.svg", lesson=3, description="a test figure")
+    def _extra(path: Path) -> None:
+        path.write_text("<svg></svg>")
+
+    assert [path.name for path in figures.make_figures(tmp_path)] == ["extra.svg"]
+    with pytest.raises(ValueError, match="registered twice"):
+        figures.figure("extra.svg", lesson=3, description="again")(_extra)
+    with pytest.raises(ValueError, match=r"\.png or \.svg"):
+        figures.figure("extra.jpg", lesson=3, description="wrong format")
+
+
+def test_a_figure_that_writes_nothing_is_an_error(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(registry, "FIGURES", {})
+    figures.figure("empty.png", lesson=1, description="writes nothing")(lambda path: None)
+    with pytest.raises(RuntimeError, match="did not write"):
+        figures.make_figures(tmp_path)
+
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+
+
+def test_assets_hold_exactly_the_registered_figures() -> None:
+    assert {path.name for path in ASSETS.iterdir() if path.suffix in (".png", ".svg")} \
+        == set(figures.FIGURES), "run `make assets` after adding or removing a figure"
+
+
+def test_committed_graph_figures_are_up_to_date(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The SVG graphs are deterministic for one renderer: a stale asset means `make assets`."""
+    import sys
+
+    from minigrad.viz.render import find_renderer
+
+    # `make assets` lays graphs out with graphviz-pure; use it here too, even where a system
+    # dot is installed (which lays out differently).
+    pure = Path(sys.executable).parent / "graphviz-pure"
+    if pure.exists():
+        monkeypatch.setenv("MINIGRAD_DOT", str(pure))
+    if find_renderer().name != "graphviz-pure":
+        pytest.skip("assets are rendered with graphviz-pure, which is not installed here")
+    graphs = sorted(name for name in figures.FIGURES if name.endswith(".svg"))
+    for path in figures.make_figures(tmp_path, only=graphs):
+        assert path.read_bytes() == (ASSETS / path.name).read_bytes(), (
+            f"assets/{path.name} is stale: run `make assets`")
