@@ -161,7 +161,7 @@ REFUSAL = """minigrad grade: refusing to run graded code: {problem}.
 Graded code runs confined by the kernel (user, PID and network namespaces, Landlock, seccomp);
 without that, a submission could read the answer keys or harm this machine. Two ways forward:
   * grade inside a container that has it, e.g. `minigrad grade ... --container IMAGE`
-    (docker or podman; see "Grading in a container" in minigrad/exercises/README.md), or in
+    (docker or podman; see "Grading in a container" in minigrad/grading/README.md), or in
     Gradescope with a bundle from `minigrad gradescope` (same README);
   * or add --no-sandbox, only for code you trust (your own)."""
 
