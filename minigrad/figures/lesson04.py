@@ -1,4 +1,4 @@
-"""Figures of lesson 04's reading (see SYLLABUS, *Pictures every reading needs*).
+"""The pictures of lesson 04's reading.
 
 The graphs are drawn by :func:`minigrad.viz.draw_graph` from real tensors; the view picture
 reads its numbers, its storage sharing and its version counters from minigrad tensors.

@@ -1,4 +1,4 @@
-"""Figures of lesson 05's reading (see SYLLABUS, *Pictures every reading needs*).
+"""The pictures of lesson 05's reading.
 
 - the 2-2-2 network with w1…w8 on its wires, and the two paths from w1 to E;
 - the Linear layer's backward as matrix shapes: dX = G W, dW = Gᵀ X, db = Σ_rows G;

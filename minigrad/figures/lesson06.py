@@ -1,4 +1,4 @@
-"""Figures of lesson 06's reading (see SYLLABUS, *Pictures every reading needs*).
+"""The pictures of lesson 06's reading.
 
 Every number drawn is the reading's worked case: x = 1…9 (3 × 3), w = [[1, 2], [3, 4]],
 δ = [[1, 2], [−1, 1]]; and for the stride, a 3 × 3 kernel 1…9 with δ = [[1, 2], [3, 4]] on a

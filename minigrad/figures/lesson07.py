@@ -1,4 +1,4 @@
-"""Figures of lesson 07's reading (see SYLLABUS, *Pictures every reading needs*).
+"""The pictures of lesson 07's reading.
 
 Every number drawn is computed by minigrad here: the pooled values, the argmax indices and
 the gradients come from ``F.max_pool2d`` / ``F.avg_pool2d`` and a real backward pass. Each

@@ -1,4 +1,4 @@
-"""Figures of lesson 08's reading (see SYLLABUS, *Pictures every reading needs*).
+"""The pictures of lesson 08's reading.
 
 - the backward graph of the L2 objective J = L + λ/2 (‖W1‖² + ‖W2‖²);
 - train and test curves of a network that memorises 100 digits, without and with decay,

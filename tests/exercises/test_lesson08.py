@@ -388,7 +388,7 @@ def _capstone_pieces() -> dict:
 
 
 def test_the_capstone_limit_leaves_room_for_an_honest_network_on_a_busy_machine() -> None:
-    """Review 08: an honest capstone (a convolution summed over the 9 kernel offsets with
+    """An honest capstone (a convolution summed over the 9 kernel offsets with
     einsum, SGD with momentum, 10 epochs; 98.3-99.2 % on 8 seeds) took 30 s a run on a 2-core
     machine under load and 67-80 s when a second job shared it; two runs must fit."""
     capstone = next(e for e in EXERCISES if e.id == "08.5")

@@ -1,4 +1,4 @@
-"""The capstone's source rules (review 08): each route to the points without the work, tried
+"""The capstone's source rules: each route to the points without the work, tried
 on the reference solution's source, is refused before anything runs; honest code passes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Attack round 5 on the kernel sandbox, and a fresh one: each route as a determined student
+"""Attacks on the kernel sandbox through native code: each route as a determined student
 would write it (ctypes system calls from the graded function), its outcome read in the
 grader's results. Each failed on the grader before the seccomp allowlist, the private /proc
 and the tmpfs over protected folders (checked against that grader), and passes now.

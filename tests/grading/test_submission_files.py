@@ -1,4 +1,4 @@
-"""Reading a submission as a determined student would attack it (issue 22, routes 3 and 5).
+"""Reading a submission as a determined student would attack it: swapped folders and files while it is read.
 
 A student who can write their folder while it is graded (grading in place on a shared
 JupyterHub) swaps, thousands of times a second, a folder in the middle of a file's path with

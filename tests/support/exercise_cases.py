@@ -24,9 +24,15 @@ class ExerciseCases:
         self.seeds = seeds
 
     def case_sets(self, exercise_id: str, seeds: Optional[range] = None) -> list[list[tuple]]:
-        """The visible cases first, then one hidden set per seed."""
+        """The visible cases first, then one hidden set per seed.
+
+        An exercise with its own time limit (the capstone trains a network for each case) gets
+        one hidden set: the others would repeat a minute of training to show nothing new.
+        """
         exercise = self.by_id[exercise_id]
         seeds = self.seeds if seeds is None else seeds
+        if exercise.timeout is not None:
+            seeds = seeds[:1]
         return [list(exercise.visible())] + [list(exercise.hidden(np.random.default_rng(seed)))
                                              for seed in seeds]
 
@@ -40,12 +46,15 @@ class ExerciseCases:
             for args in cases:
                 args = decode(encode(args))
                 expected = decode(encode(expected_function(*args)))
-                try:
-                    with np.errstate(all="ignore"):
-                        got = decode(encode(function(*decode(encode(args)))))
-                except Exception as error:  # a wrong answer may crash: that is a failure too
-                    messages.append(f"{type(error).__name__}: {error}")
-                    continue
+                if function is expected_function:  # the reference against itself: run it once
+                    got = expected
+                else:
+                    try:
+                        with np.errstate(all="ignore"):
+                            got = decode(encode(function(*decode(encode(args)))))
+                    except Exception as error:  # a wrong answer may crash: a failure too
+                        messages.append(f"{type(error).__name__}: {error}")
+                        continue
                 message = compare_values(exercise.compare, expected, got, args)
                 if message:
                     messages.append(message)

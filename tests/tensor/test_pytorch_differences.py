@@ -1,4 +1,4 @@
-"""The differences from PyTorch 2.13 that a hidden random comparison found (issue 23), each
+"""The differences from PyTorch 2.13 that random comparisons found, each
 pinned twice: a plain test with the answer written out (runs without torch), and the same
 snippet run with `L = minigrad` and `L = torch` (marked `oracle`; skipped without torch).
 """

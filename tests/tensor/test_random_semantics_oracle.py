@@ -1,4 +1,4 @@
-"""Random programs around the PyTorch differences of issue 23, run with minigrad and torch.
+"""Random programs around the known PyTorch differences, run with minigrad and torch.
 
 Four seeded generators each write a short program from a pool of statements:
 - in-place changes on views and `x[key] = v` (values, gradients, or the same error);
