@@ -23,7 +23,7 @@ with g_t[o, m·P + p] = grad_y[n0 + m, o, p]. What makes it fast where numpy's i
   so no call pays for fresh pages; together they never exceed WORKSPACE_BYTES (64 MB)
   unless a single image needs more.
 
-Every kernel here is tested against `reference` (tests/test_kernels_gemm.py).
+Every kernel here is tested against `reference` (tests/kernels/test_gemm.py).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ _case_sets = _cases.case_sets
 failures = _cases.failures
 
 
-# Well formed, reference passes, hidden cases fresh: tests/test_exercises_every_lesson.py
+# Well formed, reference passes, hidden cases fresh: tests/exercises/test_every_lesson.py
 
 
 # ---------------------------------------------------------------------------- 02.1

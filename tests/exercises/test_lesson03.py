@@ -22,7 +22,7 @@ failures = _cases.failures
 caught = _cases.caught
 
 
-# Well formed, reference passes, hidden cases fresh: tests/test_exercises_every_lesson.py
+# Well formed, reference passes, hidden cases fresh: tests/exercises/test_every_lesson.py
 
 
 # ---------------------------------------------------------------------------- 03.1

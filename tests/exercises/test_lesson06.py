@@ -28,7 +28,7 @@ caught = _cases.caught
 caught_conv = ExerciseCases(EXERCISES, reference, range(2)).caught
 
 
-# Well formed, reference passes, hidden cases fresh: tests/test_exercises_every_lesson.py
+# Well formed, reference passes, hidden cases fresh: tests/exercises/test_every_lesson.py
 
 
 def _plane(array: np.ndarray, requires_grad: bool = True) -> mg.Tensor:

@@ -23,7 +23,7 @@ BY_ID = _cases.by_id
 caught = _cases.caught
 
 
-# Well formed, reference passes, hidden cases fresh: tests/test_exercises_every_lesson.py
+# Well formed, reference passes, hidden cases fresh: tests/exercises/test_every_lesson.py
 
 
 def _plane(array: np.ndarray, requires_grad: bool = True) -> mg.Tensor:

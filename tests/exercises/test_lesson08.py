@@ -30,7 +30,7 @@ def caught_saying(exercise_id: str, wrong, words: str) -> None:
     assert all(words in message for message in messages), messages
 
 
-# Well formed, reference passes, hidden cases fresh: tests/test_exercises_every_lesson.py
+# Well formed, reference passes, hidden cases fresh: tests/exercises/test_every_lesson.py
 
 
 # ---------------------------------------------------------------------------- references agree

@@ -506,13 +506,6 @@ def test_the_child_reads_no_exercise_sources() -> None:
         assert not runtime.PACKAGE.is_relative_to(path) or path == Path("/"), path
 
 
-def test_authoring_does_not_import_grading() -> None:
-    folder = Path(REFERENCE).parents[1] / "authoring"
-    for path in folder.glob("*.py"):
-        text = path.read_text()
-        assert "exercises.grading" not in text and "exercises.sandbox" not in text, path
-
-
 # ---------------------------------------------------------------------------- names and cells
 def test_csv_cells_names_and_terminal_text_are_defused() -> None:
     from minigrad.grading.classroom import csv_cell, printable, results_name

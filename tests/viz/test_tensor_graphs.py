@@ -19,7 +19,7 @@ def fields(record_label: str) -> list[str]:
     """The fields of a record label, whichever way they are laid out."""
     return record_label.strip("{} ").split(" | ")
 
-# Big graphs warn that a slide will be unreadable; tests/test_viz_steps.py checks that warning.
+# Big graphs warn that a slide will be unreadable; tests/viz/test_backward_steps.py checks that warning.
 pytestmark = pytest.mark.filterwarnings("ignore:this drawing has")
 
 

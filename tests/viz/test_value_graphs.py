@@ -30,7 +30,7 @@ def lesson01_graph() -> dict[str, Value]:
     loss.backward()
     return {"a": a, "b": b, "c": c, "u": u, "v": v, "square": square, "L": loss}
 
-# Big graphs warn that a slide will be unreadable; tests/test_viz_steps.py checks that warning.
+# Big graphs warn that a slide will be unreadable; tests/viz/test_backward_steps.py checks that warning.
 pytestmark = pytest.mark.filterwarnings("ignore:this drawing has")
 
 
