@@ -33,8 +33,10 @@ def leaves_graph() -> Any:
     assert w.is_leaf and scaled.is_leaf and not mixed.is_leaf and not scaled.requires_grad
     return draw_graph(loss, kind="forward", show_data=False, show_grad=False,
                       names={"w": w, "scaled": scaled, "mixed": mixed, "loss": loss},
-                      title="blue: leaf that requires grad (keeps .grad)   dashed: leaf, no grad"
-                            "   white: made by an op (grad_fn)")
+                      title="blue: leaf that requires grad (keeps .grad)\n"
+                            "dashed: leaf that needs no grad\n"
+                            "white: made by an op (has a grad_fn)\n"
+                            "green: the root, where backward starts")
 
 
 def detach_graph() -> Any:

@@ -10,6 +10,7 @@ picture that ``minigrad figures`` writes into ``assets/``.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +44,16 @@ def plot_network() -> Any:
                     y0 + (y1 - y0) * radius),
                     arrowprops=dict(arrowstyle="-|>", color=colour, lw=width, shrinkA=0,
                                     shrinkB=0))
-        # The label sits a third of the way along the wire, where crossing wires are apart.
-        share = 0.3 if y0 != y1 else 0.5
-        lx, ly = x0 + (x1 - x0) * share, y0 + (y1 - y0) * share
-        ax.text(lx, ly + (0.07 if y0 == y1 else 0.0), f"{name} = {_WEIGHTS[name]:.2f}",
-                ha="center", va="center", fontsize=12, color=colour if width > 2 else "black",
-                bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none"))
+        # The label runs along its own wire, just above it and near its source, so that it
+        # never sits on the wire that crosses it.
+        share = 0.31 if y0 != y1 else 0.5
+        length = math.hypot(x1 - x0, y1 - y0)
+        normal = (-(y1 - y0) / length, (x1 - x0) / length)
+        lx = x0 + (x1 - x0) * share + 0.075 * normal[0]
+        ly = y0 + (y1 - y0) * share + 0.075 * normal[1]
+        ax.text(lx, ly, f"{name} = {_WEIGHTS[name]:.2f}", ha="center", va="center",
+                fontsize=12 if y0 == y1 else 11, color=colour if width > 2 else "black",
+                rotation=math.degrees(math.atan2(y1 - y0, x1 - x0)), rotation_mode="anchor")
     for name, (x, y) in _UNITS.items():
         ax.add_patch(plt.Circle((x, y), radius, fc="#f2f2f2", ec="black", lw=1.5, zorder=3))
         ax.text(x, y, name, ha="center", va="center", fontsize=15, zorder=4)

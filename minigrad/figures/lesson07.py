@@ -27,15 +27,18 @@ FONT = 14
 def _grid(ax: Any, array: np.ndarray, x0: float, y0: float, *, colours: Any = None,
           bold: Any = None, fmt: str = "{:g}", size: float = FONT) -> None:
     """Draw ``array`` as a table of unit cells whose top-left corner is (x0, y0), y upward."""
+    import matplotlib.patheffects as effects
     import matplotlib.pyplot as plt
 
     for (row, column), value in np.ndenumerate(array):
         face = "white" if colours is None or colours[row][column] is None else colours[row][column]
+        halo = [effects.withStroke(linewidth=4, foreground=face)]  # legible under an arrow
         ax.add_patch(plt.Rectangle((x0 + column, y0 - row - 1), 1, 1, facecolor=face,
                                    edgecolor="#888888", linewidth=1))
         strong = bold is not None and bold[row][column]
         ax.text(x0 + column + 0.5, y0 - row - 0.5, fmt.format(value), ha="center",
-                va="center", fontsize=size, fontweight="bold" if strong else "normal")
+                va="center", fontsize=size, fontweight="bold" if strong else "normal",
+                path_effects=halo, zorder=4)
 
 
 def _window_outline(ax: Any, x0: float, y0: float, top: int, left: int, size: int,
@@ -76,7 +79,7 @@ def plot_max_pool_routing() -> Any:
     import matplotlib.pyplot as plt
 
     y, indices, grad_x = max_pool_example()
-    fig, ax = plt.subplots(figsize=(11, 3.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(11, 3.9), layout="constrained")
     width = ROUTING_INPUT.shape[1]
     winners = np.zeros(ROUTING_INPUT.shape, dtype=bool)
     colours: list[list[Any]] = [[None] * 4 for _ in range(4)]
@@ -94,20 +97,24 @@ def plot_max_pool_routing() -> Any:
         _window_outline(ax, 0, 4, top, left, 2, WINDOW_COLOURS[k])
         _window_outline(ax, 14.5, 4, top, left, 2, WINDOW_COLOURS[k])
         row, column = divmod(int(indices.ravel()[k]), width)  # dL/dy[k] → its argmax in dL/dx
-        start = (10 + left // 2 + 0.8, 3 - top // 2 - 0.5)
+        # Leave dL/dy over its cell's top edge (first row) or bottom edge (second row), so
+        # that no arrow crosses another cell's number on its way out.
+        first_row = top == 0
+        start = (10 + left // 2 + 0.5, 3.0 if first_row else 1.0)
         end = (14.5 + column + 0.5, 4 - row - 0.5)
         ax.annotate("", xy=end, xytext=start, arrowprops=dict(
-            arrowstyle="-|>", color=WINDOW_COLOURS[k], lw=2, shrinkA=2, shrinkB=10,
-            connectionstyle="arc3,rad=-0.15"))
+            arrowstyle="-|>", color=WINDOW_COLOURS[k], lw=2, shrinkA=0, shrinkB=10,
+            connectionstyle=f"arc3,rad={-0.2 if first_row else 0.2}"), zorder=3)
     ax.annotate("", xy=(5.4, 2), xytext=(4.1, 2), arrowprops=dict(arrowstyle="-|>", lw=2))
     labels = ((2, 4.35, "x (maxima in bold)"), (6.5, 3.35, "y = max_pool2d(x, 2)"),
-              (11, 3.35, "dL/dy"), (16.5, 4.35, "dL/dx (0 off the argmax)"))
+              (16.5, 4.35, "dL/dx (0 off the argmax)"))
     for centre, height, text in labels:
         ax.text(centre, height, text, ha="center", fontsize=FONT)
+    ax.text(9.85, 2.0, "dL/dy", ha="right", va="center", fontsize=FONT)
     ax.text(4.75, 2.3, "forward", ha="center", fontsize=FONT - 2)
-    ax.text(11, 0.2, "backward: each to its argmax", ha="center", fontsize=FONT - 2)
+    ax.text(12.25, -0.55, "backward: each to its argmax", ha="center", fontsize=FONT - 2)
     ax.set_xlim(-0.2, 18.7)
-    ax.set_ylim(-0.3, 4.8)
+    ax.set_ylim(-0.85, 4.8)
     ax.set_aspect("equal")
     ax.axis("off")
     return fig

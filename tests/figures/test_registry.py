@@ -150,3 +150,24 @@ def test_committed_graph_figures_are_up_to_date(tmp_path: Path, monkeypatch) -> 
     for path in figures.make_figures(tmp_path, only=graphs):
         assert path.read_bytes() == (ASSETS / path.name).read_bytes(), (
             f"assets/{path.name} is stale: run `make assets`")
+
+
+def test_every_text_of_the_svg_figures_fits_inside_its_picture() -> None:
+    """A legend or label wider than the picture loses its end in viewers that clip to the
+    viewBox (lesson04_leaves' legend lost the ')' of "(grad_fn)")."""
+    import re
+
+    checked = 0
+    for path in sorted(ASSETS.glob("*.svg")):
+        svg = path.read_text(encoding="utf-8")
+        width = float(re.search(r'viewBox="[\d.]+ [\d.]+ ([\d.]+) [\d.]+"', svg).group(1))
+        translate = re.search(r'translate\(([\d.]+) ', svg)
+        offset = float(translate.group(1)) if translate else 0.0
+        for anchor, x, length, text in re.findall(
+                r'<text[^>]*text-anchor="(\w+)"[^>]*\bx="([-\d.]+)"[^>]*textLength="([\d.]+)"'
+                r'[^>]*>([^<]*)<', svg):
+            start = float(x) - {"start": 0.0, "middle": 0.5, "end": 1.0}[anchor] * float(length)
+            assert -0.5 <= offset + start and offset + start + float(length) <= width + 0.5, (
+                path.name, text)
+            checked += 1
+    assert checked > 100
