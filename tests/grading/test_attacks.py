@@ -16,17 +16,15 @@ import struct
 import subprocess
 import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 import pytest
-from support.grader_attacks import (CHECKOUT, FILE01, KEY_LINE, LESSON01, REFERENCE, SECRET, attack,
-                                     grade, only_01_1_lost)
+from support.grader_attacks import (CHECKOUT, FILE01, KEY_LINE, LESSON01, REFERENCE, attack, grade,
+                                     only_01_1_lost)
 from support.grading_results import by_exercise, needs_sandbox
 
 from minigrad.cli import main as cli_main
 from minigrad.exercises.authoring.generate import python_file_text
-from minigrad.exercises.authoring.source import source_path, student_file_name
 from minigrad.grading.grader import SandboxUnavailable, grade_submission
 from minigrad.grading.sandbox.probe import SIMULATE_ENV
 from minigrad.course.catalog import find_lesson

@@ -31,8 +31,8 @@ def test_solutions_score_full_marks_and_stubs_zero(  # type: ignore[no-untyped-d
                       if abs(item.score - item.max_score) > 1e-9}
             assert not failed, f"the reference lost points: {failed}"
         else:
-            assert all(item.score == 0 for item in results), \
-                {item.exercise.id: item.score for item in results}
+            assert all(item.score == 0 and item.status == "not attempted" for item in results), \
+                {item.exercise.id: (item.score, item.status) for item in results}
 
 
 @needs_sandbox

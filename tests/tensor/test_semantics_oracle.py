@@ -38,7 +38,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from support.torch_comparison import case_id, close, oracle_cases, run, same_as_torch
+from support.torch_comparison import case_id, oracle_cases, same_as_torch
 
 # ---- the two-library runner ----------------------------------------------------------------
 
