@@ -3,8 +3,9 @@
 The package was regrouped so that its folders read like the course (``scalar/``,
 ``figures/``, ``course/``, ``grading/``). Students' notebooks may still say
 ``from minigrad.value import Value`` or ``from minigrad.plotting import plot_matrix``; such an
-import finds the module at its new home and warns once, naming that home. Nothing inside
-minigrad imports an old path.
+import finds the module at its new home and warns once, naming that home (a FutureWarning,
+which Python and Jupyter show: it is meant for the student who wrote the import). Nothing
+inside minigrad imports an old path.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ class MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module: types.ModuleType) -> None:
         homes = new_homes(module.__name__) or ()
         warnings.warn(f"{module.__name__} has moved to {' and '.join(homes)}; the old path "
-                      "works until minigrad 0.2", DeprecationWarning, stacklevel=2)
+                      "works until minigrad 0.2", FutureWarning, stacklevel=2)
         for home in homes:
             target = importlib.import_module(home)
             module.__dict__.update({name: value for name, value in vars(target).items()

@@ -80,7 +80,7 @@ def test_the_picture_modules_have_no_import_cycle() -> None:
                                  "minigrad.exercises.sandbox.worker"])
 def test_every_old_module_path_still_imports_and_names_its_new_home(old: str) -> None:
     sys.modules.pop(old, None)
-    with pytest.warns(DeprecationWarning, match=r"has moved to minigrad\.") as warned:
+    with pytest.warns(FutureWarning, match=r"has moved to minigrad\.") as warned:
         module = importlib.import_module(old)
     homes = _compat.new_homes(old)
     assert all(home in str(warned[0].message) for home in homes)
@@ -93,7 +93,7 @@ def test_every_old_module_path_still_imports_and_names_its_new_home(old: str) ->
 def test_the_old_paths_students_copied_into_notebooks_work() -> None:
     """The imports lessons 01–08's notebooks used before the move, in a fresh interpreter."""
     code = "\n".join([
-        "import warnings; warnings.simplefilter('ignore', DeprecationWarning)",
+        "import warnings; warnings.simplefilter('ignore', FutureWarning)",
         "from minigrad.value import Value, topological_order",
         "from minigrad.numerical import central_difference, difference_errors",
         "from minigrad.scalar_nn import MLP",
