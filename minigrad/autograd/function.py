@@ -249,8 +249,7 @@ class Function:
             if record:
                 ctx.needs_input_grad = tuple(needs_grad)
                 raw_output = cls.forward(ctx, *arrays, **kwargs)
-                result = Tensor._make(raw_output if type(raw_output) is np.ndarray
-                                      else np.asarray(raw_output), True, ctx)
+                result = Tensor._make(raw_output, True, ctx)
                 if cls.is_view:
                     result._become_view(args[0], cls, kwargs)
                 ctx.inputs = args if GradMode.keep_inputs else tuple(inputs)
@@ -263,8 +262,7 @@ class Function:
                 arrays.append(arg._data if isinstance(arg, Tensor) else _constant(arg, cls))
         ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 8 else (False,) * len(args)
         output = cls.forward(ctx, *arrays, **kwargs)
-        result = Tensor._make(output if type(output) is np.ndarray else np.asarray(output),
-                              False, None)
+        result = Tensor._make(output, False, None)
         if cls.is_view:
             result._become_view(args[0], cls, kwargs)
         return result
