@@ -209,12 +209,9 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
     try:
         ufunc(tensor._data, other_data, out=tensor._data, casting="same_kind")
     except TypeError:  # numpy's UFuncTypeError: e.g. an int tensor += 1.5
-        result_dtype = np.result_type(tensor._data, other_data)
+        result_dtype = dtypes.result_type(tensor._data, other_data)
         if ufunc is np.true_divide and result_dtype.kind != "f":
-            result_dtype = np.dtype(np.float32)  # int / int is a float (true division)
-        other_is_double = isinstance(other_data, np.ndarray) and other_data.dtype == np.float64
-        if result_dtype.kind == "f" and not other_is_double:
-            result_dtype = np.dtype(np.float32)  # a Python float does not make a Double tensor
+            result_dtype = dtypes.default_float  # int / int is a float (true division)
         raise RuntimeError(
             f"result type {dtypes.scalar_type_name(result_dtype)} can't be "
             f"cast to the desired output type "

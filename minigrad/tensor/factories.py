@@ -75,7 +75,7 @@ def full(size: Any, fill_value: float, dtype: Any = None, requires_grad: bool = 
     shape = _shape(tuple(size) if isinstance(size, (tuple, list)) else (size,))
     if dtype is None:
         dtype = dtypes.bool_ if isinstance(fill_value, bool) else \
-            dtypes.int64 if isinstance(fill_value, int) else dtypes.default_float
+            dtypes.int64 if isinstance(fill_value, (int, np.integer)) else dtypes.default_float
     return _leaf(np.full(shape, fill_value, dtype=dtypes.as_dtype(dtype)), requires_grad)
 
 

@@ -141,7 +141,8 @@ class TensorOperators:
                 raise dtypes.DtypeError(
                     f"{symbol} works on bool and integer tensors only (masks such as x > 0), "
                     f"got {dtypes.dtype_name(array.dtype)}")
-        return self._make(ufunc(self._data, other_data), False, None)
+        return self._make(dtypes.promote(ufunc(self._data, other_data), self._data, other_data),
+                          False, None)
 
     def __invert__(self) -> Tensor:
         """~mask: logical not of a bool tensor (bitwise not of an integer one)."""
