@@ -75,8 +75,11 @@ class Add(Function):
 
 def refuse_bool(a: Any, b: Any) -> None:
     """PyTorch has no subtraction of bools (numpy would give ints or raise its own error)."""
-    if type(a) is bool or type(b) is bool or getattr(a, "dtype", None) == np.bool_ \
-            or getattr(b, "dtype", None) == np.bool_:
+    bools = [type(x) is bool or getattr(x, "dtype", None) == np.bool_ for x in (a, b)]
+    if all(bools):
+        raise DtypeError("Subtraction, the `-` operator, with two bool tensors is not "
+                         "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(bools):
         raise DtypeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
                          "you are trying to invert a mask, use the `~` or `logical_not()` "
                          "operator instead.")

@@ -54,8 +54,10 @@ class Stack(Function):
 def _tensor_list(tensors: Sequence[Tensor], name: str) -> list[Tensor]:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}() expects a list or tuple of Tensors, got {type(tensors).__name__}")
-    if not tensors:
-        raise ValueError(f"{name}(): expected a non-empty list of Tensors")
+    if not tensors:  # PyTorch's two words for it (and two types)
+        if name == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError(f"minigrad.{name}(): expected a non-empty list of Tensors")
     for k, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): expected a list of Tensors, but element {k} is a "

@@ -59,3 +59,79 @@ def test_bool_ops_torch_allows_still_work():
 ], ids=["bool // 1", "bool ** True", "bool ** 2", "2 ** bool"])
 def test_bool_ops_torch_allows_as_in_torch(same_as_torch, case):
     same_as_torch(case)
+
+
+# ---- wrong dtypes and empty or negative sizes: (case, exception type, PyTorch's words) ----
+def _logits(L):  # noqa: N803
+    return L.tensor([[0.5, -1.0, 2.0], [0.1, 0.2, 0.3]])
+
+
+ERRORS = {
+    "randn int64": (lambda L: L.randn(3, dtype=L.int64), NotImplementedError,
+                    '"normal_kernel_cpu" not implemented for \'Long\''),
+    "rand int32": (lambda L: L.rand(3, dtype=L.int32), NotImplementedError,
+                   '"check_uniform_bounds" not implemented for \'Int\''),
+    "int log_softmax": (lambda L: L.tensor([1, 2]).log_softmax(0), NotImplementedError,
+                        '"log_softmax_lastdim_kernel_impl" not implemented for \'Long\''),
+    "int softmax dim 0 of 2": (lambda L: L.tensor([[1, 2]]).softmax(0), NotImplementedError,
+                               '"softmax_kernel_impl" not implemented for \'Long\''),
+    "bce int target": (lambda L: L.nn.functional.binary_cross_entropy_with_logits(
+        L.tensor([0.5, 0.2]), L.tensor([1, 0])), RuntimeError,
+        "result type Float can't be cast to the desired output type Long"),
+    "bce bool target": (lambda L: L.nn.functional.binary_cross_entropy_with_logits(
+        L.tensor([0.5, 0.2]), L.tensor([True, False])), RuntimeError,
+        "Subtraction, the `-` operator, with two bool tensors is not supported."),
+    "bce int input": (lambda L: L.nn.functional.binary_cross_entropy_with_logits(
+        L.tensor([1, 0]), L.tensor([1, 0])), NotImplementedError,
+        '"log_sigmoid_cpu" not implemented for \'Long\''),
+    "cross_entropy float class indices": (lambda L: L.nn.functional.cross_entropy(
+        _logits(L), L.tensor([1.0, 2.0])), RuntimeError,
+        "expected target dtype to be Long or Byte, but got Float"),
+    "cross_entropy int probabilities": (lambda L: L.nn.functional.cross_entropy(
+        _logits(L), L.zeros(2, 3, dtype=L.int64)), RuntimeError,
+        "Expected floating point type for target with class probabilities, got Long"),
+    "cross_entropy int logits": (lambda L: L.nn.functional.cross_entropy(
+        L.tensor([[1, 2]]), L.tensor([0])), NotImplementedError,
+        '"log_softmax_lastdim_kernel_impl" not implemented for \'Long\''),
+    "zeros(-1)": (lambda L: L.zeros(-1), RuntimeError, "zeros: Dimension size must be non-negative."),
+    "ones(2, -3)": (lambda L: L.ones(2, -3), RuntimeError,
+                    "Trying to create tensor with negative dimension -3: [2, -3]"),
+    "randn(-1)": (lambda L: L.randn(-1), RuntimeError,
+                  "Trying to create tensor with negative dimension -1: [-1]"),
+    "ones(2.5)": (lambda L: L.ones(2.5), TypeError,
+                  "ones(): argument 'size' (position 1) must be tuple of ints, not float"),
+    "stack([])": (lambda L: L.stack([]), RuntimeError, "stack expects a non-empty TensorList"),
+    "cat([])": (lambda L: L.cat([]), ValueError,
+                "minigrad.cat(): expected a non-empty list of Tensors"),
+    "bool - bool": (lambda L: L.tensor([True]) - L.tensor([True]), RuntimeError,
+                    "Subtraction, the `-` operator, with two bool tensors is not supported."),
+    "bool - True": (lambda L: L.tensor([True]) - True, RuntimeError,
+                    "Subtraction, the `-` operator, with two bool tensors is not supported."),
+    "bool - 1": (lambda L: L.tensor([True]) - 1, RuntimeError,
+                 "Subtraction, the `-` operator, with a bool tensor is not supported."),
+}
+DTYPE_ERRORS = {"randn int64", "rand int32", "int log_softmax", "int softmax dim 0 of 2",
+                "bce int target", "bce bool target", "bce int input",
+                "cross_entropy float class indices", "cross_entropy int probabilities",
+                "cross_entropy int logits", "bool - bool", "bool - True", "bool - 1"}
+
+
+@pytest.mark.parametrize("name", ERRORS)
+def test_error_type_and_words(name):
+    case, kind, words = ERRORS[name]
+    with pytest.raises(kind) as error:
+        case(mg)
+    assert words in str(error.value)
+    if name in DTYPE_ERRORS:
+        assert isinstance(error.value, DtypeError)  # so also a TypeError
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", ERRORS)
+def test_error_as_in_torch(same_as_torch, name):
+    same_as_torch(ERRORS[name][0])
+
+
+def test_cross_entropy_reads_a_target_of_the_input_shape_as_probabilities():
+    loss = mg.nn.functional.cross_entropy(_logits(mg), mg.tensor([[0.0, 1.0, 0.0]] * 2))
+    assert loss.item() == pytest.approx((3.2413 + 1.1019) / 2, abs=1e-3)  # −log p of classes 1, 1
