@@ -199,13 +199,14 @@ class Function:
     # True for ops whose forward returns a numpy view of its first input (x.T, x[0], ...):
     # the result then shares memory and version counter with that input, as in PyTorch.
     is_view: bool = False
+    node_base: type[BackwardNode] = BackwardNode  # the class its nodes extend (adds a name)
     _node_class: type[BackwardNode] = BackwardNode
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward0"
         attributes = {"_function": cls, "__module__": cls.__module__}
-        cls._node_class = type(name, (BackwardNode,), attributes)
+        cls._node_class = type(name, (cls.node_base,), attributes)
 
     @staticmethod
     def forward(ctx: BackwardNode, *args: Any, **kwargs: Any) -> np.ndarray:

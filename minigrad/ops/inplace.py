@@ -153,7 +153,7 @@ def _commit(tensor: Tensor, result: Tensor, op_name: str) -> None:
         tensor._version_counter[0] += 1
         move_node(tensor, result._grad_fn)
         return
-    write_through_view(tensor._base, result, tensor._view_steps)
+    write_through_view(tensor._base, result, tensor._view_steps, update=True)
     tensor._refresh_view_node()
     tensor._requires_grad = True
 
