@@ -27,7 +27,10 @@ Deliberate differences from PyTorch (each has a test that pins our behaviour):
 - a few lenient cases where PyTorch raises: `tensor([t1, t2])` of 1-D tensors (stacked),
   `full(3, v)` (an int size);
 - messages of some rarer errors differ in wording (same exception type): permute with the
-  wrong number of dims, expand to fewer dims, reshape(-1, 0) of an empty tensor.
+  wrong number of dims, expand to fewer dims, reshape(-1, 0) of an empty tensor;
+- `load` refuses a checkpoint whose bytes were damaged or edited (each member's CRC-32 and
+  its header's size are checked); torch.load reads a flipped data byte silently
+  (tests/utils/test_serialization_integrity.py).
 """
 
 from __future__ import annotations
