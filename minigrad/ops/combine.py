@@ -60,8 +60,11 @@ def _tensor_list(tensors: Sequence[Tensor], name: str) -> list[Tensor]:
         raise ValueError(f"minigrad.{name}(): expected a non-empty list of Tensors")
     for k, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): expected a list of Tensors, but element {k} is a "
-                            f"{type(t).__name__}")
+            kind = type(t)
+            shown = kind.__name__ if kind.__module__ == "builtins" else \
+                f"{kind.__module__.partition('.')[0]}.{kind.__name__}"  # numpy.ndarray
+            raise TypeError(f"expected Tensor as element {k} in argument 0, but got {shown} "
+                            f"({name}() joins Tensors: wrap other values in minigrad.tensor)")
     return list(tensors)
 
 
@@ -82,7 +85,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {axis}. Expected size "
                     f"{first.shape[d]} but got size {t.shape[d]} for tensor number {k} in the "
-                    f"list (shapes {tuple(first.shape)} and {tuple(t.shape)}).")
+                    f"list. (Shapes {tuple(first.shape)} and {tuple(t.shape)}.)")
     return Cat.apply(*tensors, dim=axis)
 
 
@@ -111,7 +114,10 @@ class Where(Function):
             raise ShapeError(f"where: the shapes of condition {condition.shape}, input "
                              f"{np.shape(a)} and other {np.shape(b)} cannot be broadcast "
                              "together") from None
-        return np.broadcast_to(np.where(condition, a, b), shape).astype(_result_dtype(a, b))
+        dtype = _result_dtype(a, b)
+        for value in (a, b):
+            dtypes.check_fits(value, dtype)  # a number beside an integer tensor
+        return np.broadcast_to(np.where(condition, a, b), shape).astype(dtype)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:

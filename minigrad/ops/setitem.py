@@ -65,6 +65,7 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
     """
     _check_leaf(tensor, prefix="a view of ")  # PyTorch: x[key] is a view of the leaf x
     _check_writeable(tensor)
+    dtypes.check_fits(value, tensor.dtype)
     key = _plain_key(key)
     if _is_advanced(key) and isinstance(value, Tensor):
         _check_index_put_dtype(tensor, key, value)

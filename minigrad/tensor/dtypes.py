@@ -48,6 +48,20 @@ def not_implemented_for(kernel: str, dtype: np.dtype, hint: str = "") -> DtypeNo
                                + (f" ({hint})" if hint else ""))
 
 
+def check_fits(value: Any, dtype: np.dtype) -> None:
+    """A number written into an integer tensor (fill_, x[k] = v, full, where) must fit its
+    dtype, as PyTorch checks: numpy would wrap it round or raise its own OverflowError."""
+    if np.dtype(dtype).kind not in "iu" or isinstance(value, (bool, np.bool_)) \
+            or not isinstance(value, NUMBER_TYPES):
+        return
+    limits = np.iinfo(dtype)
+    if not (np.isfinite(value) and limits.min <= value <= limits.max):
+        name = {"int32": "int", "int64": "int64_t"}.get(np.dtype(dtype).name, np.dtype(dtype).name)
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow "
+                           f"({value} does not fit in {dtype_name(dtype)}: {limits.min} … "
+                           f"{limits.max})")
+
+
 def dtype_name(dtype: np.dtype) -> str:
     """The name we print, e.g. `minigrad.float32`."""
     return f"minigrad.{np.dtype(dtype).name}"

@@ -84,6 +84,7 @@ def full(size: Any, fill_value: float, dtype: Any = None, requires_grad: bool = 
     if dtype is None:
         dtype = dtypes.bool_ if isinstance(fill_value, bool) else \
             dtypes.int64 if isinstance(fill_value, (int, np.integer)) else dtypes.default_float
+    dtypes.check_fits(fill_value, dtypes.as_dtype(dtype))
     return _leaf(np.full(shape, fill_value, dtype=dtypes.as_dtype(dtype)), requires_grad)
 
 

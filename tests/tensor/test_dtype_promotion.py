@@ -83,3 +83,24 @@ def test_python_numbers_that_fit_int32():
 def test_python_numbers_into_integers_as_in_torch(same_as_torch, data):
     same_as_torch(lambda L: L.tensor(data, dtype=L.int32))
     same_as_torch(lambda L: L.tensor(data, dtype=L.int64))
+
+
+# ---- found by a random comparison: add_'s alpha, and numpy scalars ------------------------
+def test_bool_add_with_alpha_stays_bool():
+    mask = mg.tensor([False, True])
+    assert mask.add_(True, alpha=2).tolist() == [True, True] and mask.dtype == mg.bool
+
+
+@pytest.mark.oracle
+def test_bool_add_with_alpha_as_in_torch(same_as_torch):
+    same_as_torch(lambda L: L.tensor([False, True]).add_(True, alpha=2))
+    same_as_torch(lambda L: L.tensor([False]).add_(L.tensor([True]), alpha=2))
+    same_as_torch(lambda L: L.tensor([False]).add_(1))
+
+
+def test_numpy_scalars_act_as_the_numbers_they_hold():
+    """A documented difference: PyTorch reads np.bool_ as a float in operators."""
+    assert (mg.tensor([True]) & np.bool_(True)).dtype == mg.bool
+    assert (mg.zeros(2, dtype=mg.int64) + np.bool_(True)).dtype == mg.int64
+    with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
+        mg.tensor([1.5]) - np.bool_(True)  # as `- True` (PyTorch: 0.5, np.bool_ as 1.0)

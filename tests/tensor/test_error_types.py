@@ -8,6 +8,7 @@ without torch) and against PyTorch (`oracle`).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import minigrad as mg
@@ -135,3 +136,71 @@ def test_error_as_in_torch(same_as_torch, name):
 def test_cross_entropy_reads_a_target_of_the_input_shape_as_probabilities():
     loss = mg.nn.functional.cross_entropy(_logits(mg), mg.tensor([[0.0, 1.0, 0.0]] * 2))
     assert loss.item() == pytest.approx((3.2413 + 1.1019) / 2, abs=1e-3)  # −log p of classes 1, 1
+
+
+# ---- found by a random comparison of programs over dtypes and 0-d tensors -----------------
+FOUND = {
+    "float | int": (lambda L: L.tensor([1.5]) | 2, NotImplementedError,
+                    '"bitwise_or_cpu" not implemented for \'Float\''),
+    "bool & 1.5": (lambda L: L.tensor([True]) & 1.5, NotImplementedError,
+                   '"bitwise_and_cpu" not implemented for \'Float\''),
+    "int64 ^ float64": (lambda L: L.tensor([1]) ^ L.tensor([1.5], dtype=L.float64),
+                        NotImplementedError, '"bitwise_xor_cpu" not implemented for \'Double\''),
+    "int32.div_(int32)": (lambda L: L.tensor([3], dtype=L.int32).div_(
+        L.tensor([2], dtype=L.int32)), RuntimeError,
+        "result type Float can't be cast to the desired output type Int"),
+    "int32.fill_(2**40)": (lambda L: L.zeros(2, dtype=L.int32).fill_(2**40), RuntimeError,
+                           "value cannot be converted to type int without overflow"),
+    "int64.fill_(1e20)": (lambda L: L.zeros(2, dtype=L.int64).fill_(1e20), RuntimeError,
+                          "value cannot be converted to type int64_t without overflow"),
+    "int32[0] = 1e10": (lambda L: L.zeros(2, dtype=L.int32).__setitem__(0, 1e10), RuntimeError,
+                        "value cannot be converted to type int without overflow"),
+    "int32[mask] = nan": (lambda L: L.zeros(2, dtype=L.int32).__setitem__(
+        L.tensor([True, False]), float("nan")), RuntimeError,
+        "value cannot be converted to type int without overflow"),
+    "full int32 1e10": (lambda L: L.full((2,), 1e10, dtype=L.int32), RuntimeError,
+                        "value cannot be converted to type int without overflow"),
+    "where int32 2**40": (lambda L: L.where(L.tensor([True, False]), L.zeros(2, dtype=L.int32),
+                                            2**40), RuntimeError,
+                          "value cannot be converted to type int without overflow"),
+    "0-d [0]": (lambda L: L.tensor(1.0)[0], IndexError, "invalid index of a 0-dim tensor. Use "
+                "`tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim "
+                "tensor to a number"),
+    "0-d [0] = 2": (lambda L: L.tensor(1.0).__setitem__(0, 2.0), IndexError,
+                    "invalid index of a 0-dim tensor."),
+    "0-d [0:1]": (lambda L: L.tensor(1.0)[0:1], IndexError,
+                  "slice() cannot be applied to a 0-dim tensor."),
+    "cat([t, 2])": (lambda L: L.cat([L.tensor([1.0]), 2]), TypeError,
+                    "expected Tensor as element 1 in argument 0, but got int"),
+    "stack([t, ndarray])": (lambda L: L.stack([L.tensor([1.0]), np.array([1.0])]), TypeError,
+                            "expected Tensor as element 1 in argument 0, but got numpy.ndarray"),
+    "cat sizes": (lambda L: L.cat([L.zeros(1, 3), L.zeros(2, 1)]), RuntimeError,
+                  "Sizes of tensors must match except in dimension 0. Expected size 3 but got "
+                  "size 1 for tensor number 1 in the list."),
+    "copy_ from a larger shape": (lambda L: L.zeros(2, 1).copy_(L.zeros(2, 3)), RuntimeError,
+                                  "output with shape [2, 1] doesn't match the broadcast shape "
+                                  "[2, 3]"),
+}
+
+
+@pytest.mark.parametrize("name", FOUND)
+def test_found_error_type_and_words(name):
+    case, kind, words = FOUND[name]
+    with pytest.raises(kind) as error:
+        case(mg)
+    assert words in str(error.value)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", FOUND)
+def test_found_error_as_in_torch(same_as_torch, name):
+    same_as_torch(FOUND[name][0])
+
+
+def test_numbers_that_fit_are_written_into_integer_tensors():
+    ints = mg.zeros(3, dtype=mg.int32)
+    ints.fill_(1.5)
+    ints[0] = 2**31 - 1
+    assert ints.tolist() == [2**31 - 1, 1, 1]
+    assert mg.full((1,), -2**31, dtype=mg.int32).tolist() == [-2**31]
+    assert mg.zeros(2, dtype=mg.bool).fill_(5).tolist() == [True, True]
