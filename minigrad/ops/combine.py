@@ -60,10 +60,8 @@ def _tensor_list(tensors: Sequence[Tensor], name: str) -> list[Tensor]:
         raise ValueError(f"minigrad.{name}(): expected a non-empty list of Tensors")
     for k, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            kind = type(t)
-            shown = kind.__name__ if kind.__module__ == "builtins" else \
-                f"{kind.__module__.partition('.')[0]}.{kind.__name__}"  # numpy.ndarray
-            raise TypeError(f"expected Tensor as element {k} in argument 0, but got {shown} "
+            raise TypeError(f"expected Tensor as element {k} in argument 0, but got "
+                            f"{dtypes.type_of(t)} "
                             f"({name}() joins Tensors: wrap other values in minigrad.tensor)")
     return list(tensors)
 
@@ -135,6 +133,11 @@ def _result_dtype(a: Any, b: Any) -> np.dtype:
 
 def where(condition: Tensor | np.ndarray, input: Tensor | float, other: Tensor | float) -> Tensor:  # noqa: A002
     """Pick from `input` where `condition` is True, from `other` elsewhere (all broadcast)."""
+    if not isinstance(condition, (Tensor, np.ndarray)):
+        given = ", ".join(dtypes.type_of(value) for value in (condition, input, other))
+        raise TypeError(f"where() received an invalid combination of arguments - got ({given}), "
+                        "but expected one of: (Tensor condition, Tensor input, Tensor other) "
+                        "(the condition is a mask tensor, e.g. x > 0)")
     mask = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if mask.dtype != np.bool_:
         name = dtypes.type_name(mask.dtype).removeprefix("minigrad.").removesuffix("Tensor")

@@ -62,6 +62,14 @@ def check_fits(value: Any, dtype: np.dtype) -> None:
                            f"{limits.max})")
 
 
+def type_of(value: Any) -> str:
+    """A value's type as PyTorch's argument errors name it: `float`, `numpy.ndarray`."""
+    kind = type(value)
+    if kind.__module__ == "builtins":
+        return kind.__name__
+    return f"{kind.__module__.partition('.')[0]}.{kind.__name__}"
+
+
 def dtype_name(dtype: np.dtype) -> str:
     """The name we print, e.g. `minigrad.float32`."""
     return f"minigrad.{np.dtype(dtype).name}"

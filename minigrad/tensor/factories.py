@@ -149,6 +149,6 @@ def ones_like(other: Tensor, dtype: Any = None, requires_grad: bool = False) -> 
 def _like(make: Any, function: str, other: Tensor, dtype: Any, requires_grad: bool) -> Tensor:
     if not isinstance(other, Tensor):
         raise TypeError(f"{function}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(other).__name__}")
+                        f"{dtypes.type_of(other)}")
     target = other.dtype if dtype is None else dtypes.as_dtype(dtype)
     return _leaf(make(other.shape, dtype=target), requires_grad)

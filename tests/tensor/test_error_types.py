@@ -182,6 +182,17 @@ FOUND = {
     "copy_ from a larger shape": (lambda L: L.zeros(2, 1).copy_(L.zeros(2, 3)), RuntimeError,
                                   "output with shape [2, 1] doesn't match the broadcast shape "
                                   "[2, 3]"),
+    "x[...] = a larger shape": (lambda L: L.zeros(2, 1).__setitem__(Ellipsis, L.zeros(2, 3)),
+                                RuntimeError, "The expanded size of the tensor (1) must match "
+                                "the existing size (3) at non-singleton dimension 1."),
+    "permute()": (lambda L: L.tensor(1.0).permute(), TypeError,
+                  'permute() missing 1 required positional arguments: "dims"'),
+    "where(True, 1.5, False)": (lambda L: L.where(True, 1.5, False), TypeError,
+                                "where() received an invalid combination of arguments - got "
+                                "(bool, float, bool), but expected one of:"),
+    "zeros_like(np.float64)": (lambda L: L.zeros_like(np.float64(2.5)), TypeError,
+                               "zeros_like(): argument 'input' (position 1) must be Tensor, "
+                               "not numpy.float64"),
 }
 
 
