@@ -199,13 +199,14 @@ class Function:
     # True for ops whose forward returns a numpy view of its first input (x.T, x[0], ...):
     # the result then shares memory and version counter with that input, as in PyTorch.
     is_view: bool = False
+    node_base: type[BackwardNode] = BackwardNode  # the class its nodes extend (adds a name)
     _node_class: type[BackwardNode] = BackwardNode
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward0"
         attributes = {"_function": cls, "__module__": cls.__module__}
-        cls._node_class = type(name, (BackwardNode,), attributes)
+        cls._node_class = type(name, (cls.node_base,), attributes)
 
     @staticmethod
     def forward(ctx: BackwardNode, *args: Any, **kwargs: Any) -> np.ndarray:
@@ -249,8 +250,7 @@ class Function:
             if record:
                 ctx.needs_input_grad = tuple(needs_grad)
                 raw_output = cls.forward(ctx, *arrays, **kwargs)
-                result = Tensor._make(raw_output if type(raw_output) is np.ndarray
-                                      else np.asarray(raw_output), True, ctx)
+                result = Tensor._make(raw_output, True, ctx)
                 if cls.is_view:
                     result._become_view(args[0], cls, kwargs)
                 ctx.inputs = args if GradMode.keep_inputs else tuple(inputs)
@@ -263,8 +263,7 @@ class Function:
                 arrays.append(arg._data if isinstance(arg, Tensor) else _constant(arg, cls))
         ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 8 else (False,) * len(args)
         output = cls.forward(ctx, *arrays, **kwargs)
-        result = Tensor._make(output if type(output) is np.ndarray else np.asarray(output),
-                              False, None)
+        result = Tensor._make(output, False, None)
         if cls.is_view:
             result._become_view(args[0], cls, kwargs)
         return result

@@ -19,7 +19,7 @@ from minigrad.ops.loss import CrossEntropy
 from minigrad.ops.reduce import mean as reduce_mean
 from minigrad.ops.reduce import sum as reduce_sum
 from minigrad.ops.shape import permute, reshape
-from minigrad.ops.softmax import log_softmax
+from minigrad.ops.softmax import check_floating, log_softmax
 from minigrad.tensor import Tensor, dtypes
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -42,15 +42,14 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
     if reduction not in REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction; "
                          f"use one of {REDUCTIONS}")
-    if not dtypes.is_floating(input.dtype):
-        raise TypeError(f"cross_entropy(): input must hold float logits, got {input.dtype}")
+    check_floating(input, "log_softmax", 1 if input.ndim > 1 else 0)  # logits, not classes
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     classes = input.shape[1] if input.ndim > 1 else input.shape[0]
     if weight is not None and tuple(weight.shape) != (classes,):
         raise ValueError(f"cross_entropy(): weight must have shape ({classes},), one per class, "
                          f"got {tuple(weight.shape)}")
-    if dtypes.is_floating(target.dtype):
+    if target.shape == input.shape:  # PyTorch's rule: a target of the input's shape
         return _probability_targets(input, target, weight, reduction, label_smoothing)
     _check_target_kind(input, target)
 
@@ -100,15 +99,17 @@ def _row_losses(rows: Tensor, targets: Tensor, weight: Tensor | None, ignore_ind
 
 
 def _check_target_kind(input: Tensor, target: Tensor) -> None:  # noqa: A002
-    """Class indices: int64 (or uint8), one per sample, in PyTorch's words."""
-    if target.dtype not in (np.int64, np.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{dtypes.scalar_type_name(target.dtype)} (class indices are int64: "
-                           f"target.long())")
+    """Class indices: int64 (or uint8), one per sample, in PyTorch's words and order."""
     if input.ndim <= 2 and target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported "
                            f"(input {tuple(input.shape)} takes one class index per sample, "
                            f"got a target of shape {tuple(target.shape)})")
+    if target.dtype not in (np.int64, np.uint8):
+        raise dtypes.DtypeError(
+            f"expected target dtype to be Long or Byte, but got "
+            f"{dtypes.scalar_type_name(target.dtype)} (a target of another shape than the "
+            f"input {tuple(input.shape)} holds class indices, int64: target.long(); "
+            "class probabilities have the input's shape)")
 
 
 def _check_targets(input: Tensor, target: Tensor, row_targets: Tensor,  # noqa: A002
@@ -133,9 +134,11 @@ def _check_targets(input: Tensor, target: Tensor, row_targets: Tensor,  # noqa: 
 
 def _probability_targets(input: Tensor, target: Tensor, weight: Tensor | None,  # noqa: A002
                          reduction: str, smoothing: float) -> Tensor:
-    if input.shape != target.shape:
-        raise ValueError(f"cross_entropy(): probability targets must have the input's shape "
-                         f"{tuple(input.shape)}, got {tuple(target.shape)}")
+    if not dtypes.is_floating(target.dtype):
+        raise dtypes.DtypeError(
+            f"Expected floating point type for target with class probabilities, got "
+            f"{dtypes.scalar_type_name(target.dtype)} (a target of the input's shape "
+            f"{tuple(input.shape)} holds probabilities; class indices have one dim less)")
     class_dim = 1 if input.ndim > 1 else 0
     classes = input.shape[class_dim]
     if smoothing > 0:

@@ -83,6 +83,20 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor: 
     return _reduce(difference * difference, reduction)
 
 
+def _check_float_target(input: Tensor, target: Tensor) -> None:  # noqa: A002
+    """BCE targets are 0./1. or probabilities, floats: PyTorch's words for the others."""
+    hint = ("binary_cross_entropy_with_logits needs float targets (0./1. or a probability): "
+            "use target.float()")
+    if target.dtype == dtypes.bool_:  # PyTorch computes 1 - target, and cannot for bools
+        raise dtypes.DtypeError("Subtraction, the `-` operator, with two bool tensors is not "
+                                "supported. Use the `^` or `logical_xor()` operator instead. "
+                                f"({hint})")
+    if not dtypes.is_floating(target.dtype):
+        raise dtypes.DtypeError(f"result type {dtypes.scalar_type_name(input.dtype)} can't be "
+                                f"cast to the desired output type "
+                                f"{dtypes.scalar_type_name(target.dtype)} ({hint})")
+
+
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
                                      weight: Tensor | None = None,
                                      reduction: str = "mean") -> Tensor:
@@ -95,12 +109,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
     if input.shape != target.shape:
         raise ValueError(f"Target size {tuple(target.shape)} must be the same as input size "
                          f"{tuple(input.shape)}")
-    if not dtypes.is_floating(target.dtype):
-        raise TypeError(f"binary_cross_entropy_with_logits(): target must be float (0./1. or a "
-                        f"probability), got {target.dtype}; use target.float()")
     if not dtypes.is_floating(input.dtype):
-        raise TypeError(f"binary_cross_entropy_with_logits(): input must hold float logits, "
-                        f"got {input.dtype}; use input.float()")
+        raise dtypes.not_implemented_for("log_sigmoid_cpu", input.dtype,
+                                         "the input holds logits: use input.float()")
+    _check_float_target(input, target)
     losses = BinaryCrossEntropyWithLogits.apply(input, target)
     if weight is not None:
         weighted = losses * weight

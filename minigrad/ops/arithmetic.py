@@ -21,7 +21,7 @@ from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
 from minigrad.ops.broadcast import BroadcastTo, ShapeError, broadcast_to, sum_to
 from minigrad.ops.matmul import matmul
-from minigrad.tensor.dtypes import DtypeError, float32, promote
+from minigrad.tensor.dtypes import DtypeError, float32, not_implemented_for, promote
 from minigrad.tensor.tensor import Tensor
 
 Operand = Any  # a Tensor or a Python number
@@ -75,8 +75,11 @@ class Add(Function):
 
 def refuse_bool(a: Any, b: Any) -> None:
     """PyTorch has no subtraction of bools (numpy would give ints or raise its own error)."""
-    if type(a) is bool or type(b) is bool or getattr(a, "dtype", None) == np.bool_ \
-            or getattr(b, "dtype", None) == np.bool_:
+    bools = [type(x) is bool or getattr(x, "dtype", None) == np.bool_ for x in (a, b)]
+    if all(bools):
+        raise DtypeError("Subtraction, the `-` operator, with two bool tensors is not "
+                         "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(bools):
         raise DtypeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
                          "you are trying to invert a mask, use the `~` or `logical_not()` "
                          "operator instead.")
@@ -106,7 +109,7 @@ class Rsub(Function):
     def forward(ctx: Context, a: np.ndarray, other: float) -> np.ndarray:
         refuse_bool(other, a)
         ctx.other = other  # (only for drawing: `2 - x` shows its 2)
-        return promote(np.subtract(other, a), a, None)
+        return promote(np.subtract(other, a), a, other)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
@@ -189,7 +192,7 @@ class Pow(Function):
         if a.dtype == np.bool_ and type(exponent) is bool:  # numpy would give int8
             return a.copy() if exponent else np.ones_like(a)
         try:
-            return promote(np.power(a, exponent), a, None)
+            return promote(np.power(a, exponent), a, exponent)
         except ValueError as error:  # numpy: "Integers to negative integer powers ..."
             raise RuntimeError(str(error)) from None
 
@@ -210,7 +213,7 @@ class PowTensor(Function):
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         integers = a.dtype.kind in "iub" and b.dtype.kind in "iub"
         if integers and a.dtype == b.dtype == np.bool_:
-            raise NotImplementedError('"pow" not implemented for \'Bool\'')
+            raise not_implemented_for("pow", a.dtype)
         result = _broadcasting(_integer_power if integers else np.power, a, b, "**")
         ctx.save_for_backward(a, b, result if ctx.needs_input_grad[1] else None,
                               names=("self", "exponent", "result"))
@@ -260,9 +263,12 @@ class RPow(Function):
     def forward(ctx: Context, a: np.ndarray, base: float) -> np.ndarray:
         ctx.base = base  # (only for drawing: `2 ** x` shows its 2)
         if a.dtype.kind in "iub" and isinstance(base, int):  # 2 ** int tensor stays integer
-            return _integer_power(np.array(base), a.astype(np.int64) if a.dtype.kind == "b" else a)
+            if a.dtype.kind == "b" and isinstance(base, bool):
+                raise not_implemented_for("pow", a.dtype)
+            integers = a.astype(np.int64) if a.dtype.kind == "b" else a
+            return promote(_integer_power(np.array(base), integers), a, base)
         ctx.log_base = math.log(base) if base > 0 else float("nan") if base < 0 else -math.inf
-        result = promote(np.power(base, a if a.dtype.kind == "f" else a.astype(float32)), a, None)
+        result = promote(np.power(base, a if a.dtype.kind == "f" else a.astype(float32)), a, base)
         if base == 0:  # d(0 ** a)/da is 0 where a >= 0 (PyTorch's choice), not 1 * ln(0)
             ctx.log_base = np.where(a >= 0, 0.0, -math.inf).astype(result.dtype)
         ctx.save_for_backward(result)

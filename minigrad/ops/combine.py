@@ -54,12 +54,15 @@ class Stack(Function):
 def _tensor_list(tensors: Sequence[Tensor], name: str) -> list[Tensor]:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}() expects a list or tuple of Tensors, got {type(tensors).__name__}")
-    if not tensors:
-        raise ValueError(f"{name}(): expected a non-empty list of Tensors")
+    if not tensors:  # PyTorch's two words for it (and two types)
+        if name == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError(f"minigrad.{name}(): expected a non-empty list of Tensors")
     for k, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): expected a list of Tensors, but element {k} is a "
-                            f"{type(t).__name__}")
+            raise TypeError(f"expected Tensor as element {k} in argument 0, but got "
+                            f"{dtypes.type_of(t)} "
+                            f"({name}() joins Tensors: wrap other values in minigrad.tensor)")
     return list(tensors)
 
 
@@ -80,7 +83,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {axis}. Expected size "
                     f"{first.shape[d]} but got size {t.shape[d]} for tensor number {k} in the "
-                    f"list (shapes {tuple(first.shape)} and {tuple(t.shape)}).")
+                    f"list. (Shapes {tuple(first.shape)} and {tuple(t.shape)}.)")
     return Cat.apply(*tensors, dim=axis)
 
 
@@ -109,7 +112,10 @@ class Where(Function):
             raise ShapeError(f"where: the shapes of condition {condition.shape}, input "
                              f"{np.shape(a)} and other {np.shape(b)} cannot be broadcast "
                              "together") from None
-        return np.broadcast_to(np.where(condition, a, b), shape).astype(_result_dtype(a, b))
+        dtype = _result_dtype(a, b)
+        for value in (a, b):
+            dtypes.check_fits(value, dtype)  # a number beside an integer tensor
+        return np.broadcast_to(np.where(condition, a, b), shape).astype(dtype)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -127,6 +133,11 @@ def _result_dtype(a: Any, b: Any) -> np.dtype:
 
 def where(condition: Tensor | np.ndarray, input: Tensor | float, other: Tensor | float) -> Tensor:  # noqa: A002
     """Pick from `input` where `condition` is True, from `other` elsewhere (all broadcast)."""
+    if not isinstance(condition, (Tensor, np.ndarray)):
+        given = ", ".join(dtypes.type_of(value) for value in (condition, input, other))
+        raise TypeError(f"where() received an invalid combination of arguments - got ({given}), "
+                        "but expected one of: (Tensor condition, Tensor input, Tensor other) "
+                        "(the condition is a mask tensor, e.g. x > 0)")
     mask = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if mask.dtype != np.bool_:
         name = dtypes.type_name(mask.dtype).removeprefix("minigrad.").removesuffix("Tensor")

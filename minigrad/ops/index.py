@@ -161,6 +161,8 @@ def as_key(key: Any) -> Any:
 def getitem(x: Tensor, key: Any) -> Tensor:
     """x[key] with basic indexing (ints, slices, None, ...) and integer-array/mask indexing."""
     if isinstance(key, slice):  # x[a:b] always records a slice, even x[:]
+        if x.ndim == 0:
+            _refuse_zero_dim_index((key,))
         return Slice.apply(x, key=(_checked_slice(key),))
     items = _integer_arrays(key, x.ndim)
     if items is not None:
@@ -237,6 +239,16 @@ def _index(x: Tensor, key: tuple, bounds: Iterable[tuple[np.ndarray, int, int]])
         raise
 
 
+def _refuse_zero_dim_index(items: tuple) -> None:
+    """PyTorch's words for an int or a slice indexing a 0-d tensor (it has no dim to index)."""
+    first = next(item for item in items if item is not None and item is not Ellipsis)
+    if isinstance(first, (int, np.integer)):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    if isinstance(first, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+
+
 def _expand_ellipsis(items: tuple, ndim: int) -> tuple:
     """Replace `...` by enough `:` that every dim of x is indexed, and check the count."""
     consumed = 0
@@ -245,6 +257,8 @@ def _expand_ellipsis(items: tuple, ndim: int) -> tuple:
             continue
         is_mask = isinstance(item, np.ndarray) and item.dtype == np.bool_
         consumed += item.ndim if is_mask else 1  # a mask indexes as many dims as it has
+    if consumed > ndim and ndim == 0:
+        _refuse_zero_dim_index(items)
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim} "
                          f"(got {consumed} indices for shape of {ndim} dims)")

@@ -153,7 +153,7 @@ def _commit(tensor: Tensor, result: Tensor, op_name: str) -> None:
         tensor._version_counter[0] += 1
         move_node(tensor, result._grad_fn)
         return
-    write_through_view(tensor._base, result, tensor._view_steps)
+    write_through_view(tensor._base, result, tensor._view_steps, update=True)
     tensor._refresh_view_node()
     tensor._requires_grad = True
 
@@ -184,8 +184,12 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
     if ufunc is np.subtract:
         refuse_bool(tensor._data, other._data if isinstance(other, Tensor) else other)
     other_data = other._data if isinstance(other, Tensor) else None
+    if alpha != 1 and alpha and dtypes.result_type(
+            tensor._data, other if other_data is None else other_data) == dtypes.bool_:
+        alpha = 1  # PyTorch casts alpha to the result's dtype: for bools, 2 is True
     if other_data is not None and other_data.shape == tensor._data.shape \
             and other_data.dtype == tensor._data.dtype and tensor._data.flags.writeable \
+            and (ufunc is not np.true_divide or tensor._data.dtype.kind == "f") \
             and not _records(tensor, other):
         ufunc(tensor._data, other_data if alpha == 1 else other_data * alpha, out=tensor._data)
         tensor._version_counter[0] += 1
@@ -209,12 +213,9 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
     try:
         ufunc(tensor._data, other_data, out=tensor._data, casting="same_kind")
     except TypeError:  # numpy's UFuncTypeError: e.g. an int tensor += 1.5
-        result_dtype = np.result_type(tensor._data, other_data)
+        result_dtype = dtypes.result_type(tensor._data, other_data)
         if ufunc is np.true_divide and result_dtype.kind != "f":
-            result_dtype = np.dtype(np.float32)  # int / int is a float (true division)
-        other_is_double = isinstance(other_data, np.ndarray) and other_data.dtype == np.float64
-        if result_dtype.kind == "f" and not other_is_double:
-            result_dtype = np.dtype(np.float32)  # a Python float does not make a Double tensor
+            result_dtype = dtypes.default_float  # int / int is a float (true division)
         raise RuntimeError(
             f"result type {dtypes.scalar_type_name(result_dtype)} can't be "
             f"cast to the desired output type "
@@ -225,6 +226,18 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
     return tensor
 
 
+def _check_broadcasts_into(tensor: Tensor, src: np.ndarray) -> None:
+    """copy_'s source may be broadcast to the tensor's shape, never past it (PyTorch's words)."""
+    try:
+        shape = np.broadcast_shapes(tensor._data.shape, src.shape)
+    except ValueError:
+        return  # no common shape: expand names both shapes (in copy_into)
+    if shape != tensor._data.shape:
+        raise RuntimeError(f"output with shape {list(tensor._data.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)} (copy_ writes into the tensor, so "
+                           "the source must fit in it)")
+
+
 def copy_(tensor: Tensor, src: Any) -> Tensor:
     """Copy `src` (broadcast, converted to tensor's dtype) into tensor, in place."""
     _check_leaf(tensor)
@@ -233,6 +246,7 @@ def copy_(tensor: Tensor, src: Any) -> Tensor:
         src = Tensor(src)
     if isinstance(src, Tensor):
         refuse_partial_overlap(tensor._data, src._data)  # src as given, before broadcasting
+        _check_broadcasts_into(tensor, src._data)
     if _records(tensor, src):
         _commit(tensor, Copy.apply(_old_value(tensor), src), "copy_")
         return tensor
@@ -250,6 +264,7 @@ def fill_(tensor: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value.ndim} dimensions.")
+    dtypes.check_fits(value, tensor.dtype)
     _check_leaf(tensor)
     _check_writeable(tensor)
     if _records(tensor, value):

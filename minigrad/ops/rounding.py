@@ -16,7 +16,15 @@ from minigrad.autograd.function import BackwardNode as Context
 from minigrad.autograd.function import Function
 from minigrad.ops.arithmetic import _broadcasting
 from minigrad.ops.broadcast import sum_to
+from minigrad.tensor.dtypes import not_implemented_for
 from minigrad.tensor.tensor import Tensor
+
+
+def _refuse_bools(kernel: str, a: Any, b: Any) -> None:
+    """bool // bool and bool % bool have no kernel in PyTorch (numpy would give int8)."""
+    if np.asarray(a).dtype == np.bool_ and np.asarray(b).dtype == np.bool_:
+        raise not_implemented_for(kernel, np.dtype(np.bool_),
+                                  "convert the masks to integers first, e.g. mask.long()")
 
 
 def _refuse_integer_zero(result: np.ndarray, divisor: Any) -> None:
@@ -34,6 +42,7 @@ class FloorDivide(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Any, b: Any) -> np.ndarray:
+        _refuse_bools("div_floor_cpu", a, b)
         with np.errstate(divide="ignore", invalid="ignore"):
             result = _broadcasting(np.floor_divide, a, b, "//")
         _refuse_integer_zero(result, b)
@@ -51,6 +60,7 @@ class Remainder(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Any, b: Any) -> np.ndarray:
+        _refuse_bools("remainder_cpu", a, b)
         ctx.shapes = (np.shape(a), np.shape(b))
         with np.errstate(divide="ignore", invalid="ignore"):
             result = _broadcasting(np.remainder, a, b, "%")

@@ -18,7 +18,7 @@ from minigrad.ops.copy_slices import IndexPut, copy_into, write_through_view
 from minigrad.ops.index import getitem
 from minigrad.ops.inplace import (_check_leaf, _check_writeable, _commit, _old_value, _records,
                                   copy_, fill_)
-from minigrad.ops.shape import reshape
+from minigrad.ops.shape import expand, reshape
 from minigrad.tensor import dtypes
 from minigrad.tensor.tensor import Tensor
 
@@ -65,6 +65,7 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
     """
     _check_leaf(tensor, prefix="a view of ")  # PyTorch: x[key] is a view of the leaf x
     _check_writeable(tensor)
+    dtypes.check_fits(value, tensor.dtype)
     key = _plain_key(key)
     if _is_advanced(key) and isinstance(value, Tensor):
         _check_index_put_dtype(tensor, key, value)
@@ -89,6 +90,9 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
         if not isinstance(value, Tensor) or value.ndim == 0:
             fill_(tensor, value if isinstance(value, Tensor) else Tensor(value))
         else:
+            if value.shape != tensor.shape:
+                with no_grad():  # v is broadcast as expand does, and refused in its words
+                    expand(value, tensor.shape)
             copy_(tensor, value)
         return
     with no_grad():

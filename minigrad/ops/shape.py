@@ -222,6 +222,9 @@ class Permute(Function):
 
 def permute(x: Tensor, *dims: int | Sequence[int]) -> Tensor:
     """Reorder all dims: out.shape[i] = x.shape[dims[i]]; (2, 3, 4) -> (4, 2, 3) for (2, 0, 1)."""
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims" (the new '
+                        'order of the dims, e.g. x.permute(1, 0))')
     order = _sizes(dims)
     if len(order) != x.ndim:
         raise RuntimeError(

@@ -108,22 +108,29 @@ class LogSoftmaxBackwardData(Function):
         return grad_g, grad_y
 
 
-def _check_floating(x: Tensor, name: str) -> None:
+def check_floating(x: Tensor, name: str, dim: int) -> None:
+    """PyTorch has no (log_)softmax kernel for integer or bool tensors: its
+    NotImplementedError, naming the kernel for the last dim or another one."""
     if not dtypes.is_floating(x.dtype):
-        raise TypeError(f"{name}() needs a floating point tensor, got {dtypes.dtype_name(x.dtype)}; "
-                        "convert it first with x.float()")
+        kernel = "lastdim_kernel_impl" if dim in (-1, x.ndim - 1) or x.ndim == 0 else "kernel_impl"
+        raise dtypes.not_implemented_for(f"{name}_{kernel}", x.dtype,
+                                         f"{name} needs a floating point tensor, got "
+                                         f"{dtypes.dtype_name(x.dtype)}; convert it first "
+                                         "with x.float()")
 
 
 def softmax(x: Tensor, dim: int) -> Tensor:
     """e^x / Σ e^x along `dim` (each slice along dim becomes a probability distribution)."""
-    _check_floating(x, "softmax")
-    return Softmax.apply(x, dim=wrap_dim(dim, x.ndim))
+    dim = wrap_dim(dim, x.ndim)
+    check_floating(x, "softmax", dim)
+    return Softmax.apply(x, dim=dim)
 
 
 def log_softmax(x: Tensor, dim: int) -> Tensor:
     """log(softmax(x)) along `dim`, computed stably (never log of an underflowed 0)."""
-    _check_floating(x, "log_softmax")
-    return LogSoftmax.apply(x, dim=wrap_dim(dim, x.ndim))
+    dim = wrap_dim(dim, x.ndim)
+    check_floating(x, "log_softmax", dim)
+    return LogSoftmax.apply(x, dim=dim)
 
 
-__all__ = ["log_softmax", "softmax"]
+__all__ = ["check_floating", "log_softmax", "softmax"]

@@ -31,6 +31,8 @@ def to_array(data: Any, dtype: Any = None) -> np.ndarray:
     if from_python and array.dtype == np.float64 and _holds_double(data):
         from_python = False  # [np.float64(1.0), 2.0] is float64, as in PyTorch
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.infer_dtype(array, from_python)
+    if asked is not None and asked.kind == "i" and not isinstance(data, (np.ndarray, np.generic)):
+        _refuse_overflow(array, asked)
     if array.dtype != target:
         array = array.astype(target)
     return array
@@ -60,6 +62,18 @@ def _huge_integers(array: np.ndarray, data: Any, from_python: bool,
         return array.astype(np.float64)
     raise ValueError("Overflow when unpacking long long: an integer does not fit in int64 "
                      "(−2⁶³ … 2⁶³ − 1); pass dtype=minigrad.float64 for large numbers")
+
+
+def _refuse_overflow(array: np.ndarray, target: np.dtype) -> None:
+    """Numbers from Python lists must fit the integer dtype asked for, as PyTorch checks
+    (numpy would wrap 2**40 round to 0 in int32, and turn nan into any integer)."""
+    if array.size == 0 or array.dtype.kind not in "iuf":
+        return
+    limits = np.iinfo(target)
+    if not (np.isfinite(array).all() and limits.min <= array.min() and array.max() <= limits.max):
+        raise RuntimeError(f"value cannot be converted to type {target.name} without overflow "
+                           f"(the numbers must lie in {limits.min} … {limits.max}; pass "
+                           "dtype=minigrad.int64 or a float dtype for larger ones)")
 
 
 def _only_ints(data: Any) -> bool:

@@ -37,6 +37,39 @@ class DtypeError(RuntimeError, TypeError):
     Python code expects TypeError: this is both."""
 
 
+class DtypeNotImplemented(DtypeError, NotImplementedError):
+    """An op PyTorch has no kernel for at this dtype (bool // bool, randn of integers): its
+    NotImplementedError, which is also a DtypeError."""
+
+
+def not_implemented_for(kernel: str, dtype: np.dtype, hint: str = "") -> DtypeNotImplemented:
+    """PyTorch's `"div_floor_cpu" not implemented for 'Bool'`, and what to do instead."""
+    return DtypeNotImplemented(f'"{kernel}" not implemented for \'{scalar_type_name(dtype)}\''
+                               + (f" ({hint})" if hint else ""))
+
+
+def check_fits(value: Any, dtype: np.dtype) -> None:
+    """A number written into an integer tensor (fill_, x[k] = v, full, where) must fit its
+    dtype, as PyTorch checks: numpy would wrap it round or raise its own OverflowError."""
+    if np.dtype(dtype).kind not in "iu" or isinstance(value, (bool, np.bool_)) \
+            or not isinstance(value, NUMBER_TYPES):
+        return
+    limits = np.iinfo(dtype)
+    if not (np.isfinite(value) and limits.min <= value <= limits.max):
+        name = {"int32": "int", "int64": "int64_t"}.get(np.dtype(dtype).name, np.dtype(dtype).name)
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow "
+                           f"({value} does not fit in {dtype_name(dtype)}: {limits.min} … "
+                           f"{limits.max})")
+
+
+def type_of(value: Any) -> str:
+    """A value's type as PyTorch's argument errors name it: `float`, `numpy.ndarray`."""
+    kind = type(value)
+    if kind.__module__ == "builtins":
+        return kind.__name__
+    return f"{kind.__module__.partition('.')[0]}.{kind.__name__}"
+
+
 def dtype_name(dtype: np.dtype) -> str:
     """The name we print, e.g. `minigrad.float32`."""
     return f"minigrad.{np.dtype(dtype).name}"
@@ -129,50 +162,42 @@ def infer_dtype(array: np.ndarray, from_python: bool) -> np.dtype:
     raise _unsupported(array.dtype)
 
 
-def promote(result: np.ndarray, a: Any, b: Any) -> np.ndarray:
-    """Correct numpy's widened results to PyTorch's dtype.
+def promote(result: np.ndarray, *operands: Any) -> np.ndarray:
+    """numpy's `result` of an op on `operands`, cast to PyTorch's dtype (`result_type`).
 
-    numpy gives float64 for int tensors with Python floats, for int / int, and for a float32
-    tensor with a 0-d float64 array; PyTorch keeps float32 there. Its rule: a float64 result
-    needs a float64 operand with at least one dim, or a 0-d float64 operand and no other
-    floating point operand with dims. Likewise an int32 tensor with a 0-d int64 tensor stays
-    int32 in PyTorch (numpy: int64).
+    numpy widens where PyTorch does not (int32 & a 0-d int64 is int64 in numpy, int32 in
+    PyTorch; float32 + a 0-d float64 is float64 in numpy). A floating result of integer
+    operands (int / int, 2 ** int tensor with a float exponent) is the default float.
     """
-    if result.dtype == int64:
-        dimensioned_ints = [x for x in (a, b) if type(x) is np.ndarray and x.ndim > 0
-                            and x.dtype.kind in "iu"]
-        if dimensioned_ints and all(x.dtype != int64 for x in dimensioned_ints):
-            return result.astype(np.result_type(*dimensioned_ints))
-        return result
-    if result.dtype != float64:
-        return result
-    arrays = [x for x in (a, b) if type(x) is np.ndarray]
-    dimensioned_floats = [x for x in arrays if x.ndim > 0 and x.dtype.kind == "f"]
-    if dimensioned_floats:
-        keep = any(x.dtype == float64 for x in dimensioned_floats)
-    else:
-        keep = any(x.dtype == float64 for x in arrays)
-    return result if keep else result.astype(float32)
+    arrays = [x for x in operands if type(x) is np.ndarray]
+    if arrays and all(x.dtype == result.dtype for x in arrays):
+        return result  # the common case: numpy kept the tensors' own dtype, as PyTorch does
+    dtype = result_type(*operands)
+    if result.dtype.kind == "f" and dtype.kind != "f":
+        dtype = default_float
+    return result if result.dtype == dtype else result.astype(dtype)
+
+
+def _category(value: Any) -> int:
+    """bool 0 < integer 1 < floating point 2, for an array's dtype or a number."""
+    kind = value.dtype.kind if isinstance(value, (np.ndarray, np.generic)) else \
+        "b" if isinstance(value, bool) else "f" if isinstance(value, float) else "i"
+    return {"b": 0, "i": 1, "u": 1, "f": 2}[kind]
 
 
 def result_type(*values: Any) -> np.dtype:
-    """PyTorch's type promotion for several operands (arrays or Python numbers).
+    """PyTorch's type promotion for several operands: arrays (tensors' data) and numbers.
 
     The result's category (bool < integer < floating point) is the highest among all
-    operands; inside it, tensors with dims decide first, then 0-d tensors, then Python
-    numbers (which give int64 or the default float). So int64 with float32 is float32
-    (numpy would say float64), and a 0-d float64 does not promote a float32 matrix.
+    operands; inside it, arrays with dims decide first, then 0-d arrays, then numbers
+    (Python's or numpy's scalars, which give int64 or the default float). So int64 with
+    float32 is float32 (numpy would say float64), a 0-d float64 does not promote a float32
+    matrix, and a 0-d int64 does not promote an int32 one.
     """
-    def category(dtype: np.dtype) -> int:
-        return {"b": 0, "i": 1, "u": 1, "f": 2}[dtype.kind]
-
-    arrays = [np.asarray(v) for v in values if isinstance(v, np.ndarray)]
-    numbers = [v for v in values if not isinstance(v, np.ndarray)]
-    number_kinds = [2 if isinstance(v, float) else 0 if isinstance(v, bool) else 1
-                    for v in numbers]
-    top = max([category(a.dtype) for a in arrays] + number_kinds)
+    arrays = [v for v in values if isinstance(v, np.ndarray)]
+    top = max(_category(v) for v in values if v is not None)
     for group in ([a for a in arrays if a.ndim > 0], [a for a in arrays if a.ndim == 0]):
-        candidates = [a.dtype for a in group if category(a.dtype) == top]
+        candidates = [a.dtype for a in group if _category(a) == top]
         if candidates:
             return np.result_type(*candidates)
     return (bool_, int64, default_float)[top]

@@ -36,14 +36,22 @@ def _require_number(value: Any, function: str, name: str, position: int | None =
                         f"{type(value).__name__}")
 
 
-def _shape(size: tuple[Any, ...]) -> tuple[int, ...]:
-    """Accept both `zeros(2, 3)` and `zeros((2, 3))`."""
+def _shape(size: tuple[Any, ...], function: str) -> tuple[int, ...]:
+    """Accept both `zeros(2, 3)` and `zeros((2, 3))`; refuse what is no shape as PyTorch does
+    (its `zeros` words a negative size its own way)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     for n in size:
-        if not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"sizes must be non-negative integers, got {size}")
-    return tuple(int(n) for n in size)
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+            raise TypeError(f"{function}(): argument 'size' (position 1) must be tuple of ints, "
+                            f"not {type(n).__name__}")
+    shape = tuple(int(n) for n in size)
+    negative = [n for n in shape if n < 0]
+    if negative:
+        words = ("zeros: Dimension size must be non-negative." if function == "zeros" else
+                 f"Trying to create tensor with negative dimension {negative[0]}: {list(shape)}")
+        raise RuntimeError(f"{words} (a size counts elements along a dim: 0 or more)")
+    return shape
 
 
 def _leaf(array: np.ndarray, requires_grad: bool) -> Tensor:
@@ -59,12 +67,12 @@ def _dtype(dtype: Any) -> np.dtype:
 
 def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of 0s of the given shape."""
-    return _leaf(np.zeros(_shape(size), dtype=_dtype(dtype)), requires_grad)
+    return _leaf(np.zeros(_shape(size, "zeros"), dtype=_dtype(dtype)), requires_grad)
 
 
 def ones(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of 1s of the given shape."""
-    return _leaf(np.ones(_shape(size), dtype=_dtype(dtype)), requires_grad)
+    return _leaf(np.ones(_shape(size, "ones"), dtype=_dtype(dtype)), requires_grad)
 
 
 def full(size: Any, fill_value: float, dtype: Any = None, requires_grad: bool = False) -> Tensor:
@@ -72,10 +80,11 @@ def full(size: Any, fill_value: float, dtype: Any = None, requires_grad: bool = 
     if isinstance(fill_value, Tensor) and fill_value.ndim == 0:
         fill_value = fill_value.item()
     _require_number(fill_value, "full", "fill_value", 2)
-    shape = _shape(tuple(size) if isinstance(size, (tuple, list)) else (size,))
+    shape = _shape(tuple(size) if isinstance(size, (tuple, list)) else (size,), "full")
     if dtype is None:
         dtype = dtypes.bool_ if isinstance(fill_value, bool) else \
-            dtypes.int64 if isinstance(fill_value, int) else dtypes.default_float
+            dtypes.int64 if isinstance(fill_value, (int, np.integer)) else dtypes.default_float
+    dtypes.check_fits(fill_value, dtypes.as_dtype(dtype))
     return _leaf(np.full(shape, fill_value, dtype=dtypes.as_dtype(dtype)), requires_grad)
 
 
@@ -83,16 +92,18 @@ def randn(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Samples from the standard normal distribution N(0, 1)."""
     target = _dtype(dtype)
     if not dtypes.is_floating(target):
-        raise TypeError(f"randn needs a floating point dtype, got {dtypes.dtype_name(target)}")
-    return _leaf(_generator.standard_normal(_shape(size), dtype=target), requires_grad)
+        raise dtypes.not_implemented_for("normal_kernel_cpu", target,
+                                         "randn draws floating point numbers: pass a float dtype")
+    return _leaf(_generator.standard_normal(_shape(size, "randn"), dtype=target), requires_grad)
 
 
 def rand(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Samples from the uniform distribution on [0, 1)."""
     target = _dtype(dtype)
     if not dtypes.is_floating(target):
-        raise TypeError(f"rand needs a floating point dtype, got {dtypes.dtype_name(target)}")
-    return _leaf(_generator.random(_shape(size), dtype=target), requires_grad)
+        raise dtypes.not_implemented_for("check_uniform_bounds", target,
+                                         "rand draws floating point numbers: pass a float dtype")
+    return _leaf(_generator.random(_shape(size, "rand"), dtype=target), requires_grad)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
@@ -138,6 +149,6 @@ def ones_like(other: Tensor, dtype: Any = None, requires_grad: bool = False) -> 
 def _like(make: Any, function: str, other: Tensor, dtype: Any, requires_grad: bool) -> Tensor:
     if not isinstance(other, Tensor):
         raise TypeError(f"{function}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(other).__name__}")
+                        f"{dtypes.type_of(other)}")
     target = other.dtype if dtype is None else dtypes.as_dtype(dtype)
     return _leaf(make(other.shape, dtype=target), requires_grad)

@@ -136,12 +136,13 @@ class TensorOperators:
     # ---- masks: ~ & | ^ on bool (and integer) tensors, all/any --------------------------
     def _bitwise(self, other: Any, ufunc: np.ufunc, symbol: str) -> Tensor:
         other_data = other._data if isinstance(other, TensorOperators) else other
-        for array in (self._data, np.asarray(other_data)):
-            if array.dtype.kind not in "biu":
-                raise dtypes.DtypeError(
-                    f"{symbol} works on bool and integer tensors only (masks such as x > 0), "
-                    f"got {dtypes.dtype_name(array.dtype)}")
-        return self._make(ufunc(self._data, other_data), False, None)
+        result_dtype = dtypes.result_type(self._data, other_data)
+        if result_dtype.kind == "f":  # PyTorch has no bitwise kernel for floats
+            raise dtypes.not_implemented_for(
+                f"bitwise_{ufunc.__name__.removeprefix('bitwise_')}_cpu", result_dtype,
+                f"{symbol} works on bool and integer tensors only (masks such as x > 0)")
+        return self._make(dtypes.promote(ufunc(self._data, other_data), self._data, other_data),
+                          False, None)
 
     def __invert__(self) -> Tensor:
         """~mask: logical not of a bool tensor (bitwise not of an integer one)."""

@@ -79,7 +79,14 @@ class Tensor(TensorOperators, TensorViews, TensorScalars):
 
     @classmethod
     def _make(cls, array: np.ndarray, requires_grad: bool, grad_fn: Any) -> Tensor:
-        """Wrap an existing array without copying or checking (for ops and the engine)."""
+        """Wrap an existing array without copying (for ops and the engine).
+
+        numpy gives a scalar (`np.bool_`, `np.float32`), not an array, for a ufunc of 0-d
+        arrays: it becomes a 0-d array here, so every tensor holds an ndarray (a mask from
+        `x > 0` on a 0-d x indexes, stacks and converts like any other).
+        """
+        if type(array) is not np.ndarray:
+            array = np.asarray(array)
         tensor = object.__new__(cls)
         tensor._data = array
         tensor._requires_grad = requires_grad

@@ -14,6 +14,7 @@ value, a full disk) leaves the checkpoint that was there untouched.
 
 from __future__ import annotations
 
+import io
 import os
 import secrets
 import zipfile
@@ -98,6 +99,8 @@ def load(path: str | Path) -> OrderedDict[str, Tensor]:
     Each `<name>.npy` member is read by its own name (np.load would give "a.npy" the array of
     "a" when both are saved), and never unpickled: a file that is not such an archive of
     arrays is refused with one message, not numpy's or zipfile's view of what went wrong.
+    A member is read whole, so zipfile checks its CRC-32, and its header's shape must account
+    for exactly its bytes: a damaged or edited file is refused, never loaded as other numbers.
     """
     try:
         with zipfile.ZipFile(path) as archive:
@@ -112,13 +115,20 @@ def _read_member(archive: zipfile.ZipFile, member: str) -> tuple[str, Tensor]:
         hint = "; is it a torch.save file? Open it with torch.load" \
             if member.endswith("data.pkl") else ""
         raise ValueError(f"it holds {member!r}, which is not an array (.npy){hint}")
-    with archive.open(member) as handle:
-        array = npy_format.read_array(handle, allow_pickle=False)
+    data = archive.read(member)  # whole: zipfile compares its CRC-32 (raises BadZipFile)
+    stream = io.BytesIO(data)
+    array = npy_format.read_array(stream, allow_pickle=False)  # too few bytes: ValueError
+    if stream.tell() != len(data):
+        raise ValueError(f"the header of {member!r} declares shape {array.shape} "
+                         f"({stream.tell()} bytes with the header), but the member holds "
+                         f"{len(data)} bytes")
     return member.removesuffix(".npy"), Tensor(array)
 
 
 def _why_not(error: Exception) -> str:
     if isinstance(error, zipfile.BadZipFile):
+        if "CRC" in str(error):  # "Bad CRC-32 for file 'w.npy'"
+            return f"it is damaged or was edited ({error})"
         return "it is not a zip archive"
     if "allow_pickle" in str(error):
         return "it holds pickled Python objects, which minigrad.load does not run"

@@ -383,7 +383,7 @@ def test_cat_and_stack_errors():
         combine.cat([a, mg.zeros(3)])
     with pytest.raises(ValueError, match="non-empty"):
         combine.cat([])
-    with pytest.raises(TypeError, match="element 1 is a ndarray"):
+    with pytest.raises(TypeError, match="expected Tensor as element 1 in argument 0, but got numpy.ndarray"):
         combine.cat([a, np.zeros((2, 3))])
     with pytest.raises(RuntimeError, match=r"equal size, but got \[2, 3\] at entry 0 and \[3, 2\] at entry 1"):
         combine.stack([a, mg.zeros(3, 2)])

@@ -27,7 +27,16 @@ Deliberate differences from PyTorch (each has a test that pins our behaviour):
 - a few lenient cases where PyTorch raises: `tensor([t1, t2])` of 1-D tensors (stacked),
   `full(3, v)` (an int size);
 - messages of some rarer errors differ in wording (same exception type): permute with the
-  wrong number of dims, expand to fewer dims, reshape(-1, 0) of an empty tensor.
+  wrong number of dims, expand to fewer dims, reshape(-1, 0) of an empty tensor;
+- numpy scalars act as the Python numbers they hold (np.bool_(True) as True, np.float32(1.5)
+  as 1.5); PyTorch 2.13 reads np.bool_ as a float in operators (`mask & np.bool_(True)`
+  raises, `ints + np.bool_(True)` is float32) and refuses np.float32 or np.bool_ in
+  `x[k] = v` and in `tensor([...], dtype=int32)` (tests/tensor/test_dtype_promotion.py);
+- an int32 tensor with a Python int beyond int32 (`x + 2**40`) raises numpy's OverflowError;
+  PyTorch wraps the number round silently;
+- `load` refuses a checkpoint whose bytes were damaged or edited (each member's CRC-32 and
+  its header's size are checked); torch.load reads a flipped data byte silently
+  (tests/utils/test_serialization_integrity.py).
 """
 
 from __future__ import annotations
