@@ -33,8 +33,9 @@ class Exercise:
         function: name of the exercise function in the lesson source.
         points: what the exercise is worth (2–5); split evenly over all its cases.
         title: a few words, shown in notebooks and grade tables.
-        hint: the formula tier of the hint: shown by ``check`` from the second failed check
-            of the exercise on (the first shows ``idea``), and in the grader's details.
+        hint: the formula tier of the hint, in maths and words, never code: shown by
+            ``check(..., show="formula")`` and in the grader's details (a failed ``check``
+            shows ``idea``, then ``reading``). Without an ``idea``, the only tier.
         visible: ``() -> [args, ...]`` — argument tuples a student sees (``check`` runs these).
         hidden: ``(rng) -> [args, ...]`` — fresh random cases drawn from a
             ``numpy.random.Generator`` on each grading run; ``None`` for none.
@@ -42,7 +43,9 @@ class Exercise:
         task: markdown shown above the exercise in the notebook; defaults to the function's
             docstring.
         idea: the first tier of the hint: what to think about, without the formula. Shown at
-            a first failed check and in the grader's table; empty means ``hint`` from the start.
+            every failed check and in the grader's table; empty means ``hint`` from the start.
+        reading: the second tier: the heading of the reading's section that works the idea
+            out (``"2. Linear"``), shown from the second failed check on.
         parts: names of the values the function returns, when it returns several (say
             ``("E", "dE/dw", "new weights")``): each is scored on its own, an equal share of
             the case. Empty: the case is right or wrong as a whole.
@@ -64,6 +67,7 @@ class Exercise:
     compare: Comparator = field(default_factory=lambda: close())
     task: str = ""
     idea: str = ""
+    reading: str = ""
     parts: tuple[str, ...] = ()
     timeout: Optional[float] = None
     source_check: Optional[Callable[[str], Optional[str]]] = None

@@ -197,7 +197,7 @@ EXERCISES = [
         id="02.1", function="backward_rule", points=3,
         title="The backward rule of one node",
         hint="Each input receives (local derivative of the output w.r.t. that input) × "
-             "grad_output; for a ** b the exponent's derivative is a^b·ln(a).",
+             "grad_output; for aᵇ the exponent's derivative is a^b·ln(a).",
         visible=lambda: [("*", [2.0, 3.0], 10.0), ("+", [1.5, -2.0], 3.0),
                          ("tanh", [0.5], 1.0), ("**", [2.0, 3.0], 1.0),
                          ("exp", [0.0], 2.0), ("log", [4.0], 2.0), ("relu", [-1.0], 5.0),

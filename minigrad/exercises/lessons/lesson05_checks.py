@@ -400,12 +400,13 @@ EXERCISES = [
     Exercise(
         id="05.1", function="linear_function", points=4,
         title="Linear as a Function",
+        reading="2. Linear",
         idea="Write Z_bj = Σ_k X_bk W_jk + b_j and ask, for each input, which entries of Z it "
              "touches: those are the G entries its gradient collects. Each gradient has its "
              "input's shape, and the shapes tell you where the transposes go; b touches every "
              "row.",
-        hint="forward: ctx.save_for_backward(x, weight); return x @ weight.T + bias.  backward: "
-             "dX = G @ W (B, d); dW = G.T @ X (h, d); db = G.sum(axis=0) (h,).",
+        hint="Z = X Wᵀ + b; dL/dX = G W, shape (B, d); dL/dW = Gᵀ X, shape (h, d); "
+             "dL/db = Σ over the rows of G, shape (h,).",
         visible=lambda: [(_small(2, 3), _small(2, 3, start=-1.0), np.array([0.5, -1.0]),
                           _small(2, 2, start=0.5)),
                          (_small(3, 3, start=0.25), _small(3, 3, start=-0.75),
@@ -417,6 +418,7 @@ EXERCISES = [
     Exercise(
         id="05.2", function="activation_backward", points=3,
         title="Activations backward, from the output",
+        reading="3. Activations",
         idea="Differentiate each f and rewrite the result with y = f(x) in place of x; then "
              "multiply by the gradient arriving from above, entry by entry.",
         hint="relu: g·(y > 0); sigmoid: g·y(1 − y); tanh: g·(1 − y²) — all from the output y.",
@@ -430,6 +432,7 @@ EXERCISES = [
     Exercise(
         id="05.3", function="softmax_cross_entropy", points=4,
         title="Softmax cross-entropy: loss and p − y",
+        reading="4. Losses: prediction minus target",
         idea="Take log-softmax from the logits minus their row maximum (the softmax does not "
              "change). For one example, d(−log p_c)/dz_k is short; the batch mean then scales "
              "every row once.",
@@ -447,6 +450,7 @@ EXERCISES = [
     Exercise(
         id="05.4", function="network_step", points=5,
         title="One step of the 2-2-2 sigmoid network",
+        reading="5. The 2-2-2 network, by hand",
         idea="Forward first, keeping h and o. Then one δ = dE/d(net input) per unit, outputs "
              "first; a weight's gradient is the δ of the unit it feeds times the value on its "
              "wire. Count the paths from a hidden unit to E before writing its δ.",
@@ -463,12 +467,13 @@ EXERCISES = [
     Exercise(
         id="05.5", function="linear_module", points=4,
         title="Linear as a Module, with your Function",
+        reading="6. The rule on the engine's nodes",
         idea="A Module registers what you assign to it: Parameters become its parameters. "
              "Draw them the way PyTorch does, and let forward hand the work to your Function "
              "so that the graph runs through it.",
-        hint="super().__init__(); bound = 1/√in_features; self.weight = Parameter(mg.rand(out, "
-             "in) * 2 * bound − bound); the same for self.bias (out,); forward: return "
-             "LinearFunction.apply(x, self.weight, self.bias).",
+        hint="Two Parameters, weight (out, in) and bias (out,), each uniform in "
+             "±1/√in_features; forward is your LinearFunction applied to x, weight "
+             "and bias.",
         visible=lambda: [(_small(2, 4), _small(4, 4, start=-1.0) / 4, np.array([0.5, -1.0, 0.0,
                                                                                1.0]),
                           _small(2, 4, start=0.5), 0),
@@ -481,12 +486,14 @@ EXERCISES = [
     Exercise(
         id="05.6", function="train_mlp", points=4,
         title="Your training loop",
+        reading="8. An MLP on handwritten digits",
         idea="Each step starts from clean gradients (backward adds into .grad), goes forward to "
              "a mean loss, backward, and then moves every parameter a little against its "
              "gradient without recording that move in the graph.",
-        hint="for each step: p.grad = None (or layer.zero_grad()) for every parameter; loss = "
-             "F.cross_entropy(second(first(x).relu()), y); loss.backward(); with mg.no_grad(): "
-             "p -= lr * p.grad; losses.append(loss.item()).",
+        hint="Per step: every parameter's gradient cleared; loss = mean "
+             "cross-entropy of Linear₂(relu(Linear₁(x))); backward; p ← p − "
+             "lr·∂loss/∂p for every p, with the update not recorded; the loss of "
+             "each step kept as a number.",
         visible=lambda: [_digits_case(np.random.default_rng(5), 150, 16, 30,
                                       rows=np.arange(150)),
                          _moons_case(np.random.default_rng(6), 80, 8, 30)],

@@ -340,9 +340,10 @@ EXERCISES = [
     Exercise(
         id="06.1", function="conv_weight_grad", points=3,
         title="The weight gradient: input correlated with δ",
+        reading="2. The worked case: a 3×3 input and a 2×2 kernel",
         idea="w[m, n] touched one pixel in every window: which pixel, in the window of output "
              "(i, j)? Add up δ times that pixel over all outputs.",
-        hint="grad_w[m, n] = np.sum(δ * x[m:m + R, n:n + S]) with (R, S) = δ.shape.",
+        hint="dL/dw[m, n] = Σ_i Σ_j δ[i, j] · x[i + m, j + n].",
         visible=lambda: [(WORKED_X, WORKED_DELTA),
                          (np.arange(16.0).reshape(4, 4), np.ones((2, 2))),
                          (np.eye(4), np.array([[1.0, 0.0, -1.0]]).T @ np.ones((1, 2)))],
@@ -352,11 +353,12 @@ EXERCISES = [
     Exercise(
         id="06.2", function="conv_input_grad", points=3,
         title="The input gradient: full convolution with the kernel rotated 180°",
+        reading="2. The worked case: a 3×3 input and a 2×2 kernel",
         idea="Follow one input pixel forward: which outputs did it reach, and through which "
              "weight each time? Or run it backwards: each δ[i, j] sends δ[i, j]·w back onto "
              "its own window.",
-        hint="np.pad(δ, k - 1), then slide w[::-1, ::-1] over it like the forward pass; or add "
-             "w[m, n]·δ[i, j] into grad_x[i + m, j + n] for every i, j, m, n.",
+        hint="dL/dx[p, q] = Σ_i Σ_j δ[i, j] · w[p − i, q − j]: δ padded by k − 1 "
+             "zeros on every side, correlated with the kernel rotated by 180°.",
         visible=lambda: [(WORKED_W, WORKED_DELTA),
                          (np.array([[0.0, 1.0], [2.0, 3.0]]), np.array([[1.0]])),
                          (np.arange(9.0).reshape(3, 3), np.array([[1.0, -1.0]]))],
@@ -366,10 +368,11 @@ EXERCISES = [
     Exercise(
         id="06.3", function="conv_output_size", points=2,
         title="Output size for stride and padding",
+        reading="3. Stride, padding, and the transposed convolution",
         idea="Count the positions where a window can start: the first at 0, the last as far "
              "right as it still fits, steps of `stride`.",
-        hint="(size + 2*padding - kernel_size) // stride + 1 — integer division: a window that "
-             "does not fit entirely is not counted.",
+        hint="⌊(size + 2·padding − kernel_size) / stride⌋ + 1: a window that does "
+             "not fit entirely is not counted.",
         visible=lambda: [(3, 2, 1, 0), (28, 3, 1, 1), (28, 5, 2, 2), (7, 3, 3, 0), (5, 3, 2, 1)],
         hidden=_size_cases,
         compare=exact(),
@@ -377,11 +380,12 @@ EXERCISES = [
     Exercise(
         id="06.4", function="strided_input_grad", points=3,
         title="The input gradient with a stride",
+        reading="3. Stride, padding, and the transposed convolution",
         idea="Output (i, j) read the window that starts at (s·i, s·j). What would δ look like "
              "if the layer had had stride 1 and you had simply kept every s-th output?",
-        hint="Put δ into a zero array at [::s, ::s] (s − 1 zeros between neighbours), then apply "
-             "06.2's full convolution; the rows and columns it does not reach stay 0. Or add "
-             "w·δ[i, j] into grad_x[s·i:s·i + k, s·j:s·j + k].",
+        hint="δ dilated (s − 1 zeros between neighbours), then 06.2's full "
+             "convolution; rows and columns it does not reach get 0. Equivalently "
+             "dL/dx[s·i + m, s·j + n] += w[m, n]·δ[i, j].",
         visible=lambda: [(STRIDED_W, STRIDED_DELTA, 2, 5, 5),
                          (WORKED_W, WORKED_DELTA, 2, 5, 4),  # a row no window read
                          (np.array([[1.0, -2.0], [0.5, 3.0]]), np.array([[1.0, 2.0, -1.0]]), 3, 2, 9)],
@@ -392,14 +396,15 @@ EXERCISES = [
     Exercise(
         id="06.5", function="conv2d_function", points=5,
         title="Your own Conv2d Function: batch, channels, stride, padding",
+        reading="3. Stride, padding, and the transposed convolution",
         idea="Forward: pad, then for each kernel offset (m, n) take the strided slice of every "
              "image that offset reads and mix its channels with w[:, :, m, n]. Backward: the "
              "same three rules as 06.1, 06.2 and 06.4, with Σ over the channels a weight "
              "connects and over the batch that shares it.",
-        hint="dL/db = δ.sum((0, 2, 3)); "
-             "dL/dw[:, :, m, n] = einsum('NOHW,NCHW->OC', δ, window(m, n)); dL/dx: dilate δ, pad "
-             "it by k − 1, add einsum('NOHW,OC->NCHW', slice(m, n), w[:, :, ::-1, ::-1][:, :, m, n]) "
-             "over (m, n), then crop p from each side.",
+        hint="dL/db[o] = Σ_{n,i,j} δ[n, o, i, j]; dL/dw[o, c, m, n] = Σ_{n,i,j} δ[n, "
+             "o, i, j] · x_p[n, c, s·i + m, s·j + n]; dL/dx_p[n, c] = Σ_o "
+             "full(dilated δ[n, o], rot180 w[o, c]), then p rows and columns cropped "
+             "from each side.",
         visible=_conv2d_visible,
         hidden=_conv2d_hidden,
         compare=_compare_conv2d,

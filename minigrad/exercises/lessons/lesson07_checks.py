@@ -336,10 +336,12 @@ EXERCISES = [
     Exercise(
         id="07.1", function="max_pool_forward", points=3,
         title="Max pooling forward, with the argmax indices",
+        reading="1. Max pooling",
         idea="Visit the windows one by one; in each, find the largest value and where it sits "
              "— counted in the whole plane, not in the window.",
-        hint="np.argmax(window) is the first maximum in row-by-row order; np.unravel_index "
-             "gives (r, c) in the window; the index is (i*s + r) * W + (j*s + c).",
+        hint="values[i, j] = max of window (i, j); indices[i, j] = (s·i + r)·W + "
+             "(s·j + c) with (r, c) the first maximum of the window in row-by-row "
+             "order.",
         visible=lambda: [(np.array([[1.0, 2.0, 0.0, 1.0], [4.0, 3.0, 5.0, 2.0]]), 2, 2),
                          (np.array([[3.0, 3.0], [1.0, 3.0]]), 2, 2),
                          (np.arange(9.0).reshape(3, 3), 2, 1)],
@@ -351,11 +353,11 @@ EXERCISES = [
     Exercise(
         id="07.2", function="max_pool_backward", points=4,
         title="Max pooling backward: argmax routing",
+        reading="1. Max pooling",
         idea="Only the winner of a window moved the window's output: its gradient goes there "
              "and nowhere else; a pixel that wins several windows collects from all of them.",
-        hint="For each window: np.argmax of the window gives the first maximum (row by row); "
-             "np.unravel_index turns it into (r, c); add grad_output[i, j] there (+=, windows "
-             "may overlap).",
+        hint="dL/dx[r, c] = Σ over the windows whose first maximum is at (r, c) of "
+             "grad_output[i, j]; 0 elsewhere.",
         visible=lambda: [
             (np.array([[1.0, 2.0], [4.0, 3.0]]), np.array([[10.0]]), 2, 2),
             (np.array([[1.0, 5.0, 5.0, 0.0], [5.0, 2.0, 7.0, 7.0]]), np.array([[1.0, 2.0]]), 2, 2),
@@ -368,9 +370,11 @@ EXERCISES = [
     Exercise(
         id="07.3", function="avg_pool_backward", points=3,
         title="Average pooling backward: grad / (k·k)",
+        reading="2. Average pooling",
         idea="Every pixel of a window counts equally in its mean, so each gets the same share "
              "of the window's gradient; windows that overlap both pay into a pixel.",
-        hint="Each window pixel gets grad_output[i, j] / (k*k); add over windows (+=).",
+        hint="Each pixel of window (i, j) gets grad_output[i, j] / (k·k); a pixel in "
+             "several windows adds their shares.",
         visible=lambda: [(np.array([[4.0]]), (2, 2), 2, 2),
                          (np.array([[1.0, 2.0], [3.0, 4.0]]), (5, 5), 2, 2),
                          (np.array([[9.0, 9.0]]), (3, 4), 3, 1)],
@@ -380,12 +384,14 @@ EXERCISES = [
     Exercise(
         id="07.4", function="conv_pool_step", points=5,
         title="One conv + ReLU + max-pool step, forward and backward",
+        reading="3. A small CNN on digits",
         idea="Go backward one layer at a time from the top: the pooling picks where the "
              "gradient goes, the ReLU decides whether it passes, the convolution spreads it to "
              "the weights and the input (lesson 06).",
-        hint="Backward from the top: pool routes to the first max of each 2×2 window of a; ReLU "
-             "keeps it where z > 0 (not z ≥ 0); then dW = correlate(x, δ_z), db = Σ δ_z, and "
-             "dL/dx[m:m+rows, n:n+cols] += weight[m, n]·δ_z.",
+        hint="Backward from the top: the pool routes to the first maximum of each "
+             "2×2 window of a; ReLU keeps it where z > 0 (not z ≥ 0); then dW = x "
+             "correlated with δ_z, db = Σ δ_z, and dL/dx[i + m, j + n] += w[m, "
+             "n]·δ_z[i, j].",
         visible=lambda: [
             # z = 0.25 everywhere: the pool's window is a tie, its first entry gets the gradient
             (np.arange(16.0).reshape(4, 4) / 4, np.array([[1.0, 0.0], [0.0, -1.0]]), 1.5,
@@ -407,13 +413,14 @@ EXERCISES = [
     Exercise(
         id="07.5", function="max_pool2d_function", points=5,
         title="MaxPool2d as a Function, on a batch",
+        reading="1. Max pooling",
         idea="Forward finds each window's winner and keeps where it is (ctx); backward needs "
              "only those positions: each output gradient goes back to its winner, and a pixel "
              "that wins several windows collects them all.",
-        hint="forward: for each (i, j), window = x[:, :, s·i:s·i+k, s·j:s·j+k] reshaped to "
-             "(N, C, k·k); argmax over the last axis (the first max); keep the row s·i + a // k "
-             "and column s·j + a % k.  backward: np.add.at(grad_x, (n, c, rows, columns), g) "
-             "with n, c from np.indices(g.shape).",
+        hint="forward: y[n, c, i, j] = max of window (i, j), and its position (s·i + "
+             "r, s·j + c), the first maximum on a tie, remembered. backward: "
+             "dL/dx[n, c, r, c′] = Σ of grad_output over the windows whose maximum "
+             "is there; 0 elsewhere.",
         visible=_visible_batches,
         hidden=lambda rng: [_batch_case(rng, overlap=False), _batch_case(rng, overlap=True),
                             _batch_case(rng, overlap=False, stride_above=True),
@@ -424,10 +431,12 @@ EXERCISES = [
     Exercise(
         id="07.6", function="avg_pool2d_function", points=4,
         title="AvgPool2d as a Function, on a batch",
+        reading="2. Average pooling",
         idea="Forward is a mean per window; backward shares each window's gradient equally "
              "among its pixels, and overlapping windows add.",
-        hint="forward: y[:, :, i, j] = window.mean(axis=(2, 3)).  backward: grad_x[:, :, "
-             "s·i:s·i+k, s·j:s·j+k] += g[:, :, i, j, None, None] / (k·k).",
+        hint="forward: y[n, c, i, j] = mean of window (i, j). backward: each pixel "
+             "of window (i, j) gets grad_output[n, c, i, j] / (k·k); overlapping "
+             "windows add.",
         visible=_visible_batches,
         hidden=lambda rng: [_batch_case(rng, overlap=False), _batch_case(rng, overlap=True),
                             _batch_case(rng, overlap=False, stride_above=True)],

@@ -365,11 +365,12 @@ EXERCISES = [
     Exercise(
         id="08.1", function="sgd_optimizer", points=4,
         title="SGD with momentum and weight decay, an Optimizer",
-        idea="Loop over self.param_groups and each group's params; the decay joins the gradient "
-             "before the momentum buffer, the buffer lives in self.state[p], and p changes in "
-             "place.",
-        hint="d = p.grad + λ·p; buf = d.clone() at p's first step, else buf.mul_(μ).add_(d, "
-             "alpha=1 − τ); p.sub_(buf, alpha=lr) (with μ = 0: p.sub_(d, alpha=lr)).",
+        reading="3. Momentum, weight decay and the optimizer",
+        idea="Loop over the parameter groups and each group's params; the decay joins the "
+             "gradient before the momentum buffer, the buffer lives in the optimizer's state of "
+             "p, and p changes in place.",
+        hint="d = ∇p + λ·p; buf = d at p's first step, else buf = μ·buf + (1 − τ)·d; "
+             "p ← p − lr·buf (with μ = 0: p ← p − lr·d); p changes in place.",
         visible=_visible_sgd,
         hidden=lambda rng: [_sgd_case(rng) for _ in range(3)],
         compare=_optimizer_comparator(SGD_DEFAULTS, SGD_MISTAKES),
@@ -378,6 +379,7 @@ EXERCISES = [
     Exercise(
         id="08.2", function="l2_relu_batch_gradients", points=5,
         title="The L2 objective of a ReLU network, on a batch",
+        reading="1. The L2 objective and its graph",
         idea="Go backward from O one matrix at a time; each weight gets two contributions, one "
              "through the network and one from the penalty; the batch is a sum over rows, and "
              "the mean's 1/B enters once.",
@@ -392,6 +394,7 @@ EXERCISES = [
     Exercise(
         id="08.3", function="accumulate_microbatches", points=2,
         title="Micro-batches of unequal size",
+        reading="9. Micro-batches of unequal size",
         idea="Each micro-batch's gradient is a mean over its own examples; the batch's mean "
              "counts every example once.",
         hint="g = Σ_i n_i g_i / Σ_i n_i.",
@@ -403,10 +406,12 @@ EXERCISES = [
     Exercise(
         id="08.4", function="adamw_optimizer", points=4,
         title="AdamW, an Optimizer",
+        reading="4. Adam with L2 is not AdamW",
         idea="Two running averages per parameter, corrected for starting at zero; the decay "
              "shrinks the weight itself and never touches the gradient the averages see.",
-        hint="p.mul_(1 − lr·λ); t += 1; m.mul_(β₁).add_(g, alpha=1 − β₁); v.mul_(β₂).add_(g·g, "
-             "alpha=1 − β₂); p.sub_(m / (v.sqrt()/√(1 − β₂ᵗ) + ε), alpha=lr/(1 − β₁ᵗ)).",
+        hint="p ← p·(1 − lr·λ); t ← t + 1; m = β₁m + (1 − β₁)g; v = β₂v + (1 − "
+             "β₂)g²; m̂ = m/(1 − β₁ᵗ), v̂ = v/(1 − β₂ᵗ); p ← p − lr·m̂/(√v̂ + ε); p "
+             "changes in place.",
         visible=_visible_adamw,
         hidden=lambda rng: [_adamw_case(rng) for _ in range(3)],
         compare=_optimizer_comparator(ADAMW_DEFAULTS, ADAMW_MISTAKES),
@@ -415,6 +420,7 @@ EXERCISES = [
     Exercise(
         id="08.5", function="capstone", points=5,
         title="Capstone: a CNN made of your own pieces",
+        reading="10. The capstone: a network that is all yours",
         idea="Check each piece first (gradcheck it in float64 on a tiny input), then assemble: "
              "two conv–ReLU–pool blocks, a linear layer, your optimizer, a few epochs.",
         hint="conv 1→16 (3×3, padding 1), ReLU, pool 2 → conv 16→32, ReLU, pool 2 → flatten → "
