@@ -25,8 +25,8 @@ def _lists_for_arrays(expected: Any, got: Any) -> Any:
 def _close_lists_or_arrays(rtol: float, atol: float):
     plain = close(rtol=rtol, atol=atol)
 
-    def compare(expected: Any, got: Any) -> Optional[str]:
-        return plain(expected, _lists_for_arrays(expected, got))
+    def compare(expected: Any, got: Any, args: tuple = ()) -> Optional[str]:
+        return plain(expected, _lists_for_arrays(expected, got), args)
 
     return compare
 

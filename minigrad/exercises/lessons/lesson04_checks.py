@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
 from minigrad.exercises.codec import NamedFunction
+from minigrad.exercises.mistakes import Mistake, comparator
 from minigrad.exercises.spec import Exercise, close
 
 # Smooth on the whole real line and tame on |z| ≲ 3, so central differences are well behaved.
@@ -52,29 +51,18 @@ def _softplus_hidden(rng: np.random.Generator) -> list[tuple]:
     return cases
 
 
-_GRAPH_CLOSE = close(rtol=1e-9, atol=1e-12)
-
-
-def _compare_graph_behaviour(expected: tuple, got: object, args: tuple) -> Optional[str]:
-    """close(), naming a backward that create_graph cannot differentiate, saved values kept
-    outside save_for_backward, and a backward that leaves out grad_output."""
-    message = _GRAPH_CLOSE(expected, got)
-    if message is None or not isinstance(got, (list, tuple)) or len(got) != 5:
-        return message
-    notes = []
-    x = np.asarray(args[0], dtype=np.float64)
-    if _GRAPH_CLOSE(1 / (1 + np.exp(-x)), got[1]) is None:
-        notes.append("your dL/dx is softplus' alone: multiply it by grad_output, the gradient "
-                     "arriving from above")
-    if got[2] is None and expected[2] is not None:
-        notes.append("your backward cannot be differentiated again: with create_graph=True "
-                     "its result carries no graph back to x — compute it with minigrad "
-                     "operations on ctx.saved_tensors (x.sigmoid(), *), not with numpy")
-    if got[3] == "no error":
-        notes.append("a second backward through your node ran without retain_graph: keep x "
-                     "with ctx.save_for_backward (the engine frees it after backward), not as "
-                     "an attribute of ctx")
-    return message + "".join(f"; {note}" for note in notes)
+# 04.5's answer: (y, dL/dx, second derivative, "second backward" verdict, retain_graph verdict).
+SOFTPLUS_MISTAKES = [
+    Mistake("your dL/dx is softplus' alone: multiply it by grad_output, the gradient arriving "
+            "from above", part=1, gives=lambda case: 1 / (1 + np.exp(-np.asarray(case.x)))),
+    Mistake("your backward cannot be differentiated again: with create_graph=True its result "
+            "carries no graph back to x — compute it with minigrad operations on "
+            "ctx.saved_tensors (x.sigmoid(), *), not with numpy",
+            when=lambda case: case.got[2] is None and case.expected[2] is not None),
+    Mistake("a second backward through your node ran without retain_graph: keep x with "
+            "ctx.save_for_backward (the engine frees it after backward), not as an attribute "
+            "of ctx", when=lambda case: case.got[3] == "no error"),
+]
 
 
 EXERCISES = [
@@ -149,7 +137,7 @@ EXERCISES = [
                          (np.array([[1.0, -2.0], [0.5, 3.0]]), np.array([[1.0, 2.0],
                                                                          [-1.0, 0.5]]))],
         hidden=_softplus_hidden,
-        compare=_compare_graph_behaviour,
+        compare=comparator(SOFTPLUS_MISTAKES, names=("x", "v")),
         parts=("y", "dL/dx", "second derivative", "second backward", "retain_graph"),
     ),
 ]

@@ -305,7 +305,7 @@ def _check_capstone_source(source: str) -> Optional[str]:
     return check_source(source, template, CAPSTONE_RULES)
 
 
-def _compare_capstone(expected: Any, got: Any) -> Optional[str]:
+def _compare_capstone(expected: Any, got: Any, args: tuple = ()) -> Optional[str]:
     """≥ 97 % test accuracy, with no library layer or optimizer: ``expected`` (the reference's
     own run) is not compared against."""
     keys = ("test_accuracy", "losses", "your_functions", "library_layers", "library_optimizers")
