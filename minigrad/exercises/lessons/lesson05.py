@@ -12,12 +12,14 @@ Exercises 05.1, 05.5 and 05.6 are one thread: you write ``Linear`` as a ``Functi
 then as a ``Module`` whose forward calls your Function (05.5), then the training loop that
 trains an MLP made of your Module (05.6). Each later exercise gets the earlier class by calling
 the earlier exercise function with no arguments (``linear_function()`` returns your Function
-class), so a fix in 05.1 is a fix everywhere. ``run_linear_function``, ``run_linear_module`` and
-``load_parameters`` are given: they run your classes as the grader does.
+class), so a fix in 05.1 is a fix everywhere; while an earlier one is not written, a later one
+says so (``earlier_exercise``). ``run_linear_function``, ``run_linear_module``,
+``load_parameters`` and ``earlier_exercise`` are given: they run your classes as the grader does.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Optional
 
@@ -67,8 +69,14 @@ def run_linear_function(function: type, x: np.ndarray, weight: np.ndarray, bias:
         gradcheck(function.apply, tuple(leaves))
         verdict = "passed"
     except Exception as error:  # noqa: BLE001 — the verdict is the message
-        verdict = f"{type(error).__name__}: {str(error).splitlines()[0]}"
+        verdict = f"{type(error).__name__}: {_first_lines(error)}"
     return (output.numpy(), *grads[:3], verdict)
+
+
+def _first_lines(error: Exception, count: int = 3) -> str:
+    """An error's first lines on one line: what went wrong and where (gradcheck's worst entry)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()][:count]
+    return "; ".join(lines).replace(":; ", ": ")
 
 
 def run_linear_module(module: type, function: type, x: np.ndarray, weight: np.ndarray,
@@ -142,6 +150,33 @@ def load_parameters(layers: list, weights: list[np.ndarray]) -> None:
         layer.bias = Parameter(mg.tensor(weights[2 * index + 1], dtype=mg.float64))
 
 
+def earlier_exercise(cls: type, exercise_id: str) -> type:
+    """Given (not an exercise): your class of exercise ``exercise_id``, handed to a later one.
+
+    Where it still raises ``NotImplementedError``, the later exercise stops with an error
+    that says so: the later exercise is written, only the one it builds on is not.
+    """
+    def guarded(method: Any) -> Any:
+        @functools.wraps(method)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(*args, **kwargs)
+            except NotImplementedError:
+                raise RuntimeError(f"this exercise builds on your exercise {exercise_id}, which "
+                                   "is not written yet (it raises NotImplementedError): write "
+                                   f"{exercise_id} first") from None
+        return call
+
+    members = {}
+    for name in ("__init__", "forward", "backward"):
+        member = cls.__dict__.get(name)
+        if isinstance(member, staticmethod):
+            members[name] = staticmethod(guarded(member.__func__))
+        elif member is not None:
+            members[name] = guarded(member)
+    return type(cls.__name__, (cls,), {**members, "__qualname__": cls.__qualname__})
+
+
 def linear_function(x: Optional[np.ndarray] = None, weight: Optional[np.ndarray] = None,
                     bias: Optional[np.ndarray] = None,
                     grad_output: Optional[np.ndarray] = None) -> Any:
@@ -175,7 +210,7 @@ def linear_function(x: Optional[np.ndarray] = None, weight: Optional[np.ndarray]
             ### END SOLUTION
 
     if x is None:
-        return LinearFunction
+        return earlier_exercise(LinearFunction, "05.1")
     return run_linear_function(LinearFunction, x, weight, bias, grad_output)
 
 
@@ -292,7 +327,7 @@ def linear_module(x: Optional[np.ndarray] = None, weight: Optional[np.ndarray] =
             ### END SOLUTION
 
     if x is None:
-        return Linear
+        return earlier_exercise(Linear, "05.5")
     return run_linear_module(Linear, LinearFunction, x, weight, bias, grad_output, seed)
 
 

@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from minigrad.exercises.mistakes import Case, Mistake, comparator
 from minigrad.exercises.spec import Exercise, close
 
 # The classic worked example (see the lesson): inputs, targets, w1..w8, b1, b2.
@@ -52,51 +53,70 @@ def _linear_case(rng: np.random.Generator, square: bool = False) -> tuple:
 _LINEAR_CLOSE = close(rtol=1e-9, atol=1e-12)
 
 
-def _linear_notes(got: Any, args: tuple) -> list[str]:
-    """What a wrong (Z, dX, dW, db, verdict) most likely got wrong, in words."""
-    if not isinstance(got, (list, tuple)) or len(got) != 5:
-        return []
-    x, w, b, g = (np.asarray(a, dtype=np.float64) for a in args)
-    batch, (h, d) = x.shape[0], w.shape
-    z, dx, dw, db, verdict = got
-    if isinstance(verdict, str) and verdict.startswith("your backward raised"):
-        return [f"{verdict}: compare the shape each product gives with the shape of the "
-                "gradient it must be"]
-    notes = []
-    if _near(z, x @ w.T) and np.any(b):
-        notes.append("your Z leaves out the bias: Z = X Wᵀ + b")
-    if h == d and _near(dx, g @ w.T) and not _near(dx, g @ w):
-        notes.append("your dL/dX is G Wᵀ, which has the right shape only because this case is "
-                     "square: G is (B, h), and the product must give X's (B, d)")
-    if _shape(dw) == (d, h) and d != h:
-        notes.append(f"your dL/dW has shape {(d, h)}, W's transposed: W is {(h, d)}, and a "
-                     "gradient has the shape of what it is the gradient of")
-    elif h == d and _near(dw, x.T @ g) and not _near(dw, g.T @ x):
-        notes.append("your dL/dW is the transpose of the right one (its shape fits only "
-                     "because this case is square): W is (h, d)")
-    if _shape(db) == (batch, h) and batch > 1:
-        notes.append(f"your dL/db has shape {(batch, h)}, one row per example: b was added to "
-                     "every row of Z (broadcast), so its gradient is G summed over the rows, "
-                     f"shape {(h,)}")
-    elif _shape(db) == (batch,) and batch != h:
-        notes.append("your dL/db sums G over its columns; sum over the rows (axis 0), one "
-                     "entry per output")
-    if batch > 1 and _near(dw, (g.T @ x) / batch) \
-            and _near(db, g.sum(axis=0) / batch):
-        notes.append(f"your dL/dW and dL/db are the right ones divided by B = {batch}: G "
-                     "already holds the mean's 1/B, so do not divide again")
-    for name, value in (("dL/dX", dx), ("dL/dW", dw), ("dL/db", db)):
-        if value is None:
-            notes.append(f"your backward returned None for {name}: return one gradient per "
-                         "input, in the order of forward's arguments")
-    if isinstance(verdict, str) and verdict != "passed":
-        notes.append(f"gradcheck says: {verdict}")
-    return notes
+def _linear_sizes(case: Case) -> tuple[int, int, int]:
+    """(B, h, d) of a 05.1 case."""
+    (h, d), batch = np.shape(case.w), np.shape(case.x)[0]
+    return batch, h, d
 
 
-def _compare_linear_function(expected: tuple, got: Any, args: tuple) -> Optional[str]:
-    message = _LINEAR_CLOSE(expected, got)
-    return message and _with_notes(message, _linear_notes(got, args))
+def _verdict(case: Case) -> str:
+    verdict = case.got[4] if isinstance(case.got, (list, tuple)) and len(case.got) == 5 else ""
+    return verdict if isinstance(verdict, str) else ""
+
+
+def _raised(case: Case) -> bool:
+    return _verdict(case).startswith("your backward raised")
+
+
+def _if(condition: bool, value: Any) -> Any:
+    """``value`` when the mistake can show in this case, else None (it cannot)."""
+    return value if condition else None
+
+
+# 05.1's answer: (Z, dL/dX, dL/dW, dL/db, gradcheck's verdict). Most specific first.
+LINEAR_MISTAKES = [
+    Mistake("your backward is not written yet (it raises NotImplementedError): Z is scored on "
+            "its own; next, return dL/dX, dL/dW and dL/db from G",
+            when=lambda case: _verdict(case).startswith("your backward raised "
+                                                        "NotImplementedError")),
+    Mistake(lambda case: f"{_verdict(case)}: compare the shape each product gives with the "
+                         "shape of the gradient it must be",
+            when=lambda case: _raised(case) and "NotImplementedError" not in _verdict(case)),
+    Mistake("your Z leaves out the bias: Z = X Wᵀ + b", part=0,
+            gives=lambda case: _if(np.any(case.b), case.x @ case.w.T)),
+    Mistake("your dL/dX is G Wᵀ, which has the right shape only because this case is square: G "
+            "is (B, h), and the product must give X's (B, d)", part=1,
+            gives=lambda case: _if(case.w.shape[0] == case.w.shape[1], case.g @ case.w.T)),
+    Mistake(lambda case: f"your dL/dW has shape {case.w.shape[::-1]}, W's transposed: W is "
+                         f"{case.w.shape}, and a gradient has the shape of what it is the "
+                         "gradient of",
+            when=lambda case: case.w.shape[0] != case.w.shape[1]
+            and _shape(case.got[2]) == case.w.shape[::-1]),
+    Mistake("your dL/dW is the transpose of the right one (its shape fits only because this "
+            "case is square): W is (h, d)", part=2,
+            gives=lambda case: _if(case.w.shape[0] == case.w.shape[1], case.x.T @ case.g)),
+    Mistake(lambda case: f"your dL/db has shape {case.g.shape}, one row per example: b was added "
+                         "to every row of Z (broadcast), so its gradient is G summed over the "
+                         f"rows, shape {case.g.shape[1:]}",
+            when=lambda case: case.g.shape[0] > 1 and _shape(case.got[3]) == case.g.shape),
+    Mistake("your dL/db sums G over its columns; sum over the rows (axis 0), one entry per "
+            "output",
+            when=lambda case: case.g.shape[0] != case.g.shape[1]
+            and _shape(case.got[3]) == case.g.shape[:1]),
+    Mistake(lambda case: f"your dL/dW is the right one divided by B = {case.g.shape[0]}: G "
+                         "already holds the mean's 1/B, so do not divide again", part=2,
+            gives=lambda case: _if(case.g.shape[0] > 1, case.g.T @ case.x / case.g.shape[0])),
+    Mistake(lambda case: f"your dL/db is the right one divided by B = {case.g.shape[0]}: G "
+                         "already holds the mean's 1/B, so do not divide again", part=3,
+            gives=lambda case: _if(case.g.shape[0] > 1,
+                                   case.g.sum(axis=0) / case.g.shape[0])),
+    *(Mistake(f"your backward returned None for {name}: return one gradient per input, in the "
+              "order of forward's arguments",
+              when=lambda case, index=index: not _raised(case) and case.got[index] is None)
+      for index, name in ((1, "dL/dX"), (2, "dL/dW"), (3, "dL/db"))),
+    Mistake(lambda case: f"gradcheck says: {_verdict(case)} (input 0 is X, 1 is W, 2 is b)",
+            when=lambda case: _verdict(case) not in ("", "passed") and not _raised(case)),
+]
 
 
 # ---------------------------------------------------------------------------- 05.5 Module
@@ -412,7 +432,8 @@ EXERCISES = [
                          (_small(3, 3, start=0.25), _small(3, 3, start=-0.75),
                           np.array([1.0, 0.0, -2.0]), _small(3, 3, start=-1.5))],
         hidden=lambda rng: [_linear_case(rng), _linear_case(rng), _linear_case(rng, True)],
-        compare=_compare_linear_function,
+        compare=comparator(LINEAR_MISTAKES, names=("x", "w", "b", "g"),
+                           compare=_LINEAR_CLOSE),
         parts=("Z", "dL/dX", "dL/dW", "dL/db", "gradcheck"),
     ),
     Exercise(
