@@ -73,12 +73,15 @@ class Mistake:
         part: which of the returned values the mistake shows in; ``None``: the whole answer.
         when: instead of ``gives``, a test ``(case) -> bool`` for a mistake that shows in what
             the answer is (a shape, a None, a verdict) rather than in its numbers.
+        group: mistakes of one group explain the same thing in different ways (the shape of
+            dL/dx, say): only the first of a group that the answer shows is named.
     """
 
     says: Sentence
     gives: Optional[Callable[[Case], Any]] = None
     part: Optional[int] = None
     when: Optional[Callable[[Case], bool]] = None
+    group: str = ""
 
     def __post_init__(self) -> None:
         if (self.gives is None) == (self.when is None):
@@ -106,31 +109,65 @@ class Mistake:
 
 
 def explain(message: Optional[str], mistakes: Sequence[Mistake], case: Case,
-            first_only: bool = False) -> Optional[str]:
+            first_only: bool = False, otherwise: Sequence[Mistake] = ()) -> Optional[str]:
     """``message`` followed by the sentence of every mistake the answer shows (of the first
-    only, with ``first_only``, for mistakes listed from the most to the least specific)."""
+    only, with ``first_only``, for mistakes listed from the most to the least specific); when
+    it shows none of them, those of ``otherwise`` (a last, vaguer word) that it shows."""
     if message is None:
         return None
+    named = _named(mistakes, case, first_only)
+    return "; ".join([message, *(named or _named(otherwise, case, first_only))])
+
+
+def _named(mistakes: Sequence[Mistake], case: Case, first_only: bool) -> list[str]:
     found: list[str] = []
+    named_groups: set[str] = set()
     for mistake in mistakes:
-        if mistake.shown_by(case):
-            sentence = mistake.sentence(case)
-            if sentence not in found:
-                found.append(sentence)
-            if first_only:
-                break
-    return "; ".join([message, *found])
+        if mistake.group in named_groups or not mistake.shown_by(case):
+            continue
+        sentence = mistake.sentence(case)
+        if sentence not in found:
+            found.append(sentence)
+        if first_only:
+            break
+        if mistake.group:
+            named_groups.add(mistake.group)
+    return found
+
+
+def verdict(case: Case, slot: int) -> str:
+    """The text a given runner put at ``slot`` of the answer ("" when it is not text)."""
+    got = case.got
+    value = got[slot] if isinstance(got, (list, tuple)) and len(got) > slot else None
+    return value if isinstance(value, str) else ""
+
+
+def backward_not_written(slot: int, forward: str) -> Mistake:
+    """The runners of 05.1, 06.5 and 07.5 grade the forward even when backward raises, and say
+    at ``slot`` what it raised: ``NotImplementedError`` means "not written yet"."""
+    return Mistake(f"your backward is not written yet (it raises NotImplementedError): {forward} "
+                   "is scored on its own, and earns its part; write backward next",
+                   when=lambda case: verdict(case, slot).startswith(
+                       "your backward raised NotImplementedError"), group="backward raised")
+
+
+def backward_raised(slot: int, advice: str) -> Mistake:
+    """A backward that raised something else: what it raised, and ``advice``."""
+    return Mistake(lambda case: f"{verdict(case, slot)}: {advice}",
+                   when=lambda case: verdict(case, slot).startswith("your backward raised"),
+                   group="backward raised")
 
 
 def comparator(mistakes: Sequence[Mistake], names: Sequence[str] = (),
-               compare: Optional[Comparator] = None, first_only: bool = False) -> Comparator:
+               compare: Optional[Comparator] = None, first_only: bool = False,
+               otherwise: Sequence[Mistake] = ()) -> Comparator:
     """A comparator: ``compare`` (``close`` at the shared tolerance by default), and when the
-    answer is wrong, the sentences of the mistakes it shows; ``names`` name the case's
-    arguments for the mistakes (``case.x``)."""
+    answer is wrong, the sentences of the mistakes it shows (see :func:`explain`); ``names``
+    name the case's arguments for the mistakes (``case.x``)."""
     compare = compare or close(rtol=RTOL, atol=ATOL)
 
     def judge(expected: Any, got: Any, args: tuple = ()) -> Optional[str]:
         return explain(compare(expected, got, args), mistakes,
-                       Case(args, expected, got, names), first_only)
+                       Case(args, expected, got, names), first_only, otherwise)
 
     return judge

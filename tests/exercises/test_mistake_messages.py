@@ -90,3 +90,68 @@ def test_05_6_written_on_an_unwritten_05_1_is_an_error_naming_05_1_not_not_attem
     args = decode(encode(_visible("05.6")[1]))
     with pytest.raises(RuntimeError, match="builds on your exercise 05.1, which is not written"):
         student.train_mlp(*args)  # a NotImplementedError here read as "not attempted"
+
+
+# ---------------------------------------------------------------------------- 06.5
+CONV_BIAS = "            grad_bias = delta.sum(axis=(0, 2, 3))\n"
+CONV_BACKWARD_START = "            x, weight = (t.numpy() for t in ctx.saved_tensors)\n            delta ="
+CONV_ADD = "grad_padded[:, :, :full_rows, :full_columns] += np.einsum("
+CONV_SCATTER = '''            grad_padded = np.zeros(padded.shape)
+            for i in range(rows):
+                for j in range(columns):
+                    grad_padded[:, :, stride * i:stride * i + k, stride * j:stride * j + k] = \\
+                        np.einsum("NO,OCHW->NCHW", delta[:, :, i, j], weight)
+            grad_x = grad_padded[:, :, padding:padding + x.shape[2], padding:padding + x.shape[3]]
+            return grad_x, grad_weight, grad_bias
+'''
+
+
+def _conv_messages(student: ModuleType, overlapping_only: bool = False) -> list[tuple[str, float]]:
+    from minigrad.exercises.lessons import lesson06
+
+    cases = _visible("06.5")
+    if overlapping_only:  # stride < k: windows overlap
+        cases = [args for args in cases if args[4] < args[1].shape[-1]]
+    return [_judged("06.5", student, lesson06, args) for args in cases]
+
+
+def test_06_5_a_zero_bias_gradient_is_called_zero() -> None:
+    student = _student(6, (CONV_BIAS, "            grad_bias = np.zeros(delta.shape[1])\n"))
+    for message, _ in _conv_messages(student):
+        assert "your dL/db is all zeros" in message, message
+        assert "sums the wrong entries" not in message
+
+
+def test_06_5_a_bias_gradient_divided_by_the_batch_is_named() -> None:
+    student = _student(6, (CONV_BIAS, "            grad_bias = delta.sum(axis=(0, 2, 3)) / batch\n"))
+    messages = [message for message, _ in _conv_messages(student) if message]
+    assert messages  # the visible cases with a batch of more than one
+    for message in messages:
+        assert "dL/db is the right one divided by N" in message, message
+        assert "sums the wrong entries" not in message
+
+
+def test_06_5_overwriting_instead_of_adding_in_dx_is_named() -> None:
+    scatter = _student(6, (
+        "            dilated = np.zeros((batch,",
+        CONV_SCATTER + "            dilated = np.zeros((batch,"))
+    for message, _ in _conv_messages(scatter, overlapping_only=True):
+        assert "several overlapping windows read" in message and "+=" in message, message
+    gather = _student(6, (CONV_ADD, CONV_ADD.replace("+=", "=")))
+    for message, _ in _conv_messages(gather):
+        assert "keeps only the last kernel offset's term" in message, message
+
+
+def test_06_5_a_right_forward_earns_its_part_when_backward_is_not_written() -> None:
+    student = _student(6, (CONV_BACKWARD_START,
+                           "            raise NotImplementedError\n" + CONV_BACKWARD_START))
+    for message, credit in _conv_messages(student):
+        assert "backward is not written yet" in message, message
+        assert credit == pytest.approx(1 / 5)  # y
+
+
+def test_06_5_one_example_is_not_all_1_examples() -> None:
+    student = _student(6, (CONV_BIAS, "            grad_bias = delta.sum(axis=(2, 3))\n"))
+    message, _ = _conv_messages(student)[0]  # the worked case: a batch of one
+    assert "not summed over the batch" in message, message
+    assert "all 1 examples" not in message and "the one example" in message

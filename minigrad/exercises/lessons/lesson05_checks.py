@@ -13,7 +13,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from minigrad.exercises.mistakes import Case, Mistake, comparator
+from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
+                                         comparator)
 from minigrad.exercises.spec import Exercise, close
 
 # The classic worked example (see the lesson): inputs, targets, w1..w8, b1, b2.
@@ -75,13 +76,9 @@ def _if(condition: bool, value: Any) -> Any:
 
 # 05.1's answer: (Z, dL/dX, dL/dW, dL/db, gradcheck's verdict). Most specific first.
 LINEAR_MISTAKES = [
-    Mistake("your backward is not written yet (it raises NotImplementedError): Z is scored on "
-            "its own; next, return dL/dX, dL/dW and dL/db from G",
-            when=lambda case: _verdict(case).startswith("your backward raised "
-                                                        "NotImplementedError")),
-    Mistake(lambda case: f"{_verdict(case)}: compare the shape each product gives with the "
-                         "shape of the gradient it must be",
-            when=lambda case: _raised(case) and "NotImplementedError" not in _verdict(case)),
+    backward_not_written(4, "Z"),
+    backward_raised(4, "compare the shape each product gives with the shape of the gradient it "
+                       "must be"),
     Mistake("your Z leaves out the bias: Z = X Wᵀ + b", part=0,
             gives=lambda case: _if(np.any(case.b), case.x @ case.w.T)),
     Mistake("your dL/dX is G Wᵀ, which has the right shape only because this case is square: G "

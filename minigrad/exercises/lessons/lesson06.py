@@ -67,21 +67,30 @@ def run_conv2d(function: type, x: np.ndarray, weight: np.ndarray, bias: np.ndarr
     upstream gradient ``grad_output`` and returns ``(y, dL/dx, dL/dw, dL/db, passed)``:
     the gradients exactly as your backward returns them, and ``passed`` — whether ``gradcheck``
     finds your backward in agreement with finite differences of your forward (on the first
-    image of the batch).
+    image of the batch). A backward that raises gives no gradients, and ``passed`` is its error:
+    the forward is graded all the same.
     """
     leaves = [mg.tensor(np.asarray(a, dtype=np.float64), requires_grad=True)
               for a in (x, weight, bias)]
+    raised = None
     with library_convolution_calls() as calls:
         output = function.apply(*leaves, stride=stride, padding=padding)
         # backward is called directly (the graph node is the ctx) rather than through the
         # engine, which would refuse a gradient of the wrong shape: that way the checks can
         # say what the shape tells about the mistake.
-        grads = function.backward(output.grad_fn,
-                                  mg.tensor(np.asarray(grad_output, dtype=np.float64)))
+        try:
+            grads = function.backward(output.grad_fn,
+                                      mg.tensor(np.asarray(grad_output, dtype=np.float64)))
+        except Exception as error:  # noqa: BLE001 — the forward is still graded
+            raised = error
     if calls:
         raise RuntimeError(f"your Conv2d calls the library's convolution ({calls[0]}): 06.5 "
                            "asks for your own, with numpy (loops, slices, einsum or im2col); "
                            "use F.conv2d only to check your answers")
+    if raised is not None:
+        first_line = (str(raised).splitlines() or [""])[0]
+        return (output.numpy(), None, None, None,
+                f"your backward raised {type(raised).__name__}: {first_line}")
     # gradcheck on the first image only: the rules are the same for every image, and each
     # image costs two forward passes per input entry.
     first = [mg.tensor(leaf.numpy()[:1] if index == 0 else leaf.numpy(), requires_grad=True)
