@@ -155,3 +155,21 @@ def test_06_5_one_example_is_not_all_1_examples() -> None:
     message, _ = _conv_messages(student)[0]  # the worked case: a batch of one
     assert "not summed over the batch" in message, message
     assert "all 1 examples" not in message and "the one example" in message
+
+
+# ---------------------------------------------------------------------------- 07.5, 07.6
+MAX_POOL_BACKWARD = "            g = grad_output.numpy()\n            grad_x = np.zeros(ctx.input_shape)\n            n, c, i, j"
+AVG_POOL_BACKWARD = "            k, s = ctx.kernel_size, ctx.stride\n            share ="
+
+
+@pytest.mark.parametrize("exercise_id, body", [("07.5", MAX_POOL_BACKWARD),
+                                               ("07.6", AVG_POOL_BACKWARD)])
+def test_07_a_right_forward_earns_its_part_when_backward_is_not_written(exercise_id: str,
+                                                                        body: str) -> None:
+    from minigrad.exercises.lessons import lesson07
+
+    student = _student(7, (body, "            raise NotImplementedError\n" + body))
+    for args in _visible(exercise_id):
+        message, credit = _judged(exercise_id, student, lesson07, args)
+        assert "backward is not written yet" in message, message
+        assert credit == pytest.approx(1 / 3)  # y

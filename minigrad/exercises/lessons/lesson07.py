@@ -13,8 +13,11 @@ Exercises 07.5 and 07.6 are real ``Function`` subclasses on a batch of images, (
 the layers ``nn.MaxPool2d`` and ``nn.AvgPool2d`` are made of these. ``forward(ctx, x,
 kernel_size, stride)`` gets a numpy array and the two settings and returns a numpy array;
 ``backward(ctx, grad_output)`` gets a Tensor (``grad_output.numpy()`` is its array) and returns
-dL/dx, a numpy array of x's shape. Anything backward needs can be kept on ``ctx`` as a plain
-attribute (``ctx.argmax = ...``). ``run_pool`` (given) applies your op and runs backward.
+dL/dx, a numpy array of x's shape. What backward needs that is not a tensor — the argmax
+positions forward found, the input's shape, the settings — can be kept on ``ctx`` as plain
+attributes (``ctx.argmax = ...``); an *input* that backward needs goes through
+``ctx.save_for_backward`` (lesson 04: so that the engine can free it and notice if it was
+changed in place). ``run_pool`` (given) applies your op and runs backward.
 Write the pooling yourself, with numpy: a Function that hands its work to the library's
 pooling (``F.max_pool2d``, ``nn.MaxPool2d``, ``minigrad.kernels``, PyTorch's) scores 0.
 """
@@ -66,24 +69,29 @@ def library_pooling_calls() -> Iterator[list[str]]:
 
 
 def run_pool(function: type, x: np.ndarray, grad_output: np.ndarray,
-             **settings: Any) -> tuple[np.ndarray, np.ndarray, Optional[bool]]:
+             **settings: Any) -> tuple[np.ndarray, Optional[np.ndarray], Optional[bool] | str]:
     """Given (not an exercise): run a pooling Function forward and backward on a float64 leaf.
 
     Returns ``(y, dL/dx, gradcheck)``: the output, the input's gradient for the upstream
     gradient ``grad_output`` (one entry per window), and whether ``gradcheck`` (central
     differences, on the first image's first channel) agrees with your backward — ``None``
     when two entries of that plane are equal: at a tie the maximum has no derivative, and
-    finite differences split the gradient between the two.
+    finite differences split the gradient between the two. A backward that raises gives no
+    dL/dx, and its error in place of the verdict: the forward is graded all the same.
     """
     leaf = mg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True)
     calls: list[str] = []
+    raised = None
     try:
         with library_pooling_calls() as calls:
             output = function.apply(leaf, **settings)
             if tuple(output.shape) == np.shape(grad_output):
-                output.backward(mg.tensor(np.asarray(grad_output, dtype=np.float64)))
+                try:
+                    output.backward(mg.tensor(np.asarray(grad_output, dtype=np.float64)))
+                except Exception as error:  # noqa: BLE001 — the forward is still graded
+                    raised = error
     except Exception:
-        if not calls:  # an error of your own: shown as it is
+        if not calls:  # an error of your own in forward: shown as it is
             raise
     if calls:  # first, even if the library's result then failed in your code
         raise RuntimeError(f"your {function.__name__} calls the library's pooling ({calls[0]}): "
@@ -95,6 +103,9 @@ def run_pool(function: type, x: np.ndarray, grad_output: np.ndarray,
             f"your forward returned shape {tuple(output.shape)}, but there is one window per "
             f"entry of grad_output, shape {np.shape(grad_output)}: the pooled output must have "
             f"shape (N, C, (H − k) // s + 1, (W − k) // s + 1) for an input (N, C, H, W)")
+    if raised is not None:
+        first_line = (str(raised).splitlines() or [""])[0]
+        return output.numpy(), None, f"your backward raised {type(raised).__name__}: {first_line}"
     plane = mg.tensor(leaf.numpy()[:1, :1], requires_grad=True)
     agrees = None
     if np.unique(plane.numpy()).size == plane.numel():

@@ -12,6 +12,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
+                                         comparator)
 from minigrad.exercises.spec import Comparator, Exercise, close
 
 
@@ -153,78 +155,76 @@ def _shape_message(got: Any, input_shape: tuple, kernel: int, stride: int) -> Op
     return None
 
 
-def _explained(explain: Callable[[Any, Any, tuple], list]) -> Comparator:
-    """close() on the whole answer, followed by the first targeted message ``explain`` finds
-    (``explain(expected, got, args)`` lists candidates, None for no message)."""
-
-    def compare(expected: Any, got: Any, args: tuple) -> Optional[str]:
-        message = _ARRAYS(expected, got)
-        if message is None:
-            return None
-        try:
-            reasons = [reason for reason in explain(expected, got, args) if reason]
-        except Exception:  # noqa: BLE001 — a strange answer gets the plain message
-            reasons = []
-        return f"{message}; {reasons[0]}" if reasons else message
-
-    return compare
+def _told(sentence: Callable[[Case], Optional[str]]) -> Mistake:
+    """A mistake whose test writes its own sentence (None: the answer does not show it)."""
+    return Mistake(says=sentence, when=lambda case: bool(sentence(case)))
 
 
-def _explain_forward(expected, got, args) -> list:
-    x, kernel, stride = args
-    _, indices = got
-    return [_shape_message(got[0], x.shape, kernel, stride),
-            _last_maximum_message(indices, expected[1], _max_indices(x, kernel, stride, True))]
+FORWARD_MISTAKES = [
+    _told(lambda c: _shape_message(c.got[0], c.x.shape, c.kernel, c.stride)),
+    _told(lambda c: _last_maximum_message(c.got[1], c.expected[1],
+                                          _max_indices(c.x, c.kernel, c.stride, True))),
+]
+MAX_BACKWARD_MISTAKES = [
+    _told(lambda c: _last_maximum_message(c.got, c.expected, _max_routing(
+        c.x, c.g, c.kernel, c.stride, last=True))),
+    _told(lambda c: _every_maximum_message(c.got, c.expected, _every_maximum_routing(
+        c.x, c.g, c.kernel, c.stride))),
+    _told(lambda c: _overwrite_message(c.got, c.expected, _wins(c.x, c.kernel, c.stride))),
+]
+AVG_BACKWARD_MISTAKES = [
+    _told(lambda c: _scale_message(c.got, c.expected, c.kernel, "gradient")),
+    _told(lambda c: _overwrite_message(c.got, c.expected,
+                                       _window_count(c.shape, c.kernel, c.stride))),
+]
 
 
-def _explain_max_backward(expected, got, args) -> list:
-    x, g, kernel, stride = args
-    return [_last_maximum_message(got, expected, _max_routing(x, g, kernel, stride, last=True)),
-            _every_maximum_message(got, expected, _every_maximum_routing(x, g, kernel, stride)),
-            _overwrite_message(got, expected, _wins(x, kernel, stride))]
-
-
-def _explain_avg_backward(expected, got, args) -> list:
-    g, shape, kernel, stride = args
-    return [_scale_message(got, expected, kernel, "gradient"),
-            _overwrite_message(got, expected, _window_count(shape, kernel, stride))]
-
-
-def _explain_max_function(expected, got, args) -> list:
-    x, kernel, stride, g = args
-    return [_last_maximum_message(got[1], expected[1],
-                                  _max_routing(x, g, kernel, stride, last=True)),
-            _every_maximum_message(got[1], expected[1],
-                                   _every_maximum_routing(x, g, kernel, stride)),
-            _overwrite_message(got[1], expected[1], _wins(x, kernel, stride)),
-            _gradcheck_message(expected, got)]
-
-
-def _explain_avg_function(expected, got, args) -> list:
-    x, kernel, stride, g = args
-    return [_scale_message(got[0], expected[0], kernel, "output"),
-            _scale_message(got[1], expected[1], kernel, "gradient"),
-            _overwrite_message(got[1], expected[1],
-                               np.broadcast_to(_window_count(x.shape, kernel, stride), x.shape)),
-            _gradcheck_message(expected, got)]
-
-
-def _gradcheck_message(expected, got) -> Optional[str]:
-    if expected[2] is True and got[2] is False:
+def _gradcheck_message(case: Case) -> Optional[str]:
+    if case.expected[2] is True and case.got[2] is False:
         return ("gradcheck disagrees with your backward: the finite differences of your own "
                 "forward are not the gradient your backward returns")
     return None
 
 
-def _explain_conv_pool(expected, got, args) -> list:
-    x, weight, bias, g = args
-    erratum = _conv_pool(x, weight, bias, g, relu_at_zero=True)
+# 07.5 and 07.6 answer (y, dL/dx, gradcheck); run_pool puts at 2 what a backward raised.
+MAX_FUNCTION_MISTAKES = [
+    backward_not_written(2, "y"),
+    backward_raised(2, "dL/dx must come out with x's shape"),
+    _told(lambda c: _last_maximum_message(c.got[1], c.expected[1], _max_routing(
+        c.x, c.g, c.kernel, c.stride, last=True))),
+    _told(lambda c: _every_maximum_message(c.got[1], c.expected[1], _every_maximum_routing(
+        c.x, c.g, c.kernel, c.stride))),
+    _told(lambda c: _overwrite_message(c.got[1], c.expected[1], _wins(c.x, c.kernel, c.stride))),
+    _told(_gradcheck_message),
+]
+AVG_FUNCTION_MISTAKES = [
+    backward_not_written(2, "y"),
+    backward_raised(2, "dL/dx must come out with x's shape"),
+    _told(lambda c: _scale_message(c.got[0], c.expected[0], c.kernel, "output")),
+    _told(lambda c: _scale_message(c.got[1], c.expected[1], c.kernel, "gradient")),
+    _told(lambda c: _overwrite_message(c.got[1], c.expected[1], np.broadcast_to(
+        _window_count(c.x.shape, c.kernel, c.stride), c.x.shape))),
+    _told(_gradcheck_message),
+]
+
+
+def _relu_at_zero_message(case: Case) -> Optional[str]:
+    erratum = _conv_pool(case.x, case.weight, case.bias, case.g, relu_at_zero=True)
+    got, expected = case.got, case.expected
     passes_zero = all(_same(mine, right) for mine, right in zip(got[1:], erratum[1:]))
     if passes_zero and not all(_same(mine, right) for mine, right in zip(got[1:], expected[1:])):
-        return ["your gradient passes the ReLU where z = 0 exactly: its derivative is 1 only "
+        return ("your gradient passes the ReLU where z = 0 exactly: its derivative is 1 only "
                 "where z > 0 ('where the output ≥ 0' is every pixel, since a ReLU's output is "
-                "never negative)"]
-    return []
+                "never negative)")
+    return None
+
+
+CONV_POOL_MISTAKES = [_told(_relu_at_zero_message)]
+
+
+def _explained(mistakes: list[Mistake], names: tuple[str, ...]) -> Comparator:
+    """close() on the whole answer, followed by the first of ``mistakes`` the answer shows."""
+    return comparator(mistakes, names=names, compare=_ARRAYS, first_only=True)
 
 
 def _conv_pool(x: np.ndarray, weight: np.ndarray, bias: float, g: np.ndarray,
@@ -347,7 +347,7 @@ EXERCISES = [
                          (np.arange(9.0).reshape(3, 3), 2, 1)],
         hidden=lambda rng: [_forward_case(rng, ties=False), _forward_case(rng, ties=True),
                             _forward_case(rng, ties=True, overlap=True)],
-        compare=_explained(_explain_forward),
+        compare=_explained(FORWARD_MISTAKES, ("x", "kernel", "stride")),
         parts=("values", "indices"),
     ),
     Exercise(
@@ -365,7 +365,7 @@ EXERCISES = [
              np.array([[1.0, 2.0], [3.0, 4.0]]), 2, 1)],
         hidden=lambda rng: [_pool_case(rng, ties=False), _pool_case(rng, ties=True),
                             _pool_case(rng, ties=True, overlap=True)],
-        compare=_explained(_explain_max_backward),
+        compare=_explained(MAX_BACKWARD_MISTAKES, ("x", "g", "kernel", "stride")),
     ),
     Exercise(
         id="07.3", function="avg_pool_backward", points=3,
@@ -379,7 +379,7 @@ EXERCISES = [
                          (np.array([[1.0, 2.0], [3.0, 4.0]]), (5, 5), 2, 2),
                          (np.array([[9.0, 9.0]]), (3, 4), 3, 1)],
         hidden=lambda rng: [_avg_case(rng), _avg_case(rng, overlap=True), _avg_case(rng)],
-        compare=_explained(_explain_avg_backward),
+        compare=_explained(AVG_BACKWARD_MISTAKES, ("g", "shape", "kernel", "stride")),
     ),
     Exercise(
         id="07.4", function="conv_pool_step", points=5,
@@ -407,7 +407,7 @@ EXERCISES = [
                        [0.0, 2.0, -1.0, 1.0, 0.0]]), np.array([[1.0, 0.0], [-1.0, 1.0]]),
              0.0, np.array([[2.0, 1.0], [-1.0, 0.5]]))],
         hidden=lambda rng: [_conv_pool_case(rng) for _ in range(3)] + [_conv_pool_kink_case(rng)],
-        compare=_explained(_explain_conv_pool),
+        compare=_explained(CONV_POOL_MISTAKES, ("x", "weight", "bias", "g")),
         parts=("y", "dL/dweight", "dL/dbias", "dL/dx"),
     ),
     Exercise(
@@ -425,7 +425,7 @@ EXERCISES = [
         hidden=lambda rng: [_batch_case(rng, overlap=False), _batch_case(rng, overlap=True),
                             _batch_case(rng, overlap=False, stride_above=True),
                             _batch_case(rng, overlap=True, ties=True)],
-        compare=_explained(_explain_max_function),
+        compare=_explained(MAX_FUNCTION_MISTAKES, ("x", "kernel", "stride", "g")),
         parts=("y", "dL/dx", "gradcheck"),
     ),
     Exercise(
@@ -440,7 +440,7 @@ EXERCISES = [
         visible=_visible_batches,
         hidden=lambda rng: [_batch_case(rng, overlap=False), _batch_case(rng, overlap=True),
                             _batch_case(rng, overlap=False, stride_above=True)],
-        compare=_explained(_explain_avg_function),
+        compare=_explained(AVG_FUNCTION_MISTAKES, ("x", "kernel", "stride", "g")),
         parts=("y", "dL/dx", "gradcheck"),
     ),
 ]
