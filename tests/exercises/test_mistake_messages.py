@@ -173,3 +173,17 @@ def test_07_a_right_forward_earns_its_part_when_backward_is_not_written(exercise
         message, credit = _judged(exercise_id, student, lesson07, args)
         assert "backward is not written yet" in message, message
         assert credit == pytest.approx(1 / 3)  # y
+
+
+# ---------------------------------------------------------------------------- 08.4
+ADAMW_STEP = '                    p.sub_(state["m"] / denominator, alpha=lr / (1 - beta1 ** t))\n'
+
+
+def test_08_4_a_partly_out_of_place_adamw_update_is_named() -> None:
+    from minigrad.exercises.lessons import lesson08
+
+    student = _student(8, (ADAMW_STEP, '                    p = p - lr / (1 - beta1 ** t) * '
+                                       'state["m"] / denominator\n'))
+    for args in _visible("08.4"):
+        message, _ = _judged("08.4", student, lesson08, args)
+        assert "only the decay reached the model" in message, message

@@ -76,7 +76,8 @@ def sgd_optimizer(weights: list[np.ndarray], scales: list[np.ndarray],
     With μ = 0 there is no buffer: p ← p − η·d. Change p *in place* (``p.sub_(...)``,
     ``p.mul_(...)``, or ``p.data -= ...``): ``p = p - ...`` makes a new tensor and the model
     keeps the old one. ``step`` runs under ``mg.no_grad()``, so in-place changes of leaves
-    are allowed there. ``run_optimizer`` (given) does the rest.
+    are allowed there. ``self.state`` is a ``defaultdict(dict)``, as in PyTorch:
+    ``self.state[p]`` is ``{}`` before p's first step. ``run_optimizer`` (given) does the rest.
 
     Example: one parameter p = 1 with gradient 0.5, lr 0.1, λ = 0.1, μ = 0:
     d = 0.5 + 0.1 = 0.6, so p becomes 1 − 0.06 = 0.94.
@@ -98,7 +99,7 @@ def sgd_optimizer(weights: list[np.ndarray], scales: list[np.ndarray],
                         continue
                     direction = p.grad + weight_decay * p
                     if momentum != 0:
-                        state = self.state.setdefault(p, {})
+                        state = self.state[p]
                         if "momentum_buffer" not in state:
                             state["momentum_buffer"] = direction.clone()
                         else:
@@ -187,7 +188,7 @@ def adamw_optimizer(weights: list[np.ndarray], scales: list[np.ndarray],
                     if p.grad is None:
                         continue
                     g = p.grad
-                    state = self.state.setdefault(p, {})
+                    state = self.state[p]
                     if not state:
                         state.update(step=0, m=mg.zeros_like(p), v=mg.zeros_like(p))
                     p.mul_(1 - lr * weight_decay)
@@ -391,7 +392,7 @@ def capstone(seed: int) -> dict:
                 for p in group["params"]:
                     if p.grad is None:
                         continue
-                    state = self.state.setdefault(p, {})
+                    state = self.state[p]
                     if not state:
                         state.update(step=0, m=mg.zeros_like(p), v=mg.zeros_like(p))
                     p.mul_(1 - lr * weight_decay)

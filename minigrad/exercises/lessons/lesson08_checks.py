@@ -103,19 +103,27 @@ def _sgd_update(decay: str = "add", first: str = "gradient", sign: float = 1.0,
 
 
 def _adamw_update(decay: str = "decoupled", bias_correction: bool = True,
-                  sign: float = 1.0) -> Callable:
+                  sign: float = 1.0, kept: str = "both") -> Callable:
+    """AdamW's step, or a mistaken one; ``kept``: which of the two changes reach the model
+    ("decay": the Adam step made a new tensor, "step": the decay did)."""
     def update(p: np.ndarray, g: np.ndarray, s: dict, state: dict) -> np.ndarray:
         lr, lam, eps = s["lr"], s["weight_decay"], s["eps"]
         beta1, beta2 = s["betas"]
+        start = p
         if decay == "decoupled":
             p = p * (1 - lr * lam)
         elif decay == "plus":
             p = p * (1 + lr * lam)
         elif decay == "l2":
             g = g + lam * p
+        decayed = p
+        if kept == "step":
+            p = start
         t = state["t"] = state.get("t", 0) + 1
         m = state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * g
         v = state["v"] = beta2 * state.get("v", 0.0) + (1 - beta2) * g * g
+        if kept == "decay":
+            return decayed
         if bias_correction:
             return p - sign * lr / (1 - beta1 ** t) * m / (np.sqrt(v) / math.sqrt(1 - beta2 ** t)
                                                            + eps)
@@ -167,6 +175,14 @@ ADAMW_MISTAKES = [
     (dict(update=_adamw_update(), shared=True),
      "every group got the same settings: read lr, betas, eps and weight_decay from each "
      "group's dict (group[\"lr\"]), not from the defaults"),
+    (dict(update=_adamw_update(kept="decay")),
+     "only the decay reached the model: your Adam step makes a new tensor (p = p − …, or "
+     "p = p.sub(…)) and the model keeps the old one — change p in place for both: p.mul_(…) "
+     "and p.sub_(…), or p.data …"),
+    (dict(update=_adamw_update(kept="step")),
+     "only the Adam step reached the model: your decay makes a new tensor (p = p·(1 − lr·λ)) "
+     "and the model keeps the old one — change p in place for both: p.mul_(…) and "
+     "p.sub_(…)"),
 ]
 
 
