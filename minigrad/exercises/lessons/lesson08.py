@@ -263,8 +263,9 @@ def capstone(seed: int) -> dict:
     ``F.cross_entropy``, ``nn.Module``/``nn.Parameter``, ``mg.no_grad``. Not allowed:
     ``F.conv2d``, ``F.max_pool2d``, ``F.linear``, ``@`` on tensors, ``nn.Conv2d``,
     ``nn.Linear``, ``nn.MaxPool2d``, and the optimizers of ``minigrad.optim``; the grader
-    reads your source and refuses these, other ways to reach them (``getattr``, ``exec``,
-    ``open``, their kernels), changes to minigrad, and changes to the given code.
+    reads your source and refuses these, other ways to reach them (``getattr`` on minigrad,
+    ``exec``, ``open``, their kernels), changes to minigrad, and changes to the given code.
+    Allowed: ``@`` on numpy arrays in your Functions; ``getattr(self, "conv1")``.
 
     Use ``rng`` for your initial weights and your shuffling, so that a seed gives one run.
     Keep a list ``losses`` (say the mean training loss of each epoch), name your network
