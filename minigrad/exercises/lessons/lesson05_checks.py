@@ -8,13 +8,13 @@ update with the wrong sign, a module whose forward leaves the graph.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Optional
 
 import numpy as np
 
 from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
-                                         comparator)
+                                         comparator, near, told)
 from minigrad.exercises.spec import Exercise, close
 
 # The classic worked example (see the lesson): inputs, targets, w1..w8, b1, b2.
@@ -22,24 +22,13 @@ CLASSIC = (np.array([0.05, 0.10]), np.array([0.01, 0.99]),
            np.array([0.15, 0.20, 0.25, 0.30, 0.40, 0.45, 0.50, 0.55]), np.array([0.35, 0.60]))
 
 
-def _near(got: Any, want: Any, rtol: float = 1e-7, atol: float = 1e-10) -> bool:
-    """True when ``got`` is an array-like of want's shape and close to it."""
-    try:
-        got = np.asarray(got, dtype=np.float64)
-        want = np.asarray(want, dtype=np.float64)
-    except (TypeError, ValueError):
-        return False
-    return got.shape == want.shape and bool(np.allclose(got, want, rtol=rtol, atol=atol))
+# Losses and gradients that went through minigrad's float64 ops: a mistake's answer is
+# recognised at this tolerance.
+_near = partial(near, rtol=1e-7, atol=1e-10)
 
 
 def _shape(value: Any) -> Optional[tuple]:
     return np.shape(value) if isinstance(value, (np.ndarray, list)) else None
-
-
-def _with_notes(message: Optional[str], notes: list[str]) -> Optional[str]:
-    if message is None or not notes:
-        return message
-    return message + "; " + "; ".join(notes)
 
 
 # ---------------------------------------------------------------------------- 05.1 Function
@@ -151,9 +140,7 @@ def _module_notes(got: Any, args: tuple) -> list[str]:
     return notes
 
 
-def _compare_linear_module(expected: tuple, got: Any, args: tuple) -> Optional[str]:
-    message = _LINEAR_CLOSE(expected, got)
-    return message and _with_notes(message, _module_notes(got, args))
+MODULE_MISTAKES = [told(lambda case: "; ".join(_module_notes(case.got, case.args)))]
 
 
 # ---------------------------------------------------------------------------- 05.6 training
@@ -224,9 +211,8 @@ def _training_notes(expected: tuple, got: Any, args: tuple) -> list[str]:
     return []
 
 
-def _compare_training(expected: tuple, got: Any, args: tuple) -> Optional[str]:
-    message = _TRAINING_CLOSE(expected, got)
-    return message and _with_notes(message, _training_notes(expected, got, args))
+TRAINING_MISTAKES = [told(lambda case: "; ".join(_training_notes(case.expected, case.got,
+                                                                case.args)))]
 
 
 # ---------------------------------------------------------------------------- 05.2–05.4
@@ -248,24 +234,23 @@ def _slope(name: str, y: np.ndarray) -> np.ndarray:
     return {"relu": (y > 0) * 1.0, "sigmoid": y * (1 - y), "tanh": 1 - y * y}[name]
 
 
-def _compare_activation(expected: Any, got: Any, args: tuple) -> Optional[str]:
-    """close(), naming ReLU's y ≥ 0, f' taken at y as if it were x, and a missing Δ."""
-    message = _ACTIVATION_CLOSE(expected, got)
-    if message is None:
-        return message
-    name, y, g = args
-    y, g = np.asarray(y, dtype=np.float64), np.asarray(g, dtype=np.float64)
-    notes = []
-    if name == "relu" and _near(got, g * (y >= 0)):
-        notes.append("where y = 0 your gradient passes through: ReLU's output is 0 there, "
-                     "so the input was ≤ 0 and the slope is 0 — it is 1 only where y > 0")
-    elif name != "relu" and _near(got, g * _as_input(name, y)):
-        notes.append(f"you took {name}'s derivative at y as if it were x: the derivative is a "
-                     "function of x, and you have only y = f(x) — rewrite it in terms of y")
-    elif not np.all(g == 1) and _near(got, _slope(name, y)):
-        notes.append("you returned the activation's own slope: multiply it, entry by entry, "
-                     "by the gradient arriving from above (grad_output)")
-    return _with_notes(message, notes)
+def _arrays(case: Case) -> tuple[np.ndarray, np.ndarray]:
+    return np.asarray(case.y, dtype=np.float64), np.asarray(case.g, dtype=np.float64)
+
+
+# 05.2: ReLU's y ≥ 0 (the erratum), f' taken at y as if it were x, and a missing Δ.
+ACTIVATION_MISTAKES = [
+    Mistake("where y = 0 your gradient passes through: ReLU's output is 0 there, so the input "
+            "was ≤ 0 and the slope is 0 — it is 1 only where y > 0", group="slope",
+            gives=lambda c: _if(c.name == "relu", _arrays(c)[1] * (_arrays(c)[0] >= 0))),
+    Mistake(lambda c: f"you took {c.name}'s derivative at y as if it were x: the derivative is "
+                      "a function of x, and you have only y = f(x) — rewrite it in terms of y",
+            group="slope", gives=lambda c: _if(c.name != "relu",
+                                               _arrays(c)[1] * _as_input(c.name, _arrays(c)[0]))),
+    Mistake("you returned the activation's own slope: multiply it, entry by entry, by the "
+            "gradient arriving from above (grad_output)", group="slope",
+            gives=lambda c: _if(not np.all(_arrays(c)[1] == 1), _slope(c.name, _arrays(c)[0]))),
+]
 
 
 def _relu_output(rng: np.random.Generator, shape: tuple) -> np.ndarray:
@@ -296,25 +281,25 @@ def _cross_entropy_case(rng: np.random.Generator, scale: float = 2.0,
 _CE_CLOSE = close(rtol=1e-7, atol=1e-10)
 
 
-def _compare_cross_entropy(expected: tuple, got: Any, args: tuple) -> Optional[str]:
-    """close(), naming a missing 1/B, a second 1/B, or a summed loss."""
-    message = _CE_CLOSE(expected, got)
-    if message is None or not isinstance(got, (list, tuple)) or len(got) != 2:
-        return message
-    batch = len(args[1])
-    notes = []
-    if batch > 1 and _near(got[1], expected[1] * batch):
-        notes.append(f"your gradient is B = {batch} times too large: the loss is a mean, so "
-                     "each example's p − onehot is divided by B")
-    elif batch > 1 and _near(got[1], expected[1] / batch):
-        notes.append(f"your gradient is divided by B = {batch} twice: the mean's 1/B enters once")
-    if batch > 1 and _near(got[0], expected[0] * batch):
-        notes.append("your loss is the sum over the batch; the exercise asks for the mean")
-    if not _all_finite(got[0]) or not _all_finite(got[1]):
-        notes.append("your answer holds nan or inf where the right one is finite: e^z "
-                     "overflows for a large logit (e^1000 is inf) and a probability rounds to "
-                     "0 — compute from the logits, shifted so that nothing overflows")
-    return _with_notes(message, notes)
+def _batch(case: Case) -> int:
+    return len(case.targets)
+
+
+# 05.3: a missing 1/B, a second 1/B, a summed loss, and an overflow.
+CROSS_ENTROPY_MISTAKES = [
+    Mistake(lambda c: f"your gradient is B = {_batch(c)} times too large: the loss is a mean, so "
+                      "each example's p − onehot is divided by B", part=1, group="1/B",
+            gives=lambda c: _if(_batch(c) > 1, c.expected[1] * _batch(c))),
+    Mistake(lambda c: f"your gradient is divided by B = {_batch(c)} twice: the mean's 1/B enters "
+                      "once", part=1, group="1/B",
+            gives=lambda c: _if(_batch(c) > 1, c.expected[1] / _batch(c))),
+    Mistake("your loss is the sum over the batch; the exercise asks for the mean", part=0,
+            gives=lambda c: _if(_batch(c) > 1, c.expected[0] * _batch(c))),
+    Mistake("your answer holds nan or inf where the right one is finite: e^z overflows for a "
+            "large logit (e^1000 is inf) and a probability rounds to 0 — compute from the "
+            "logits, shifted so that nothing overflows",
+            when=lambda c: not _all_finite(c.got[0]) or not _all_finite(c.got[1])),
+]
 
 
 def _all_finite(value: Any) -> bool:
@@ -363,11 +348,10 @@ def _one_path_unit(hidden: Any, right: np.ndarray, through_o1: np.ndarray,
     return None
 
 
-def _compare_network(expected: tuple, got: Any, args: tuple) -> Optional[str]:
-    """close(), naming one output path only, `=` for `+=`, and a step up the gradient."""
-    message = _CE_CLOSE(expected, got)
-    if message is None or not isinstance(got, (list, tuple)) or len(got) != 4:
-        return message
+def _network_notes(expected: tuple, got: Any, args: tuple) -> list[str]:
+    """One output path only, `=` for `+=`, and a step up the gradient."""
+    if not isinstance(got, (list, tuple)) or len(got) != 4:
+        return []
     inputs, targets, weights, biases, lr = args
     hidden = got[1]
     notes = []
@@ -399,7 +383,11 @@ def _compare_network(expected: tuple, got: Any, args: tuple) -> Optional[str]:
                                          and not _near(theirs, right)
                                          and _near(got[3], w + lr * theirs)):
         notes.append("your step goes up the gradient: new w = w − lr · dE/dw")
-    return _with_notes(message, notes)
+    return notes
+
+
+NETWORK_MISTAKES = [told(lambda case: "; ".join(_network_notes(case.expected, case.got,
+                                                              case.args)))]
 
 
 _NETWORK_VISIBLE_SECOND = (np.array([1.0, -1.0]), np.array([0.0, 1.0]),
@@ -445,7 +433,8 @@ EXERCISES = [
                          ("sigmoid", np.array([0.5, 0.25, 0.9]), np.array([1.0, 2.0, -1.0])),
                          ("tanh", np.array([[0.0, 0.5], [-0.5, 0.9]]), np.full((2, 2), 2.0))],
         hidden=_activation_hidden,
-        compare=_compare_activation,
+        compare=comparator(ACTIVATION_MISTAKES, names=("name", "y", "g"),
+                           compare=_ACTIVATION_CLOSE),
     ),
     Exercise(
         id="05.3", function="softmax_cross_entropy", points=4,
@@ -462,7 +451,8 @@ EXERCISES = [
         hidden=lambda rng: [_cross_entropy_case(rng), _cross_entropy_case(rng),
                             _cross_entropy_case(rng, scale=5.0),
                             _cross_entropy_case(rng, scale=300.0, offset=500.0)],
-        compare=_compare_cross_entropy,
+        compare=comparator(CROSS_ENTROPY_MISTAKES, names=("logits", "targets"),
+                           compare=_CE_CLOSE),
         parts=("loss", "dloss/dlogits"),
     ),
     Exercise(
@@ -479,7 +469,7 @@ EXERCISES = [
                          # this case fails (with all-zero weights it would not)
                          _NETWORK_VISIBLE_SECOND],
         hidden=lambda rng: [_network_case(rng) for _ in range(4)],
-        compare=_compare_network,
+        compare=comparator(NETWORK_MISTAKES, compare=_CE_CLOSE),
         parts=("E", "dE/dw1…w4", "dE/dw5…w8", "new weights"),
     ),
     Exercise(
@@ -498,7 +488,7 @@ EXERCISES = [
                          (_small(3, 5, start=0.25), _small(4, 5, start=-0.75) / 5,
                           np.array([1.0, 0.0, -2.0, 0.5]), _small(3, 4, start=-1.5), 1)],
         hidden=lambda rng: [_module_case(rng) for _ in range(3)],
-        compare=_compare_linear_module,
+        compare=comparator(MODULE_MISTAKES, compare=_LINEAR_CLOSE),
         parts=("parameters", "init", "graph", "output", "gradients"),
     ),
     Exercise(
@@ -517,7 +507,7 @@ EXERCISES = [
                          _moons_case(np.random.default_rng(6), 80, 8, 30)],
         hidden=lambda rng: [_digits_case(rng, 100, int(rng.integers(8, 17)), 20),
                             _moons_case(rng, 60, int(rng.integers(4, 9)), 20)],
-        compare=_compare_training,
+        compare=comparator(TRAINING_MISTAKES, compare=_TRAINING_CLOSE),
         parts=("losses", "accuracy"),
     ),
 ]

@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
-                                         comparator)
+                                         comparator, near, told)
 from minigrad.exercises.spec import Comparator, Exercise, close
 
 
@@ -96,10 +96,7 @@ _ARRAYS = close(rtol=1e-9, atol=1e-12)
 
 
 def _same(got: Any, want: np.ndarray) -> bool:
-    try:
-        return _ARRAYS(np.asarray(want, dtype=float), np.asarray(got, dtype=float)) is None
-    except (TypeError, ValueError):
-        return False
+    return near(got, want)
 
 
 def _last_maximum_message(got: Any, want: np.ndarray, last: np.ndarray) -> Optional[str]:
@@ -155,26 +152,21 @@ def _shape_message(got: Any, input_shape: tuple, kernel: int, stride: int) -> Op
     return None
 
 
-def _told(sentence: Callable[[Case], Optional[str]]) -> Mistake:
-    """A mistake whose test writes its own sentence (None: the answer does not show it)."""
-    return Mistake(says=sentence, when=lambda case: bool(sentence(case)))
-
-
 FORWARD_MISTAKES = [
-    _told(lambda c: _shape_message(c.got[0], c.x.shape, c.kernel, c.stride)),
-    _told(lambda c: _last_maximum_message(c.got[1], c.expected[1],
+    told(lambda c: _shape_message(c.got[0], c.x.shape, c.kernel, c.stride)),
+    told(lambda c: _last_maximum_message(c.got[1], c.expected[1],
                                           _max_indices(c.x, c.kernel, c.stride, True))),
 ]
 MAX_BACKWARD_MISTAKES = [
-    _told(lambda c: _last_maximum_message(c.got, c.expected, _max_routing(
+    told(lambda c: _last_maximum_message(c.got, c.expected, _max_routing(
         c.x, c.g, c.kernel, c.stride, last=True))),
-    _told(lambda c: _every_maximum_message(c.got, c.expected, _every_maximum_routing(
+    told(lambda c: _every_maximum_message(c.got, c.expected, _every_maximum_routing(
         c.x, c.g, c.kernel, c.stride))),
-    _told(lambda c: _overwrite_message(c.got, c.expected, _wins(c.x, c.kernel, c.stride))),
+    told(lambda c: _overwrite_message(c.got, c.expected, _wins(c.x, c.kernel, c.stride))),
 ]
 AVG_BACKWARD_MISTAKES = [
-    _told(lambda c: _scale_message(c.got, c.expected, c.kernel, "gradient")),
-    _told(lambda c: _overwrite_message(c.got, c.expected,
+    told(lambda c: _scale_message(c.got, c.expected, c.kernel, "gradient")),
+    told(lambda c: _overwrite_message(c.got, c.expected,
                                        _window_count(c.shape, c.kernel, c.stride))),
 ]
 
@@ -190,21 +182,21 @@ def _gradcheck_message(case: Case) -> Optional[str]:
 MAX_FUNCTION_MISTAKES = [
     backward_not_written(2, "y"),
     backward_raised(2, "dL/dx must come out with x's shape"),
-    _told(lambda c: _last_maximum_message(c.got[1], c.expected[1], _max_routing(
+    told(lambda c: _last_maximum_message(c.got[1], c.expected[1], _max_routing(
         c.x, c.g, c.kernel, c.stride, last=True))),
-    _told(lambda c: _every_maximum_message(c.got[1], c.expected[1], _every_maximum_routing(
+    told(lambda c: _every_maximum_message(c.got[1], c.expected[1], _every_maximum_routing(
         c.x, c.g, c.kernel, c.stride))),
-    _told(lambda c: _overwrite_message(c.got[1], c.expected[1], _wins(c.x, c.kernel, c.stride))),
-    _told(_gradcheck_message),
+    told(lambda c: _overwrite_message(c.got[1], c.expected[1], _wins(c.x, c.kernel, c.stride))),
+    told(_gradcheck_message),
 ]
 AVG_FUNCTION_MISTAKES = [
     backward_not_written(2, "y"),
     backward_raised(2, "dL/dx must come out with x's shape"),
-    _told(lambda c: _scale_message(c.got[0], c.expected[0], c.kernel, "output")),
-    _told(lambda c: _scale_message(c.got[1], c.expected[1], c.kernel, "gradient")),
-    _told(lambda c: _overwrite_message(c.got[1], c.expected[1], np.broadcast_to(
+    told(lambda c: _scale_message(c.got[0], c.expected[0], c.kernel, "output")),
+    told(lambda c: _scale_message(c.got[1], c.expected[1], c.kernel, "gradient")),
+    told(lambda c: _overwrite_message(c.got[1], c.expected[1], np.broadcast_to(
         _window_count(c.x.shape, c.kernel, c.stride), c.x.shape))),
-    _told(_gradcheck_message),
+    told(_gradcheck_message),
 ]
 
 
@@ -219,7 +211,7 @@ def _relu_at_zero_message(case: Case) -> Optional[str]:
     return None
 
 
-CONV_POOL_MISTAKES = [_told(_relu_at_zero_message)]
+CONV_POOL_MISTAKES = [told(_relu_at_zero_message)]
 
 
 def _explained(mistakes: list[Mistake], names: tuple[str, ...]) -> Comparator:
