@@ -30,53 +30,7 @@ import minigrad.nn.functional as F
 from minigrad.autograd import Function, gradcheck
 from minigrad.nn import Module, Parameter
 from minigrad.tensor import Tensor
-
-
-def _as_array(value: Any) -> Any:
-    """A Tensor or array as a float64 numpy array; None stays None (a missing gradient)."""
-    if value is None:
-        return None
-    if isinstance(value, Tensor):
-        value = value.detach().numpy()
-    return np.array(value, dtype=np.float64)
-
-
-def _leaf(array: np.ndarray) -> Tensor:
-    return mg.tensor(np.asarray(array, dtype=np.float64), dtype=mg.float64, requires_grad=True)
-
-
-def run_linear_function(function: type, x: np.ndarray, weight: np.ndarray, bias: np.ndarray,
-                        grad_output: np.ndarray) -> tuple:
-    """Given (not an exercise): run a Linear Function on float64 leaves.
-
-    Returns ``(Z, dL/dX, dL/dW, dL/db, verdict)``: the forward result, the three gradients
-    exactly as your ``backward`` returns them for ``grad_output`` (so a wrong shape shows as
-    one), and ``gradcheck``'s verdict on your pair forward/backward ("passed", or why not).
-    A backward that raises gives no gradients, and the verdict is its error.
-    """
-    leaves = [_leaf(x), _leaf(weight), _leaf(bias)]
-    output = function.apply(*leaves)
-    try:
-        grads = function.backward(output.grad_fn, mg.tensor(grad_output, dtype=mg.float64))
-    except Exception as error:  # noqa: BLE001 — the forward is still graded
-        first_line = (str(error).splitlines() or [""])[0]
-        return (output.numpy(), None, None, None,
-                f"your backward raised {type(error).__name__}: {first_line}")
-    if not isinstance(grads, (tuple, list)):
-        grads = (grads,)
-    grads = [_as_array(g) for g in grads] + [None] * (3 - len(grads))
-    try:
-        gradcheck(function.apply, tuple(leaves))
-        verdict = "passed"
-    except Exception as error:  # noqa: BLE001 — the verdict is the message
-        verdict = f"{type(error).__name__}: {_first_lines(error)}"
-    return (output.numpy(), *grads[:3], verdict)
-
-
-def _first_lines(error: Exception, count: int = 3) -> str:
-    """An error's first lines on one line: what went wrong and where (gradcheck's worst entry)."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()][:count]
-    return "; ".join(lines).replace(":; ", ": ")
+from minigrad.exercises.harness import as_array, float64_leaf, run_linear_function  # given
 
 
 def run_linear_module(module: type, function: type, x: np.ndarray, weight: np.ndarray,
@@ -100,14 +54,14 @@ def run_linear_module(module: type, function: type, x: np.ndarray, weight: np.nd
         for name, value in (("weight", weight), ("bias", bias)):
             if name in named:
                 setattr(layer, name, Parameter(mg.tensor(value, dtype=mg.float64)))
-    x_leaf = _leaf(x)
+    x_leaf = float64_leaf(x)
     output = layer(x_leaf)
     if not isinstance(output, Tensor):
         kind = f"{type(output).__module__}.{type(output).__qualname__}".removeprefix("builtins.")
         return (parameters, init, f"no graph: forward returned a {kind}, not a Tensor",
-                _as_array(output), [None, None, None])
+                as_array(output), [None, None, None])
     if output.grad_fn is None:
-        return (parameters, init, "no graph: the output has no grad_fn", _as_array(output),
+        return (parameters, init, "no graph: the output has no grad_fn", as_array(output),
                 [None, None, None])
     try:
         output.backward(mg.tensor(grad_output, dtype=mg.float64))
@@ -119,7 +73,7 @@ def run_linear_module(module: type, function: type, x: np.ndarray, weight: np.nd
     graph = "your Function" if own else output.grad_fn.name()
     grads = [x_leaf.grad] + [getattr(getattr(layer, name, None), "grad", None)
                              for name in ("weight", "bias")]
-    return (parameters, init, graph, output.numpy(), [_as_array(g) for g in grads])
+    return (parameters, init, graph, output.numpy(), [as_array(g) for g in grads])
 
 
 def _init_verdict(named: dict, in_features: int) -> str:

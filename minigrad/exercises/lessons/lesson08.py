@@ -26,38 +26,7 @@ import minigrad.nn.functional as F
 from minigrad.autograd import Function
 from minigrad.data import load_digits
 from minigrad.optim import Optimizer
-
-
-def run_optimizer(optimizer_class: type, weights: list[np.ndarray], scales: list[np.ndarray],
-                  targets: list[np.ndarray], groups: list[dict], defaults: dict,
-                  steps: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Given (not an exercise): train leaves with your optimizer; return where they went.
-
-    The parameters p_i start at ``weights[i]``; the loss is L = Σ_i ½ Σ (a_i ⊙ p_i − b_i)²
-    with a_i = ``scales[i]`` and b_i = ``targets[i]``. ``groups`` are the parameter groups,
-    each a dict whose "params" lists parameter numbers and whose other keys override
-    ``defaults`` for that group. Each step: zero_grad, loss, backward, ``optimizer.step()``.
-    Returns ``(weights after step 1, weights after the last step)``.
-    """
-    leaves = [mg.tensor(np.asarray(w, dtype=np.float64), requires_grad=True) for w in weights]
-    param_groups = [{**group, "params": [leaves[i] for i in group["params"]]}
-                    for group in groups]
-    optimizer = optimizer_class(param_groups, **defaults)
-    history = []
-    for _ in range(steps):
-        optimizer.zero_grad()
-        loss = sum(0.5 * ((mg.tensor(a) * p - mg.tensor(b)) ** 2).sum()
-                   for a, p, b in zip(scales, leaves, targets))
-        loss.backward()
-        optimizer.step()
-        held = {id(p) for group in optimizer.param_groups for p in group["params"]}
-        if not all(id(leaf) in held for leaf in leaves):
-            raise RuntimeError(
-                "after step() the optimizer no longer holds the model's tensors: a parameter "
-                "was replaced by a new tensor, so the model never sees the update. Update it "
-                "in place instead: p.sub_(...) (step runs under no_grad) or p.data -= ...")
-        history.append([leaf.numpy() for leaf in leaves])
-    return history[0], history[-1]
+from minigrad.exercises.harness import run_optimizer  # given
 
 
 def sgd_optimizer(weights: list[np.ndarray], scales: list[np.ndarray],
