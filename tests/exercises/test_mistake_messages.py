@@ -187,3 +187,22 @@ def test_08_4_a_partly_out_of_place_adamw_update_is_named() -> None:
     for args in _visible("08.4"):
         message, _ = _judged("08.4", student, lesson08, args)
         assert "only the decay reached the model" in message, message
+
+
+def test_05_6_status_through_the_grader_is_not_not_attempted(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from minigrad.exercises.authoring.generate import python_file_text
+    from minigrad.exercises.grading.grader import grade_submission
+
+    lesson = find_lesson(5)
+    text = python_file_text(lesson, solutions=True)
+    assert text.count(LINEAR_BACKWARD) == 1
+    path = tmp_path / "lesson05.py"
+    path.write_text(text.replace(LINEAR_BACKWARD, "            raise NotImplementedError\n"),
+                    encoding="utf-8")
+    try:
+        results = grade_submission(path, lesson, seed=3).exercises
+    except Exception as error:  # noqa: BLE001 — no sandbox on this machine
+        pytest.skip(f"the grader cannot run here: {error}")
+    status = {item.exercise.id: (item.status, item.score) for item in results}
+    assert status["05.6"][0] != "not attempted", status
+    assert status["05.1"][1] > 0, status  # Z earns its part
