@@ -37,7 +37,7 @@ LESSONS: tuple[Lesson, ...] = (
            builds="Value's backward rules, a topological order, backpropagation, a new op (sin)",
            time="about 2 hours"),
     Lesson(3, "tensors", "Tensors, Jacobians, and how a tensor op is built",
-           "Tensor, grad_fn graphs, Jacobian-vector products, broadcasting, writing a Function, "
+           "Tensor, grad_fn graphs, vector–Jacobian products, broadcasting, writing a Function, "
            "forward vs reverse mode",
            ready=True,
            builds="backward passes of sum-to, matmul, mean, softmax; Cube, Mul and Sum "

@@ -22,11 +22,12 @@ from minigrad.exercises.spec import Exercise, close, exact
 __all__ = ["Exercise", "NamedFunction", "check", "close", "exact"]
 
 
-def check(exercise_id: str, function: Any) -> Any:
-    """Run exercise ``exercise_id``'s visible cases on ``function`` and print what passed.
+def check(exercise_id: str, function: Any, show: str = "") -> Any:
+    """Run exercise ``exercise_id``'s visible cases on ``function`` and print what passed;
+    ``show="formula"`` adds the formula to the hint.
 
     See :func:`minigrad.exercises.selfcheck.check`.
     """
     from minigrad.exercises.selfcheck import check as run_check
 
-    return run_check(exercise_id, function)
+    return run_check(exercise_id, function, show)

@@ -5,8 +5,10 @@ It never raises: a function that still raises ``NotImplementedError`` is reporte
 attempted yet", any other error is printed, so a notebook runs top to bottom either way.
 (Hidden cases run only in the grader, in a separate process.)
 
-Hints come in two tiers: the first failed check of an exercise prints its *idea* (what to
-think about); from the second failed check on, the formula as well.
+Hints come in tiers, so that a failed check points the way without giving the answer away:
+the first failed check of an exercise prints its *idea* (what to think about); from the second
+on, where in the reading the idea is worked out (the lesson file and the section). The formula
+comes only when asked for, ``check("05.1", fn, show="formula")``, and never as code.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, Callable
 from minigrad.exercises.codec import CodecError, changed_argument, from_json, to_json
 from minigrad.exercises.authoring.source import all_exercises, reference_function
 from minigrad.exercises.spec import Exercise, describe, judge, mutation_message
+from minigrad.course.catalog import Lesson
 
 #: Exercise id -> how many checks of it failed in this kernel (for the hint's tier).
 _failed_checks: dict[str, int] = {}
@@ -47,10 +50,19 @@ class CheckResult:
         return f"<check {self.exercise_id}: {self.passed}/{self.total} visible cases passed>"
 
 
-def check(exercise_id: str, function: Callable[..., Any]) -> CheckResult:
-    """Run the visible cases of exercise ``exercise_id`` (e.g. ``"01.1"``) on ``function``."""
+#: What ``check(..., show=...)`` can show besides the cases.
+SHOW = ("", "formula")
+
+
+def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> CheckResult:
+    """Run the visible cases of exercise ``exercise_id`` (e.g. ``"01.1"``) on ``function``;
+    ``show="formula"`` adds the exercise's formula to the hint of a failed check."""
     table = all_exercises()
     result = CheckResult(str(exercise_id))
+    if show not in SHOW:
+        print(f"check(..., show={show!r}): show can be \"formula\" (or left out).")
+        result.attempted = False
+        return result
     if exercise_id not in table:
         print(f"No exercise {exercise_id!r}; the exercises are {', '.join(sorted(table))}.")
         result.attempted = False
@@ -102,18 +114,26 @@ def check(exercise_id: str, function: Callable[..., Any]) -> CheckResult:
     elif result.passed == result.total:
         print(f"  All {result.total} visible cases pass. The grader also runs hidden cases.")
     else:
-        print(f"  {result.passed}/{result.total} visible cases pass. {hint_for(exercise)}")
+        print(f"  {result.passed}/{result.total} visible cases pass. "
+              f"{hint_for(exercise, lesson, show)}")
     return result
 
 
-def hint_for(exercise: Exercise) -> str:
-    """The hint for a failed check: the idea the first time, then the formula too."""
+def hint_for(exercise: Exercise, lesson: Lesson | None = None, show: str = "") -> str:
+    """The hint for a failed check, one tier more at each failure: the idea; then where the
+    reading works it out; the formula only with ``show="formula"``. An exercise without an
+    ``idea`` has one tier, its ``hint``."""
     failures = _failed_checks[exercise.id] = _failed_checks.get(exercise.id, 0) + 1
     if not exercise.idea:
         return f"Hint: {exercise.hint}"
-    if failures == 1:
-        return f"Idea: {exercise.idea} (Check again for the formula.)"
-    return f"Idea: {exercise.idea} Formula: {exercise.hint}"
+    text = f"Idea: {exercise.idea}"
+    if failures > 1 and exercise.reading:
+        where = f"lessons/{lesson.name}.md" if lesson is not None else "the lesson's reading"
+        text += f" Read “{exercise.reading}” in {where}."
+    if show == "formula":
+        return f"{text} Formula: {exercise.hint}"
+    return text + (f' (check("{exercise.id}", ..., show="formula") shows the formula.)'
+                   if failures > 1 else "")
 
 
 def _fail(result: CheckResult, number: int, call: str, message: str) -> None:

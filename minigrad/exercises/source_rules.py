@@ -9,7 +9,9 @@ source, in its own process, before running anything:
 - the graded function, and every top-level definition, assignment or import whose name it
   uses (transitively), are the student's code; the given definitions must be unchanged;
 - that code may import only from an allow-list of modules, and may not name what the
-  exercise forbids (``F.conv2d``, ``optim``, ``getattr``, ``exec``, ``open``…);
+  exercise forbids (``F.conv2d``, ``optim``, ``getattr``, ``exec``, ``open``…) — except
+  ``getattr(obj, "name")`` with a literal, allowed name on the student's own object (not on
+  an imported module): it reaches no more than ``obj.name``, which is checked the same way;
 - the function must end with its given ``return`` and have no other.
 
 This is a raised bar, not a proof: it turns the easy routes (an alias, ``getattr``, a
@@ -122,9 +124,30 @@ def _returns(body: list[ast.stmt]) -> list[ast.Return]:
     return found
 
 
+def _own_getattr(call: ast.Call, rules: SourceRules, modules_bound: set[str]) -> bool:
+    """``getattr(obj, "name")`` on the student's own objects (``getattr(self, "conv1")``):
+    a literal name that the rules would allow as ``obj.name``, and an ``obj`` that is not an
+    imported module (mg, F, nn…). Everything else a refused ``getattr`` stays refused."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "getattr"
+            and 2 <= len(call.args) <= 3 and not call.keywords):
+        return False
+    target, name = call.args[0], call.args[1]
+    root = target
+    while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+        root = root.func if isinstance(root, ast.Call) else root.value
+    if isinstance(root, ast.Name) and root.id in modules_bound:
+        return False
+    refused = {**rules.attributes, **rules.names}
+    return (isinstance(name, ast.Constant) and isinstance(name.value, str)
+            and name.value.isidentifier() and not name.value.startswith("_")
+            and name.value not in refused)
+
+
 def _first_problem(code: ast.AST, rules: SourceRules, modules_bound: set[str]) -> Optional[str]:
     """The first rule this piece of the student's code breaks; ``modules_bound`` are the
     top-level names that imports bind (mg, nn, F, np…), whose attributes it may not set."""
+    own_getattrs = {id(call.func) for call in ast.walk(code) if isinstance(call, ast.Call)
+                    and _own_getattr(call, rules, modules_bound)}
     for node in ast.walk(code):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
@@ -140,7 +163,8 @@ def _first_problem(code: ast.AST, rules: SourceRules, modules_bound: set[str]) -
                 for name in (*alias.name.split("."), alias.asname):
                     if name in refused:
                         return f"it imports {name}: {refused[name]}"
-        elif isinstance(node, ast.Name) and node.id in rules.names:
+        elif isinstance(node, ast.Name) and node.id in rules.names \
+                and id(node) not in own_getattrs:
             return f"it uses {node.id}: {rules.names[node.id]}"
         elif isinstance(node, ast.Attribute) and node.attr in {**rules.attributes,
                                                               **rules.names}:

@@ -4,10 +4,10 @@ A lesson's checks (``lessons/lessonNN_checks.py``) list one :class:`Exercise` pe
 function of the lesson source (``lessons/lessonNN.py``). Expected outputs are never stored:
 the grader calls the reference (solution) function on the same arguments and compares.
 
-A *comparator* is called as ``compare(expected, got)`` and returns ``None`` when ``got`` is
-right, or a short message for the student saying what is wrong. A comparator that needs the
-case's arguments (to accept any valid answer, e.g. any topological order) may take a third
-parameter: it is then called as ``compare(expected, got, args)``.
+A *comparator* is called as ``compare(expected, got, args)`` — the reference's answer, the
+student's, and the case's arguments (to accept any valid answer, e.g. any topological order,
+or to name a mistake, see :mod:`.mistakes`) — and returns ``None`` when ``got`` is right, or a
+short message for the student saying what is wrong.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-Comparator = Callable[..., Optional[str]]
+Comparator = Callable[[Any, Any, tuple], Optional[str]]
 Cases = Sequence[tuple]
 
 
@@ -33,8 +33,9 @@ class Exercise:
         function: name of the exercise function in the lesson source.
         points: what the exercise is worth (2–5); split evenly over all its cases.
         title: a few words, shown in notebooks and grade tables.
-        hint: the formula tier of the hint: shown by ``check`` from the second failed check
-            of the exercise on (the first shows ``idea``), and in the grader's details.
+        hint: the formula tier of the hint, in maths and words, never code: shown by
+            ``check(..., show="formula")`` and in the grader's details (a failed ``check``
+            shows ``idea``, then ``reading``). Without an ``idea``, the only tier.
         visible: ``() -> [args, ...]`` — argument tuples a student sees (``check`` runs these).
         hidden: ``(rng) -> [args, ...]`` — fresh random cases drawn from a
             ``numpy.random.Generator`` on each grading run; ``None`` for none.
@@ -42,7 +43,9 @@ class Exercise:
         task: markdown shown above the exercise in the notebook; defaults to the function's
             docstring.
         idea: the first tier of the hint: what to think about, without the formula. Shown at
-            a first failed check and in the grader's table; empty means ``hint`` from the start.
+            every failed check and in the grader's table; empty means ``hint`` from the start.
+        reading: the second tier: the heading of the reading's section that works the idea
+            out (``"2. Linear"``), shown from the second failed check on.
         parts: names of the values the function returns, when it returns several (say
             ``("E", "dE/dw", "new weights")``): each is scored on its own, an equal share of
             the case. Empty: the case is right or wrong as a whole.
@@ -64,6 +67,7 @@ class Exercise:
     compare: Comparator = field(default_factory=lambda: close())
     task: str = ""
     idea: str = ""
+    reading: str = ""
     parts: tuple[str, ...] = ()
     timeout: Optional[float] = None
     source_check: Optional[Callable[[str], Optional[str]]] = None
@@ -79,18 +83,6 @@ class Exercise:
                              f"seconds, got {self.timeout!r}")
 
 
-def compare_values(compare: Comparator, expected: Any, got: Any, args: tuple) -> Optional[str]:
-    """Run ``compare`` with ``args`` if it accepts a third parameter; return its message."""
-    try:
-        parameters = inspect.signature(compare).parameters.values()
-        positional = [p for p in parameters
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
-        wants_args = len(positional) >= 3 or any(p.kind == p.VAR_POSITIONAL for p in positional)
-    except (TypeError, ValueError):
-        wants_args = False
-    return compare(expected, got, args) if wants_args else compare(expected, got)
-
-
 def judge(exercise: Exercise, expected: Any, got: Any, args: tuple) -> tuple[Optional[str], float]:
     """Compare one case: ``(message or None, credit)``, the credit between 0 and 1.
 
@@ -99,7 +91,7 @@ def judge(exercise: Exercise, expected: Any, got: Any, args: tuple) -> tuple[Opt
     value replaced by the student's. The message (the comparator's, on the whole answer) then
     says which parts are right.
     """
-    message = compare_values(exercise.compare, expected, got, copy.deepcopy(args))
+    message = exercise.compare(expected, got, copy.deepcopy(args))
     if message is None:
         return None, 1.0
     parts = exercise.parts
@@ -111,8 +103,7 @@ def judge(exercise: Exercise, expected: Any, got: Any, args: tuple) -> tuple[Opt
         patched = list(expected)
         patched[index] = got[index]
         try:
-            verdict = compare_values(exercise.compare, expected, type(expected)(patched),
-                                     copy.deepcopy(args))
+            verdict = exercise.compare(expected, type(expected)(patched), copy.deepcopy(args))
         except Exception:  # noqa: BLE001 — a strange part is a wrong part
             verdict = "could not be compared"
         if verdict is None:
@@ -132,7 +123,7 @@ def close(rtol: float = 1e-6, atol: float = 1e-9) -> Comparator:
     strings must be equal; an array must have the expected shape (lists are accepted).
     """
 
-    def compare(expected: Any, got: Any) -> Optional[str]:
+    def compare(expected: Any, got: Any, args: tuple = ()) -> Optional[str]:
         return _compare(expected, got, "", rtol, atol, exact=False)
 
     compare.__name__ = f"close(rtol={rtol:g}, atol={atol:g})"
@@ -142,7 +133,7 @@ def close(rtol: float = 1e-6, atol: float = 1e-9) -> Comparator:
 def exact() -> Comparator:
     """Equal values, element for element (``nan`` matches ``nan``); containers as in :func:`close`."""
 
-    def compare(expected: Any, got: Any) -> Optional[str]:
+    def compare(expected: Any, got: Any, args: tuple = ()) -> Optional[str]:
         return _compare(expected, got, "", 0.0, 0.0, exact=True)
 
     compare.__name__ = "exact()"

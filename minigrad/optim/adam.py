@@ -52,7 +52,7 @@ class Adam(Optimizer):
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
         grad = -param.grad if group["maximize"] else param.grad
-        state = self.state.setdefault(param, {})
+        state = self.state[param]
         if not state:
             state["step"] = 0
             state["exp_avg"] = zeros_like(param)

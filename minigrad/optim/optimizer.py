@@ -2,7 +2,8 @@
 
 An optimizer holds `param_groups`: a list of dicts, each with "params" (a list of leaf
 Tensors) and that group's settings ("lr", "weight_decay", …). `state[p]` keeps what the
-update rule remembers per parameter (a momentum buffer, Adam's moving averages).
+update rule remembers per parameter (a momentum buffer, Adam's moving averages); as in
+PyTorch, `state` is a `defaultdict(dict)`, so `state[p]` is `{}` before p's first step.
 
 Only leaves can be optimized: a non-leaf tensor is recomputed from the leaves at every
 forward pass, so changing it in place would be overwritten (and its .grad is never kept).
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import sys
+from collections import defaultdict
 import warnings
 from typing import Any, Callable, Iterable
 
@@ -36,7 +38,8 @@ class Optimizer:
                             f"Tensors or dicts, but got {type(params).__name__} (did you mean "
                             f"model.parameters()?)")
         self.defaults = defaults
-        self.state: dict[Tensor, dict[str, Any]] = {}
+        # As in PyTorch: self.state[p] is an empty dict the first time p is looked up.
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         groups = list(params)
         if not groups:
@@ -134,7 +137,7 @@ class Optimizer:
             if len(saved["params"]) != len(own["params"]):
                 raise ValueError("loaded state dict contains a parameter group that doesn't "
                                  "match the size of optimizer's group")
-        self.state = {}
+        self.state = defaultdict(dict)
         for saved, own in zip(groups, self.param_groups):
             for index, param in zip(saved["params"], own["params"]):
                 if index in state_dict["state"]:

@@ -41,7 +41,7 @@ class SGD(Optimizer):
         if weight_decay != 0:
             grad = grad + weight_decay * param
         if momentum != 0:
-            state = self.state.setdefault(param, {})
+            state = self.state[param]
             buffer = state.get("momentum_buffer")
             if buffer is None:
                 buffer = state["momentum_buffer"] = grad.clone()

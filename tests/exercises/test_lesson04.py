@@ -169,7 +169,7 @@ def test_check_reports_a_transposed_jacobian(capsys) -> None:  # type: ignore[no
     assert "expected an array of shape (2, 3), got shape (3, 2)" in printed
     assert BY_ID["04.1"].idea in printed or BY_ID["04.1"].hint in printed
     assert not check("04.1", _jacobian_with(transpose=True))  # from the second failure on:
-    assert BY_ID["04.1"].hint in capsys.readouterr().out     # the formula
+    assert BY_ID["04.1"].reading in capsys.readouterr().out  # the reading's section
 
 
 # ---------------------------------------------------------------------------- 04.5

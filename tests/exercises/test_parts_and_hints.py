@@ -1,4 +1,4 @@
-"""Per-part credit for answers of several values, and hints in two tiers."""
+"""Per-part credit for answers of several values, and hints in tiers."""
 
 from __future__ import annotations
 
@@ -59,10 +59,12 @@ def test_partial_credit_counts_in_the_score_and_the_status() -> None:
     assert ExerciseResult(LESSONS[0], _exercise(), [CaseResult(True, False, "wrong", "x")]).score == 0
 
 
-def test_check_gives_the_idea_first_and_the_formula_from_the_second_failure(capsys, monkeypatch) -> None:
+def test_check_gives_the_idea_then_the_reading_and_the_formula_only_on_request(capsys, monkeypatch) -> None:
     monkeypatch.setattr(selfcheck, "_failed_checks", {})
-    exercise = _exercise(idea="think of both paths", hint="d = a + b")
+    exercise = _exercise(idea="think of both paths", hint="d = a + b", reading="2. Paths")
     first, second = selfcheck.hint_for(exercise), selfcheck.hint_for(exercise)
-    assert "think of both paths" in first and "d = a + b" not in first
-    assert "think of both paths" in second and "d = a + b" in second
+    asked = selfcheck.hint_for(exercise, show="formula")
+    assert "think of both paths" in first and "2. Paths" not in first and "d = a + b" not in first
+    assert "think of both paths" in second and "2. Paths" in second and "d = a + b" not in second
+    assert "d = a + b" in asked
     assert selfcheck.hint_for(_exercise(id="99.2")) == "Hint: the formula"  # no idea: formula

@@ -127,7 +127,58 @@ def source_path(lesson: Lesson) -> Path:
 
 
 def source_text(lesson: Lesson) -> str:
-    return source_path(lesson).read_text(encoding="utf-8")
+    """The lesson source as students get it: the given runners written out (inline_harness)."""
+    return inline_harness(source_path(lesson).read_text(encoding="utf-8"))
+
+
+HARNESS = LESSON_SOURCES.parent / "harness.py"
+_HARNESS_IMPORT = re.compile(r"^from minigrad\.exercises\.harness import (?P<names>[\w, ]+?)"
+                             r"[ \t]*(#.*)?\n", re.MULTILINE)
+
+
+def inline_harness(text: str) -> str:
+    """``text`` with its ``from minigrad.exercises.harness import …`` replaced by the code of
+    the names it imports and of what they use from the harness (with the harness's imports):
+    a student's file must run where ``minigrad/exercises`` cannot be read (the grader's child),
+    and shows the student the code that runs theirs."""
+    match = _HARNESS_IMPORT.search(text)
+    if match is None:
+        return text
+    harness = HARNESS.read_text(encoding="utf-8")
+    tree = ast.parse(harness)
+    lines = harness.splitlines(keepends=True)
+    defined = {node.name: node for node in tree.body
+               if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    needed: set[str] = set()
+    todo = [name.strip() for name in match.group("names").split(",") if name.strip()]
+    used: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in needed or name not in defined:
+            continue
+        needed.add(name)
+        names = {inner.id for inner in ast.walk(defined[name]) if isinstance(inner, ast.Name)}
+        used |= names
+        todo.extend(names)
+    bound = {(alias.asname or alias.name).split(".")[0] for node in ast.parse(text).body
+             if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    imports = []
+    for node in tree.body:  # the harness's imports that the lesson source lacks
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and getattr(node, "module", "") != \
+                "__future__":
+            missing = [alias for alias in node.names if (alias.asname or alias.name).split(".")[0]
+                       in used - bound]
+            if missing:
+                node.names = missing
+                imports.append(ast.unparse(node) + "\n")
+    definitions = []
+    for node in tree.body:
+        if getattr(node, "name", None) in needed:
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+            definitions.append("".join(lines[start:node.end_lineno]))
+    given = "".join(imports) + "\n\n# Given (not exercises): from minigrad/exercises/harness.py.\n" \
+        + "\n\n".join(definitions)
+    return text[:match.start()] + given + text[match.end():]
 
 
 def reference_module(lesson: Lesson) -> ModuleType:

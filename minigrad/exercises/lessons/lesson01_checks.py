@@ -61,7 +61,7 @@ EXERCISES = [
         id="01.5", function="central_difference_errors", points=4,
         title="The error of the estimate across ε",
         hint="One central-difference estimate per ε; the error is the absolute value of "
-             "(estimate − f.derivative(x)); return a float64 array shaped like eps_values.",
+             "(estimate − the exact f′(x)), in a float64 array shaped like eps_values.",
         visible=lambda: [(NamedFunction("cube"), 2.0, np.logspace(-1, -4, 4)),
                          (NamedFunction("exp"), 0.0, np.array([0.1, 0.01])),
                          (NamedFunction("sin"), 0.5, np.array([0.1, 0.01, 0.001]))],

@@ -25,21 +25,7 @@ import numpy as np
 
 import minigrad as mg
 from minigrad.autograd import Function, gradcheck
-
-
-def run_function(function: type, inputs: list[np.ndarray], grad_output: np.ndarray,
-                 **settings: Any) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Given (not an exercise): run a Function forward and backward on float64 leaves.
-
-    Checks the op with ``gradcheck`` first (it raises, naming the worst entry, if backward
-    disagrees with central differences); then returns the output and each input's gradient
-    for the upstream gradient ``grad_output``.
-    """
-    leaves = [mg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True) for x in inputs]
-    gradcheck(lambda *tensors: function.apply(*tensors, **settings), tuple(leaves))
-    output = function.apply(*leaves, **settings)
-    output.backward(mg.tensor(np.asarray(grad_output, dtype=np.float64)))
-    return output.numpy(), [leaf.grad.numpy() for leaf in leaves]
+from minigrad.exercises.harness import run_function  # given
 
 
 def sum_to_shape(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

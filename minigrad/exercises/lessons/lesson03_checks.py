@@ -158,7 +158,7 @@ EXERCISES = [
         id="03.3", function="mean_backward", points=3,
         title="The backward pass of a mean",
         hint="Divide by N, the number of entries averaged together; with keepdim=False first "
-             "give the reduced axes back with length 1 (np.expand_dims), then broadcast.",
+             "give the reduced axes back with length 1, then broadcast.",
         visible=lambda: [(np.array(1.0), (2, 2), (0, 1), False),
                          (np.array([1.0, 2.0]), (2, 3), 1, False),
                          (np.array([[3.0, 6.0, 9.0]]), (2, 3), 0, True),
@@ -181,8 +181,8 @@ EXERCISES = [
     Exercise(
         id="03.5", function="cube_function", points=3,
         title="Your first Function: Cube",
-        hint="forward: ctx.save_for_backward(x); return x ** 3.  backward: (x,) = "
-             "ctx.saved_tensors; return grad_output * 3 * x * x.",
+        hint="y = x³; dy/dx = 3x², so the gradient is grad_output · 3x², with x the "
+             "saved input.",
         visible=lambda: [(np.array([1.0, 2.0]), np.array([1.0, 1.0])),
                          (np.array([[-1.0, 0.5], [2.0, -3.0]]), np.array([[1.0, 2.0], [0.5, -1.0]]))],
         hidden=_cube_hidden,
@@ -202,9 +202,9 @@ EXERCISES = [
     Exercise(
         id="03.7", function="sum_function", points=4,
         title="A reduction: Sum(dim, keepdim)",
-        hint="forward: remember the input shape, the (non-negative) axes and keepdim.  backward: "
-             "with keepdim=False, np.expand_dims the gradient on those axes first, then "
-             "broadcast to the input shape.",
+        hint="Every input entry that was summed gets the gradient of its sum; with "
+             "keepdim=False give the gradient its summed axes back with length 1, "
+             "then broadcast it to the input's shape.",
         visible=lambda: [(_arange(2, 3), 1, False, np.array([1.0, 2.0])),
                          (_arange(2, 3), 0, True, np.array([[1.0, 2.0, 3.0]])),
                          (_arange(2, 3, 2), [0, -1], False, np.array([1.0, -1.0, 2.0]))],

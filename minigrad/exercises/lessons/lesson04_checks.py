@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
 from minigrad.exercises.codec import NamedFunction
+from minigrad.exercises.mistakes import Mistake, comparator
 from minigrad.exercises.spec import Exercise, close
 
 # Smooth on the whole real line and tame on |z| ≲ 3, so central differences are well behaved.
@@ -52,39 +51,29 @@ def _softplus_hidden(rng: np.random.Generator) -> list[tuple]:
     return cases
 
 
-_GRAPH_CLOSE = close(rtol=1e-9, atol=1e-12)
-
-
-def _compare_graph_behaviour(expected: tuple, got: object, args: tuple) -> Optional[str]:
-    """close(), naming a backward that create_graph cannot differentiate, saved values kept
-    outside save_for_backward, and a backward that leaves out grad_output."""
-    message = _GRAPH_CLOSE(expected, got)
-    if message is None or not isinstance(got, (list, tuple)) or len(got) != 5:
-        return message
-    notes = []
-    x = np.asarray(args[0], dtype=np.float64)
-    if _GRAPH_CLOSE(1 / (1 + np.exp(-x)), got[1]) is None:
-        notes.append("your dL/dx is softplus' alone: multiply it by grad_output, the gradient "
-                     "arriving from above")
-    if got[2] is None and expected[2] is not None:
-        notes.append("your backward cannot be differentiated again: with create_graph=True "
-                     "its result carries no graph back to x — compute it with minigrad "
-                     "operations on ctx.saved_tensors (x.sigmoid(), *), not with numpy")
-    if got[3] == "no error":
-        notes.append("a second backward through your node ran without retain_graph: keep x "
-                     "with ctx.save_for_backward (the engine frees it after backward), not as "
-                     "an attribute of ctx")
-    return message + "".join(f"; {note}" for note in notes)
+# 04.5's answer: (y, dL/dx, second derivative, "second backward" verdict, retain_graph verdict).
+SOFTPLUS_MISTAKES = [
+    Mistake("your dL/dx is softplus' alone: multiply it by grad_output, the gradient arriving "
+            "from above", part=1, gives=lambda case: 1 / (1 + np.exp(-np.asarray(case.x)))),
+    Mistake("your backward cannot be differentiated again: with create_graph=True its result "
+            "carries no graph back to x — compute it with minigrad operations on "
+            "ctx.saved_tensors (x.sigmoid(), *), not with numpy",
+            when=lambda case: case.got[2] is None and case.expected[2] is not None),
+    Mistake("a second backward through your node ran without retain_graph: keep x with "
+            "ctx.save_for_backward (the engine frees it after backward), not as an attribute "
+            "of ctx", when=lambda case: case.got[3] == "no error"),
+]
 
 
 EXERCISES = [
     Exercise(
         id="04.1", function="numerical_jacobian", points=4,
         title="A central-difference Jacobian",
+        reading="7. When gradients go wrong",
         idea="Move one input at a time by ±ε, leaving the others alone, and see how every output "
              "moves: that change, divided by the step, is one column of J.",
-        hint="Column j is (y(x + ε e_j) − y(x − ε e_j)) / 2ε with y(x) = f(W @ x); stack the "
-             "columns so that J has shape (outputs, inputs).",
+        hint="Column j is (y(x + ε e_j) − y(x − ε e_j)) / 2ε with y(x) = f(W x); J "
+             "has shape (outputs, inputs).",
         visible=lambda: [(NamedFunction("tanh"), np.array([[1.0, 2.0, 0.0], [0.0, -1.0, 0.5]]),
                           np.array([0.1, -0.2, 0.3]), 1e-6),
                          (NamedFunction("square"), np.array([[1.0, 0.0], [1.0, 1.0],
@@ -98,10 +87,12 @@ EXERCISES = [
     Exercise(
         id="04.2", function="higher_derivatives", points=3,
         title="Derivatives of derivatives",
+        reading="3. How long a graph lives",
         idea="Ask minigrad for the derivative in a form it can differentiate again (a graph, not "
              "a number), and repeat; a derivative that no longer depends on x is a constant.",
-        hint="(d1,) = mg.autograd.grad(p, x, create_graph=True); differentiate d1 the same way; "
-             "a derivative with requires_grad=False is a constant: the next one is 0.",
+        hint="p′ taken with create_graph=True is itself a graph in x, so p″ = "
+             "d(p′)/dx and so on; a derivative that no longer requires grad is a "
+             "constant, and every later one is 0.",
         visible=lambda: [([0.0, 0.0, 0.0, 1.0], 2.0), ([1.0, -2.0, 0.5], 3.0),
                          ([0.0, 1.0], -1.0)],
         hidden=_polynomial_hidden,
@@ -110,6 +101,7 @@ EXERCISES = [
     Exercise(
         id="04.3", function="hook_trace", points=3,
         title="Hooks run in registration order",
+        reading="2. Who keeps a gradient: `retain_grad`, hooks, `autograd.grad`",
         idea="Each hook receives what the previous hook returned; what the last one returns is "
              "what backward carries on with. Write down dL/dh before any hook runs.",
         hint="dL/dh = 2h = 4x reaches the first hook; each hook passes its result to the next; "
@@ -122,6 +114,7 @@ EXERCISES = [
     Exercise(
         id="04.4", function="two_backwards", points=3,
         title="Two losses through one graph",
+        reading="3. How long a graph lives",
         idea="The first backward frees what h's node saved unless told to keep it; a leaf's .grad "
              "is added to, not overwritten, by each backward.",
         hint="dL1/dx = 1 − tanh²(x); dL2/dx = 2·tanh(x)·(1 − tanh²(x)); the second backward "
@@ -133,16 +126,18 @@ EXERCISES = [
     Exercise(
         id="04.5", function="softplus_function", points=4,
         title="A Function that create_graph can differentiate",
+        reading="3. How long a graph lives",
         idea="The derivative of softplus is a function you already have on Tensors. Keep the "
              "input the way the engine can free and version-check, and build backward's result "
              "from Tensor operations so that the engine can record them.",
-        hint="forward: ctx.save_for_backward(x); return np.logaddexp(0, x).  backward: (x,) = "
-             "ctx.saved_tensors; return grad_output * x.sigmoid().",
+        hint="softplus(x) = log(1 + eˣ), softplus′(x) = σ(x); dL/dx = grad_output · "
+             "σ(x), computed from the saved x with Tensor operations (so that "
+             "create_graph can differentiate it again: softplus″ = σ(x)(1 − σ(x))).",
         visible=lambda: [(np.array([0.0]), np.array([2.0])),  # v ≠ 1: v·σ(x) is not σ(x)
                          (np.array([[1.0, -2.0], [0.5, 3.0]]), np.array([[1.0, 2.0],
                                                                          [-1.0, 0.5]]))],
         hidden=_softplus_hidden,
-        compare=_compare_graph_behaviour,
+        compare=comparator(SOFTPLUS_MISTAKES, names=("x", "v")),
         parts=("y", "dL/dx", "second derivative", "second backward", "retain_graph"),
     ),
 ]

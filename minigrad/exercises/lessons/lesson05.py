@@ -12,12 +12,14 @@ Exercises 05.1, 05.5 and 05.6 are one thread: you write ``Linear`` as a ``Functi
 then as a ``Module`` whose forward calls your Function (05.5), then the training loop that
 trains an MLP made of your Module (05.6). Each later exercise gets the earlier class by calling
 the earlier exercise function with no arguments (``linear_function()`` returns your Function
-class), so a fix in 05.1 is a fix everywhere. ``run_linear_function``, ``run_linear_module`` and
-``load_parameters`` are given: they run your classes as the grader does.
+class), so a fix in 05.1 is a fix everywhere; while an earlier one is not written, a later one
+says so (``earlier_exercise``). ``run_linear_function``, ``run_linear_module``,
+``load_parameters`` and ``earlier_exercise`` are given: they run your classes as the grader does.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Optional
 
@@ -28,47 +30,7 @@ import minigrad.nn.functional as F
 from minigrad.autograd import Function, gradcheck
 from minigrad.nn import Module, Parameter
 from minigrad.tensor import Tensor
-
-
-def _as_array(value: Any) -> Any:
-    """A Tensor or array as a float64 numpy array; None stays None (a missing gradient)."""
-    if value is None:
-        return None
-    if isinstance(value, Tensor):
-        value = value.detach().numpy()
-    return np.array(value, dtype=np.float64)
-
-
-def _leaf(array: np.ndarray) -> Tensor:
-    return mg.tensor(np.asarray(array, dtype=np.float64), dtype=mg.float64, requires_grad=True)
-
-
-def run_linear_function(function: type, x: np.ndarray, weight: np.ndarray, bias: np.ndarray,
-                        grad_output: np.ndarray) -> tuple:
-    """Given (not an exercise): run a Linear Function on float64 leaves.
-
-    Returns ``(Z, dL/dX, dL/dW, dL/db, verdict)``: the forward result, the three gradients
-    exactly as your ``backward`` returns them for ``grad_output`` (so a wrong shape shows as
-    one), and ``gradcheck``'s verdict on your pair forward/backward ("passed", or why not).
-    A backward that raises gives no gradients, and the verdict is its error.
-    """
-    leaves = [_leaf(x), _leaf(weight), _leaf(bias)]
-    output = function.apply(*leaves)
-    try:
-        grads = function.backward(output.grad_fn, mg.tensor(grad_output, dtype=mg.float64))
-    except Exception as error:  # noqa: BLE001 — the forward is still graded
-        first_line = (str(error).splitlines() or [""])[0]
-        return (output.numpy(), None, None, None,
-                f"your backward raised {type(error).__name__}: {first_line}")
-    if not isinstance(grads, (tuple, list)):
-        grads = (grads,)
-    grads = [_as_array(g) for g in grads] + [None] * (3 - len(grads))
-    try:
-        gradcheck(function.apply, tuple(leaves))
-        verdict = "passed"
-    except Exception as error:  # noqa: BLE001 — the verdict is the message
-        verdict = f"{type(error).__name__}: {str(error).splitlines()[0]}"
-    return (output.numpy(), *grads[:3], verdict)
+from minigrad.exercises.harness import as_array, float64_leaf, run_linear_function  # given
 
 
 def run_linear_module(module: type, function: type, x: np.ndarray, weight: np.ndarray,
@@ -92,14 +54,14 @@ def run_linear_module(module: type, function: type, x: np.ndarray, weight: np.nd
         for name, value in (("weight", weight), ("bias", bias)):
             if name in named:
                 setattr(layer, name, Parameter(mg.tensor(value, dtype=mg.float64)))
-    x_leaf = _leaf(x)
+    x_leaf = float64_leaf(x)
     output = layer(x_leaf)
     if not isinstance(output, Tensor):
         kind = f"{type(output).__module__}.{type(output).__qualname__}".removeprefix("builtins.")
         return (parameters, init, f"no graph: forward returned a {kind}, not a Tensor",
-                _as_array(output), [None, None, None])
+                as_array(output), [None, None, None])
     if output.grad_fn is None:
-        return (parameters, init, "no graph: the output has no grad_fn", _as_array(output),
+        return (parameters, init, "no graph: the output has no grad_fn", as_array(output),
                 [None, None, None])
     try:
         output.backward(mg.tensor(grad_output, dtype=mg.float64))
@@ -111,7 +73,7 @@ def run_linear_module(module: type, function: type, x: np.ndarray, weight: np.nd
     graph = "your Function" if own else output.grad_fn.name()
     grads = [x_leaf.grad] + [getattr(getattr(layer, name, None), "grad", None)
                              for name in ("weight", "bias")]
-    return (parameters, init, graph, output.numpy(), [_as_array(g) for g in grads])
+    return (parameters, init, graph, output.numpy(), [as_array(g) for g in grads])
 
 
 def _init_verdict(named: dict, in_features: int) -> str:
@@ -140,6 +102,33 @@ def load_parameters(layers: list, weights: list[np.ndarray]) -> None:
     for index, layer in enumerate(layers):
         layer.weight = Parameter(mg.tensor(weights[2 * index], dtype=mg.float64))
         layer.bias = Parameter(mg.tensor(weights[2 * index + 1], dtype=mg.float64))
+
+
+def earlier_exercise(cls: type, exercise_id: str) -> type:
+    """Given (not an exercise): your class of exercise ``exercise_id``, handed to a later one.
+
+    Where it still raises ``NotImplementedError``, the later exercise stops with an error
+    that says so: the later exercise is written, only the one it builds on is not.
+    """
+    def guarded(method: Any) -> Any:
+        @functools.wraps(method)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(*args, **kwargs)
+            except NotImplementedError:
+                raise RuntimeError(f"this exercise builds on your exercise {exercise_id}, which "
+                                   "is not written yet (it raises NotImplementedError): write "
+                                   f"{exercise_id} first") from None
+        return call
+
+    members = {}
+    for name in ("__init__", "forward", "backward"):
+        member = cls.__dict__.get(name)
+        if isinstance(member, staticmethod):
+            members[name] = staticmethod(guarded(member.__func__))
+        elif member is not None:
+            members[name] = guarded(member)
+    return type(cls.__name__, (cls,), {**members, "__qualname__": cls.__qualname__})
 
 
 def linear_function(x: Optional[np.ndarray] = None, weight: Optional[np.ndarray] = None,
@@ -175,7 +164,7 @@ def linear_function(x: Optional[np.ndarray] = None, weight: Optional[np.ndarray]
             ### END SOLUTION
 
     if x is None:
-        return LinearFunction
+        return earlier_exercise(LinearFunction, "05.1")
     return run_linear_function(LinearFunction, x, weight, bias, grad_output)
 
 
@@ -292,7 +281,7 @@ def linear_module(x: Optional[np.ndarray] = None, weight: Optional[np.ndarray] =
             ### END SOLUTION
 
     if x is None:
-        return Linear
+        return earlier_exercise(Linear, "05.5")
     return run_linear_module(Linear, LinearFunction, x, weight, bias, grad_output, seed)
 
 

@@ -8,11 +8,13 @@ update with the wrong sign, a module whose forward leaves the graph.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Optional
 
 import numpy as np
 
+from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
+                                         comparator, near, told)
 from minigrad.exercises.spec import Exercise, close
 
 # The classic worked example (see the lesson): inputs, targets, w1..w8, b1, b2.
@@ -20,24 +22,13 @@ CLASSIC = (np.array([0.05, 0.10]), np.array([0.01, 0.99]),
            np.array([0.15, 0.20, 0.25, 0.30, 0.40, 0.45, 0.50, 0.55]), np.array([0.35, 0.60]))
 
 
-def _near(got: Any, want: Any, rtol: float = 1e-7, atol: float = 1e-10) -> bool:
-    """True when ``got`` is an array-like of want's shape and close to it."""
-    try:
-        got = np.asarray(got, dtype=np.float64)
-        want = np.asarray(want, dtype=np.float64)
-    except (TypeError, ValueError):
-        return False
-    return got.shape == want.shape and bool(np.allclose(got, want, rtol=rtol, atol=atol))
+# Losses and gradients that went through minigrad's float64 ops: a mistake's answer is
+# recognised at this tolerance.
+_near = partial(near, rtol=1e-7, atol=1e-10)
 
 
 def _shape(value: Any) -> Optional[tuple]:
     return np.shape(value) if isinstance(value, (np.ndarray, list)) else None
-
-
-def _with_notes(message: Optional[str], notes: list[str]) -> Optional[str]:
-    if message is None or not notes:
-        return message
-    return message + "; " + "; ".join(notes)
 
 
 # ---------------------------------------------------------------------------- 05.1 Function
@@ -52,51 +43,66 @@ def _linear_case(rng: np.random.Generator, square: bool = False) -> tuple:
 _LINEAR_CLOSE = close(rtol=1e-9, atol=1e-12)
 
 
-def _linear_notes(got: Any, args: tuple) -> list[str]:
-    """What a wrong (Z, dX, dW, db, verdict) most likely got wrong, in words."""
-    if not isinstance(got, (list, tuple)) or len(got) != 5:
-        return []
-    x, w, b, g = (np.asarray(a, dtype=np.float64) for a in args)
-    batch, (h, d) = x.shape[0], w.shape
-    z, dx, dw, db, verdict = got
-    if isinstance(verdict, str) and verdict.startswith("your backward raised"):
-        return [f"{verdict}: compare the shape each product gives with the shape of the "
-                "gradient it must be"]
-    notes = []
-    if _near(z, x @ w.T) and np.any(b):
-        notes.append("your Z leaves out the bias: Z = X Wᵀ + b")
-    if h == d and _near(dx, g @ w.T) and not _near(dx, g @ w):
-        notes.append("your dL/dX is G Wᵀ, which has the right shape only because this case is "
-                     "square: G is (B, h), and the product must give X's (B, d)")
-    if _shape(dw) == (d, h) and d != h:
-        notes.append(f"your dL/dW has shape {(d, h)}, W's transposed: W is {(h, d)}, and a "
-                     "gradient has the shape of what it is the gradient of")
-    elif h == d and _near(dw, x.T @ g) and not _near(dw, g.T @ x):
-        notes.append("your dL/dW is the transpose of the right one (its shape fits only "
-                     "because this case is square): W is (h, d)")
-    if _shape(db) == (batch, h) and batch > 1:
-        notes.append(f"your dL/db has shape {(batch, h)}, one row per example: b was added to "
-                     "every row of Z (broadcast), so its gradient is G summed over the rows, "
-                     f"shape {(h,)}")
-    elif _shape(db) == (batch,) and batch != h:
-        notes.append("your dL/db sums G over its columns; sum over the rows (axis 0), one "
-                     "entry per output")
-    if batch > 1 and _near(dw, (g.T @ x) / batch) \
-            and _near(db, g.sum(axis=0) / batch):
-        notes.append(f"your dL/dW and dL/db are the right ones divided by B = {batch}: G "
-                     "already holds the mean's 1/B, so do not divide again")
-    for name, value in (("dL/dX", dx), ("dL/dW", dw), ("dL/db", db)):
-        if value is None:
-            notes.append(f"your backward returned None for {name}: return one gradient per "
-                         "input, in the order of forward's arguments")
-    if isinstance(verdict, str) and verdict != "passed":
-        notes.append(f"gradcheck says: {verdict}")
-    return notes
+def _linear_sizes(case: Case) -> tuple[int, int, int]:
+    """(B, h, d) of a 05.1 case."""
+    (h, d), batch = np.shape(case.w), np.shape(case.x)[0]
+    return batch, h, d
 
 
-def _compare_linear_function(expected: tuple, got: Any, args: tuple) -> Optional[str]:
-    message = _LINEAR_CLOSE(expected, got)
-    return message and _with_notes(message, _linear_notes(got, args))
+def _verdict(case: Case) -> str:
+    verdict = case.got[4] if isinstance(case.got, (list, tuple)) and len(case.got) == 5 else ""
+    return verdict if isinstance(verdict, str) else ""
+
+
+def _raised(case: Case) -> bool:
+    return _verdict(case).startswith("your backward raised")
+
+
+def _if(condition: bool, value: Any) -> Any:
+    """``value`` when the mistake can show in this case, else None (it cannot)."""
+    return value if condition else None
+
+
+# 05.1's answer: (Z, dL/dX, dL/dW, dL/db, gradcheck's verdict). Most specific first.
+LINEAR_MISTAKES = [
+    backward_not_written(4, "Z"),
+    backward_raised(4, "compare the shape each product gives with the shape of the gradient it "
+                       "must be"),
+    Mistake("your Z leaves out the bias: Z = X Wᵀ + b", part=0,
+            gives=lambda case: _if(np.any(case.b), case.x @ case.w.T)),
+    Mistake("your dL/dX is G Wᵀ, which has the right shape only because this case is square: G "
+            "is (B, h), and the product must give X's (B, d)", part=1,
+            gives=lambda case: _if(case.w.shape[0] == case.w.shape[1], case.g @ case.w.T)),
+    Mistake(lambda case: f"your dL/dW has shape {case.w.shape[::-1]}, W's transposed: W is "
+                         f"{case.w.shape}, and a gradient has the shape of what it is the "
+                         "gradient of",
+            when=lambda case: case.w.shape[0] != case.w.shape[1]
+            and _shape(case.got[2]) == case.w.shape[::-1]),
+    Mistake("your dL/dW is the transpose of the right one (its shape fits only because this "
+            "case is square): W is (h, d)", part=2,
+            gives=lambda case: _if(case.w.shape[0] == case.w.shape[1], case.x.T @ case.g)),
+    Mistake(lambda case: f"your dL/db has shape {case.g.shape}, one row per example: b was added "
+                         "to every row of Z (broadcast), so its gradient is G summed over the "
+                         f"rows, shape {case.g.shape[1:]}",
+            when=lambda case: case.g.shape[0] > 1 and _shape(case.got[3]) == case.g.shape),
+    Mistake("your dL/db sums G over its columns; sum over the rows (axis 0), one entry per "
+            "output",
+            when=lambda case: case.g.shape[0] != case.g.shape[1]
+            and _shape(case.got[3]) == case.g.shape[:1]),
+    Mistake(lambda case: f"your dL/dW is the right one divided by B = {case.g.shape[0]}: G "
+                         "already holds the mean's 1/B, so do not divide again", part=2,
+            gives=lambda case: _if(case.g.shape[0] > 1, case.g.T @ case.x / case.g.shape[0])),
+    Mistake(lambda case: f"your dL/db is the right one divided by B = {case.g.shape[0]}: G "
+                         "already holds the mean's 1/B, so do not divide again", part=3,
+            gives=lambda case: _if(case.g.shape[0] > 1,
+                                   case.g.sum(axis=0) / case.g.shape[0])),
+    *(Mistake(f"your backward returned None for {name}: return one gradient per input, in the "
+              "order of forward's arguments",
+              when=lambda case, index=index: not _raised(case) and case.got[index] is None)
+      for index, name in ((1, "dL/dX"), (2, "dL/dW"), (3, "dL/db"))),
+    Mistake(lambda case: f"gradcheck says: {_verdict(case)} (input 0 is X, 1 is W, 2 is b)",
+            when=lambda case: _verdict(case) not in ("", "passed") and not _raised(case)),
+]
 
 
 # ---------------------------------------------------------------------------- 05.5 Module
@@ -134,9 +140,7 @@ def _module_notes(got: Any, args: tuple) -> list[str]:
     return notes
 
 
-def _compare_linear_module(expected: tuple, got: Any, args: tuple) -> Optional[str]:
-    message = _LINEAR_CLOSE(expected, got)
-    return message and _with_notes(message, _module_notes(got, args))
+MODULE_MISTAKES = [told(lambda case: "; ".join(_module_notes(case.got, case.args)))]
 
 
 # ---------------------------------------------------------------------------- 05.6 training
@@ -207,9 +211,8 @@ def _training_notes(expected: tuple, got: Any, args: tuple) -> list[str]:
     return []
 
 
-def _compare_training(expected: tuple, got: Any, args: tuple) -> Optional[str]:
-    message = _TRAINING_CLOSE(expected, got)
-    return message and _with_notes(message, _training_notes(expected, got, args))
+TRAINING_MISTAKES = [told(lambda case: "; ".join(_training_notes(case.expected, case.got,
+                                                                case.args)))]
 
 
 # ---------------------------------------------------------------------------- 05.2–05.4
@@ -231,24 +234,23 @@ def _slope(name: str, y: np.ndarray) -> np.ndarray:
     return {"relu": (y > 0) * 1.0, "sigmoid": y * (1 - y), "tanh": 1 - y * y}[name]
 
 
-def _compare_activation(expected: Any, got: Any, args: tuple) -> Optional[str]:
-    """close(), naming ReLU's y ≥ 0, f' taken at y as if it were x, and a missing Δ."""
-    message = _ACTIVATION_CLOSE(expected, got)
-    if message is None:
-        return message
-    name, y, g = args
-    y, g = np.asarray(y, dtype=np.float64), np.asarray(g, dtype=np.float64)
-    notes = []
-    if name == "relu" and _near(got, g * (y >= 0)):
-        notes.append("where y = 0 your gradient passes through: ReLU's output is 0 there, "
-                     "so the input was ≤ 0 and the slope is 0 — it is 1 only where y > 0")
-    elif name != "relu" and _near(got, g * _as_input(name, y)):
-        notes.append(f"you took {name}'s derivative at y as if it were x: the derivative is a "
-                     "function of x, and you have only y = f(x) — rewrite it in terms of y")
-    elif not np.all(g == 1) and _near(got, _slope(name, y)):
-        notes.append("you returned the activation's own slope: multiply it, entry by entry, "
-                     "by the gradient arriving from above (grad_output)")
-    return _with_notes(message, notes)
+def _arrays(case: Case) -> tuple[np.ndarray, np.ndarray]:
+    return np.asarray(case.y, dtype=np.float64), np.asarray(case.g, dtype=np.float64)
+
+
+# 05.2: ReLU's y ≥ 0 (the erratum), f' taken at y as if it were x, and a missing Δ.
+ACTIVATION_MISTAKES = [
+    Mistake("where y = 0 your gradient passes through: ReLU's output is 0 there, so the input "
+            "was ≤ 0 and the slope is 0 — it is 1 only where y > 0", group="slope",
+            gives=lambda c: _if(c.name == "relu", _arrays(c)[1] * (_arrays(c)[0] >= 0))),
+    Mistake(lambda c: f"you took {c.name}'s derivative at y as if it were x: the derivative is "
+                      "a function of x, and you have only y = f(x) — rewrite it in terms of y",
+            group="slope", gives=lambda c: _if(c.name != "relu",
+                                               _arrays(c)[1] * _as_input(c.name, _arrays(c)[0]))),
+    Mistake("you returned the activation's own slope: multiply it, entry by entry, by the "
+            "gradient arriving from above (grad_output)", group="slope",
+            gives=lambda c: _if(not np.all(_arrays(c)[1] == 1), _slope(c.name, _arrays(c)[0]))),
+]
 
 
 def _relu_output(rng: np.random.Generator, shape: tuple) -> np.ndarray:
@@ -279,25 +281,25 @@ def _cross_entropy_case(rng: np.random.Generator, scale: float = 2.0,
 _CE_CLOSE = close(rtol=1e-7, atol=1e-10)
 
 
-def _compare_cross_entropy(expected: tuple, got: Any, args: tuple) -> Optional[str]:
-    """close(), naming a missing 1/B, a second 1/B, or a summed loss."""
-    message = _CE_CLOSE(expected, got)
-    if message is None or not isinstance(got, (list, tuple)) or len(got) != 2:
-        return message
-    batch = len(args[1])
-    notes = []
-    if batch > 1 and _near(got[1], expected[1] * batch):
-        notes.append(f"your gradient is B = {batch} times too large: the loss is a mean, so "
-                     "each example's p − onehot is divided by B")
-    elif batch > 1 and _near(got[1], expected[1] / batch):
-        notes.append(f"your gradient is divided by B = {batch} twice: the mean's 1/B enters once")
-    if batch > 1 and _near(got[0], expected[0] * batch):
-        notes.append("your loss is the sum over the batch; the exercise asks for the mean")
-    if not _all_finite(got[0]) or not _all_finite(got[1]):
-        notes.append("your answer holds nan or inf where the right one is finite: e^z "
-                     "overflows for a large logit (e^1000 is inf) and a probability rounds to "
-                     "0 — compute from the logits, shifted so that nothing overflows")
-    return _with_notes(message, notes)
+def _batch(case: Case) -> int:
+    return len(case.targets)
+
+
+# 05.3: a missing 1/B, a second 1/B, a summed loss, and an overflow.
+CROSS_ENTROPY_MISTAKES = [
+    Mistake(lambda c: f"your gradient is B = {_batch(c)} times too large: the loss is a mean, so "
+                      "each example's p − onehot is divided by B", part=1, group="1/B",
+            gives=lambda c: _if(_batch(c) > 1, c.expected[1] * _batch(c))),
+    Mistake(lambda c: f"your gradient is divided by B = {_batch(c)} twice: the mean's 1/B enters "
+                      "once", part=1, group="1/B",
+            gives=lambda c: _if(_batch(c) > 1, c.expected[1] / _batch(c))),
+    Mistake("your loss is the sum over the batch; the exercise asks for the mean", part=0,
+            gives=lambda c: _if(_batch(c) > 1, c.expected[0] * _batch(c))),
+    Mistake("your answer holds nan or inf where the right one is finite: e^z overflows for a "
+            "large logit (e^1000 is inf) and a probability rounds to 0 — compute from the "
+            "logits, shifted so that nothing overflows",
+            when=lambda c: not _all_finite(c.got[0]) or not _all_finite(c.got[1])),
+]
 
 
 def _all_finite(value: Any) -> bool:
@@ -346,11 +348,10 @@ def _one_path_unit(hidden: Any, right: np.ndarray, through_o1: np.ndarray,
     return None
 
 
-def _compare_network(expected: tuple, got: Any, args: tuple) -> Optional[str]:
-    """close(), naming one output path only, `=` for `+=`, and a step up the gradient."""
-    message = _CE_CLOSE(expected, got)
-    if message is None or not isinstance(got, (list, tuple)) or len(got) != 4:
-        return message
+def _network_notes(expected: tuple, got: Any, args: tuple) -> list[str]:
+    """One output path only, `=` for `+=`, and a step up the gradient."""
+    if not isinstance(got, (list, tuple)) or len(got) != 4:
+        return []
     inputs, targets, weights, biases, lr = args
     hidden = got[1]
     notes = []
@@ -382,7 +383,11 @@ def _compare_network(expected: tuple, got: Any, args: tuple) -> Optional[str]:
                                          and not _near(theirs, right)
                                          and _near(got[3], w + lr * theirs)):
         notes.append("your step goes up the gradient: new w = w − lr · dE/dw")
-    return _with_notes(message, notes)
+    return notes
+
+
+NETWORK_MISTAKES = [told(lambda case: "; ".join(_network_notes(case.expected, case.got,
+                                                              case.args)))]
 
 
 _NETWORK_VISIBLE_SECOND = (np.array([1.0, -1.0]), np.array([0.0, 1.0]),
@@ -400,23 +405,26 @@ EXERCISES = [
     Exercise(
         id="05.1", function="linear_function", points=4,
         title="Linear as a Function",
+        reading="2. Linear",
         idea="Write Z_bj = Σ_k X_bk W_jk + b_j and ask, for each input, which entries of Z it "
              "touches: those are the G entries its gradient collects. Each gradient has its "
              "input's shape, and the shapes tell you where the transposes go; b touches every "
              "row.",
-        hint="forward: ctx.save_for_backward(x, weight); return x @ weight.T + bias.  backward: "
-             "dX = G @ W (B, d); dW = G.T @ X (h, d); db = G.sum(axis=0) (h,).",
+        hint="Z = X Wᵀ + b; dL/dX = G W, shape (B, d); dL/dW = Gᵀ X, shape (h, d); "
+             "dL/db = Σ over the rows of G, shape (h,).",
         visible=lambda: [(_small(2, 3), _small(2, 3, start=-1.0), np.array([0.5, -1.0]),
                           _small(2, 2, start=0.5)),
                          (_small(3, 3, start=0.25), _small(3, 3, start=-0.75),
                           np.array([1.0, 0.0, -2.0]), _small(3, 3, start=-1.5))],
         hidden=lambda rng: [_linear_case(rng), _linear_case(rng), _linear_case(rng, True)],
-        compare=_compare_linear_function,
+        compare=comparator(LINEAR_MISTAKES, names=("x", "w", "b", "g"),
+                           compare=_LINEAR_CLOSE),
         parts=("Z", "dL/dX", "dL/dW", "dL/db", "gradcheck"),
     ),
     Exercise(
         id="05.2", function="activation_backward", points=3,
         title="Activations backward, from the output",
+        reading="3. Activations",
         idea="Differentiate each f and rewrite the result with y = f(x) in place of x; then "
              "multiply by the gradient arriving from above, entry by entry.",
         hint="relu: g·(y > 0); sigmoid: g·y(1 − y); tanh: g·(1 − y²) — all from the output y.",
@@ -425,11 +433,13 @@ EXERCISES = [
                          ("sigmoid", np.array([0.5, 0.25, 0.9]), np.array([1.0, 2.0, -1.0])),
                          ("tanh", np.array([[0.0, 0.5], [-0.5, 0.9]]), np.full((2, 2), 2.0))],
         hidden=_activation_hidden,
-        compare=_compare_activation,
+        compare=comparator(ACTIVATION_MISTAKES, names=("name", "y", "g"),
+                           compare=_ACTIVATION_CLOSE),
     ),
     Exercise(
         id="05.3", function="softmax_cross_entropy", points=4,
         title="Softmax cross-entropy: loss and p − y",
+        reading="4. Losses: prediction minus target",
         idea="Take log-softmax from the logits minus their row maximum (the softmax does not "
              "change). For one example, d(−log p_c)/dz_k is short; the batch mean then scales "
              "every row once.",
@@ -441,12 +451,14 @@ EXERCISES = [
         hidden=lambda rng: [_cross_entropy_case(rng), _cross_entropy_case(rng),
                             _cross_entropy_case(rng, scale=5.0),
                             _cross_entropy_case(rng, scale=300.0, offset=500.0)],
-        compare=_compare_cross_entropy,
+        compare=comparator(CROSS_ENTROPY_MISTAKES, names=("logits", "targets"),
+                           compare=_CE_CLOSE),
         parts=("loss", "dloss/dlogits"),
     ),
     Exercise(
         id="05.4", function="network_step", points=5,
         title="One step of the 2-2-2 sigmoid network",
+        reading="5. The 2-2-2 network, by hand",
         idea="Forward first, keeping h and o. Then one δ = dE/d(net input) per unit, outputs "
              "first; a weight's gradient is the δ of the unit it feeds times the value on its "
              "wire. Count the paths from a hidden unit to E before writing its δ.",
@@ -457,42 +469,45 @@ EXERCISES = [
                          # this case fails (with all-zero weights it would not)
                          _NETWORK_VISIBLE_SECOND],
         hidden=lambda rng: [_network_case(rng) for _ in range(4)],
-        compare=_compare_network,
+        compare=comparator(NETWORK_MISTAKES, compare=_CE_CLOSE),
         parts=("E", "dE/dw1…w4", "dE/dw5…w8", "new weights"),
     ),
     Exercise(
         id="05.5", function="linear_module", points=4,
         title="Linear as a Module, with your Function",
+        reading="6. The rule on the engine's nodes",
         idea="A Module registers what you assign to it: Parameters become its parameters. "
              "Draw them the way PyTorch does, and let forward hand the work to your Function "
              "so that the graph runs through it.",
-        hint="super().__init__(); bound = 1/√in_features; self.weight = Parameter(mg.rand(out, "
-             "in) * 2 * bound − bound); the same for self.bias (out,); forward: return "
-             "LinearFunction.apply(x, self.weight, self.bias).",
+        hint="Two Parameters, weight (out, in) and bias (out,), each uniform in "
+             "±1/√in_features; forward is your LinearFunction applied to x, weight "
+             "and bias.",
         visible=lambda: [(_small(2, 4), _small(4, 4, start=-1.0) / 4, np.array([0.5, -1.0, 0.0,
                                                                                1.0]),
                           _small(2, 4, start=0.5), 0),
                          (_small(3, 5, start=0.25), _small(4, 5, start=-0.75) / 5,
                           np.array([1.0, 0.0, -2.0, 0.5]), _small(3, 4, start=-1.5), 1)],
         hidden=lambda rng: [_module_case(rng) for _ in range(3)],
-        compare=_compare_linear_module,
+        compare=comparator(MODULE_MISTAKES, compare=_LINEAR_CLOSE),
         parts=("parameters", "init", "graph", "output", "gradients"),
     ),
     Exercise(
         id="05.6", function="train_mlp", points=4,
         title="Your training loop",
+        reading="8. An MLP on handwritten digits",
         idea="Each step starts from clean gradients (backward adds into .grad), goes forward to "
              "a mean loss, backward, and then moves every parameter a little against its "
              "gradient without recording that move in the graph.",
-        hint="for each step: p.grad = None (or layer.zero_grad()) for every parameter; loss = "
-             "F.cross_entropy(second(first(x).relu()), y); loss.backward(); with mg.no_grad(): "
-             "p -= lr * p.grad; losses.append(loss.item()).",
+        hint="Per step: every parameter's gradient cleared; loss = mean "
+             "cross-entropy of Linear₂(relu(Linear₁(x))); backward; p ← p − "
+             "lr·∂loss/∂p for every p, with the update not recorded; the loss of "
+             "each step kept as a number.",
         visible=lambda: [_digits_case(np.random.default_rng(5), 150, 16, 30,
                                       rows=np.arange(150)),
                          _moons_case(np.random.default_rng(6), 80, 8, 30)],
         hidden=lambda rng: [_digits_case(rng, 100, int(rng.integers(8, 17)), 20),
                             _moons_case(rng, 60, int(rng.integers(4, 9)), 20)],
-        compare=_compare_training,
+        compare=comparator(TRAINING_MISTAKES, compare=_TRAINING_CLOSE),
         parts=("losses", "accuracy"),
     ),
 ]

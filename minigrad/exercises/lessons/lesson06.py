@@ -16,84 +16,13 @@ of images with several channels, a stride and a padding. ``run_conv2d`` (given) 
 
 from __future__ import annotations
 
-import sys
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
 import minigrad as mg
 from minigrad.autograd import Function, gradcheck
-
-
-@contextmanager
-def library_convolution_calls() -> Iterator[list[str]]:
-    """Given (not an exercise): list the library convolutions called inside the ``with``.
-
-    06.5 asks for your own convolution, so the first forward and backward of your ``Conv2d``
-    run under this watch: a call into minigrad's convolution (``F.conv2d``, ``nn.Conv2d``,
-    ``minigrad.ops.conv``, ``minigrad.kernels``) or PyTorch's is noted by name.
-    """
-    import minigrad.kernels
-    import minigrad.ops.conv
-
-    kernels = str(Path(minigrad.kernels.__file__).parent) + "/"
-    watched = {str(Path(minigrad.ops.conv.__file__)): "minigrad.ops.conv"}
-    calls: list[str] = []
-
-    def watch(frame: Any, event: str, called: Any) -> None:
-        if event == "call":
-            where = frame.f_code.co_filename
-            if where.startswith(kernels) or where in watched:
-                calls.append(f"{watched.get(where, 'minigrad.kernels')}.{frame.f_code.co_name}")
-        elif event == "c_call" and "conv" in getattr(called, "__name__", "") \
-                and str(getattr(called, "__module__", "")).startswith("torch"):
-            calls.append(f"torch.{called.__name__}")
-
-    previous = sys.getprofile()
-    sys.setprofile(watch)
-    try:
-        yield calls
-    finally:
-        sys.setprofile(previous)
-
-
-def run_conv2d(function: type, x: np.ndarray, weight: np.ndarray, bias: np.ndarray,
-               grad_output: np.ndarray, stride: int, padding: int) -> tuple[Any, ...]:
-    """Given (not an exercise): run a convolution ``Function`` forward and backward.
-
-    Applies ``function`` to float64 leaves x, weight and bias, calls its ``backward`` with the
-    upstream gradient ``grad_output`` and returns ``(y, dL/dx, dL/dw, dL/db, passed)``:
-    the gradients exactly as your backward returns them, and ``passed`` — whether ``gradcheck``
-    finds your backward in agreement with finite differences of your forward (on the first
-    image of the batch).
-    """
-    leaves = [mg.tensor(np.asarray(a, dtype=np.float64), requires_grad=True)
-              for a in (x, weight, bias)]
-    with library_convolution_calls() as calls:
-        output = function.apply(*leaves, stride=stride, padding=padding)
-        # backward is called directly (the graph node is the ctx) rather than through the
-        # engine, which would refuse a gradient of the wrong shape: that way the checks can
-        # say what the shape tells about the mistake.
-        grads = function.backward(output.grad_fn,
-                                  mg.tensor(np.asarray(grad_output, dtype=np.float64)))
-    if calls:
-        raise RuntimeError(f"your Conv2d calls the library's convolution ({calls[0]}): 06.5 "
-                           "asks for your own, with numpy (loops, slices, einsum or im2col); "
-                           "use F.conv2d only to check your answers")
-    # gradcheck on the first image only: the rules are the same for every image, and each
-    # image costs two forward passes per input entry.
-    first = [mg.tensor(leaf.numpy()[:1] if index == 0 else leaf.numpy(), requires_grad=True)
-             for index, leaf in enumerate(leaves)]
-    try:
-        passed = gradcheck(lambda *t: function.apply(*t, stride=stride, padding=padding),
-                           tuple(first), raise_exception=False)
-    except Exception:  # noqa: BLE001 — a backward the engine refuses fails gradcheck too
-        passed = False
-    arrays = [None if g is None else g.numpy() if isinstance(g, mg.Tensor) else np.asarray(g)
-              for g in (grads if isinstance(grads, (tuple, list)) else [grads])]
-    return (output.numpy(), *arrays, bool(passed))
+from minigrad.exercises.harness import run_conv2d  # given
 
 
 def conv_weight_grad(x: np.ndarray, grad_output: np.ndarray) -> np.ndarray:

@@ -9,10 +9,12 @@ here, by scattering (an independent method from the reference's full convolution
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
+from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
+                                         comparator, near)
 from minigrad.exercises.spec import Exercise, close, exact
 
 # The worked case of the lesson: 3×3 input, 2×2 kernel, 2×2 upstream gradient.
@@ -80,14 +82,6 @@ def weight_grad_per_example(x: np.ndarray, delta: np.ndarray, k: int, stride: in
     return grad
 
 
-def _matches(got: Any, wanted: np.ndarray) -> bool:
-    try:
-        got = np.asarray(got, dtype=np.float64)
-    except (TypeError, ValueError):
-        return False
-    return got.shape == wanted.shape and np.allclose(got, wanted, rtol=1e-9, atol=1e-12)
-
-
 def _shape(value: Any) -> Optional[tuple]:
     try:
         return np.asarray(value, dtype=np.float64).shape
@@ -95,40 +89,29 @@ def _shape(value: Any) -> Optional[tuple]:
         return None
 
 
-def _with_notes(message: str, notes: list[str]) -> str:
-    return "; ".join(notes) + f" ({message})" if notes else message
-
-
 NOT_ROTATED = ("your dL/dx is what the kernel NOT rotated by 180° gives: rotate it "
                "(w[..., ::-1, ::-1]) before sliding it over the padded δ")
 
 
 # ---------------------------------------------------------------------------- 06.1, 06.2, 06.4
-def _compare_weight_grad(expected: np.ndarray, got: Any, args: tuple) -> Optional[str]:
-    message = _CLOSE(expected, got)
-    if message and _matches(got, expected[::-1, ::-1]) and not _matches(got, expected):
-        return _with_notes(message, [
-            "your dL/dw is the right one rotated by 180°: slide δ over x "
-            "(dL/dw[m, n] pairs δ[i, j] with x[i + m, j + n]), not x over δ"])
-    return message
+WEIGHT_GRAD_MISTAKES = [
+    Mistake("your dL/dw is the right one rotated by 180°: slide δ over x (dL/dw[m, n] pairs "
+            "δ[i, j] with x[i + m, j + n]), not x over δ",
+            gives=lambda case: case.expected[::-1, ::-1]),
+]
 
 
 def _plane_input_grad(weight: np.ndarray, delta: np.ndarray, stride: int, shape: tuple) -> np.ndarray:
     return padded_input_grad(delta[None, None], weight[None, None], (1, 1, *shape), stride)[0, 0]
 
 
-def _compare_input_grad(expected: np.ndarray, got: Any, args: tuple) -> Optional[str]:
-    message = _CLOSE(expected, got)
-    if message is None:
-        return None
-    weight, delta = args
-    notes = []
-    if _matches(got, _plane_input_grad(weight[::-1, ::-1], delta, 1, expected.shape)):
-        notes.append(NOT_ROTATED)
-    elif _shape(got) == delta.shape:
-        notes.append("dL/dx has the input's shape (R + k − 1, S + k − 1), not δ's: pad δ with "
-                     "k − 1 zeros on every side before sliding the kernel")
-    return _with_notes(message, notes)
+INPUT_GRAD_MISTAKES = [
+    Mistake(NOT_ROTATED, group="dx", gives=lambda case: _plane_input_grad(
+        case.weight[::-1, ::-1], case.delta, 1, case.expected.shape)),
+    Mistake("dL/dx has the input's shape (R + k − 1, S + k − 1), not δ's: pad δ with k − 1 zeros "
+            "on every side before sliding the kernel", group="dx",
+            when=lambda case: _shape(case.got) == np.shape(case.delta)),
+]
 
 
 def _undilated(weight: np.ndarray, delta: np.ndarray, shape: tuple) -> np.ndarray:
@@ -141,126 +124,230 @@ def _undilated(weight: np.ndarray, delta: np.ndarray, shape: tuple) -> np.ndarra
     return placed
 
 
-def _compare_strided(expected: np.ndarray, got: Any, args: tuple) -> Optional[str]:
-    message = _CLOSE(expected, got)
-    if message is None:
-        return None
-    weight, delta, stride, height, width = args
-    k, (rows, columns) = weight.shape[0], delta.shape
-    notes = []
-    if _matches(got, _plane_input_grad(weight[::-1, ::-1], delta, stride, expected.shape)):
-        notes.append(NOT_ROTATED)
-    elif _shape(got) == (rows + k - 1, columns + k - 1) or _matches(
-            got, _undilated(weight, delta, expected.shape)):
-        notes.append(f"δ was not dilated: with stride {stride}, output i read the window at "
-                     f"{stride}·i, so put {stride - 1} zero(s) between neighbouring entries of δ "
-                     "before the full convolution")
-    elif _shape(got) == (stride * (rows - 1) + k, stride * (columns - 1) + k):
-        notes.append(f"dL/dx must have x's shape ({height}, {width}): the last rows or columns "
-                     "no window read get gradient 0 — add them")
-    return _with_notes(message, notes)
+def _undilated_shape(case: Case) -> tuple:
+    k, (rows, columns) = case.weight.shape[0], np.shape(case.delta)
+    return (rows + k - 1, columns + k - 1)
+
+
+def _reached_shape(case: Case) -> tuple:
+    k, (rows, columns), stride = case.weight.shape[0], np.shape(case.delta), case.stride
+    return (stride * (rows - 1) + k, stride * (columns - 1) + k)
+
+
+STRIDED_MISTAKES = [
+    Mistake(NOT_ROTATED, group="dx", gives=lambda case: _plane_input_grad(
+        case.weight[::-1, ::-1], case.delta, case.stride, case.expected.shape)),
+    Mistake(lambda case: f"δ was not dilated: with stride {case.stride}, output i read the window "
+                         f"at {case.stride}·i, so put {case.stride - 1} zero(s) between "
+                         "neighbouring entries of δ before the full convolution", group="dx",
+            when=lambda case: _shape(case.got) == _undilated_shape(case) or near(
+                case.got, _undilated(case.weight, case.delta, case.expected.shape))),
+    Mistake(lambda case: f"dL/dx must have x's shape ({case.height}, {case.width}): the last rows "
+                         "or columns no window read get gradient 0 — add them", group="dx",
+            when=lambda case: _shape(case.got) == _reached_shape(case)
+            and _reached_shape(case) != case.expected.shape),
+]
 
 
 # ---------------------------------------------------------------------------- 06.5
-def _conv_notes(got: tuple, args: tuple) -> list[str]:
-    """What the wrong parts of a Conv2d answer show about the mistake."""
-    x, weight, bias, delta, stride, padding = args
-    batch, _, height, width = x.shape
-    out_channels, _, k, _ = weight.shape
-    notes = []
-    y_shape = (batch, out_channels, *delta.shape[2:])
-    if _shape(got[0]) is not None and _shape(got[0]) != y_shape:
-        notes.append(f"y has shape {_shape(got[0])}, expected {y_shape}: along each axis "
-                     f"⌊(H + 2p − k)/s⌋ + 1 outputs")
-    elif _shape(got[0]) == y_shape:
-        without_bias = forward_without_bias(x, weight, stride, padding)
-        if _matches(got[0], without_bias):
-            notes.append("y lacks the bias: add b[o] to every output of channel o")
-        elif k > 1 and _matches(got[0], forward_without_bias(x, weight[:, :, ::-1, ::-1], stride,
-                                                             padding) + bias[None, :, None, None]):
-            notes.append("y flips the kernel (the mathematicians' convolution): deep-learning "
-                         "libraries slide w as it is, y = Σ w[m, n]·x[s i + m, s j + n]")
-        elif x.shape[1] > 1 and any(
-                _matches(got[0], forward_without_bias(x[:, c:c + 1], weight[:, c:c + 1], stride,
-                                                      padding) + bias[None, :, None, None])
-                for c in range(x.shape[1])):
-            notes.append(f"y uses one input channel only: output channel o reads all "
-                         f"{x.shape[1]} input channels, each through its own kernel w[o, c], "
-                         "and adds them up")
+class _Conv:
+    """What 06.5's mistakes compare with, worked out once per case (by scattering)."""
 
-    padded_shape = (batch, x.shape[1], height + 2 * padding, width + 2 * padding)
-    right_padded = padded_input_grad(delta, weight, padded_shape, stride)
-    right_x = right_padded[:, :, padding:padding + height, padding:padding + width]
-    if not _matches(got[1], right_x):
-        unrotated = padded_input_grad(delta, weight[:, :, ::-1, ::-1], padded_shape, stride)
-        dx_shape = _shape(got[1])
-        undilated_rows = delta.shape[2] + k - 1 - 2 * padding
-        if padding and dx_shape == padded_shape:
-            notes.append(f"dL/dx still has the padding: crop {padding} row(s) and column(s) "
-                         f"from each side, back to x's shape {x.shape}")
-        elif _matches(got[1], unrotated[:, :, padding:padding + height, padding:padding + width]):
-            notes.append(NOT_ROTATED)
-        elif padding and any(_matches(got[1], right_padded[:, :, top:top + height, left:left + width])
-                             for top in range(2 * padding + 1) for left in range(2 * padding + 1)):
-            notes.append(f"dL/dx is cropped at the wrong place: the padding is {padding} on "
-                         f"every side, so keep rows and columns {padding} … {padding} + H − 1")
-        elif stride > 1 and (dx_shape is not None and len(dx_shape) == 4
-                             and dx_shape[2] in (undilated_rows, undilated_rows + 2 * padding)
-                             or _matches(got[1], _undilated_conv(delta, weight, padded_shape,
-                                                                 padding, x.shape))):
-            notes.append(f"δ was not dilated: with stride {stride} put {stride - 1} zero(s) "
-                         "between neighbouring entries of δ before the full convolution")
-        elif dx_shape is not None and dx_shape != x.shape:
-            notes.append(f"dL/dx must have x's shape {x.shape}, got {dx_shape} (rows no window "
-                         "read get gradient 0)")
-        elif out_channels > 1 and any(
-                _matches(got[1], padded_input_grad(delta[:, o:o + 1], weight[o:o + 1],
-                                                   padded_shape, stride)[
-                    :, :, padding:padding + height, padding:padding + width])
-                for o in range(out_channels)):
-            notes.append(f"dL/dx holds one output channel's share only: x[n, c] feeds all "
-                         f"{out_channels} output channels, so its gradient adds up what comes "
-                         "back from each of them")
+    def __init__(self, case: Case) -> None:
+        x, weight, delta, stride, padding = (np.asarray(case.x, dtype=np.float64),
+                                             np.asarray(case.weight, dtype=np.float64),
+                                             np.asarray(case.delta, dtype=np.float64),
+                                             case.stride, case.padding)
+        self.batch, self.in_channels, self.height, self.width = x.shape
+        self.out_channels, _, self.k, _ = weight.shape
+        self.y_shape = (self.batch, self.out_channels, *delta.shape[2:])
+        self.padded_shape = (self.batch, self.in_channels, self.height + 2 * padding,
+                             self.width + 2 * padding)
+        self.right_padded = padded_input_grad(delta, weight, self.padded_shape, stride)
+        # how many windows read each pixel of x
+        reads = padded_input_grad(np.ones((1, 1, *delta.shape[2:])), np.ones((1, 1, self.k, self.k)),
+                                  (1, 1, *self.padded_shape[2:]), stride)
+        self.windows = self.crop(reads)[0, 0]
+        self.per_example_w = weight_grad_per_example(x, delta, self.k, stride, padding)
+        self.per_example_b = delta.sum(axis=(2, 3))
 
-    per_example_w = weight_grad_per_example(x, delta, k, stride, padding)
-    per_example_b = delta.sum(axis=(2, 3))
-    for name, got_value, per_example, right_shape in (
-            ("dL/dw", got[2], per_example_w, weight.shape),
-            ("dL/db", got[3], per_example_b, (out_channels,))):
-        if _matches(got_value, per_example.sum(axis=0)):
-            continue
-        if _shape(got_value) == per_example.shape or (
-                batch > 1 and any(_matches(got_value, one) for one in per_example)):
-            notes.append(f"{name} is not summed over the batch: the parameters are shared by "
-                         f"all {batch} examples, so add up their gradients; {name} has shape "
-                         f"{right_shape}")
-        elif name == "dL/dw" and _matches(got_value, per_example.sum(axis=0)[:, :, ::-1, ::-1]):
-            notes.append("dL/dw is rotated by 180°: slide δ over x, not x over δ")
-        elif name == "dL/db":
-            shape = _shape(got_value)
-            wrong_shape = f"has shape {shape}, expected {right_shape}" if shape != right_shape \
-                else "sums the wrong entries of δ"
-            notes.append(f"dL/db {wrong_shape}: b[o] was added to every output of channel o, "
-                         "in every image, and nowhere else")
-    if got[4] is False and not notes:  # otherwise the notes above say why
-        notes.append("gradcheck failed: your backward does not agree with finite differences "
-                     "of your forward")
-    return notes
+    def crop(self, padded: np.ndarray, top: Optional[int] = None,
+             left: Optional[int] = None) -> np.ndarray:
+        padding = (self.padded_shape[2] - self.height) // 2
+        top, left = padding if top is None else top, padding if left is None else left
+        return padded[:, :, top:top + self.height, left:left + self.width]
 
 
-def _compare_conv2d(expected: tuple, got: Any, args: tuple) -> Optional[str]:
-    message = _CLOSE(expected, got)
-    if message is None or not isinstance(got, (list, tuple)):
-        return message
-    if len(got) != 5:
-        return _with_notes(message, [
-            f"backward returned {len(got) - 2} gradient(s): it must return three, dL/dx, dL/dw "
-            "and dL/db, one per input of forward"])
-    missing = [name for name, value in zip(("dL/dx", "dL/dw", "dL/db"), got[1:4]) if value is None]
-    if missing:
-        return _with_notes(message, [f"backward returned None for {', '.join(missing)}: every "
-                                     "input of forward needs its gradient"])
-    return _with_notes(message, _conv_notes(got, args))
+def _conv(case: Case) -> _Conv:
+    if "_conv" not in case.__dict__:
+        case._conv = _Conv(case)
+    return case._conv
+
+
+def _forward(case: Case, weight: np.ndarray, x: Optional[np.ndarray] = None) -> np.ndarray:
+    return forward_without_bias(case.x if x is None else x, weight, case.stride,
+                                case.padding) + case.bias[None, :, None, None]
+
+
+def _overwritten(case: Case) -> bool:
+    """dL/dx wrong only at pixels that several windows read: `=` where `+=` was needed."""
+    got, right = np.asarray(case.got[1], dtype=np.float64), case.expected[1]
+    if got.shape != right.shape:
+        return False
+    wrong = ~np.isclose(got, right, rtol=1e-9, atol=1e-12)
+    return bool(wrong.any() and (np.broadcast_to(_conv(case).windows, got.shape)[wrong] >= 2).all())
+
+
+def _last_offset_only(case: Case) -> np.ndarray:
+    """dL/dx from the full convolution's last kernel offset alone: what `=` for `+=` gives
+    when the sum runs over the offsets (m, n) of the rotated kernel."""
+    conv, k, stride = _conv(case), _conv(case).k, case.stride
+    rows, columns = case.delta.shape[2:]
+    dilated = np.zeros((conv.batch, conv.out_channels, stride * (rows - 1) + 1,
+                        stride * (columns - 1) + 1))
+    dilated[:, :, ::stride, ::stride] = case.delta
+    full_rows, full_columns = dilated.shape[2] + k - 1, dilated.shape[3] + k - 1
+    grad = np.zeros(conv.padded_shape)
+    last = np.einsum("NOHW,OC->NCHW", np.pad(dilated, ((0, 0), (0, 0), (0, k - 1), (0, k - 1))),
+                     case.weight[:, :, 0, 0])  # rot180 w at offset (k − 1, k − 1) is w[0, 0]
+    height, width = min(full_rows, grad.shape[2]), min(full_columns, grad.shape[3])
+    grad[:, :, :height, :width] = last[:, :, :height, :width]
+    return conv.crop(grad)
+
+
+def _all_zero(case: Case, part: int) -> bool:
+    got = np.asarray(case.got[part], dtype=np.float64)
+    return got.shape == np.shape(case.expected[part]) and not got.any() \
+        and bool(np.any(case.expected[part]))
+
+
+def _examples(case: Case) -> str:
+    batch = _conv(case).batch
+    return "the one example of this batch" if batch == 1 else f"all {batch} examples"
+
+
+def _not_summed(name: str, part: int, per_example: str, right_shape: Callable) -> Mistake:
+    def shown(case: Case) -> bool:
+        values = getattr(_conv(case), per_example)
+        return _shape(case.got[part]) == values.shape or (
+            values.shape[0] > 1 and any(near(case.got[part], one) for one in values))
+    return Mistake(lambda case: f"{name} is not summed over the batch: the parameters are shared "
+                                f"by {_examples(case)}, so add up their gradients; {name} has "
+                                f"shape {right_shape(case)}", when=shown, group=name)
+
+
+def _divided_by_batch(name: str, part: int) -> Mistake:
+    return Mistake(lambda case: f"{name} is the right one divided by N = {_conv(case).batch}: the "
+                                "parameters are shared by the batch, so their gradient is the "
+                                "sum of the examples' gradients, not their mean (a mean loss has "
+                                "put its 1/N into δ already)", part=part, group=name,
+                   gives=lambda case: case.expected[part] / _conv(case).batch
+                   if _conv(case).batch > 1 else None)
+
+
+def _missing(case: Case) -> list[str]:
+    return [name for name, value in zip(("dL/dx", "dL/dw", "dL/db"), case.got[1:4])
+            if value is None]
+
+
+# 06.5's answer: (y, dL/dx, dL/dw, dL/db, gradcheck passed). Within a group, the first that
+# the answer shows is named: the groups go from the most specific mistake to the vaguest.
+CONV_MISTAKES = [
+    backward_not_written(4, "y"),
+    backward_raised(4, "each gradient must come out with the shape of its input"),
+    Mistake(lambda case: f"backward returned {len(case.got) - 2} gradient(s): it must return "
+                         "three, dL/dx, dL/dw and dL/db, one per input of forward",
+            when=lambda case: len(case.got) != 5, group="backward raised"),
+    Mistake(lambda case: f"backward returned None for {', '.join(_missing(case))}: every input "
+                         "of forward needs its gradient",
+            when=lambda case: bool(_missing(case)), group="backward raised"),
+    # y
+    Mistake(lambda case: f"y has shape {_shape(case.got[0])}, expected {_conv(case).y_shape}: "
+                         "along each axis ⌊(H + 2p − k)/s⌋ + 1 outputs",
+            when=lambda case: _shape(case.got[0]) not in (None, _conv(case).y_shape), group="y"),
+    Mistake("y lacks the bias: add b[o] to every output of channel o", part=0, group="y",
+            gives=lambda case: forward_without_bias(case.x, case.weight, case.stride,
+                                                    case.padding)),
+    Mistake("y flips the kernel (the mathematicians' convolution): deep-learning libraries slide "
+            "w as it is, y = Σ w[m, n]·x[s i + m, s j + n]", part=0, group="y",
+            gives=lambda case: _forward(case, case.weight[:, :, ::-1, ::-1])
+            if _conv(case).k > 1 else None),
+    Mistake(lambda case: f"y uses one input channel only: output channel o reads all "
+                         f"{_conv(case).in_channels} input channels, each through its own kernel "
+                         "w[o, c], and adds them up", group="y",
+            when=lambda case: _conv(case).in_channels > 1 and any(
+                near(case.got[0], _forward(case, case.weight[:, c:c + 1], case.x[:, c:c + 1]))
+                for c in range(_conv(case).in_channels))),
+    # dL/dx
+    Mistake(lambda case: f"dL/dx still has the padding: crop {case.padding} row(s) and column(s) "
+                         f"from each side, back to x's shape {case.x.shape}", group="dL/dx",
+            when=lambda case: case.padding > 0
+            and _shape(case.got[1]) == _conv(case).padded_shape),
+    Mistake(NOT_ROTATED, part=1, group="dL/dx",
+            gives=lambda case: _conv(case).crop(padded_input_grad(
+                case.delta, case.weight[:, :, ::-1, ::-1], _conv(case).padded_shape,
+                case.stride))),
+    Mistake(lambda case: f"dL/dx is cropped at the wrong place: the padding is {case.padding} on "
+                         f"every side, so keep rows and columns {case.padding} … "
+                         f"{case.padding} + H − 1", group="dL/dx",
+            when=lambda case: case.padding > 0 and not near(case.got[1], case.expected[1])
+            and any(near(case.got[1], _conv(case).crop(_conv(case).right_padded, top, left))
+                    for top in range(2 * case.padding + 1)
+                    for left in range(2 * case.padding + 1))),
+    Mistake(lambda case: f"δ was not dilated: with stride {case.stride} put {case.stride - 1} "
+                         "zero(s) between neighbouring entries of δ before the full convolution",
+            group="dL/dx",
+            when=lambda case: case.stride > 1 and not near(case.got[1], case.expected[1]) and (
+                _shape(case.got[1]) is not None and len(_shape(case.got[1])) == 4
+                and _shape(case.got[1])[2] - case.delta.shape[2] - _conv(case).k + 1
+                in (-2 * case.padding, 0)
+                or near(case.got[1], _undilated_conv(case.delta, case.weight,
+                                                         _conv(case).padded_shape, case.padding,
+                                                         case.x.shape)))),
+    Mistake(lambda case: f"dL/dx must have x's shape {case.x.shape}, got {_shape(case.got[1])} "
+                         "(rows no window read get gradient 0)", group="dL/dx",
+            when=lambda case: _shape(case.got[1]) not in (None, case.x.shape)),
+    Mistake(lambda case: f"dL/dx holds one output channel's share only: x[n, c] feeds all "
+                         f"{_conv(case).out_channels} output channels, so its gradient adds up "
+                         "what comes back from each of them", group="dL/dx",
+            when=lambda case: _conv(case).out_channels > 1
+            and not near(case.got[1], case.expected[1]) and any(
+                near(case.got[1], _conv(case).crop(padded_input_grad(
+                    case.delta[:, o:o + 1], case.weight[o:o + 1], _conv(case).padded_shape,
+                    case.stride)))
+                for o in range(_conv(case).out_channels))),
+    Mistake("your dL/dx keeps only the last kernel offset's term: each offset (m, n) adds its "
+            "share into dL/dx (+=); `=` replaces what the earlier offsets put there", part=1,
+            gives=_last_offset_only, group="dL/dx"),
+    Mistake("your dL/dx is wrong only at pixels that several overlapping windows read: there "
+            "the gradients of the windows add up (+=); `=` keeps only the last one",
+            when=_overwritten, group="dL/dx"),
+    # dL/dw
+    Mistake("your dL/dw is all zeros: nothing was added into it — dL/dw[o, c, m, n] adds "
+            "δ[n, o, i, j]·x_p[n, c, s·i + m, s·j + n] over the batch and every output",
+            when=lambda case: _all_zero(case, 2), group="dL/dw"),
+    _not_summed("dL/dw", 2, "per_example_w", lambda case: case.weight.shape),
+    _divided_by_batch("dL/dw", 2),
+    Mistake("dL/dw is rotated by 180°: slide δ over x, not x over δ", part=2, group="dL/dw",
+            gives=lambda case: case.expected[2][:, :, ::-1, ::-1]),
+    # dL/db
+    Mistake("your dL/db is all zeros: b[o] was added to every output of channel o, so "
+            "dL/db[o] is the sum of δ[n, o, i, j] over the batch and every position",
+            when=lambda case: _all_zero(case, 3), group="dL/db"),
+    _not_summed("dL/db", 3, "per_example_b", lambda case: (_conv(case).out_channels,)),
+    _divided_by_batch("dL/db", 3),
+    Mistake(lambda case: f"dL/db has shape {_shape(case.got[3])}, expected "
+                         f"{(_conv(case).out_channels,)}: b[o] was added to every output of "
+                         "channel o, in every image, and nowhere else", group="dL/db",
+            when=lambda case: _shape(case.got[3]) not in (None, (_conv(case).out_channels,))),
+    Mistake("dL/db sums the wrong entries of δ: b[o] was added to every output of channel o, in "
+            "every image, and nowhere else", group="dL/db",
+            when=lambda case: not near(case.got[3], case.expected[3])),
+]
+CONV_OTHERWISE = [
+    Mistake("gradcheck failed: your backward does not agree with finite differences of your "
+            "forward", when=lambda case: case.got[4] is False),
+]
 
 
 # ---------------------------------------------------------------------------- cases
@@ -340,36 +427,39 @@ EXERCISES = [
     Exercise(
         id="06.1", function="conv_weight_grad", points=3,
         title="The weight gradient: input correlated with δ",
+        reading="2. The worked case: a 3×3 input and a 2×2 kernel",
         idea="w[m, n] touched one pixel in every window: which pixel, in the window of output "
              "(i, j)? Add up δ times that pixel over all outputs.",
-        hint="grad_w[m, n] = np.sum(δ * x[m:m + R, n:n + S]) with (R, S) = δ.shape.",
+        hint="dL/dw[m, n] = Σ_i Σ_j δ[i, j] · x[i + m, j + n].",
         visible=lambda: [(WORKED_X, WORKED_DELTA),
                          (np.arange(16.0).reshape(4, 4), np.ones((2, 2))),
                          (np.eye(4), np.array([[1.0, 0.0, -1.0]]).T @ np.ones((1, 2)))],
         hidden=lambda rng: [_weight_case(rng) for _ in range(3)],
-        compare=_compare_weight_grad,
+        compare=comparator(WEIGHT_GRAD_MISTAKES, compare=_CLOSE),
     ),
     Exercise(
         id="06.2", function="conv_input_grad", points=3,
         title="The input gradient: full convolution with the kernel rotated 180°",
+        reading="2. The worked case: a 3×3 input and a 2×2 kernel",
         idea="Follow one input pixel forward: which outputs did it reach, and through which "
              "weight each time? Or run it backwards: each δ[i, j] sends δ[i, j]·w back onto "
              "its own window.",
-        hint="np.pad(δ, k - 1), then slide w[::-1, ::-1] over it like the forward pass; or add "
-             "w[m, n]·δ[i, j] into grad_x[i + m, j + n] for every i, j, m, n.",
+        hint="dL/dx[p, q] = Σ_i Σ_j δ[i, j] · w[p − i, q − j]: δ padded by k − 1 "
+             "zeros on every side, correlated with the kernel rotated by 180°.",
         visible=lambda: [(WORKED_W, WORKED_DELTA),
                          (np.array([[0.0, 1.0], [2.0, 3.0]]), np.array([[1.0]])),
                          (np.arange(9.0).reshape(3, 3), np.array([[1.0, -1.0]]))],
         hidden=lambda rng: [_input_case(rng) for _ in range(3)],
-        compare=_compare_input_grad,
+        compare=comparator(INPUT_GRAD_MISTAKES, names=("weight", "delta"), compare=_CLOSE),
     ),
     Exercise(
         id="06.3", function="conv_output_size", points=2,
         title="Output size for stride and padding",
+        reading="3. Stride, padding, and the transposed convolution",
         idea="Count the positions where a window can start: the first at 0, the last as far "
              "right as it still fits, steps of `stride`.",
-        hint="(size + 2*padding - kernel_size) // stride + 1 — integer division: a window that "
-             "does not fit entirely is not counted.",
+        hint="⌊(size + 2·padding − kernel_size) / stride⌋ + 1: a window that does "
+             "not fit entirely is not counted.",
         visible=lambda: [(3, 2, 1, 0), (28, 3, 1, 1), (28, 5, 2, 2), (7, 3, 3, 0), (5, 3, 2, 1)],
         hidden=_size_cases,
         compare=exact(),
@@ -377,32 +467,37 @@ EXERCISES = [
     Exercise(
         id="06.4", function="strided_input_grad", points=3,
         title="The input gradient with a stride",
+        reading="3. Stride, padding, and the transposed convolution",
         idea="Output (i, j) read the window that starts at (s·i, s·j). What would δ look like "
              "if the layer had had stride 1 and you had simply kept every s-th output?",
-        hint="Put δ into a zero array at [::s, ::s] (s − 1 zeros between neighbours), then apply "
-             "06.2's full convolution; the rows and columns it does not reach stay 0. Or add "
-             "w·δ[i, j] into grad_x[s·i:s·i + k, s·j:s·j + k].",
+        hint="δ dilated (s − 1 zeros between neighbours), then 06.2's full "
+             "convolution; rows and columns it does not reach get 0. Equivalently "
+             "dL/dx[s·i + m, s·j + n] += w[m, n]·δ[i, j].",
         visible=lambda: [(STRIDED_W, STRIDED_DELTA, 2, 5, 5),
                          (WORKED_W, WORKED_DELTA, 2, 5, 4),  # a row no window read
                          (np.array([[1.0, -2.0], [0.5, 3.0]]), np.array([[1.0, 2.0, -1.0]]), 3, 2, 9)],
         hidden=lambda rng: [_strided_case(rng), _strided_case(rng, skipped_rows=True),
                             _strided_case(rng, skipped_rows=True)],
-        compare=_compare_strided,
+        compare=comparator(STRIDED_MISTAKES, names=("weight", "delta", "stride", "height",
+                                                    "width"), compare=_CLOSE),
     ),
     Exercise(
         id="06.5", function="conv2d_function", points=5,
         title="Your own Conv2d Function: batch, channels, stride, padding",
+        reading="3. Stride, padding, and the transposed convolution",
         idea="Forward: pad, then for each kernel offset (m, n) take the strided slice of every "
              "image that offset reads and mix its channels with w[:, :, m, n]. Backward: the "
              "same three rules as 06.1, 06.2 and 06.4, with Σ over the channels a weight "
              "connects and over the batch that shares it.",
-        hint="dL/db = δ.sum((0, 2, 3)); "
-             "dL/dw[:, :, m, n] = einsum('NOHW,NCHW->OC', δ, window(m, n)); dL/dx: dilate δ, pad "
-             "it by k − 1, add einsum('NOHW,OC->NCHW', slice(m, n), w[:, :, ::-1, ::-1][:, :, m, n]) "
-             "over (m, n), then crop p from each side.",
+        hint="dL/db[o] = Σ_{n,i,j} δ[n, o, i, j]; dL/dw[o, c, m, n] = Σ_{n,i,j} δ[n, "
+             "o, i, j] · x_p[n, c, s·i + m, s·j + n]; dL/dx_p[n, c] = Σ_o "
+             "full(dilated δ[n, o], rot180 w[o, c]), then p rows and columns cropped "
+             "from each side.",
         visible=_conv2d_visible,
         hidden=_conv2d_hidden,
-        compare=_compare_conv2d,
+        compare=comparator(CONV_MISTAKES, names=("x", "weight", "bias", "delta", "stride",
+                                          "padding"),
+                           compare=_CLOSE, otherwise=CONV_OTHERWISE),
         parts=("y", "dL/dx", "dL/dw", "dL/db", "gradcheck"),
         # A student's first Conv2d is seven nested Python loops, and run_conv2d gradchecks it
         # (two forwards per input entry). Such a Conv2d took 2.6-12 s for all 8 cases on most

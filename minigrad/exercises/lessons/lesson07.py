@@ -13,94 +13,24 @@ Exercises 07.5 and 07.6 are real ``Function`` subclasses on a batch of images, (
 the layers ``nn.MaxPool2d`` and ``nn.AvgPool2d`` are made of these. ``forward(ctx, x,
 kernel_size, stride)`` gets a numpy array and the two settings and returns a numpy array;
 ``backward(ctx, grad_output)`` gets a Tensor (``grad_output.numpy()`` is its array) and returns
-dL/dx, a numpy array of x's shape. Anything backward needs can be kept on ``ctx`` as a plain
-attribute (``ctx.argmax = ...``). ``run_pool`` (given) applies your op and runs backward.
+dL/dx, a numpy array of x's shape. What backward needs that is not a tensor — the argmax
+positions forward found, the input's shape, the settings — can be kept on ``ctx`` as plain
+attributes (``ctx.argmax = ...``); an *input* that backward needs goes through
+``ctx.save_for_backward`` (lesson 04: so that the engine can free it and notice if it was
+changed in place). ``run_pool`` (given) applies your op and runs backward.
 Write the pooling yourself, with numpy: a Function that hands its work to the library's
 pooling (``F.max_pool2d``, ``nn.MaxPool2d``, ``minigrad.kernels``, PyTorch's) scores 0.
 """
 
 from __future__ import annotations
 
-import sys
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 import numpy as np
 
 import minigrad as mg
 from minigrad.autograd import Function, gradcheck
-
-
-@contextmanager
-def library_pooling_calls() -> Iterator[list[str]]:
-    """Given (not an exercise): list the library poolings called inside the ``with``.
-
-    07.5 and 07.6 ask for your own pooling, so the first forward and backward of your
-    Function run under this watch: a call into minigrad's pooling (``F.max_pool2d``,
-    ``F.avg_pool2d``, ``nn.MaxPool2d``, ``nn.AvgPool2d``, ``minigrad.ops.pool``,
-    ``minigrad.kernels``) or PyTorch's is noted by name.
-    """
-    import minigrad.kernels
-    import minigrad.ops.pool
-
-    kernels = str(Path(minigrad.kernels.__file__).parent) + "/"
-    watched = {str(Path(minigrad.ops.pool.__file__)): "minigrad.ops.pool"}
-    calls: list[str] = []
-
-    def watch(frame: Any, event: str, called: Any) -> None:
-        if event == "call":
-            where = frame.f_code.co_filename
-            if where.startswith(kernels) or where in watched:
-                calls.append(f"{watched.get(where, 'minigrad.kernels')}.{frame.f_code.co_name}")
-        elif event == "c_call" and "pool" in getattr(called, "__name__", "") \
-                and str(getattr(called, "__module__", "")).startswith("torch"):
-            calls.append(f"torch.{called.__name__}")
-
-    previous = sys.getprofile()
-    sys.setprofile(watch)
-    try:
-        yield calls
-    finally:
-        sys.setprofile(previous)
-
-
-def run_pool(function: type, x: np.ndarray, grad_output: np.ndarray,
-             **settings: Any) -> tuple[np.ndarray, np.ndarray, Optional[bool]]:
-    """Given (not an exercise): run a pooling Function forward and backward on a float64 leaf.
-
-    Returns ``(y, dL/dx, gradcheck)``: the output, the input's gradient for the upstream
-    gradient ``grad_output`` (one entry per window), and whether ``gradcheck`` (central
-    differences, on the first image's first channel) agrees with your backward — ``None``
-    when two entries of that plane are equal: at a tie the maximum has no derivative, and
-    finite differences split the gradient between the two.
-    """
-    leaf = mg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True)
-    calls: list[str] = []
-    try:
-        with library_pooling_calls() as calls:
-            output = function.apply(leaf, **settings)
-            if tuple(output.shape) == np.shape(grad_output):
-                output.backward(mg.tensor(np.asarray(grad_output, dtype=np.float64)))
-    except Exception:
-        if not calls:  # an error of your own: shown as it is
-            raise
-    if calls:  # first, even if the library's result then failed in your code
-        raise RuntimeError(f"your {function.__name__} calls the library's pooling ({calls[0]}): "
-                           "07.5 and 07.6 ask for your own, with numpy (loops, slices or "
-                           "reshapes); use F.max_pool2d and F.avg_pool2d only to check your "
-                           "answers")
-    if tuple(output.shape) != np.shape(grad_output):
-        raise ValueError(
-            f"your forward returned shape {tuple(output.shape)}, but there is one window per "
-            f"entry of grad_output, shape {np.shape(grad_output)}: the pooled output must have "
-            f"shape (N, C, (H − k) // s + 1, (W − k) // s + 1) for an input (N, C, H, W)")
-    plane = mg.tensor(leaf.numpy()[:1, :1], requires_grad=True)
-    agrees = None
-    if np.unique(plane.numpy()).size == plane.numel():
-        agrees = bool(gradcheck(lambda t: function.apply(t, **settings), (plane,),
-                                raise_exception=False))
-    return output.numpy(), leaf.grad.numpy(), agrees
+from minigrad.exercises.harness import run_pool  # given
 
 
 def max_pool_forward(x: np.ndarray, kernel_size: int,

@@ -12,6 +12,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
+                                         comparator, near, told)
 from minigrad.exercises.spec import Comparator, Exercise, close
 
 
@@ -94,10 +96,7 @@ _ARRAYS = close(rtol=1e-9, atol=1e-12)
 
 
 def _same(got: Any, want: np.ndarray) -> bool:
-    try:
-        return _ARRAYS(np.asarray(want, dtype=float), np.asarray(got, dtype=float)) is None
-    except (TypeError, ValueError):
-        return False
+    return near(got, want)
 
 
 def _last_maximum_message(got: Any, want: np.ndarray, last: np.ndarray) -> Optional[str]:
@@ -153,78 +152,71 @@ def _shape_message(got: Any, input_shape: tuple, kernel: int, stride: int) -> Op
     return None
 
 
-def _explained(explain: Callable[[Any, Any, tuple], list]) -> Comparator:
-    """close() on the whole answer, followed by the first targeted message ``explain`` finds
-    (``explain(expected, got, args)`` lists candidates, None for no message)."""
-
-    def compare(expected: Any, got: Any, args: tuple) -> Optional[str]:
-        message = _ARRAYS(expected, got)
-        if message is None:
-            return None
-        try:
-            reasons = [reason for reason in explain(expected, got, args) if reason]
-        except Exception:  # noqa: BLE001 — a strange answer gets the plain message
-            reasons = []
-        return f"{message}; {reasons[0]}" if reasons else message
-
-    return compare
-
-
-def _explain_forward(expected, got, args) -> list:
-    x, kernel, stride = args
-    _, indices = got
-    return [_shape_message(got[0], x.shape, kernel, stride),
-            _last_maximum_message(indices, expected[1], _max_indices(x, kernel, stride, True))]
+FORWARD_MISTAKES = [
+    told(lambda c: _shape_message(c.got[0], c.x.shape, c.kernel, c.stride)),
+    told(lambda c: _last_maximum_message(c.got[1], c.expected[1],
+                                          _max_indices(c.x, c.kernel, c.stride, True))),
+]
+MAX_BACKWARD_MISTAKES = [
+    told(lambda c: _last_maximum_message(c.got, c.expected, _max_routing(
+        c.x, c.g, c.kernel, c.stride, last=True))),
+    told(lambda c: _every_maximum_message(c.got, c.expected, _every_maximum_routing(
+        c.x, c.g, c.kernel, c.stride))),
+    told(lambda c: _overwrite_message(c.got, c.expected, _wins(c.x, c.kernel, c.stride))),
+]
+AVG_BACKWARD_MISTAKES = [
+    told(lambda c: _scale_message(c.got, c.expected, c.kernel, "gradient")),
+    told(lambda c: _overwrite_message(c.got, c.expected,
+                                       _window_count(c.shape, c.kernel, c.stride))),
+]
 
 
-def _explain_max_backward(expected, got, args) -> list:
-    x, g, kernel, stride = args
-    return [_last_maximum_message(got, expected, _max_routing(x, g, kernel, stride, last=True)),
-            _every_maximum_message(got, expected, _every_maximum_routing(x, g, kernel, stride)),
-            _overwrite_message(got, expected, _wins(x, kernel, stride))]
-
-
-def _explain_avg_backward(expected, got, args) -> list:
-    g, shape, kernel, stride = args
-    return [_scale_message(got, expected, kernel, "gradient"),
-            _overwrite_message(got, expected, _window_count(shape, kernel, stride))]
-
-
-def _explain_max_function(expected, got, args) -> list:
-    x, kernel, stride, g = args
-    return [_last_maximum_message(got[1], expected[1],
-                                  _max_routing(x, g, kernel, stride, last=True)),
-            _every_maximum_message(got[1], expected[1],
-                                   _every_maximum_routing(x, g, kernel, stride)),
-            _overwrite_message(got[1], expected[1], _wins(x, kernel, stride)),
-            _gradcheck_message(expected, got)]
-
-
-def _explain_avg_function(expected, got, args) -> list:
-    x, kernel, stride, g = args
-    return [_scale_message(got[0], expected[0], kernel, "output"),
-            _scale_message(got[1], expected[1], kernel, "gradient"),
-            _overwrite_message(got[1], expected[1],
-                               np.broadcast_to(_window_count(x.shape, kernel, stride), x.shape)),
-            _gradcheck_message(expected, got)]
-
-
-def _gradcheck_message(expected, got) -> Optional[str]:
-    if expected[2] is True and got[2] is False:
+def _gradcheck_message(case: Case) -> Optional[str]:
+    if case.expected[2] is True and case.got[2] is False:
         return ("gradcheck disagrees with your backward: the finite differences of your own "
                 "forward are not the gradient your backward returns")
     return None
 
 
-def _explain_conv_pool(expected, got, args) -> list:
-    x, weight, bias, g = args
-    erratum = _conv_pool(x, weight, bias, g, relu_at_zero=True)
+# 07.5 and 07.6 answer (y, dL/dx, gradcheck); run_pool puts at 2 what a backward raised.
+MAX_FUNCTION_MISTAKES = [
+    backward_not_written(2, "y"),
+    backward_raised(2, "dL/dx must come out with x's shape"),
+    told(lambda c: _last_maximum_message(c.got[1], c.expected[1], _max_routing(
+        c.x, c.g, c.kernel, c.stride, last=True))),
+    told(lambda c: _every_maximum_message(c.got[1], c.expected[1], _every_maximum_routing(
+        c.x, c.g, c.kernel, c.stride))),
+    told(lambda c: _overwrite_message(c.got[1], c.expected[1], _wins(c.x, c.kernel, c.stride))),
+    told(_gradcheck_message),
+]
+AVG_FUNCTION_MISTAKES = [
+    backward_not_written(2, "y"),
+    backward_raised(2, "dL/dx must come out with x's shape"),
+    told(lambda c: _scale_message(c.got[0], c.expected[0], c.kernel, "output")),
+    told(lambda c: _scale_message(c.got[1], c.expected[1], c.kernel, "gradient")),
+    told(lambda c: _overwrite_message(c.got[1], c.expected[1], np.broadcast_to(
+        _window_count(c.x.shape, c.kernel, c.stride), c.x.shape))),
+    told(_gradcheck_message),
+]
+
+
+def _relu_at_zero_message(case: Case) -> Optional[str]:
+    erratum = _conv_pool(case.x, case.weight, case.bias, case.g, relu_at_zero=True)
+    got, expected = case.got, case.expected
     passes_zero = all(_same(mine, right) for mine, right in zip(got[1:], erratum[1:]))
     if passes_zero and not all(_same(mine, right) for mine, right in zip(got[1:], expected[1:])):
-        return ["your gradient passes the ReLU where z = 0 exactly: its derivative is 1 only "
+        return ("your gradient passes the ReLU where z = 0 exactly: its derivative is 1 only "
                 "where z > 0 ('where the output ≥ 0' is every pixel, since a ReLU's output is "
-                "never negative)"]
-    return []
+                "never negative)")
+    return None
+
+
+CONV_POOL_MISTAKES = [told(_relu_at_zero_message)]
+
+
+def _explained(mistakes: list[Mistake], names: tuple[str, ...]) -> Comparator:
+    """close() on the whole answer, followed by the first of ``mistakes`` the answer shows."""
+    return comparator(mistakes, names=names, compare=_ARRAYS, first_only=True)
 
 
 def _conv_pool(x: np.ndarray, weight: np.ndarray, bias: float, g: np.ndarray,
@@ -336,26 +328,28 @@ EXERCISES = [
     Exercise(
         id="07.1", function="max_pool_forward", points=3,
         title="Max pooling forward, with the argmax indices",
+        reading="1. Max pooling",
         idea="Visit the windows one by one; in each, find the largest value and where it sits "
              "— counted in the whole plane, not in the window.",
-        hint="np.argmax(window) is the first maximum in row-by-row order; np.unravel_index "
-             "gives (r, c) in the window; the index is (i*s + r) * W + (j*s + c).",
+        hint="values[i, j] = max of window (i, j); indices[i, j] = (s·i + r)·W + "
+             "(s·j + c) with (r, c) the first maximum of the window in row-by-row "
+             "order.",
         visible=lambda: [(np.array([[1.0, 2.0, 0.0, 1.0], [4.0, 3.0, 5.0, 2.0]]), 2, 2),
                          (np.array([[3.0, 3.0], [1.0, 3.0]]), 2, 2),
                          (np.arange(9.0).reshape(3, 3), 2, 1)],
         hidden=lambda rng: [_forward_case(rng, ties=False), _forward_case(rng, ties=True),
                             _forward_case(rng, ties=True, overlap=True)],
-        compare=_explained(_explain_forward),
+        compare=_explained(FORWARD_MISTAKES, ("x", "kernel", "stride")),
         parts=("values", "indices"),
     ),
     Exercise(
         id="07.2", function="max_pool_backward", points=4,
         title="Max pooling backward: argmax routing",
+        reading="1. Max pooling",
         idea="Only the winner of a window moved the window's output: its gradient goes there "
              "and nowhere else; a pixel that wins several windows collects from all of them.",
-        hint="For each window: np.argmax of the window gives the first maximum (row by row); "
-             "np.unravel_index turns it into (r, c); add grad_output[i, j] there (+=, windows "
-             "may overlap).",
+        hint="dL/dx[r, c] = Σ over the windows whose first maximum is at (r, c) of "
+             "grad_output[i, j]; 0 elsewhere.",
         visible=lambda: [
             (np.array([[1.0, 2.0], [4.0, 3.0]]), np.array([[10.0]]), 2, 2),
             (np.array([[1.0, 5.0, 5.0, 0.0], [5.0, 2.0, 7.0, 7.0]]), np.array([[1.0, 2.0]]), 2, 2),
@@ -363,29 +357,33 @@ EXERCISES = [
              np.array([[1.0, 2.0], [3.0, 4.0]]), 2, 1)],
         hidden=lambda rng: [_pool_case(rng, ties=False), _pool_case(rng, ties=True),
                             _pool_case(rng, ties=True, overlap=True)],
-        compare=_explained(_explain_max_backward),
+        compare=_explained(MAX_BACKWARD_MISTAKES, ("x", "g", "kernel", "stride")),
     ),
     Exercise(
         id="07.3", function="avg_pool_backward", points=3,
         title="Average pooling backward: grad / (k·k)",
+        reading="2. Average pooling",
         idea="Every pixel of a window counts equally in its mean, so each gets the same share "
              "of the window's gradient; windows that overlap both pay into a pixel.",
-        hint="Each window pixel gets grad_output[i, j] / (k*k); add over windows (+=).",
+        hint="Each pixel of window (i, j) gets grad_output[i, j] / (k·k); a pixel in "
+             "several windows adds their shares.",
         visible=lambda: [(np.array([[4.0]]), (2, 2), 2, 2),
                          (np.array([[1.0, 2.0], [3.0, 4.0]]), (5, 5), 2, 2),
                          (np.array([[9.0, 9.0]]), (3, 4), 3, 1)],
         hidden=lambda rng: [_avg_case(rng), _avg_case(rng, overlap=True), _avg_case(rng)],
-        compare=_explained(_explain_avg_backward),
+        compare=_explained(AVG_BACKWARD_MISTAKES, ("g", "shape", "kernel", "stride")),
     ),
     Exercise(
         id="07.4", function="conv_pool_step", points=5,
         title="One conv + ReLU + max-pool step, forward and backward",
+        reading="3. A small CNN on digits",
         idea="Go backward one layer at a time from the top: the pooling picks where the "
              "gradient goes, the ReLU decides whether it passes, the convolution spreads it to "
              "the weights and the input (lesson 06).",
-        hint="Backward from the top: pool routes to the first max of each 2×2 window of a; ReLU "
-             "keeps it where z > 0 (not z ≥ 0); then dW = correlate(x, δ_z), db = Σ δ_z, and "
-             "dL/dx[m:m+rows, n:n+cols] += weight[m, n]·δ_z.",
+        hint="Backward from the top: the pool routes to the first maximum of each "
+             "2×2 window of a; ReLU keeps it where z > 0 (not z ≥ 0); then dW = x "
+             "correlated with δ_z, db = Σ δ_z, and dL/dx[i + m, j + n] += w[m, "
+             "n]·δ_z[i, j].",
         visible=lambda: [
             # z = 0.25 everywhere: the pool's window is a tie, its first entry gets the gradient
             (np.arange(16.0).reshape(4, 4) / 4, np.array([[1.0, 0.0], [0.0, -1.0]]), 1.5,
@@ -401,37 +399,40 @@ EXERCISES = [
                        [0.0, 2.0, -1.0, 1.0, 0.0]]), np.array([[1.0, 0.0], [-1.0, 1.0]]),
              0.0, np.array([[2.0, 1.0], [-1.0, 0.5]]))],
         hidden=lambda rng: [_conv_pool_case(rng) for _ in range(3)] + [_conv_pool_kink_case(rng)],
-        compare=_explained(_explain_conv_pool),
+        compare=_explained(CONV_POOL_MISTAKES, ("x", "weight", "bias", "g")),
         parts=("y", "dL/dweight", "dL/dbias", "dL/dx"),
     ),
     Exercise(
         id="07.5", function="max_pool2d_function", points=5,
         title="MaxPool2d as a Function, on a batch",
+        reading="1. Max pooling",
         idea="Forward finds each window's winner and keeps where it is (ctx); backward needs "
              "only those positions: each output gradient goes back to its winner, and a pixel "
              "that wins several windows collects them all.",
-        hint="forward: for each (i, j), window = x[:, :, s·i:s·i+k, s·j:s·j+k] reshaped to "
-             "(N, C, k·k); argmax over the last axis (the first max); keep the row s·i + a // k "
-             "and column s·j + a % k.  backward: np.add.at(grad_x, (n, c, rows, columns), g) "
-             "with n, c from np.indices(g.shape).",
+        hint="forward: y[n, c, i, j] = max of window (i, j), and its position (s·i + "
+             "r, s·j + c), the first maximum on a tie, remembered. backward: "
+             "dL/dx[n, c, r, c′] = Σ of grad_output over the windows whose maximum "
+             "is there; 0 elsewhere.",
         visible=_visible_batches,
         hidden=lambda rng: [_batch_case(rng, overlap=False), _batch_case(rng, overlap=True),
                             _batch_case(rng, overlap=False, stride_above=True),
                             _batch_case(rng, overlap=True, ties=True)],
-        compare=_explained(_explain_max_function),
+        compare=_explained(MAX_FUNCTION_MISTAKES, ("x", "kernel", "stride", "g")),
         parts=("y", "dL/dx", "gradcheck"),
     ),
     Exercise(
         id="07.6", function="avg_pool2d_function", points=4,
         title="AvgPool2d as a Function, on a batch",
+        reading="2. Average pooling",
         idea="Forward is a mean per window; backward shares each window's gradient equally "
              "among its pixels, and overlapping windows add.",
-        hint="forward: y[:, :, i, j] = window.mean(axis=(2, 3)).  backward: grad_x[:, :, "
-             "s·i:s·i+k, s·j:s·j+k] += g[:, :, i, j, None, None] / (k·k).",
+        hint="forward: y[n, c, i, j] = mean of window (i, j). backward: each pixel "
+             "of window (i, j) gets grad_output[n, c, i, j] / (k·k); overlapping "
+             "windows add.",
         visible=_visible_batches,
         hidden=lambda rng: [_batch_case(rng, overlap=False), _batch_case(rng, overlap=True),
                             _batch_case(rng, overlap=False, stride_above=True)],
-        compare=_explained(_explain_avg_function),
+        compare=_explained(AVG_FUNCTION_MISTAKES, ("x", "kernel", "stride", "g")),
         parts=("y", "dL/dx", "gradcheck"),
     ),
 ]

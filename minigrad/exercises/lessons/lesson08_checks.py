@@ -9,22 +9,18 @@ says which.
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 import numpy as np
 
 from minigrad.exercises.source_rules import SourceRules, check_source
-from minigrad.exercises.spec import Exercise, close
+from minigrad.exercises.mistakes import Case, Mistake, comparator, near
+from minigrad.exercises.spec import Comparator, Exercise, close
 
 _CLOSE = close(rtol=1e-8, atol=1e-12)
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return _CLOSE(a, b) is None
-    except Exception:  # noqa: BLE001 — a strange answer matches no variant
-        return False
+_same = partial(near, rtol=1e-8, atol=1e-12)
 
 
 # ---------------------------------------------------------------------------- optimizers
@@ -103,19 +99,27 @@ def _sgd_update(decay: str = "add", first: str = "gradient", sign: float = 1.0,
 
 
 def _adamw_update(decay: str = "decoupled", bias_correction: bool = True,
-                  sign: float = 1.0) -> Callable:
+                  sign: float = 1.0, kept: str = "both") -> Callable:
+    """AdamW's step, or a mistaken one; ``kept``: which of the two changes reach the model
+    ("decay": the Adam step made a new tensor, "step": the decay did)."""
     def update(p: np.ndarray, g: np.ndarray, s: dict, state: dict) -> np.ndarray:
         lr, lam, eps = s["lr"], s["weight_decay"], s["eps"]
         beta1, beta2 = s["betas"]
+        start = p
         if decay == "decoupled":
             p = p * (1 - lr * lam)
         elif decay == "plus":
             p = p * (1 + lr * lam)
         elif decay == "l2":
             g = g + lam * p
+        decayed = p
+        if kept == "step":
+            p = start
         t = state["t"] = state.get("t", 0) + 1
         m = state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * g
         v = state["v"] = beta2 * state.get("v", 0.0) + (1 - beta2) * g * g
+        if kept == "decay":
+            return decayed
         if bias_correction:
             return p - sign * lr / (1 - beta1 ** t) * m / (np.sqrt(v) / math.sqrt(1 - beta2 ** t)
                                                            + eps)
@@ -123,66 +127,91 @@ def _adamw_update(decay: str = "decoupled", bias_correction: bool = True,
     return update
 
 
+def _replayed(base: dict, update: Callable, shared: bool = False) -> Callable[[Case], list]:
+    """The answer a mistaken ``update`` gives on the case (see _replay)."""
+    return lambda case: list(_replay(case.args, base, update, shared))
+
+
+def _unchanged(case: Case) -> list:
+    start = [np.asarray(w, dtype=float) for w in case.args[0]]
+    return [start, start]
+
+
 IN_PLACE = ("your step did not change the model's tensors: `p = p - ...` makes a new tensor and "
             "the model keeps the old one. Update in place: p.sub_(...) or p.data -= ...")
 
 SGD_MISTAKES = [
-    (dict(update=_sgd_update(decay="none")),
-     "your update matches SGD without weight decay: add λ·p to the gradient (d = g + λp) "
-     "before it enters the momentum buffer"),
-    (dict(update=_sgd_update(decay="minus")),
-     "your decay has the wrong sign (g − λp): the gradient of λ/2‖p‖² is +λp, which pulls p "
-     "towards 0"),
-    (dict(update=_sgd_update(sign=-1.0)),
-     "your update has the wrong sign: p moves up the gradient; subtract, p ← p − lr·buf"),
-    (dict(update=_sgd_update(decay="times")),
-     "your update multiplies the gradient by (1 + λ): weight decay adds λ·p"),
-    (dict(update=_sgd_update(first="zero")),
-     "your momentum buffer starts at 0 (so the first step is damped): PyTorch starts it at "
-     "d itself, buf = d at a parameter's first step, and damps only later steps"),
-    (dict(update=_sgd_update(decay_outside=True)),
-     "your decay is added after the momentum buffer: λp belongs in d, before the buffer"),
-    (dict(update=_sgd_update(), shared=True),
-     "every group got the same settings: read lr, momentum, dampening and weight_decay from "
-     "each group's dict (group[\"lr\"]), not from the defaults"),
+    Mistake(
+        "your update matches SGD without weight decay: add λ·p to the gradient (d = g + λp) "
+        "before it enters the momentum buffer",
+        gives=_replayed(SGD_DEFAULTS, update=_sgd_update(decay="none"))),
+    Mistake(
+        "your decay has the wrong sign (g − λp): the gradient of λ/2‖p‖² is +λp, which pulls p "
+        "towards 0",
+        gives=_replayed(SGD_DEFAULTS, update=_sgd_update(decay="minus"))),
+    Mistake(
+        "your update has the wrong sign: p moves up the gradient; subtract, p ← p − lr·buf",
+        gives=_replayed(SGD_DEFAULTS, update=_sgd_update(sign=-1.0))),
+    Mistake(
+        "your update multiplies the gradient by (1 + λ): weight decay adds λ·p",
+        gives=_replayed(SGD_DEFAULTS, update=_sgd_update(decay="times"))),
+    Mistake(
+        "your momentum buffer starts at 0 (so the first step is damped): PyTorch starts it at "
+        "d itself, buf = d at a parameter's first step, and damps only later steps",
+        gives=_replayed(SGD_DEFAULTS, update=_sgd_update(first="zero"))),
+    Mistake(
+        "your decay is added after the momentum buffer: λp belongs in d, before the buffer",
+        gives=_replayed(SGD_DEFAULTS, update=_sgd_update(decay_outside=True))),
+    Mistake(
+        "every group got the same settings: read lr, momentum, dampening and weight_decay from "
+        "each group's dict (group[\"lr\"]), not from the defaults",
+        gives=_replayed(SGD_DEFAULTS, update=_sgd_update(), shared=True)),
 ]
 
 ADAMW_MISTAKES = [
-    (dict(update=_adamw_update(decay="l2")),
-     "your update matches Adam with the decay added to the gradient — AdamW subtracts "
-     "lr·λ·w from the weight directly"),
-    (dict(update=_adamw_update(decay="none")),
-     "your update matches Adam without weight decay: multiply p by (1 − lr·λ) first"),
-    (dict(update=_adamw_update(decay="plus")),
-     "your decay has the wrong sign: p·(1 + lr·λ) grows the weight; AdamW multiplies by "
-     "(1 − lr·λ)"),
-    (dict(update=_adamw_update(sign=-1.0)),
-     "your update has the wrong sign: subtract the Adam step, p ← p − lr·m̂/(√v̂ + ε)"),
-    (dict(update=_adamw_update(bias_correction=False)),
-     "your update has no bias correction: divide m by (1 − β₁ᵗ) and v by (1 − β₂ᵗ) — both "
-     "start at 0 and are too small in the first steps"),
-    (dict(update=_adamw_update(decay="l2", bias_correction=False)),
-     "your update is Adam with the decay added to the gradient — AdamW subtracts lr·λ·w from "
-     "the weight directly — and has no bias correction (divide by 1 − βᵗ)"),
-    (dict(update=_adamw_update(), shared=True),
-     "every group got the same settings: read lr, betas, eps and weight_decay from each "
-     "group's dict (group[\"lr\"]), not from the defaults"),
+    Mistake(
+        "your update matches Adam with the decay added to the gradient — AdamW subtracts "
+        "lr·λ·w from the weight directly",
+        gives=_replayed(ADAMW_DEFAULTS, update=_adamw_update(decay="l2"))),
+    Mistake(
+        "your update matches Adam without weight decay: multiply p by (1 − lr·λ) first",
+        gives=_replayed(ADAMW_DEFAULTS, update=_adamw_update(decay="none"))),
+    Mistake(
+        "your decay has the wrong sign: p·(1 + lr·λ) grows the weight; AdamW multiplies by "
+        "(1 − lr·λ)",
+        gives=_replayed(ADAMW_DEFAULTS, update=_adamw_update(decay="plus"))),
+    Mistake(
+        "your update has the wrong sign: subtract the Adam step, p ← p − lr·m̂/(√v̂ + ε)",
+        gives=_replayed(ADAMW_DEFAULTS, update=_adamw_update(sign=-1.0))),
+    Mistake(
+        "your update has no bias correction: divide m by (1 − β₁ᵗ) and v by (1 − β₂ᵗ) — both "
+        "start at 0 and are too small in the first steps",
+        gives=_replayed(ADAMW_DEFAULTS, update=_adamw_update(bias_correction=False))),
+    Mistake(
+        "your update is Adam with the decay added to the gradient — AdamW subtracts lr·λ·w from "
+        "the weight directly — and has no bias correction (divide by 1 − βᵗ)",
+        gives=_replayed(ADAMW_DEFAULTS, update=_adamw_update(decay="l2", bias_correction=False))),
+    Mistake(
+        "every group got the same settings: read lr, betas, eps and weight_decay from each "
+        "group's dict (group[\"lr\"]), not from the defaults",
+        gives=_replayed(ADAMW_DEFAULTS, update=_adamw_update(), shared=True)),
+    Mistake(
+        "only the decay reached the model: your Adam step makes a new tensor (p = p − …, or "
+        "p = p.sub(…)) and the model keeps the old one — change p in place for both: p.mul_(…) "
+        "and p.sub_(…), or p.data …",
+        gives=_replayed(ADAMW_DEFAULTS, update=_adamw_update(kept="decay"))),
+    Mistake(
+        "only the Adam step reached the model: your decay makes a new tensor (p = p·(1 − lr·λ)) "
+        "and the model keeps the old one — change p in place for both: p.mul_(…) and "
+        "p.sub_(…)",
+        gives=_replayed(ADAMW_DEFAULTS, update=_adamw_update(kept="step"))),
 ]
 
 
-def _optimizer_comparator(base: dict, mistakes: list) -> Callable:
-    def compare(expected: Any, got: Any, args: tuple) -> Optional[str]:
-        message = _CLOSE(expected, got)
-        if message is None:
-            return None
-        start = [np.asarray(w, dtype=float) for w in args[0]]
-        if _same([start, start], got):
-            return f"{message}; {IN_PLACE}"
-        for settings, explanation in mistakes:
-            if _same(list(_replay(args, base, **settings)), got):
-                return f"{message}; {explanation}"
-        return message
-    return compare
+def _optimizer_comparator(mistakes: list[Mistake]) -> Comparator:
+    """The first of the mistakes whose replay gives the student's positions is named."""
+    return comparator([Mistake(IN_PLACE, gives=_unchanged), *mistakes], compare=_CLOSE,
+                      first_only=True)
 
 
 # ---------------------------------------------------------------------------- 08.2
@@ -212,35 +241,27 @@ def _l2_variant(args: tuple, mean: bool = True, decay: bool = True, mask: str = 
     return float(objective), grad_w1, grad_w2
 
 
-L2_OBJECTIVE_MISTAKES = [
-    (dict(penalty=False), "your J has no penalty: J = L + λ/2 (‖W1‖² + ‖W2‖²)"),
-    (dict(mean=False), "your J sums ½‖o − y‖² over the batch: L is the mean, divide by B"),
-]
-L2_GRADIENT_MISTAKES = [
-    (dict(decay=False), "your gradients lack the decay term: add λ·W1 and λ·W2 (the gradient "
-                        "of λ/2‖W‖²)"),
-    (dict(mean=False), "your data gradients are summed over the batch, not averaged: L is a "
-                       "mean, so divide by B once"),
-    (dict(mask=">="), "your ReLU passes the gradient where z = 0: its derivative is 1 only "
-                      "where z > 0"),
-    (dict(mask="tanh"), "your dJ/dW1 uses tanh's derivative (1 − h²): here φ is ReLU, whose "
-                        "derivative is 1 where z > 0 and 0 elsewhere"),
-]
+def _l2(part: int, **settings: Any) -> Callable[[Case], Any]:
+    return lambda case: _l2_variant(case.args, **settings)[part]
 
 
-def _compare_l2(expected: Any, got: Any, args: tuple) -> Optional[str]:
-    message = _CLOSE(expected, got)
-    if message is None or not isinstance(got, (list, tuple)) or len(got) != 3:
-        return message
-    found = []
-    for settings, explanation in L2_OBJECTIVE_MISTAKES:
-        if not _same(expected[0], got[0]) and _same(_l2_variant(args, **settings)[0], got[0]):
-            found.append(explanation)
-    for settings, explanation in L2_GRADIENT_MISTAKES:
-        variant = _l2_variant(args, **settings)
-        if any(not _same(expected[i], got[i]) and _same(variant[i], got[i]) for i in (1, 2)):
-            found.append(explanation)
-    return "; ".join([message, *found])
+_NO_DECAY = ("your gradients lack the decay term: add λ·W1 and λ·W2 (the gradient of λ/2‖W‖²)")
+_SUMMED = ("your data gradients are summed over the batch, not averaged: L is a mean, so "
+           "divide by B once")
+_AT_ZERO = ("your ReLU passes the gradient where z = 0: its derivative is 1 only where z > 0")
+_TANH = ("your dJ/dW1 uses tanh's derivative (1 − h²): here φ is ReLU, whose derivative is 1 "
+         "where z > 0 and 0 elsewhere")
+# 08.2's answer: (J, dJ/dW1, dJ/dW2); a gradient mistake may show in either gradient.
+L2_MISTAKES = [
+    Mistake("your J has no penalty: J = L + λ/2 (‖W1‖² + ‖W2‖²)", part=0,
+            gives=_l2(0, penalty=False)),
+    Mistake("your J sums ½‖o − y‖² over the batch: L is the mean, divide by B", part=0,
+            gives=_l2(0, mean=False)),
+    *(Mistake(says, part=part, gives=_l2(part, **settings))
+      for settings, says in ((dict(decay=False), _NO_DECAY), (dict(mean=False), _SUMMED),
+                             (dict(mask=">="), _AT_ZERO), (dict(mask="tanh"), _TANH))
+      for part in (1, 2)),
+]
 
 
 # ---------------------------------------------------------------------------- 08.3
@@ -253,17 +274,12 @@ def _micro_case(rng: np.random.Generator) -> tuple:
     return ([rng.normal(size=shape) for _ in range(parts)], counts)
 
 
-def _compare_micro(expected: Any, got: Any, args: tuple) -> Optional[str]:
-    message = _CLOSE(expected, got)
-    if message is None:
-        return None
-    grads, counts = args
-    if _same(sum(grads) / len(grads), got):
-        return (f"{message}; your result is the plain mean of the micro-batch gradients: weight "
-                f"each by its number of examples n_i")
-    if _same(sum(n * g for n, g in zip(counts, grads)), got):
-        return f"{message}; your Σ n_i·g_i is right, now divide by N = Σ n_i"
-    return message
+MICRO_MISTAKES = [
+    Mistake("your result is the plain mean of the micro-batch gradients: weight each by its "
+            "number of examples n_i", gives=lambda case: sum(case.grads) / len(case.grads)),
+    Mistake("your Σ n_i·g_i is right, now divide by N = Σ n_i",
+            gives=lambda case: sum(n * g for n, g in zip(case.counts, case.grads))),
+]
 
 
 # ---------------------------------------------------------------------------- 08.5
@@ -305,7 +321,7 @@ def _check_capstone_source(source: str) -> Optional[str]:
     return check_source(source, template, CAPSTONE_RULES)
 
 
-def _compare_capstone(expected: Any, got: Any) -> Optional[str]:
+def _compare_capstone(expected: Any, got: Any, args: tuple = ()) -> Optional[str]:
     """≥ 97 % test accuracy, with no library layer or optimizer: ``expected`` (the reference's
     own run) is not compared against."""
     keys = ("test_accuracy", "losses", "your_functions", "library_layers", "library_optimizers")
@@ -365,19 +381,21 @@ EXERCISES = [
     Exercise(
         id="08.1", function="sgd_optimizer", points=4,
         title="SGD with momentum and weight decay, an Optimizer",
-        idea="Loop over self.param_groups and each group's params; the decay joins the gradient "
-             "before the momentum buffer, the buffer lives in self.state[p], and p changes in "
-             "place.",
-        hint="d = p.grad + λ·p; buf = d.clone() at p's first step, else buf.mul_(μ).add_(d, "
-             "alpha=1 − τ); p.sub_(buf, alpha=lr) (with μ = 0: p.sub_(d, alpha=lr)).",
+        reading="3. Momentum, weight decay and the optimizer",
+        idea="Loop over the parameter groups and each group's params; the decay joins the "
+             "gradient before the momentum buffer, the buffer lives in the optimizer's state of "
+             "p, and p changes in place.",
+        hint="d = ∇p + λ·p; buf = d at p's first step, else buf = μ·buf + (1 − τ)·d; "
+             "p ← p − lr·buf (with μ = 0: p ← p − lr·d); p changes in place.",
         visible=_visible_sgd,
         hidden=lambda rng: [_sgd_case(rng) for _ in range(3)],
-        compare=_optimizer_comparator(SGD_DEFAULTS, SGD_MISTAKES),
+        compare=_optimizer_comparator(SGD_MISTAKES),
         parts=OPTIMIZER_PARTS,
     ),
     Exercise(
         id="08.2", function="l2_relu_batch_gradients", points=5,
         title="The L2 objective of a ReLU network, on a batch",
+        reading="1. The L2 objective and its graph",
         idea="Go backward from O one matrix at a time; each weight gets two contributions, one "
              "through the network and one from the penalty; the batch is a sum over rows, and "
              "the mean's 1/B enters once.",
@@ -386,35 +404,40 @@ EXERCISES = [
         visible=lambda: [_l2_case(np.random.default_rng(801), dead_unit=True),
                          _l2_case(np.random.default_rng(802))],
         hidden=lambda rng: [_l2_case(rng, dead_unit=True), _l2_case(rng), _l2_case(rng)],
-        compare=_compare_l2,
+        compare=comparator(L2_MISTAKES, compare=_CLOSE),
         parts=("J", "dJ/dW1", "dJ/dW2"),
     ),
     Exercise(
         id="08.3", function="accumulate_microbatches", points=2,
         title="Micro-batches of unequal size",
+        reading="9. Micro-batches of unequal size",
         idea="Each micro-batch's gradient is a mean over its own examples; the batch's mean "
              "counts every example once.",
         hint="g = Σ_i n_i g_i / Σ_i n_i.",
         visible=lambda: [([np.array([1.0, 0.0]), np.array([0.0, 1.0])], [3, 1]),
                          ([np.array([[2.0]]), np.array([[4.0]]), np.array([[8.0]])], [1, 1, 2])],
         hidden=lambda rng: [_micro_case(rng) for _ in range(4)],
-        compare=_compare_micro,
+        compare=comparator(MICRO_MISTAKES, names=("grads", "counts"), compare=_CLOSE,
+                           first_only=True),
     ),
     Exercise(
         id="08.4", function="adamw_optimizer", points=4,
         title="AdamW, an Optimizer",
+        reading="4. Adam with L2 is not AdamW",
         idea="Two running averages per parameter, corrected for starting at zero; the decay "
              "shrinks the weight itself and never touches the gradient the averages see.",
-        hint="p.mul_(1 − lr·λ); t += 1; m.mul_(β₁).add_(g, alpha=1 − β₁); v.mul_(β₂).add_(g·g, "
-             "alpha=1 − β₂); p.sub_(m / (v.sqrt()/√(1 − β₂ᵗ) + ε), alpha=lr/(1 − β₁ᵗ)).",
+        hint="p ← p·(1 − lr·λ); t ← t + 1; m = β₁m + (1 − β₁)g; v = β₂v + (1 − "
+             "β₂)g²; m̂ = m/(1 − β₁ᵗ), v̂ = v/(1 − β₂ᵗ); p ← p − lr·m̂/(√v̂ + ε); p "
+             "changes in place.",
         visible=_visible_adamw,
         hidden=lambda rng: [_adamw_case(rng) for _ in range(3)],
-        compare=_optimizer_comparator(ADAMW_DEFAULTS, ADAMW_MISTAKES),
+        compare=_optimizer_comparator(ADAMW_MISTAKES),
         parts=OPTIMIZER_PARTS,
     ),
     Exercise(
         id="08.5", function="capstone", points=5,
         title="Capstone: a CNN made of your own pieces",
+        reading="10. The capstone: a network that is all yours",
         idea="Check each piece first (gradcheck it in float64 on a tiny input), then assemble: "
              "two conv–ReLU–pool blocks, a linear layer, your optimizer, a few epochs.",
         hint="conv 1→16 (3×3, padding 1), ReLU, pool 2 → conv 16→32, ReLU, pool 2 → flatten → "

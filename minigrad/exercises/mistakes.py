@@ -1,0 +1,180 @@
+"""Mistakes as data: how a check says what a wrong answer got wrong.
+
+A lesson's checks know its typical mistakes. Each is a :class:`Mistake`: a function that
+produces the answer the mistake gives, on the same case, and the sentence that names it.
+When a student's answer is wrong, :func:`explain` replays every mistake of the exercise and
+adds the sentence of each one that reproduces the answer to the comparator's message:
+
+    "expected 0.85, got 0.95; your update matches Adam without weight decay: ..."
+
+A few mistakes show in what the answer *is* rather than in its numbers (a gradient of the
+wrong shape, a backward that raised): those give a test, ``when``, instead of ``gives``.
+
+    MISTAKES = [
+        Mistake("your dL/db is not summed over the batch", part=3,
+                gives=lambda case: case.g),
+        Mistake("your backward is not written yet", when=lambda case: ...),
+    ]
+    compare = comparator(MISTAKES)
+
+Every check uses the one tolerance, :func:`near`, to decide "this is what that mistake gives".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence, Union
+
+import numpy as np
+
+from minigrad.exercises.spec import Comparator, close
+
+#: How close an answer must be to a mistake's answer to be taken for it.
+RTOL, ATOL = 1e-9, 1e-12
+
+
+def near(got: Any, want: Any, rtol: float = RTOL, atol: float = ATOL) -> bool:
+    """True when ``got`` has ``want``'s shape and is close to it, entry by entry (numbers,
+    arrays, and lists or tuples of them); anything that cannot be compared is not near."""
+    try:
+        got_array = np.asarray(got, dtype=np.float64)
+        want_array = np.asarray(want, dtype=np.float64)
+    except (TypeError, ValueError):  # several values of different shapes: one by one
+        return (isinstance(got, (list, tuple)) and isinstance(want, (list, tuple))
+                and len(got) == len(want) and all(near(g, w, rtol, atol)
+                                                  for g, w in zip(got, want)))
+    return got_array.shape == want_array.shape and bool(
+        np.allclose(got_array, want_array, rtol=rtol, atol=atol, equal_nan=True))
+
+
+class Case:
+    """What a mistake sees: the case's arguments by position (``case.args``) and by the names
+    the checks give them (``case.x``), the right answer (``case.expected``) and the student's
+    (``case.got``)."""
+
+    def __init__(self, args: tuple, expected: Any, got: Any, names: Sequence[str] = ()) -> None:
+        self.args, self.expected, self.got = args, expected, got
+        for name, value in zip(names, args):
+            setattr(self, name, value)
+
+
+Sentence = Union[str, Callable[[Case], str]]
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """One typical mistake of an exercise.
+
+    Attributes:
+        says: the sentence that names it (or a function of the :class:`Case` that writes it,
+            when it quotes the case's numbers).
+        gives: ``(case) -> the answer this mistake produces`` (the whole answer, or the value
+            at ``part``); ``None`` when the mistake cannot show in this case.
+        part: which of the returned values the mistake shows in; ``None``: the whole answer.
+        when: instead of ``gives``, a test ``(case) -> bool`` for a mistake that shows in what
+            the answer is (a shape, a None, a verdict) rather than in its numbers.
+        group: mistakes of one group explain the same thing in different ways (the shape of
+            dL/dx, say): only the first of a group that the answer shows is named.
+    """
+
+    says: Sentence
+    gives: Optional[Callable[[Case], Any]] = None
+    part: Optional[int] = None
+    when: Optional[Callable[[Case], bool]] = None
+    group: str = ""
+
+    def __post_init__(self) -> None:
+        if (self.gives is None) == (self.when is None):
+            raise ValueError("a Mistake gives a wrong answer or a test `when`, exactly one")
+
+    def shown_by(self, case: Case) -> bool:
+        """Does the student's answer show this mistake?"""
+        try:
+            if self.when is not None:
+                return bool(self.when(case))
+            got, expected = case.got, case.expected
+            if self.part is not None:
+                if not isinstance(got, (list, tuple)) or len(got) <= self.part:
+                    return False
+                got, expected = got[self.part], expected[self.part]
+            if near(got, expected):
+                return False  # right here: this is not where the answer went wrong
+            wrong = self.gives(case)
+            return wrong is not None and near(got, wrong)
+        except Exception:  # noqa: BLE001 — a strange answer shows no mistake
+            return False
+
+    def sentence(self, case: Case) -> str:
+        return self.says(case) if callable(self.says) else self.says
+
+
+def told(sentence: Callable[[Case], Optional[str]]) -> Mistake:
+    """A mistake whose test writes its own sentence (None when the answer does not show it):
+    for a diagnosis that has to look at the answer in several steps before it can say what
+    went wrong."""
+    return Mistake(says=lambda case: sentence(case) or "", when=lambda case: bool(sentence(case)))
+
+
+def explain(message: Optional[str], mistakes: Sequence[Mistake], case: Case,
+            first_only: bool = False, otherwise: Sequence[Mistake] = ()) -> Optional[str]:
+    """``message`` followed by the sentence of every mistake the answer shows (of the first
+    only, with ``first_only``, for mistakes listed from the most to the least specific); when
+    it shows none of them, those of ``otherwise`` (a last, vaguer word) that it shows."""
+    if message is None:
+        return None
+    named = _named(mistakes, case, first_only)
+    return "; ".join([message, *(named or _named(otherwise, case, first_only))])
+
+
+def _named(mistakes: Sequence[Mistake], case: Case, first_only: bool) -> list[str]:
+    found: list[str] = []
+    named_groups: set[str] = set()
+    for mistake in mistakes:
+        if mistake.group in named_groups or not mistake.shown_by(case):
+            continue
+        sentence = mistake.sentence(case)
+        if sentence not in found:
+            found.append(sentence)
+        if first_only:
+            break
+        if mistake.group:
+            named_groups.add(mistake.group)
+    return found
+
+
+def verdict(case: Case, slot: int) -> str:
+    """The text a given runner put at ``slot`` of the answer ("" when it is not text)."""
+    got = case.got
+    value = got[slot] if isinstance(got, (list, tuple)) and len(got) > slot else None
+    return value if isinstance(value, str) else ""
+
+
+def backward_not_written(slot: int, forward: str) -> Mistake:
+    """The runners of 05.1, 06.5 and 07.5 grade the forward even when backward raises, and say
+    at ``slot`` what it raised: ``NotImplementedError`` means "not written yet"."""
+    return Mistake(f"your backward is not written yet (it raises NotImplementedError): {forward} "
+                   "is scored on its own, and earns its part; write backward next",
+                   when=lambda case: verdict(case, slot).startswith(
+                       "your backward raised NotImplementedError"), group="backward raised")
+
+
+def backward_raised(slot: int, advice: str) -> Mistake:
+    """A backward that raised something else: what it raised, and ``advice``."""
+    return Mistake(lambda case: f"{verdict(case, slot)}: {advice}",
+                   when=lambda case: verdict(case, slot).startswith("your backward raised"),
+                   group="backward raised")
+
+
+def comparator(mistakes: Sequence[Mistake], names: Sequence[str] = (),
+               compare: Optional[Comparator] = None, first_only: bool = False,
+               otherwise: Sequence[Mistake] = ()) -> Comparator:
+    """A comparator: ``compare`` (``close`` at the shared tolerance by default), and when the
+    answer is wrong, the sentences of the mistakes it shows (see :func:`explain`); ``names``
+    name the case's arguments for the mistakes (``case.x``)."""
+    compare = compare or close(rtol=RTOL, atol=ATOL)
+
+    def judge(expected: Any, got: Any, args: tuple = ()) -> Optional[str]:
+        return explain(compare(expected, got, args), mistakes,
+                       Case(args, expected, got, names), first_only, otherwise)
+
+    return judge
