@@ -53,6 +53,24 @@ def applies(x_shape: tuple, weight_shape: tuple, stride: tuple, padding: tuple) 
 
 
 @njit(cache=True, nogil=True)
+def _times_b_t(d0, d1, d2, d3):  # pragma: no cover (jit)
+    """Bᵀ @ (d0, d1, d2, d3): the input transform of one column (or, on the right, row)."""
+    return d0 - d2, d1 + d2, d2 - d1, d1 - d3
+
+
+@njit(cache=True, nogil=True)
+def _times_b(q0, q1, q2, q3):  # pragma: no cover (jit)
+    """B @ (q0, q1, q2, q3): the transform's adjoint, for the input gradient."""
+    return q0, q1 - q2 + q3, q1 + q2 - q0, -q3
+
+
+@njit(cache=True, nogil=True)
+def _times_a(g0, g1):  # pragma: no cover (jit)
+    """A @ (g0, g1): a 2-vector of grad_y into the 4-point Winograd domain."""
+    return g0, g0 + g1, g0 - g1, -g1
+
+
+@njit(cache=True, nogil=True)
 def _transform_input(x, ph, pw, tiles_h, tiles_w, v):  # pragma: no cover (jit)
     """v[ξ, c, p] = (Bᵀ d B)[ξ], d the 4×4 patch of x at (2·tr - ph, 2·tc - pw), 0 outside.
     Four padded rows are copied first, so the loop over tiles has no branch and writes
@@ -66,27 +84,23 @@ def _transform_input(x, ph, pw, tiles_h, tiles_w, v):  # pragma: no cover (jit)
                     r = 2 * tr - ph + i
                     for col in range(2 * tiles_w + 2):
                         s = col - pw
-                        rows[i, col] = x[n, c, r, s] if 0 <= r < height and 0 <= s < width else 0.0
+                        inside = 0 <= r < height and 0 <= s < width
+                        rows[i, col] = x[n, c, r, s] if inside else 0.0
                 base = (n * tiles_h + tr) * tiles_w
                 for tc in range(tiles_w):
-                    k = 2 * tc
-                    for j in range(4):  # columns of t = Bᵀ d, one column j at a time
-                        d0, d1, d2, d3 = rows[0, k + j], rows[1, k + j], rows[2, k + j], rows[3, k + j]
-                        t0, t1, t2, t3 = d0 - d2, d1 + d2, d2 - d1, d1 - d3
-                        if j == 0:
-                            a0, a1, a2, a3 = t0, t1, t2, t3
-                        elif j == 1:
-                            b0, b1, b2, b3 = t0, t1, t2, t3
-                        elif j == 2:
-                            c0, c1, c2, c3 = t0, t1, t2, t3
-                        else:
-                            e0, e1, e2, e3 = t0, t1, t2, t3
-                    p = base + tc
-                    # rows of (Bᵀ d) B: row i holds (a_i, b_i, c_i, e_i) in columns 0..3
-                    v[0, c, p], v[1, c, p], v[2, c, p], v[3, c, p] = a0 - c0, b0 + c0, c0 - b0, b0 - e0
-                    v[4, c, p], v[5, c, p], v[6, c, p], v[7, c, p] = a1 - c1, b1 + c1, c1 - b1, b1 - e1
-                    v[8, c, p], v[9, c, p], v[10, c, p], v[11, c, p] = a2 - c2, b2 + c2, c2 - b2, b2 - e2
-                    v[12, c, p], v[13, c, p], v[14, c, p], v[15, c, p] = a3 - c3, b3 + c3, c3 - b3, b3 - e3
+                    k, p = 2 * tc, base + tc
+                    # t = Bᵀ d, column by column: column j of t is col[j]
+                    col0 = _times_b_t(rows[0, k], rows[1, k], rows[2, k], rows[3, k])
+                    col1 = _times_b_t(rows[0, k + 1], rows[1, k + 1],
+                                      rows[2, k + 1], rows[3, k + 1])
+                    col2 = _times_b_t(rows[0, k + 2], rows[1, k + 2],
+                                      rows[2, k + 2], rows[3, k + 2])
+                    col3 = _times_b_t(rows[0, k + 3], rows[1, k + 3],
+                                      rows[2, k + 3], rows[3, k + 3])
+                    for i in range(4):  # then t B, row by row: row i of t is col*[i]
+                        out = _times_b_t(col0[i], col1[i], col2[i], col3[i])
+                        v[4 * i, c, p], v[4 * i + 1, c, p] = out[0], out[1]
+                        v[4 * i + 2, c, p], v[4 * i + 3, c, p] = out[2], out[3]
 
 
 @njit(cache=True, nogil=True)
@@ -132,19 +146,13 @@ def _transform_grad_output(g, tiles_h, tiles_w, dm):  # pragma: no cover (jit)
                         rows[a, s] = g[n, o, r, s] if r < out_h and s < out_w else 0.0
                 base = (n * tiles_h + tr) * tiles_w
                 for tc in range(tiles_w):
-                    p = base + tc
-                    g00, g01 = rows[0, 2 * tc], rows[0, 2 * tc + 1]
-                    g10, g11 = rows[1, 2 * tc], rows[1, 2 * tc + 1]
-                    # A dy: rows (g0, g0 + g1, g0 - g1, -g1) of the 2 columns
-                    u0, w0 = g00, g01
-                    u1, w1 = g00 + g10, g01 + g11
-                    u2, w2 = g00 - g10, g01 - g11
-                    u3, w3 = -g10, -g11
-                    # (A dy) Aᵀ: columns (u, u + w, u - w, -w)
-                    dm[0, o, p], dm[1, o, p], dm[2, o, p], dm[3, o, p] = u0, u0 + w0, u0 - w0, -w0
-                    dm[4, o, p], dm[5, o, p], dm[6, o, p], dm[7, o, p] = u1, u1 + w1, u1 - w1, -w1
-                    dm[8, o, p], dm[9, o, p], dm[10, o, p], dm[11, o, p] = u2, u2 + w2, u2 - w2, -w2
-                    dm[12, o, p], dm[13, o, p], dm[14, o, p], dm[15, o, p] = u3, u3 + w3, u3 - w3, -w3
+                    k, p = 2 * tc, base + tc
+                    left = _times_a(rows[0, k], rows[1, k])  # A dy, column 0
+                    right = _times_a(rows[0, k + 1], rows[1, k + 1])  # column 1
+                    for i in range(4):  # then (A dy) Aᵀ, row by row
+                        out = _times_a(left[i], right[i])
+                        dm[4 * i, o, p], dm[4 * i + 1, o, p] = out[0], out[1]
+                        dm[4 * i + 2, o, p], dm[4 * i + 3, o, p] = out[2], out[3]
 
 
 @njit(cache=True, nogil=True)
@@ -160,37 +168,16 @@ def _untransform_input_grad(dv, ph, pw, tiles_h, tiles_w, grad):  # pragma: no c
                 base = (n * tiles_h + tr) * tiles_w
                 for tc in range(tiles_w):
                     p = base + tc
-                    # rows i of dv B... the forward's transpose: (q0, q1 - q2 + q3, q1 + q2 - q0, -q3)
-                    for i in range(4):
-                        q0, q1 = dv[4 * i, c, p], dv[4 * i + 1, c, p]
-                        q2, q3 = dv[4 * i + 2, c, p], dv[4 * i + 3, c, p]
-                        t0, t1, t2, t3 = q0, q1 - q2 + q3, q1 + q2 - q0, -q3
-                        if i == 0:
-                            a0, a1, a2, a3 = t0, t1, t2, t3
-                        elif i == 1:
-                            b0, b1, b2, b3 = t0, t1, t2, t3
-                        elif i == 2:
-                            c0, c1, c2, c3 = t0, t1, t2, t3
-                        else:
-                            e0, e1, e2, e3 = t0, t1, t2, t3
+                    # dv Bᵀ, row by row: row i is row_i
+                    row0 = _times_b(dv[0, c, p], dv[1, c, p], dv[2, c, p], dv[3, c, p])
+                    row1 = _times_b(dv[4, c, p], dv[5, c, p], dv[6, c, p], dv[7, c, p])
+                    row2 = _times_b(dv[8, c, p], dv[9, c, p], dv[10, c, p], dv[11, c, p])
+                    row3 = _times_b(dv[12, c, p], dv[13, c, p], dv[14, c, p], dv[15, c, p])
                     top, left = 2 * tr, 2 * tc
-                    # then columns: rows of the patch are (a, b - c + e, b + c - a, -e)
-                    plane[top, left] += a0
-                    plane[top, left + 1] += a1
-                    plane[top, left + 2] += a2
-                    plane[top, left + 3] += a3
-                    plane[top + 1, left] += b0 - c0 + e0
-                    plane[top + 1, left + 1] += b1 - c1 + e1
-                    plane[top + 1, left + 2] += b2 - c2 + e2
-                    plane[top + 1, left + 3] += b3 - c3 + e3
-                    plane[top + 2, left] += b0 + c0 - a0
-                    plane[top + 2, left + 1] += b1 + c1 - a1
-                    plane[top + 2, left + 2] += b2 + c2 - a2
-                    plane[top + 2, left + 3] += b3 + c3 - a3
-                    plane[top + 3, left] -= e0
-                    plane[top + 3, left + 1] -= e1
-                    plane[top + 3, left + 2] -= e2
-                    plane[top + 3, left + 3] -= e3
+                    for j in range(4):  # then B (dv Bᵀ), column by column
+                        out = _times_b(row0[j], row1[j], row2[j], row3[j])
+                        for i in range(4):
+                            plane[top + i, left + j] += out[i]
             for r in range(max(0, ph), min(height + ph, 2 * tiles_h + 2)):
                 for s in range(max(0, pw), min(width + pw, 2 * tiles_w + 2)):
                     grad[n, c, r - ph, s - pw] += plane[r, s]

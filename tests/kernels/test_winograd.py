@@ -107,3 +107,13 @@ def test_the_numba_backend_sends_wide_3x3_layers_here() -> None:
            jit.conv2d_grad_weight(x, g, w.shape, (1, 1), (1, 1)))
     for value, want in zip(got, expected):
         np.testing.assert_allclose(value, want, rtol=1e-4, atol=1e-4)
+
+
+def test_one_tile_is_the_direct_correlation() -> None:
+    """Aᵀ[(G g Gᵀ) ⊙ (Bᵀ d B)]A: the identity itself, on one 4×4 patch and one 3×3 kernel."""
+    rng = np.random.default_rng(1)
+    d, g = rng.standard_normal((4, 4)), rng.standard_normal((3, 3))
+    B_T, G, A_T = jit_winograd.B_T, jit_winograd.G, jit_winograd.A_T
+    block = A_T @ ((G @ g @ G.T) * (B_T @ d @ B_T.T)) @ A_T.T
+    direct = np.array([[(d[r:r + 3, s:s + 3] * g).sum() for s in range(2)] for r in range(2)])
+    np.testing.assert_allclose(block, direct, rtol=1e-12, atol=1e-12)
