@@ -12,13 +12,16 @@ backward (input and weight gradients; bias included) on the course's networks' l
 common small-CNN shapes (kernels 1, 3, 5, 7; stride 1 and 2; padding 0 and "same"; 1, 3 and
 16–128 input channels; 4×4 to 32×32 images; batch 1, 32, 64), then max and average pooling
 2×2 forward + backward on the networks' pooling shapes. For each conv row the table also
-names how minigrad packs the windows before its BLAS product (shift: stride 1, long rows
-copied from shifted planes; table: a gather through a table of window indices, for other
-strides, outputs narrower than 8 and 1×1 kernels) and its peak
+names how minigrad computes it (wino: Winograd's F(2×2, 3×3), for 3×3 stride-1 layers with
+16 or more channels; otherwise how it packs the windows before its BLAS product: shift,
+stride 1, long rows copied from shifted planes; table, a gather through a table of window
+indices, for other strides, outputs narrower than 8 and 1×1 kernels) and its peak
 scratch memory (the packing workspace; `minigrad.kernels.jit_gemm.peak_workspace_bytes`).
 
-Every engine runs in its own process (so thread pools and caches never interfere), and the
-engines take turns: round 1 runs A then B, round 2 B then A, ... Each process times every
+Every engine runs in its own fresh process at its own defaults (`engine_process.py`: PyTorch
+never sees the variables importing minigrad defaults, and thread pools and caches never
+interfere), and the engines take turns: round 1 runs A then B, round 2 B then A, ... The
+settings each engine ran with are printed at the end. Each process times every
 row (one warm-up call, then calls for about 0.2 s, their median); the printed time is the
 median over rounds. Each process also prints a checksum of each row's outputs and
 gradients; the driver checks that the engines agree.
@@ -34,6 +37,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from engine_process import alternating, engine_settings, environment, print_settings, run_worker
 
 # name: (N, C, H=W, O, k, stride, padding); "pool-" rows: (N, C, H=W) with a 2×2 window.
 CONV_ROWS = {
@@ -59,7 +64,6 @@ POOL_ROWS = {
     "avg-lenet2": ("avg", 64, 50, 8), "max-32x28": ("max", 32, 32, 28),
 }
 ROWS = tuple(CONV_ROWS) + tuple(POOL_ROWS)
-THREAD_DEFAULTS = {"OMP_WAIT_POLICY": "PASSIVE", "OPENBLAS_THREAD_TIMEOUT": "1"}  # minigrad._threads
 ENGINES = ("minigrad", "im2col", "torch")
 
 
@@ -113,7 +117,6 @@ def _step_minigrad(row: str):
 def _step_torch(row: str):
     import torch
 
-    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1))
     F = torch.nn.functional
     d = _data(row)
     x = torch.tensor(d["x"], requires_grad=True)
@@ -160,10 +163,15 @@ def _path(row: str) -> tuple[str, int]:
 
     if row not in CONV_ROWS or kernels.backend_name() != "jit":
         return (kernels.backend_name() if row in CONV_ROWS else "pool"), 0
-    from minigrad.kernels import jit_gemm
+    from minigrad.kernels import jit_gemm, jit_winograd
 
     n, c, size, o, k, stride, padding = CONV_ROWS[row]
     shapes = ((n, c, size, size), (o, c, k, k), (stride, stride), (padding, padding))
+    if jit_winograd.applies(*shapes):
+        out = size + 2 * padding - 2
+        per_image = jit_winograd._per_image(((out + 1) // 2) ** 2, c, o)
+        chunk, threads = jit_gemm._plan(n, per_image, 4)
+        return "wino", threads * chunk * per_image * 4
     windows = jit_gemm._forward_columns(*shapes)
     return ("shift" if windows.shifts() else "table"), jit_gemm.peak_workspace_bytes(*shapes)
 
@@ -177,29 +185,16 @@ def worker(engine: str, rows: list[str]) -> None:
         path, workspace = _path(row) if engine != "torch" else ("", 0)
         report[row] = {"wall": wall, "cpu": cpu, "checksum": checksum(outputs), "path": path,
                        "workspace": workspace}
+    report["settings"] = engine_settings("torch" if engine == "torch" else "minigrad")
     print(json.dumps(report))
 
 
 # ----------------------------------------------------------------------------- driver
 def _run_worker(engine: str, rows: list[str], threads: int | None = None) -> dict:
-    env = dict(os.environ)
-    if threads:  # numba's pool, OpenMP's (PyTorch) and OpenBLAS's, all the same size
-        for name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-            env[name] = str(threads)
-    # Every engine gets minigrad's thread-pool defaults (passive OpenMP waiting): PyTorch's
-    # OpenMP threads otherwise spin, which on a busy 2-core machine makes it several times
-    # slower and the comparison meaningless. A value exported by the user still wins.
-    for name, value in THREAD_DEFAULTS.items():
-        env.setdefault(name, value)
-    if engine == "im2col":
-        env["MINIGRAD_DISABLE_JIT"] = "1"
-    else:
-        env.pop("MINIGRAD_DISABLE_JIT", None)
-    result = subprocess.run([sys.executable, __file__, "--worker", engine, "--rows", *rows],
-                            capture_output=True, text=True, env=env)
-    if result.returncode != 0:
-        raise RuntimeError(f"{engine} worker failed:\n{result.stderr}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    # "im2col" is minigrad with its numba kernels switched off
+    extra = {"MINIGRAD_DISABLE_JIT": "1"} if engine == "im2col" else {}
+    report = run_worker(__file__, engine, ["--rows", *rows], threads, extra)
+    return report
 
 
 def _agree(a: list[float], b: list[float]) -> bool:
@@ -210,10 +205,9 @@ def compare(rows: list[str], engines: tuple[str, str], rounds: int,
             threads: int | None = None) -> dict:
     """{row: {"wall": {engine: median}, "cpu": {...}, "path": ..., "workspace": ...}}."""
     reports: dict[str, list[dict]] = {engine: [] for engine in engines}
-    for round_index in range(rounds):
-        for engine in (engines if round_index % 2 == 0 else engines[::-1]):
-            reports[engine].append(_run_worker(engine, rows, threads))
-    table = {}
+    for _, engine in alternating(engines, rounds):
+        reports[engine].append(_run_worker(engine, rows, threads))
+    table = {"settings": {engine: reports[engine][0]["settings"] for engine in engines}}
     for row in rows:
         last = {engine: reports[engine][-1][row] for engine in engines}
         if not _agree(last[engines[0]]["checksum"], last[engines[1]]["checksum"]):
@@ -230,7 +224,7 @@ def _timed_run(code: str, cache_dir: str) -> tuple[float, float]:
     """Wall-clock and CPU seconds of `python -c code` with numba's cache in cache_dir."""
     import resource
 
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    env = environment(extra={"NUMBA_CACHE_DIR": cache_dir})
     env.pop("MINIGRAD_DISABLE_JIT", None)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -304,6 +298,7 @@ def main() -> None:
     print(f"{'row':<12}{'shape':<30}{'pack':<6}{'workspace':>10}{'minigrad':>10}{baseline:>9}"
           f"{'ratio':>7}  {'CPU mg':>8}{'CPU ' + baseline[:5]:>10}{'ratio':>7}")
     table = compare(args.rows, ("minigrad", baseline), args.rounds, args.threads)
+    settings = table.pop("settings")
     for row, result in table.items():
         if row in CONV_ROWS:
             n, c, size, o, k, stride, padding = CONV_ROWS[row]
@@ -317,6 +312,8 @@ def main() -> None:
               f"{wall['minigrad'] * 1e3:>10.3f}{wall[baseline] * 1e3:>9.3f}"
               f"{wall['minigrad'] / wall[baseline]:>6.2f}×  {cpu['minigrad'] * 1e3:>8.3f}"
               f"{cpu[baseline] * 1e3:>10.3f}{cpu['minigrad'] / cpu[baseline]:>6.2f}×", flush=True)
+    print("settings each engine ran with:")
+    print_settings(settings)
     if args.startup:
         t = startup_times()
         print(f"import minigrad (no numba): {t['import_wall']:.2f} s wall, {t['import_cpu']:.2f} s CPU")

@@ -12,26 +12,34 @@ in two formulations:
 Each side runs the same operations on the same arrays in the same process (same BLAS),
 interleaved (rotating which goes first); we print the median and best time of each and the
 ratio minigrad / numpy: the engine's overhead (graph recording, Tensor wrappers, the
-backward traversal). Target: <= 1.2 (median). With PyTorch installed, its time for the
-PyTorch-style step is printed too.
+backward traversal).
 
 A third comparison runs the step as a user writes it with layers: `nn.Sequential` of
 `nn.Linear` and `nn.ReLU`, `nn.CrossEntropyLoss`, `optim.SGD` (zero_grad, backward, step),
-against the PyTorch-style numpy step. Target: <= 1.2 (median).
+against the PyTorch-style numpy step.
+
+With PyTorch installed, a fourth runs that layer step in minigrad and in PyTorch, each engine
+in its own fresh process at its own defaults (`engine_process.py`), alternating processes
+over `--rounds`; the ratio of the medians is the MLP target (<= 1.0). `--threads 1` puts
+every pool of both engines on one thread (use it with `--clock cpu`).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import statistics
 import time
 from typing import Callable
 
 import numpy as np
 
-import minigrad as mg
-import minigrad.nn as nn
-import minigrad.optim as optim
+from engine_process import (alternating, engine_settings, median_and_range, print_settings,
+                            run_worker)
+
+# minigrad is imported inside the functions that use it: the PyTorch worker process must
+# not import it (its import defaults thread variables; see engine_process.py).
 
 SIZES = (784, 256, 128, 10)
 LEARNING_RATE = 0.01
@@ -78,7 +86,9 @@ def numpy_step(params: list[np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
 
 
 # ---- the same step through the engine --------------------------------------------------------
-def minigrad_step(params: list[mg.Tensor], x: mg.Tensor, y: mg.Tensor, rows: mg.Tensor) -> float:
+def minigrad_step(params: list, x: object, y: object, rows: object) -> float:
+    import minigrad as mg
+
     w1, b1, w2, b2, w3, b3 = params
     h1 = (x @ w1 + b1).relu()
     h2 = (h1 @ w2 + b2).relu()
@@ -133,9 +143,12 @@ def torch_style_step(params: list, x: object, y: object, rows: object) -> float:
 
 
 # ---- the same step with layers and an optimizer ---------------------------------------------
-def make_model(weights_out_in: list[np.ndarray]) -> nn.Sequential:
-    """The MLP as nn layers holding the given (out, in) weights and biases."""
-    layers: list[nn.Module] = []
+def make_model(weights_out_in: list[np.ndarray], nn: object = None) -> object:
+    """The MLP as layers of `nn` (minigrad's by default, or `torch.nn`) holding the given
+    (out, in) weights and biases."""
+    if nn is None:
+        import minigrad.nn as nn
+    layers: list = []
     for index, (fan_in, fan_out) in enumerate(zip(SIZES[:-1], SIZES[1:])):
         layers.append(nn.Linear(fan_in, fan_out))
         if index < len(SIZES) - 2:
@@ -144,14 +157,18 @@ def make_model(weights_out_in: list[np.ndarray]) -> nn.Sequential:
     linears = [name for name, layer in model.named_children() if isinstance(layer, nn.Linear)]
     state = {}
     for k, name in enumerate(linears):
-        state[f"{name}.weight"] = weights_out_in[2 * k]
-        state[f"{name}.bias"] = weights_out_in[2 * k + 1]
+        state[f"{name}.weight"] = weights_out_in[2 * k].copy()
+        state[f"{name}.bias"] = weights_out_in[2 * k + 1].copy()
+    if nn.__name__ == "torch.nn":
+        import torch
+
+        state = {name: torch.from_numpy(value) for name, value in state.items()}
     model.load_state_dict(state)
     return model
 
 
-def nn_step(model: nn.Module, optimizer: optim.Optimizer, loss_fn: nn.Module,
-            x: mg.Tensor, y: mg.Tensor) -> float:
+def nn_step(model: object, optimizer: object, loss_fn: object, x: object, y: object) -> float:
+    """One layer step, written once for minigrad and PyTorch alike."""
     optimizer.zero_grad()
     loss = loss_fn(model(x), y)
     loss.backward()
@@ -200,6 +217,58 @@ def check_same_numbers(numpy_step_fn: Callable, engine_step: Callable, numpy_par
         np.testing.assert_allclose(ours.numpy(), reference, rtol=1e-4, atol=1e-5)
 
 
+def worker(engine: str, batch: int, warmup: int, repeats: int) -> None:
+    """Time the layer step (nn + optim) of one engine in this process; print JSON."""
+    if engine == "torch":
+        import torch
+        import torch.nn as nn_module
+        import torch.optim as optim_module
+
+        to_tensor = torch.from_numpy
+    else:
+        import minigrad as mg
+        import minigrad.nn as nn_module
+        import minigrad.optim as optim_module
+
+        to_tensor = mg.tensor
+    arrays, x_array, y_array = make_data(batch)
+    weights = [a.T.copy() if a.ndim == 2 else a.copy() for a in arrays]
+    model = make_model(weights, nn_module)
+    optimizer = optim_module.SGD(model.parameters(), lr=LEARNING_RATE)
+    loss_fn = nn_module.CrossEntropyLoss()
+    x, y = to_tensor(x_array), to_tensor(y_array.astype(np.int64))
+    losses = [nn_step(model, optimizer, loss_fn, x, y) for _ in range(3)]
+    times = []
+    for index in range(warmup + repeats):
+        elapsed = timed(lambda: nn_step(model, optimizer, loss_fn, x, y))
+        if index >= warmup:
+            times.append(elapsed)
+    print(json.dumps({"median": statistics.median(times), "best": min(times),
+                      "losses": losses, "settings": engine_settings(engine)}))
+
+
+def against_torch(args: argparse.Namespace) -> None:
+    """The layer step, minigrad against PyTorch, each engine in its own process."""
+    engines = ("minigrad", "torch")
+    arguments = ["--batch", str(args.batch), "--warmup", str(args.warmup),
+                 "--repeats", str(args.repeats), "--clock", args.clock]
+    runs: dict[str, list[dict]] = {engine: [] for engine in engines}
+    for _, engine in alternating(engines, args.rounds):
+        runs[engine].append(run_worker(__file__, engine, arguments, args.threads))
+    ours, theirs = runs["minigrad"][0]["losses"], runs["torch"][0]["losses"]
+    assert all(abs(a - b) < 1e-4 * max(1.0, abs(b)) for a, b in zip(ours, theirs)), (ours, theirs)
+    print(f"nn + optim step, minigrad against PyTorch, each in its own process "
+          f"({args.rounds} alternating rounds of {args.repeats} steps; {args.clock} clock; "
+          f"median of the rounds' medians [min–max])")
+    medians = {}
+    for engine in engines:
+        medians[engine], low, high = median_and_range([r["median"] for r in runs[engine]])
+        print(f"  {engine:9s}: {medians[engine] * 1e3:7.3f} ms [{low * 1e3:.3f}–{high * 1e3:.3f}]")
+    print(f"  ratio minigrad / torch: {medians['minigrad'] / medians['torch']:.2f}x (target <= 1.0)")
+    print("settings each engine ran with:")
+    print_settings({engine: runs[engine][0]["settings"] for engine in engines})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=100)
@@ -208,10 +277,22 @@ def main() -> None:
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="cpu: count only this process's CPU time, which other programs "
                              "on a busy machine do not inflate (use with one BLAS thread, "
-                             "OPENBLAS_NUM_THREADS=1, or threads add up)")
+                             "OPENBLAS_NUM_THREADS=1 or --threads 1, or threads add up)")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="alternating processes per engine for the PyTorch comparison")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads for every pool of both engines in the PyTorch "
+                             "comparison (default: each engine's own default)")
+    parser.add_argument("--worker", choices=("minigrad", "torch"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     global CLOCK
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
+    if args.worker:
+        worker(args.worker, args.batch, args.warmup, args.repeats)
+        return
+    import minigrad as mg
+    import minigrad.nn as nn
+    import minigrad.optim as optim
 
     arrays, x_array, y_array = make_data(args.batch)
     x, y, rows = mg.tensor(x_array), mg.tensor(y_array), mg.arange(args.batch)
@@ -238,16 +319,6 @@ def main() -> None:
         "minigrad": lambda: torch_style_step(engine_params_t, x, y, rows),
     }
     check_same_numbers(steps["numpy by hand"], steps["minigrad"], numpy_params_t, engine_params_t)
-    try:
-        import torch
-    except ImportError:
-        print("(PyTorch is not installed: its time is not shown)")
-    else:
-        torch.set_num_threads(max(1, torch.get_num_threads()))
-        torch_params = [torch.tensor(a, requires_grad=True) for a in transposed]
-        tx, ty = torch.tensor(x_array), torch.tensor(y_array)
-        trows = torch.arange(args.batch)
-        steps["torch"] = lambda: torch_style_step(torch_params, tx, ty, trows)
     compare("(out, in) weights as nn.Linear, x @ W.T + b, log_softmax, y indexing, mean, "
             "p.data -= lr * p.grad", steps, args.warmup, args.repeats)
 
@@ -264,6 +335,11 @@ def main() -> None:
                        list(model.parameters()))
     compare("nn.Linear + nn.ReLU + nn.CrossEntropyLoss + optim.SGD", steps, args.warmup,
             args.repeats)
+
+    if importlib.util.find_spec("torch") is None:
+        print("(PyTorch is not installed: the comparison with it is skipped)")
+    else:
+        against_torch(args)
 
 
 if __name__ == "__main__":

@@ -12,13 +12,15 @@ Networks (float32):
           Linear 800→500→10 (ReLU between); 1 024 synthetic 28×28 images, batch 64,
           SGD (lr 0.01, momentum 0.9).
 
-Both engines live in one process and take turns (round 1: minigrad then torch, round 2 the
-other way, ...); each round starts both models from the same weights (PyTorch's
-initialisation, copied into minigrad) and feeds them the same shuffled batches. Before
-timing, one pass checks that the two engines' losses agree step by step. The printed time
-is the median over rounds of one pass (one epoch). `--threads 1` runs everything on one
-thread (numba, OpenBLAS and PyTorch) and compares CPU time, which another program on the
-machine disturbs much less than wall-clock time.
+Each engine runs in its own fresh process at its own defaults (`engine_process.py`: PyTorch
+never sees the variables importing minigrad defaults), and the engines take turns: round 1
+starts a minigrad process then a PyTorch one, round 2 the other way, ... A process builds
+the network from the same initial weights (drawn with numpy as PyTorch draws its defaults:
+uniform in ±1/sqrt(fan_in)), runs one warm-up epoch (kernels compiled or loaded, caches
+filled) whose per-step losses the driver compares between the engines, then times one epoch
+from the initial weights again. The printed time is the median over rounds. `--threads 1`
+runs every pool (numba, OpenBLAS, PyTorch's OpenMP and MKL) on one thread and compares CPU
+time, which another program on the machine disturbs much less than wall-clock time.
 
 Exits 3 when PyTorch is not installed (the benchmark needs it as the baseline).
 """
@@ -26,23 +28,17 @@ Exits 3 when PyTorch is not installed (the benchmark needs it as the baseline).
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import os
-import statistics
 import sys
 import time
 
+from engine_process import (alternating, engine_settings, median_and_range, print_settings,
+                            run_worker)
+
 NETS = ("digits", "lenet")
-
-
-def _threads_first(threads: int | None) -> None:
-    """Thread-pool sizes must be set before numpy, numba or torch start their pools."""
-    if threads:
-        for name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                     "MKL_NUM_THREADS"):
-            os.environ[name] = str(threads)
-    # minigrad's polite thread pools (minigrad._threads), for torch's OpenMP pool as well.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "1")
+ENGINES = ("minigrad", "torch")
 
 
 # ----------------------------------------------------------------------------- networks
@@ -60,27 +56,39 @@ def _model(nn, net: str):
         nn.Flatten(), nn.Linear(800, 500), nn.ReLU(), nn.Linear(500, 10))
 
 
-def _torch_model(net: str):
-    import torch.nn
+def _initial_weights(shapes: list[tuple[int, ...]]) -> list:
+    """PyTorch's default initialisation, drawn with numpy: every weight and the bias after it
+    uniform in ±1/sqrt(fan_in), fan_in = the weight's size over its first axis."""
+    import numpy as np
 
-    return _model(torch.nn, net)
+    rng = np.random.default_rng(1)
+    values, bound = [], 1.0
+    for shape in shapes:
+        if len(shape) > 1:
+            bound = 1.0 / np.sqrt(np.prod(shape[1:]))
+        values.append(rng.uniform(-bound, bound, shape).astype(np.float32))
+    return values
 
 
-def _minigrad_model(net: str):
-    from minigrad import nn
+def _digits_train():
+    """`minigrad.data.load_digits("train", as_numpy=True)`, read without importing minigrad
+    (whose import would set its thread defaults in PyTorch's process)."""
+    import numpy as np
 
-    return _model(nn, net)
+    package = importlib.util.find_spec("minigrad").submodule_search_locations[0]
+    with np.load(os.path.join(package, "data", "files", "digits.npz")) as archive:
+        pixels, labels, is_test = archive["pixels"], archive["labels"], archive["is_test"]
+    images = (pixels[~is_test].astype(np.float32) / np.float32(16.0)).reshape(-1, 1, 8, 8)
+    return images, labels[~is_test].astype(np.int64)
 
 
 def _data(net: str):
-    """(images float32 (N, 1, H, W), labels int64, batch size, batches as index arrays)."""
+    """(images float32 (N, 1, H, W), labels int64, batches as index arrays)."""
     import numpy as np
 
     rng = np.random.default_rng(0)
     if net == "digits":
-        from minigrad.data import load_digits
-
-        images, labels = load_digits("train", as_numpy=True)
+        images, labels = _digits_train()
         batch = 32
     else:
         # Synthetic digits-like data: ten class templates plus noise, so the loss falls.
@@ -89,101 +97,96 @@ def _data(net: str):
         images = (templates[labels] + rng.standard_normal((1024, 1, 28, 28))).astype(np.float32)
         batch = 64
     order = rng.permutation(len(labels))
-    batches = [order[start:start + batch] for start in range(0, len(order), batch)]
-    return images, labels, batches
+    return images, labels, [order[start:start + batch] for start in range(0, len(order), batch)]
 
 
-class Pair:
-    """A minigrad model and a torch model with the same weights, and their optimisers."""
+# ----------------------------------------------------------------------------- one engine
+def _torch_trainer(net: str):
+    """fresh() -> a function that runs one epoch from the initial weights, returning losses."""
+    import torch
 
-    def __init__(self, net: str) -> None:
-        import torch
+    images, labels, batches = _data(net)
+    x, y = torch.from_numpy(images), torch.from_numpy(labels)
+    shapes = [tuple(p.shape) for p in _model(torch.nn, net).parameters()]
+    initial = _initial_weights(shapes)
 
-        import minigrad as mg
-        from minigrad import nn, optim
-
-        self.net = net
-        torch.manual_seed(0)
-        self.initial = [p.detach().numpy().copy() for p in _torch_model(net).parameters()]
-        self.images, self.labels, self.batches = _data(net)
-        self.t_x, self.t_y = torch.from_numpy(self.images), torch.from_numpy(self.labels)
-        self.m_x, self.m_y = mg.tensor(self.images), mg.tensor(self.labels)
-        self.torch, self.mg, self.nn, self.optim = torch, mg, nn, optim
-
-    def fresh(self):
-        """Both models at the initial weights, each with a new optimiser."""
-        torch, mg = self.torch, self.mg
-        t_model, m_model = _torch_model(self.net), _minigrad_model(self.net)
+    def epoch() -> list[float]:
+        model = _model(torch.nn, net)
         with torch.no_grad():
-            for p, value in zip(t_model.parameters(), self.initial):
+            for p, value in zip(model.parameters(), initial):
                 p.copy_(torch.from_numpy(value))
-        for p, value in zip(m_model.parameters(), self.initial):
+        optimizer = (torch.optim.Adam(model.parameters(), lr=3e-3) if net == "digits" else
+                     torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9))
+        loss_fn, losses = torch.nn.CrossEntropyLoss(), []
+        for rows in batches:
+            index = torch.from_numpy(rows)
+            optimizer.zero_grad()
+            loss = loss_fn(model(x[index]), y[index])
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        return losses
+
+    return epoch
+
+
+def _minigrad_trainer(net: str):
+    import minigrad as mg
+    from minigrad import kernels, nn, optim
+
+    kernels.warm_up()
+    images, labels, batches = _data(net)
+    x, y = mg.tensor(images), mg.tensor(labels)
+    shapes = [tuple(p.shape) for p in _model(nn, net).parameters()]
+    initial = _initial_weights(shapes)
+
+    def epoch() -> list[float]:
+        model = _model(nn, net)
+        for p, value in zip(model.parameters(), initial):
             p.data = mg.tensor(value.copy())
-        if self.net == "digits":
-            t_opt = torch.optim.Adam(t_model.parameters(), lr=3e-3)
-            m_opt = self.optim.Adam(m_model.parameters(), lr=3e-3)
-        else:
-            t_opt = torch.optim.SGD(t_model.parameters(), lr=0.01, momentum=0.9)
-            m_opt = self.optim.SGD(m_model.parameters(), lr=0.01, momentum=0.9)
-        return (t_model, t_opt), (m_model, m_opt)
-
-    def epoch_torch(self, model, optimizer) -> list[float]:
-        loss_fn = self.torch.nn.CrossEntropyLoss()
-        losses = []
-        for rows in self.batches:
-            index = self.torch.from_numpy(rows)
+        optimizer = (optim.Adam(model.parameters(), lr=3e-3) if net == "digits" else
+                     optim.SGD(model.parameters(), lr=0.01, momentum=0.9))
+        loss_fn, losses = nn.CrossEntropyLoss(), []
+        for rows in batches:
+            index = mg.tensor(rows)
             optimizer.zero_grad()
-            loss = loss_fn(model(self.t_x[index]), self.t_y[index])
+            loss = loss_fn(model(x[index]), y[index])
             loss.backward()
             optimizer.step()
             losses.append(loss.item())
         return losses
 
-    def epoch_minigrad(self, model, optimizer) -> list[float]:
-        loss_fn = self.nn.CrossEntropyLoss()
-        losses = []
-        for rows in self.batches:
-            index = self.mg.tensor(rows)
-            optimizer.zero_grad()
-            loss = loss_fn(model(self.m_x[index]), self.m_y[index])
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-        return losses
+    return epoch
 
 
-def check_losses(pair: Pair) -> float:
-    """One pass of each from the same start; the largest relative loss difference."""
-    (t_model, t_opt), (m_model, m_opt) = pair.fresh()
-    t_losses = pair.epoch_torch(t_model, t_opt)
-    m_losses = pair.epoch_minigrad(m_model, m_opt)
+def worker(engine: str, net: str) -> None:
+    """Warm-up epoch (its losses reported), then one timed epoch from the same start."""
+    epoch = (_torch_trainer if engine == "torch" else _minigrad_trainer)(net)
+    losses = epoch()
+    start, cpu_start = time.perf_counter(), time.process_time()
+    epoch()
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    print(json.dumps({"losses": losses, "wall": wall, "cpu": cpu,
+                      "settings": engine_settings(engine)}))
+
+
+# ----------------------------------------------------------------------------- driver
+def compare(net: str, rounds: int, threads: int | None) -> dict:
+    runs: dict[str, list[dict]] = {engine: [] for engine in ENGINES}
+    for _, engine in alternating(ENGINES, rounds):
+        runs[engine].append(run_worker(__file__, engine, ["--nets", net], threads))
+    m_losses, t_losses = runs["minigrad"][0]["losses"], runs["torch"][0]["losses"]
     worst = max(abs(a - b) / max(1.0, abs(b)) for a, b in zip(m_losses, t_losses))
     if worst > 1e-2:
-        raise RuntimeError(f"{pair.net}: losses disagree by {worst:.3g} (relative); minigrad "
+        raise RuntimeError(f"{net}: losses disagree by {worst:.3g} (relative); minigrad "
                            f"{m_losses[:3]}…{m_losses[-1]}, torch {t_losses[:3]}…{t_losses[-1]}")
-    return worst
-
-
-def compare(net: str, rounds: int) -> dict:
-    pair = Pair(net)
-    worst = check_losses(pair)  # also the warm-up: kernels compiled or loaded, caches filled
-    wall = {"minigrad": [], "torch": []}
-    cpu = {"minigrad": [], "torch": []}
-    for round_index in range(rounds):
-        (t_model, t_opt), (m_model, m_opt) = pair.fresh()
-        runs = [("minigrad", pair.epoch_minigrad, m_model, m_opt),
-                ("torch", pair.epoch_torch, t_model, t_opt)]
-        for engine, epoch, model, optimizer in (runs if round_index % 2 == 0 else runs[::-1]):
-            start, cpu_start = time.perf_counter(), time.process_time()
-            epoch(model, optimizer)
-            wall[engine].append(time.perf_counter() - start)
-            cpu[engine].append(time.process_time() - cpu_start)
-    medians = {engine: statistics.median(values) for engine, values in wall.items()}
-    cpu_medians = {engine: statistics.median(values) for engine, values in cpu.items()}
-    return {"net": net, "wall": medians, "cpu": cpu_medians, "worst": worst,
-            "steps": len(pair.batches),
-            "ratio": medians["minigrad"] / medians["torch"],
-            "cpu_ratio": cpu_medians["minigrad"] / cpu_medians["torch"]}
+    result = {"net": net, "worst": worst, "steps": len(m_losses),
+              "settings": {engine: runs[engine][0]["settings"] for engine in ENGINES}}
+    for kind in ("wall", "cpu"):
+        result[kind] = {engine: median_and_range([r[kind] for r in runs[engine]])
+                        for engine in ENGINES}
+        result[kind + "_ratio"] = result[kind]["minigrad"][0] / result[kind]["torch"][0]
+    return result
 
 
 def main() -> None:
@@ -191,33 +194,31 @@ def main() -> None:
     parser.add_argument("--nets", nargs="*", default=list(NETS), choices=NETS)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", type=int, default=None,
-                        help="threads for every pool (default: every CPU)")
+                        help="threads for every pool (default: each engine's own default)")
+    parser.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    _threads_first(args.threads)
-    try:
-        import torch
-    except ImportError:
+    if args.worker:
+        worker(args.worker, args.nets[0])
+        return
+    if importlib.util.find_spec("torch") is None:
         print("skipped: PyTorch is not installed (pip install -e '.[oracle]')")
         sys.exit(3)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    import minigrad as mg
-    from minigrad import kernels
-
-    kernels.warm_up()
-    threads = f"{args.threads} thread(s)" if args.threads else "default threads"
-    print(f"{os.cpu_count()} CPUs, {threads}, torch {torch.__version__} "
-          f"({torch.get_num_threads()} threads), minigrad conv backend: {kernels.backend_name()}; "
-          f"medians of {args.rounds} alternating rounds, one epoch each.")
-    print(f"{'network':<8}{'steps':>6}{'minigrad':>11}{'torch':>11}{'ratio':>8}   "
-          f"{'CPU minigrad':>12}{'CPU torch':>11}{'ratio':>8}   loss diff")
+    threads = f"{args.threads} thread(s) per pool" if args.threads else "each engine's defaults"
+    print(f"{os.cpu_count()} CPUs, {threads}; each engine in its own process, medians "
+          f"[min–max] of {args.rounds} alternating rounds, one epoch each.")
+    print(f"{'network':<8}{'steps':>6}{'minigrad ms':>22}{'torch ms':>22}{'ratio':>7}   "
+          f"{'CPU minigrad':>12}{'CPU torch':>10}{'ratio':>7}   loss diff")
+    settings = {}
     for net in args.nets:
-        r = compare(net, args.rounds)
-        print(f"{net:<8}{r['steps']:>6}{r['wall']['minigrad'] * 1e3:>9.1f}ms"
-              f"{r['wall']['torch'] * 1e3:>9.1f}ms{r['ratio']:>7.2f}×   "
-              f"{r['cpu']['minigrad'] * 1e3:>10.1f}ms{r['cpu']['torch'] * 1e3:>9.1f}ms"
-              f"{r['cpu_ratio']:>7.2f}×   {r['worst']:.1e}", flush=True)
-    del mg
+        r = compare(net, args.rounds, args.threads)
+        settings = r["settings"]
+        wall, cpu = r["wall"], r["cpu"]
+        spans = ["{:.1f} [{:.0f}–{:.0f}]".format(*(t * 1e3 for t in wall[e])) for e in ENGINES]
+        print(f"{net:<8}{r['steps']:>6}{spans[0]:>22}{spans[1]:>22}{r['wall_ratio']:>6.2f}×   "
+              f"{cpu['minigrad'][0] * 1e3:>12.1f}{cpu['torch'][0] * 1e3:>10.1f}"
+              f"{r['cpu_ratio']:>6.2f}×   {r['worst']:.1e}", flush=True)
+    print("settings each engine ran with:")
+    print_settings(settings)
 
 
 if __name__ == "__main__":

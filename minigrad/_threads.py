@@ -1,13 +1,11 @@
 """Thread-pool settings, made before numpy or numba start their thread pools.
 
-minigrad's conv and pool kernels run in numba's thread pool; numpy's matrix products run in
-OpenBLAS's. On a machine with few cores the two pools take turns, and a pool that has just
-finished keeps its threads *spinning* (busy-waiting for more work) for a while, stealing
-the cores the other pool now needs. On 2 cores that made training several times slower.
-So, before either library is imported, we ask for polite pools:
+minigrad's conv and pool kernels are serial numba functions that release the GIL; a small
+Python thread pool (``kernels/jit_pool.py``) shares them out. numpy's matrix products run in
+OpenBLAS's own (pthreads) pool. On a machine with few cores a pool that has just finished
+keeps its threads *spinning* (busy-waiting for more work) for a while, stealing the cores
+the next one needs. So, before either library is imported, we ask for polite pools:
 
-* ``OMP_WAIT_POLICY=PASSIVE``: OpenMP threads (numba's "omp" layer, and any OpenMP BLAS)
-  sleep as soon as they run out of work instead of spinning;
 * ``OPENBLAS_THREAD_TIMEOUT=1``: idle OpenBLAS threads go to sleep after 2**(1+4) = 32 clock
   cycles (the shortest timeout it allows) instead of the default 2**28;
 * ``NUMBA_THREADING_LAYER=workqueue``: see ``_LAYER`` below.
@@ -17,6 +15,14 @@ always wins. The settings only work if this module runs before numpy and numba a
 imported, which is why ``minigrad/__init__.py`` imports it on its first line; if numpy was
 imported earlier (``import numpy; import minigrad``), OpenBLAS already read its settings and
 the defaults here change nothing for it (set the variables in the shell instead).
+
+OpenMP's ``OMP_WAIT_POLICY`` is deliberately left alone. minigrad loads no OpenMP runtime
+(numpy's OpenBLAS uses pthreads, numba's parallel layer is never started), so the variable
+changed nothing for it (one epoch of lesson 07's CNN: 83 ms with PASSIVE, 94 ms with ACTIVE,
+medians of 6 alternating processes on a loaded machine; LeNet-5 695 and 576 ms: noise). But a
+PyTorch imported later in the same process reads it, and with PASSIVE its threads sleep
+between its many small ops (its digits epoch took 183 ms instead of 70). Neither variable set
+here is read by PyTorch (its BLAS is MKL, its pool OpenMP).
 """
 
 from __future__ import annotations
@@ -31,7 +37,6 @@ import os
 _LAYER = "workqueue"
 
 DEFAULTS: dict[str, str] = {
-    "OMP_WAIT_POLICY": "PASSIVE",
     "OPENBLAS_THREAD_TIMEOUT": "1",
     "NUMBA_THREADING_LAYER": _LAYER,
 }

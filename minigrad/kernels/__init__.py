@@ -140,6 +140,11 @@ def warm_up(dtypes: tuple = (np.float32,)) -> str:
             y = backend.conv2d_forward(x, w, stride, padding)
             backend.conv2d_grad_input(y, w, x.shape, stride, padding)
             backend.conv2d_grad_weight(x, y, w.shape, stride, padding)
+        # 3×3 stride 1 with 16 channels: Winograd's tiles (jit_winograd)
+        x16, w16 = np.ones((1, 16, 8, 8), dtype=dtype), np.ones((16, 16, 3, 3), dtype=dtype)
+        y = backend.conv2d_forward(x16, w16, (1, 1), (1, 1))
+        backend.conv2d_grad_input(y, w16, x16.shape, (1, 1), (1, 1))
+        backend.conv2d_grad_weight(x16, y, w16.shape, (1, 1), (1, 1))
         for kernel, padding in (((2, 2), (0, 0)), ((3, 3), (1, 1))):  # 2×2 has its own kernel
             values, indices = backend.max_pool2d_forward(x, kernel, (2, 2), padding)
             backend.max_pool2d_backward(values, indices, x.shape)

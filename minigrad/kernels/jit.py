@@ -10,6 +10,8 @@ This module only gathers the parts, one idea each:
   (`jit_pack`), then one BLAS matrix product per chunk of images, the chunks shared out
   between threads; for the input gradient the product's result is added back onto the
   windows ("col2im").
+* `jit_winograd` — 3×3 stride-1 layers with 16 or more channels: Winograd's F(2×2, 3×3),
+  16 BLAS products on transformed tiles, 2.25× fewer multiply-adds than packing + BLAS.
 * `jit_pool` — max and average pooling, with unrolled kernels for 2×2 windows.
 
 Why packing + BLAS everywhere: earlier versions also had direct numba loops over whole rows
@@ -27,11 +29,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.kernels.jit_gemm import gemm_conv2d_forward as conv2d_forward  # noqa: F401
-from minigrad.kernels.jit_gemm import gemm_conv2d_grad_input as conv2d_grad_input  # noqa: F401
-from minigrad.kernels.jit_gemm import gemm_conv2d_grad_weight as conv2d_grad_weight  # noqa: F401
+from minigrad.kernels import jit_gemm, jit_winograd
 from minigrad.kernels.jit_pool import (avg_pool2d_backward, avg_pool2d_forward,  # noqa: F401
                                        max_pool2d_backward, max_pool2d_forward)
+from minigrad.kernels.reference import Pair
+
+
+def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
+                   bias: np.ndarray | None = None) -> np.ndarray:
+    if jit_winograd.applies(x.shape, w.shape, stride, padding):
+        return jit_winograd.conv2d_forward(x, w, padding, bias)
+    return jit_gemm.gemm_conv2d_forward(x, w, stride, padding, bias)
+
+
+def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
+                      stride: Pair, padding: Pair) -> np.ndarray:
+    if jit_winograd.applies(input_shape, w.shape, stride, padding):
+        return jit_winograd.conv2d_grad_input(grad_output, w, input_shape, padding)
+    return jit_gemm.gemm_conv2d_grad_input(grad_output, w, input_shape, stride, padding)
+
+
+def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
+                       stride: Pair, padding: Pair) -> np.ndarray:
+    if jit_winograd.applies(x.shape, weight_shape, stride, padding):
+        return jit_winograd.conv2d_grad_weight(x, grad_output, weight_shape, padding)
+    return jit_gemm.gemm_conv2d_grad_weight(x, grad_output, weight_shape, stride, padding)
 
 
 def conv2d_grad_bias(grad_output: np.ndarray) -> np.ndarray:
