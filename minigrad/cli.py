@@ -12,6 +12,7 @@ import sys
 from typing import Callable, Sequence
 
 from minigrad.course.catalog import LESSONS
+from minigrad.course import slides as slides_command
 from minigrad.course.folder import COURSE_HELP, add_course_arguments, run_course
 from minigrad.figures import command as figures_command
 from minigrad.grading import gradescope
@@ -48,6 +49,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
     "grade": (GRADE_HELP, add_grade_arguments, run_grade),
     "gradescope": (gradescope.HELP, gradescope.add_arguments, gradescope.run),
     "graph": (graph_command.HELP, graph_command.add_arguments, graph_command.run),
+    "slides": (slides_command.HELP, slides_command.add_arguments, slides_command.run),
 }
 
 
