@@ -125,7 +125,13 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
         ), notes="4."),
         Picture("lesson02_gates.png", "Gate patterns: add distributes, mul swaps, max routes",
                 notes="3."),
-        Steps("A neuron, step by step: o = tanh(w1·x1 + w2·x2 + b)", _lesson02, notes="6."),
+        Numbers("A neuron: o = tanh(w1·x1 + w2·x2 + b)", (
+            "x = (2, −1),  w = (−0.5, 1.5),  b = 0.8",
+            "n = w1·x1 + w2·x2 + b = −1.7,  o = tanh(n) ≈ −0.9354",
+            "∂o/∂n = 1 − o² ≈ 0.125",
+            "∂o/∂w1 = 0.125 · x1 ≈ 0.25,  ∂o/∂x1 = 0.125 · w1 ≈ −0.0625",
+        ), notes="6."),
+        Steps("A neuron, step by step", _lesson02, notes="6."),
         Picture("moons_boundary.png", "A tiny MLP of Values learns two moons", notes="6."),
     ),
     3: (
@@ -162,7 +168,8 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
     ),
     5: (
         Picture("lesson05_linear_shapes.png", "Linear backward as matrix shapes", notes="2."),
-        Numbers("Check: Linear(4→2), W = 1, b = 0, x = ones(1, 4), loss = ‖y‖²", (
+        Numbers("Check: Linear(4→2), W = 1, b = 0", (
+            "x = ones(1, 4),  loss = ‖y‖²",
             "y = [4, 4]",
             "∂loss/∂y = 2y = [8, 8]",
             "∂loss/∂W = (∂loss/∂y)ᵀ x = 8 everywhere",
@@ -175,8 +182,7 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
             "∂E/∂w1 = 0.000438568   (sums both output paths)",
         ), notes="5."),
         Picture("lesson05_mlp_backward.svg", "The MLP's backward graph", notes="6."),
-        Steps("Backward, step by step: Linear → Tanh → Linear → cross-entropy", _lesson05,
-              notes="6.", rankdir="TB"),
+        Steps("Backward, step by step: the MLP", _lesson05, notes="6.", rankdir="TB"),
     ),
     6: (
         Picture("lesson06_sliding_window.png", "Forward: the kernel slides", notes="1."),
@@ -189,8 +195,7 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
         Picture("lesson06_weight_gradient.png", "∂L/∂w = x ⋆ δ", notes="2."),
         Picture("lesson06_full_convolution.png", "∂L/∂x: the full convolution", notes="2."),
         Picture("lesson06_stride_dilation.png", "Stride 2: δ dilated with zeros", notes="3."),
-        Steps("Backward, step by step: conv → ReLU → max pool → Linear", _lesson06, notes="6.",
-              rankdir="TB"),
+        Steps("Backward, step by step: conv + pool", _lesson06, notes="6.", rankdir="TB"),
     ),
     7: (
         Picture("lesson07_max_pool_routing.png", "Max pooling routes the gradient", notes="1."),
