@@ -66,7 +66,7 @@ def _latex(text: str) -> str:
             match = re.match(r"\\([A-Za-z]+|.)", text[index:])
             assert match is not None
             name, index = match[1], index + len(match[0])
-            if name in ("partial", "nabla") and text[index:index + 1] == " ":
+            if name in ("partial", "nabla", "top") and text[index:index + 1] == " ":
                 index += 1  # \partial L reads ∂L
             if name in ("begin", "end"):
                 _, index = _group(text, index)
@@ -94,8 +94,8 @@ def _latex(text: str) -> str:
                 out.append(_SYMBOLS.get(name, name))
         elif char in "^_":
             body, index = _group(text, index + 1)
-            if char == "_" and out and out[-1].endswith("}"):
-                pass
+            if body[:1] == "\\" and text[index:index + 1] == " ":
+                index += 1  # J^\top v reads Jᵀv
             out.append(_script(body, _SUPERSCRIPTS if char == "^" else _SUBSCRIPTS,
                                "^" if char == "^" else "_"))
         elif char in "{}":
@@ -149,13 +149,16 @@ def sections(markdown: str) -> dict[str, str]:
 
 
 def _paragraphs(body: str) -> list[str]:
-    """The prose paragraphs of a section: no code, tables, pictures, display maths or lists."""
+    """The prose of a section, a paragraph or list item each: no code, tables, pictures,
+    display maths or sub-headings."""
     body = re.sub(r"```.*?```", "", body, flags=re.S)
     body = re.sub(r"\$\$.*?\$\$", "", body, flags=re.S)
+    body = re.sub(r"^\s*!\[.*$", "", body, flags=re.M)
+    body = re.sub(r"^(-|\d+\.) ", "\n", body, flags=re.M)  # each list item its own block
     kept = []
     for block in re.split(r"\n\s*\n", body):
         block = block.strip()
-        if not block or block[0] in "|!#>-" or re.match(r"\d+\. ", block) or block[:3] == "###":
+        if not block or block[0] in "|!#>":
             continue
         kept.append(plain_math(block))
     return kept

@@ -29,10 +29,9 @@ from minigrad.course.folder import course_source
 from minigrad.course.reading import (inline_html, intro_notes, reading_text, section_notes,
                                      summary_points)
 from minigrad.course.slide_content import SLIDES, Numbers, Picture, Steps
+from minigrad.viz.command import SLIDE_FONT_SIZE
 
 HELP = "write a lesson's slide deck: one self-contained HTML file that works offline"
-#: Text size of the deck's graphs, in points: readable from the back of a lecture room.
-SLIDE_FONT_SIZE = 20.0
 PICTURE_TYPES = {".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jpeg",
                  ".jpeg": "image/jpeg", ".gif": "image/gif"}
 
