@@ -110,7 +110,8 @@ def lesson_slides(lesson: Lesson) -> list[str]:
         elif isinstance(item, Steps):
             root, names = item.build()
             body = stepper_html(root, names, item.rankdir)
-            slides.append(_slide("stepper-slide", item.title, body, notes))
+            kind = "stepper-slide tall" if item.rankdir in ("TB", "BT") else "stepper-slide"
+            slides.append(_slide(kind, item.title, body, notes))
     points = summary_points(markdown)
     if points:
         items = "".join(f"<li>{inline_html(point)}</li>" for point in points[:5])
