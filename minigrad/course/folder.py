@@ -1,7 +1,8 @@
-"""`minigrad course [DIR]`: copy the course (readings, notebooks, figures) into DIR and open it.
+"""`minigrad course [DIR]`: copy the course (readings, notebooks, figures, example scripts) into DIR
+and open it.
 
 For a student who installed minigrad with pip and has no copy of the repository. The wheel
-carries ``lessons/``, ``notebooks/`` and ``assets/`` as package data under
+carries ``lessons/``, ``notebooks/``, ``assets/`` and ``examples/`` as package data under
 ``minigrad/course_files/`` (copied there at build time by ``setup.py``; the repository keeps
 them at its top level). From a source checkout (``pip install -e .``) the files are read
 straight from the repository.
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 #: The course's folders, as laid out in the repository and in DIR.
-PARTS = ("lessons", "notebooks", "assets")
+PARTS = ("lessons", "notebooks", "assets", "examples")
 FIRST_NOTEBOOK = "notebooks/01-derivatives.ipynb"
 _PACKAGED = Path(__file__).resolve().parents[1] / "course_files"
 _CHECKOUT = Path(__file__).resolve().parents[2]
