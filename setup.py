@@ -11,7 +11,7 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-COURSE_PARTS = ("lessons", "notebooks", "assets")
+COURSE_PARTS = ("lessons", "notebooks", "assets", "examples")
 
 
 class BuildWithCourse(build_py):

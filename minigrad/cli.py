@@ -12,7 +12,9 @@ import sys
 from typing import Callable, Sequence
 
 from minigrad.course.catalog import LESSONS
-from minigrad.course.folder import COURSE_HELP, add_course_arguments, run_course
+from minigrad.course import slides as slides_command
+from minigrad.course.folder import (COURSE_HELP, JUPYTER_OPTION, add_course_arguments,
+                                    run_course)
 from minigrad.figures import command as figures_command
 from minigrad.grading import gradescope
 from minigrad.grading.commands import (EXERCISES_HELP, GRADE_HELP,
@@ -48,6 +50,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
     "grade": (GRADE_HELP, add_grade_arguments, run_grade),
     "gradescope": (gradescope.HELP, gradescope.add_arguments, gradescope.run),
     "graph": (graph_command.HELP, graph_command.add_arguments, graph_command.run),
+    "slides": (slides_command.HELP, slides_command.add_arguments, slides_command.run),
 }
 
 
@@ -62,7 +65,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    # `minigrad course` hands JupyterLab's own options (--ServerApp.port=8890 …) to JupyterLab.
+    passed = [word for word in unknown if JUPYTER_OPTION.fullmatch(word)]
+    if args.command != "course" or len(passed) != len(unknown):
+        if unknown:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.jupyter_options = passed
     try:
         code = args.run(args)
         sys.stdout.flush()  # a closed pipe shows up here, while we can still handle it

@@ -1,7 +1,8 @@
-"""`minigrad course [DIR]`: copy the course (readings, notebooks, figures) into DIR and open it.
+"""`minigrad course [DIR]`: copy the course (readings, notebooks, figures, example scripts) into DIR
+and open it.
 
 For a student who installed minigrad with pip and has no copy of the repository. The wheel
-carries ``lessons/``, ``notebooks/`` and ``assets/`` as package data under
+carries ``lessons/``, ``notebooks/``, ``assets/`` and ``examples/`` as package data under
 ``minigrad/course_files/`` (copied there at build time by ``setup.py``; the repository keeps
 them at its top level). From a source checkout (``pip install -e .``) the files are read
 straight from the repository.
@@ -16,14 +17,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 #: The course's folders, as laid out in the repository and in DIR.
-PARTS = ("lessons", "notebooks", "assets")
+PARTS = ("lessons", "notebooks", "assets", "examples")
 FIRST_NOTEBOOK = "notebooks/01-derivatives.ipynb"
 _PACKAGED = Path(__file__).resolve().parents[1] / "course_files"
 _CHECKOUT = Path(__file__).resolve().parents[2]
@@ -97,10 +100,11 @@ def course_server_options() -> list[str]:
     return options
 
 
-def jupyter_lab_command(folder: Path) -> list[str]:
-    """The command that opens JupyterLab rooted at ``folder``, on the first notebook."""
+def jupyter_lab_command(folder: Path, options: Sequence[str] = ()) -> list[str]:
+    """The command that opens JupyterLab rooted at ``folder``, on the first notebook;
+    ``options`` are JupyterLab's own (``--no-browser``, ``--port=8890``, ``--ServerApp.…``)."""
     command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder}",
-               *course_server_options(), str(folder / FIRST_NOTEBOOK)]
+               *course_server_options(), *options, str(folder / FIRST_NOTEBOOK)]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # containers and cloud machines often run as root
     return command
@@ -116,6 +120,27 @@ def add_course_arguments(parser: argparse.ArgumentParser) -> None:
                              "already there are never overwritten")
     parser.add_argument("--no-open", action="store_true",
                         help="only write the files; do not start JupyterLab")
+    # JupyterLab's usual options, for a remote machine or a JupyterHub; any other
+    # --ServerApp.* / --LabApp.* option is passed through as well (see minigrad.cli).
+    parser.add_argument("--no-browser", action="store_true",
+                        help="start JupyterLab without opening a browser (print its URL)")
+    parser.add_argument("--port", type=int, metavar="N", help="JupyterLab's port")
+    parser.add_argument("--ip", metavar="ADDRESS",
+                        help="the address JupyterLab listens on (e.g. 0.0.0.0 on a remote machine)")
+
+
+#: Options passed to JupyterLab as they are: its configurable classes, ``--ServerApp.port=…``.
+JUPYTER_OPTION = re.compile(r"--[A-Z][A-Za-z]*\.[A-Za-z_]\w*(=.*)?")
+
+
+def jupyter_options(args: argparse.Namespace) -> list[str]:
+    """JupyterLab's options from ``minigrad course``'s command line."""
+    options = ["--no-browser"] if getattr(args, "no_browser", False) else []
+    if getattr(args, "port", None) is not None:
+        options.append(f"--port={args.port}")
+    if getattr(args, "ip", None):
+        options.append(f"--ip={args.ip}")
+    return options + list(getattr(args, "jupyter_options", []))
 
 
 def run_course(args: argparse.Namespace) -> int:
@@ -144,7 +169,7 @@ def run_course(args: argparse.Namespace) -> int:
         return 1
     print("starting JupyterLab (Ctrl-C stops it; run other commands in a second terminal)",
           flush=True)
-    server = subprocess.Popen(jupyter_lab_command(folder))
+    server = subprocess.Popen(jupyter_lab_command(folder, jupyter_options(args)))
     while True:
         try:
             return server.wait()

@@ -12,7 +12,7 @@ from minigrad.figures.registry import figure, save_png
 from minigrad.scalar.value import Value
 
 #: The stepper frame shown in the README: u = a·b receives 1 + 14 = 15 and sends 45 and 30.
-README_STEP = 5
+README_STEP = 4
 
 
 def readme_graph(backward: bool = True) -> Value:
@@ -45,7 +45,7 @@ def _graph_dark(path: Path) -> None:
 
 
 @figure("lecture_backward_step.svg", lesson=2,
-        description="backward_steps: step 5 of lesson 01's backward, u = a·b sends 45 and 30")
+        description="backward_steps: step 4 of lesson 01's backward, u = a·b sends 45 and 30")
 def _backward_step(path: Path) -> None:
     from minigrad.viz import backward_steps
 

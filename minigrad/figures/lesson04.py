@@ -39,15 +39,22 @@ def leaves_graph() -> Any:
                             "green: the root, where backward starts")
 
 
-def detach_graph() -> Any:
-    """The backward graph of loss = Σ x·detach(x): MulBackward0 has one path to x and a
-    None where the detached copy was — dL/dx = x, not 2x."""
+def detach_example() -> tuple[Any, dict[str, Any]]:
+    """loss = Σ x·detach(x) at x = [1, 2], before backward; returns (loss, names)."""
     import minigrad as mg
-    from minigrad.figures.lesson03 import backward_graph_with_constants
 
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     loss = (x * x.detach()).sum()
-    return backward_graph_with_constants(loss, names={"x": x, "loss": loss})
+    return loss, {"x": x, "loss": loss}
+
+
+def detach_graph() -> Any:
+    """The backward graph of loss = Σ x·detach(x): MulBackward0 has one path to x and a
+    None where the detached copy was — dL/dx = x, not 2x."""
+    from minigrad.figures.lesson03 import backward_graph_with_constants
+
+    loss, names = detach_example()
+    return backward_graph_with_constants(loss, names=names)
 
 
 def view_example() -> dict[str, Any]:

@@ -128,21 +128,27 @@ def plot_linear_shapes(batch: int = 4, d: int = 3, h: int = 2) -> Any:
     return fig
 
 
-def mlp_backward_graph() -> Any:
-    """The backward graph of Linear(4, 3) → Tanh → Linear(3, 2) → cross-entropy on a batch of
-    5, drawn by minigrad.viz: no gradients are shown (backward has not run), the root is
-    named ``loss``."""
+def mlp_loss() -> tuple[Any, dict[str, Any]]:
+    """Linear(4, 3) → Tanh → Linear(3, 2) → cross-entropy on a batch of 5 (seed 0), before
+    backward; returns (loss, names): ``loss``, ``x`` and the parameters (``0.weight`` …)."""
     import minigrad as mg
     import minigrad.nn as nn
     import minigrad.nn.functional as F
-    from minigrad.viz import draw_graph
 
     mg.manual_seed(0)
     mlp = nn.Sequential(nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 2))
     x = mg.randn(5, 4)
     labels = mg.tensor([0, 1, 1, 0, 1])
     loss = F.cross_entropy(mlp(x), labels)
-    names = {"loss": loss, "x": x, **dict(mlp.named_parameters())}
+    return loss, {"loss": loss, "x": x, **dict(mlp.named_parameters())}
+
+
+def mlp_backward_graph() -> Any:
+    """The backward graph of :func:`mlp_loss`, drawn by minigrad.viz: no gradients are shown
+    (backward has not run), the root is named ``loss``."""
+    from minigrad.viz import draw_graph
+
+    loss, names = mlp_loss()
     return draw_graph(loss, kind="backward", show_grad=False, names=names, rankdir="TB",
                       font_size=14)
 

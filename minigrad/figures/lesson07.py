@@ -172,19 +172,26 @@ def plot_avg_pool_spread() -> Any:
     return fig
 
 
-def cnn_backward_graph() -> Any:
-    """The backward graph of a conv → ReLU → max-pool → Linear net on one 6×6 image, its
-    scalar root named ``loss`` (before backward: no box shows a grad)."""
+def cnn_loss() -> tuple[Any, dict[str, Any]]:
+    """A conv → ReLU → max-pool → Linear net on one 6×6 image (seed 1), its scalar root
+    ``loss`` before backward; returns (loss, names)."""
     import minigrad as mg
     import minigrad.nn as nn
-    from minigrad.viz import draw_graph
 
     mg.manual_seed(1)
     tiny = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
                          nn.Linear(8, 1))
     loss = tiny(mg.randn(1, 1, 6, 6)).sum()
+    return loss, {**dict(tiny.named_parameters()), "loss": loss}
+
+
+def cnn_backward_graph() -> Any:
+    """The backward graph of :func:`cnn_loss` (before backward: no box shows a grad)."""
+    from minigrad.viz import draw_graph
+
+    loss, names = cnn_loss()
     return draw_graph(loss, kind="backward", show_data=False, show_grad=False, rankdir="TB",
-                      names={**dict(tiny.named_parameters()), "loss": loss})
+                      names=names)
 
 
 def plot_filters(before: np.ndarray, after: np.ndarray) -> Any:

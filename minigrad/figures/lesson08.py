@@ -31,8 +31,9 @@ def save_png(fig: Any, path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- the L2 graph
-def l2_objective(lam: float = 0.1) -> dict[str, Any]:
-    """§1's network, one example, after backward: the tensors by name (J is the root)."""
+def l2_objective(lam: float = 0.1, backward: bool = True) -> dict[str, Any]:
+    """§1's network, one example, after backward (unless ``backward=False``): the tensors by
+    name (J is the root)."""
     import minigrad as mg
 
     rng = np.random.default_rng(0)
@@ -44,7 +45,8 @@ def l2_objective(lam: float = 0.1) -> dict[str, Any]:
     L = 0.5 * ((o - y) ** 2).sum()
     s = lam / 2 * ((W1 ** 2).sum() + (W2 ** 2).sum())
     J = L + s
-    J.backward()
+    if backward:
+        J.backward()
     return {"J": J, "L": L, "s": s, "W1": W1, "W2": W2}
 
 

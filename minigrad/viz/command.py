@@ -26,6 +26,8 @@ from typing import Any
 from minigrad.viz.draw import KINDS, RANKDIRS
 from minigrad.viz.style import DEFAULT_FONT_SIZE, THEMES
 
+#: Text size of ``--slide`` drawings: the size of the graphs in ``minigrad slides`` decks.
+SLIDE_FONT_SIZE = 20.0
 HELP = "draw the computation graph of a variable in a script (SVG, PNG, DOT, HTML stepper)"
 OUT_FORMATS = (".svg", ".png", ".dot", ".gv", ".html", ".gif")
 
@@ -51,8 +53,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "bottom, RL, BT")
     parser.add_argument("--theme", choices=tuple(THEMES), default="light",
                         help="light (default) or dark, for dark slides")
-    parser.add_argument("--font-size", type=float, default=DEFAULT_FONT_SIZE, metavar="N",
-                        help=f"text size in points (default {DEFAULT_FONT_SIZE:g})")
+    parser.add_argument("--font-size", type=float, default=None, metavar="N",
+                        help=f"text size in points (default {DEFAULT_FONT_SIZE:g}, "
+                             f"{SLIDE_FONT_SIZE:g} with --slide)")
+    parser.add_argument("--slide", action="store_true",
+                        help="a drawing for a slide: larger text; add it to a lesson's deck "
+                             "with `minigrad slides LESSON --add FILE`")
     parser.add_argument("--dpi", type=float, default=None,
                         help="resolution of a PNG or GIF (default 96)")
     parser.add_argument("--backward", action="store_true",
@@ -106,6 +112,8 @@ def _run(args: argparse.Namespace) -> int:
     for warning in caught:
         print(f"minigrad graph: warning: {warning.message}", file=sys.stderr)
     print(f"wrote {out}")
+    if args.slide:
+        print(f"add it to a lesson's deck: minigrad slides LESSON --add {out}")
     return 0
 
 
@@ -138,6 +146,8 @@ def _output_path(args: argparse.Namespace) -> Path:
     if out.suffix.lower() not in OUT_FORMATS:
         raise GraphCommandError(f"unknown output format {out.suffix or '(no suffix)'!r} in "
                                 f"{str(out)!r}; choose one of {', '.join(OUT_FORMATS)}")
+    if args.font_size is None:
+        args.font_size = SLIDE_FONT_SIZE if args.slide else DEFAULT_FONT_SIZE
     if not 6 <= args.font_size <= 72:
         raise GraphCommandError(f"--font-size must be from 6 to 72 points, got {args.font_size:g}")
     return out

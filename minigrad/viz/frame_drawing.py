@@ -20,7 +20,7 @@ from typing import Any
 
 from minigrad.viz.dot import DotGraph
 from minigrad.viz.fonts import room_for_text
-from minigrad.viz.frames import Frame, definition, describe, is_scalar, node_names
+from minigrad.viz.frames import Frame, definition, describe, is_scalar, node_names, rule_text
 from minigrad.viz.labels import format_number
 from minigrad.viz.replay import Replay
 from minigrad.viz.style import Style, base_graph
@@ -36,6 +36,7 @@ class FrameDrawer:
         self.replay, self.frames, self.style = replay, frames, style
         self.rankdir, self.digits = rankdir, digits
         self.names = node_names(replay)
+        self.steps = {frame.node: frame.step for frame in frames}
         widest = [0.0] * len(replay.nodes)
         line_counts = [1] * len(replay.nodes)
         measured: dict[str, float] = {}
@@ -63,16 +64,17 @@ class FrameDrawer:
             grad_text = "grad -"
         else:
             grad_text = f"grad {describe(grad, self.digits)}"
+        step = f"{self.steps[index]}. " if index in self.steps else ""
         if node.kind == "function":  # numbered by its step, so "#3" is not needed
             name = f"{node.label} ({node.op})" if node.label else node.op
-            return [f"{index + 1}. {name}", grad_text]
+            return [f"{step}{name}", grad_text]
         data = node.data
         data_text = "data " + (format_number(data, self.digits) if not self.replay.is_tensor
                                else describe(data, self.digits))
         name = definition(node, self.names)
         if data_text == f"data {name}":  # an unnamed constant such as 2: its name is its data
             return [name, grad_text]
-        return [name, data_text, grad_text]
+        return [f"{step}{name}", data_text, grad_text]
 
     def _running_sum(self, frame: Frame, index: int) -> str:
         """``grad 1 + 1 × 14 = 15``: what it had, plus local derivative × arriving gradient."""
@@ -97,7 +99,7 @@ class FrameDrawer:
         targets = ", ".join(self.names[i] for i in frame.changed) or "nothing"
         text = (f"step {frame.step}/{len(self.frames)}: {what}, grad {grad} arrives; "
                 f"sends to {targets}")
-        return f"{text}\nrule: {node.rule}" if node.rule else text
+        return f"{text}\nrule: {rule_text(node, self.names)}" if node.rule else text
 
     # ------------------------------------------------------------------ DOT
     def dot(self, frame: Frame, caption: bool = True) -> DotGraph:

@@ -8,6 +8,7 @@ them and :mod:`minigrad.viz.trace` writes them out as text.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,6 +143,44 @@ def definition(node: ReplayNode, names: list[str]) -> str:
         return name
     text = _expression(node, names)
     return name if text == name else f"{name} = {text}"
+
+
+# ---------------------------------------------------------------------- rules
+_DERIVATIVE = re.compile(
+    r"d\(out\)/d([A-Za-z]+)(_[a-z])?\s*=\s*(.+?)"
+    r"(?=,\s+d\(out\)|;|,\s+(?:for|as|converted)\b|\s\(|\.\s*$|\.\s+[A-Z]|$)")
+
+
+def rule_text(node: ReplayNode, names: list[str]) -> str:
+    """The node's local derivatives written with the graph's own names, so no letter of the
+    op's docstring can be mistaken for a variable: for ``u = a * b`` with parents named ``b``
+    and ``a`` the rule reads ``∂u/∂b = a,  ∂u/∂a = b``. ``∂`` marks a derivative; a name that
+    is not a plain identifier is bracketed, ``∂L/∂(v ** 2) = 1``. In a Tensor graph the names
+    are the nodes' (``MulBackward0 #3`` stands for that node's output), as in the trace's
+    ``->`` lines; an input that needs no gradient is ``const``."""
+    if not node.rule:
+        return ""
+    derivatives = _DERIVATIVE.findall(node.rule)
+    if not derivatives:
+        return node.rule
+    letters = list(dict.fromkeys(letter for letter, _, _ in derivatives))
+    mapping = {"out": _bracketed(names[node.index])}
+    for letter, parent in zip(letters, node.parents):
+        mapping[letter] = "const" if parent is None else _bracketed(names[parent])
+    if node.op.startswith("**") and len(node.op) > 2:  # Value's constant exponent: v ** 2
+        mapping.setdefault("b", node.op[2:])
+    words = re.compile(r"\b(" + "|".join(map(re.escape, mapping)) + r")\b")
+    parts = []
+    for letter, suffix, expression in derivatives:
+        if letter not in mapping:
+            return node.rule  # a docstring this reader does not follow: show it as it is
+        expression = words.sub(lambda match: mapping[match[1]], expression.strip())
+        parts.append(f"∂{mapping['out']}/∂{mapping[letter]}{suffix} = {expression}")
+    return ",  ".join(parts)
+
+
+def _bracketed(name: str) -> str:
+    return name if re.fullmatch(r"[\w.·]+", name) else f"({name})"
 
 
 # ---------------------------------------------------------------------- numbers

@@ -3,8 +3,9 @@
 This is the only module of ``minigrad.viz`` that knows how the engines walk a graph; the
 stepper, the trace and the frames only read the :class:`Replay` it returns.
 
-* ``Value`` graphs: ``Value.backward`` visits ``reversed(topological_order(root))`` and runs
-  each non-leaf's rule ``rule(out, grad_output)``. We visit the same order and call the same
+* ``Value`` graphs: ``Value.backward`` walks ``reversed(topological_order(root))`` and runs
+  each non-leaf's rule ``rule(out, grad_output)``: one step per rule (:func:`value_rule_order`;
+  a leaf gets its gradient in the step of the node that uses it). We call the same
   rule on stand-ins of the parents, so each edge's share is seen on its own (``x * x`` sends
   two shares to ``x``) and no real ``.grad`` changes.
 * ``Tensor`` graphs: the engine counts, for each ``grad_fn`` node, the edges into it
@@ -115,6 +116,28 @@ def _first_line(text: str | None) -> str:
     return (text or "").strip().splitlines()[0].strip() if text and text.strip() else ""
 
 
+def value_rule_order(root: Value) -> list[Value]:
+    """The Values whose backward rule ``root.backward()`` runs, in the order it runs them:
+    reverse topological order, leaves skipped (they have no rule). A leaf root has no rule
+    either; it is its own single step (the seed, grad 1)."""
+    order = [value for value in reversed(topological_order(root)) if value.parents]
+    return order or [root]
+
+
+def step_numbers(root: Any) -> dict[int, int]:
+    """Step number (1, 2, …) of each node backward runs, keyed by ``id``: a ``Value`` with a
+    rule, or a Tensor graph's ``grad_fn`` node (``AccumulateGrad`` included: the engine runs
+    it to write the leaf's ``.grad``). The drawing, the trace and the stepper all number their
+    steps with this one function, so step 4 is the same node in all three."""
+    if isinstance(root, Value):
+        nodes = value_rule_order(root)
+    elif getattr(root, "grad_fn", None) is not None:
+        nodes = engine_order(root.grad_fn)
+    else:
+        return {}
+    return {id(node): number for number, node in enumerate(nodes, start=1)}
+
+
 def replay_value(root: Value, names: Mapping[str, Any] | None = None) -> Replay:
     """Replay ``root.backward()`` on a scalar graph (see the module docstring).
 
@@ -135,9 +158,12 @@ def replay_value(root: Value, names: Mapping[str, Any] | None = None) -> Replay:
     grads = [0.0] * len(order)
     grads[0] = 1.0  # d(root)/d(root)
     visits = []
+    steps = step_numbers(root)
     for position, value in enumerate(order):
         node = nodes[position]
-        if node.kind == "leaf":
+        if id(value) not in steps:  # a leaf: backward runs no rule here
+            continue
+        if node.kind == "leaf":  # a leaf root: its only step is the seed
             visits.append(Visit(position, grads[position], []))
             continue
         locals_ = _value_shares(value, 1.0)

@@ -27,7 +27,7 @@ _CSS = """
 #{uid} .mg-picture.mg-full {{ cursor: zoom-out; }}
 #{uid} .mg-picture.mg-full svg {{ max-width: none; }}
 #{uid} .mg-text {{ font-family: Menlo, Consolas, 'DejaVu Sans Mono', monospace;
-  font-size: .85em; white-space: pre; overflow-x: auto; margin: .3em 0; padding: .4em;
+  font-size: {text_size}; white-space: pre; overflow-x: auto; margin: .3em 0; padding: .4em;
   border-left: 3px solid #d9480f; }}
 """
 
@@ -95,13 +95,15 @@ _SCRIPT = """
 
 
 def stepper_fragment(svgs: list[str], texts: list[str], *, title: str = "",
-                     interval_ms: int = 1200, whole_page: bool = False) -> str:
-    """The stepper as an HTML fragment (a ``<div>`` with its style and script)."""
+                     interval_ms: int = 1200, whole_page: bool = False,
+                     font_size: float | None = None) -> str:
+    """The stepper as an HTML fragment (a ``<div>`` with its style and script); the step's
+    arithmetic is set at ``font_size`` points (default: a little smaller than the page's text)."""
     if len(svgs) != len(texts) or not svgs:
         raise ValueError("a stepper needs one text per frame and at least one frame")
     uid = "mg-steps-" + uuid.uuid4().hex[:12]
     parts = [f'<div id="{uid}" class="mg-stepper" tabindex="0" data-frames="{len(svgs)}">',
-             f"<style>{_CSS.format(uid=uid)}</style>"]
+             f"<style>{_CSS.format(uid=uid, text_size=_text_size(font_size))}</style>"]
     if title:
         parts.append(f'<div class="mg-title"><b>{html.escape(title)}</b></div>')
     parts.append('<div class="mg-bar">'
@@ -124,13 +126,24 @@ def stepper_fragment(svgs: list[str], texts: list[str], *, title: str = "",
 
 
 def stepper_page(svgs: list[str], texts: list[str], *, title: str = "",
-                 background: str = "white", color: str = "black") -> str:
+                 background: str = "white", color: str = "black",
+                 font_size: float | None = None) -> str:
     """The stepper as a whole HTML document (what ``.save("steps.html")`` writes)."""
-    body = stepper_fragment(svgs, texts, title=title, whole_page=True)
+    body = stepper_fragment(svgs, texts, title=title, whole_page=True, font_size=font_size)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title or 'backward, step by step')}</title></head>"
             f'<body style="background:{background};color:{color};margin:1em">\n{body}\n'
             "</body></html>\n")
+
+
+def _text_size(font_size: float | None) -> str:
+    return ".85em" if font_size is None else f"{font_size:g}pt"
+
+
+def trace_fragment(text: str, font_size: float) -> str:
+    """The trace as a block of monospaced text at ``font_size`` points (for Jupyter)."""
+    return (f'<pre class="mg-trace" style="font-family: Menlo, Consolas, \'DejaVu Sans Mono\', '
+            f'monospace; font-size: {font_size:g}pt; line-height: 1.25">{html.escape(text)}</pre>')
 
 
 def picture_fragment(svg: str) -> str:

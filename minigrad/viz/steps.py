@@ -23,7 +23,7 @@ from minigrad.viz.frame_drawing import FrameDrawer
 from minigrad.viz.frames import Frame, build_frames
 from minigrad.viz.graph import Graph
 from minigrad.viz.replay import replay
-from minigrad.viz.stepper import stepper_fragment, stepper_page
+from minigrad.viz.stepper import stepper_fragment, stepper_page, trace_fragment
 from minigrad.viz.style import DEFAULT_FONT_SIZE, Style
 from minigrad.viz.trace import trace_lines, trace_text
 
@@ -88,11 +88,12 @@ class BackwardSteps:
         """The stepper: a whole HTML page, or (``whole_page=False``) a fragment."""
         svgs = [self.svg(index, caption=False) for index in range(len(self))]
         title = f"backward pass, {len(self)} steps in the engine's order"
+        size = self.style.font_size  # the arithmetic grows with the drawing's text
         if whole_page:
             return stepper_page(svgs, self._texts(), title=title,
                                 background=self.style.theme.background,
-                                color=self.style.theme.text)
-        return stepper_fragment(svgs, self._texts(), title=title)
+                                color=self.style.theme.text, font_size=size)
+        return stepper_fragment(svgs, self._texts(), title=title, font_size=size)
 
     def _repr_html_(self) -> str:
         return self.html(whole_page=False)
@@ -170,10 +171,29 @@ def backward_steps(root: Any, *, gradient: Any = None, names: Mapping[str, Any] 
                          font_size=font_size, rankdir=rankdir, digits=digits)
 
 
+class Trace(str):
+    """The text of :func:`trace_backward`; in Jupyter it shows at its ``font_size``."""
+
+    font_size: float = DEFAULT_FONT_SIZE
+
+    def _repr_html_(self) -> str:
+        return trace_fragment(str(self), self.font_size)
+
+
 def trace_backward(root: Any, *, gradient: Any = None, names: Mapping[str, Any] | None = None,
-                   digits: int = 4, file: Any = None) -> str:
+                   digits: int = 4, file: Any = None,
+                   font_size: float | None = None) -> str:
     """Print, step by step in the engine's order, the node, the gradient arriving, each local
-    derivative and the product sent to each parent, with running sums. Returns the text."""
+    derivative and the product sent to each parent, with running sums. Returns the text.
+
+    With ``font_size`` (points, as in ``draw_graph``) nothing is printed: the returned
+    :class:`Trace` shows itself in Jupyter as text of that size, for a lecture room
+    (``str(trace)`` is the plain text).
+    """
     text = BackwardSteps(root, gradient=gradient, names=names, digits=digits).trace()
-    print(text, end="", file=file)
-    return text
+    if font_size is None:
+        print(text, end="", file=file)
+        return text
+    trace = Trace(text)
+    trace.font_size = Style.of("light", font_size).font_size  # checks the range
+    return trace

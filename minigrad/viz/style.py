@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from minigrad.viz.dot import DotGraph
-from minigrad.viz.fonts import FONT
+from minigrad.viz.fonts import FONT, room_for_text
 
 DEFAULT_FONT_SIZE = 14.0
 
@@ -96,12 +96,28 @@ def base_graph(rankdir: str, *, title: str | None = None, caption: str | None = 
                                 "fontcolor": theme.text})
 
 
+#: An operation's text keeps inside this share of its ellipse, so it never touches the line.
+OP_TEXT_SHARE = 0.88
+
+
 def op_style(label: str, style: Style = Style()) -> dict[str, str]:
-    """A small circle for a symbol (``*``, ``+``, ``@``), an ellipse for a word (``tanh``)."""
-    longest_line = max(len(line) for line in label.split("\n"))
-    shape = "circle" if longest_line <= 2 else "ellipse"
-    return {"shape": shape, "fontsize": style.size(0.9), "margin": "0.02", "width": "0.3",
-            "height": "0.3"}
+    """A small circle for a symbol (``*``, ``+``, ``@``), an ellipse for a word (``tanh``).
+
+    The shape is sized from the text itself (its widest line in the wider of Helvetica and
+    DejaVu Sans, and its lines' height), so ``**2`` or ``tanh`` has air around it at every
+    font size: an ellipse holds a w × h box when its half-axes are √2·w/2 and √2·h/2.
+    """
+    lines = label.split("\n")
+    shape = "circle" if max(len(line) for line in lines) <= 2 else "ellipse"
+    font_size = style.font_size * 0.9
+    half_width = max(room_for_text(line, font_size) for line in lines) / 2
+    half_height = len(lines) * 1.2 * font_size / 2
+    width = 2 * 1.4143 * half_width / OP_TEXT_SHARE / 72.0
+    height = 2 * 1.4143 * half_height / OP_TEXT_SHARE / 72.0
+    if shape == "circle":
+        width = height = max(width, height)
+    return {"shape": shape, "fontsize": style.size(0.9), "margin": "0.02",
+            "width": f"{max(width, 0.3):.3f}", "height": f"{max(height, 0.3):.3f}"}
 
 
 def value_style(role: str, style: Style = Style()) -> dict[str, str]:

@@ -27,7 +27,7 @@ from minigrad.autograd.function import InputInfo
 from minigrad.tensor.tensor import Tensor
 from minigrad.viz.dot import DotGraph, Record
 from minigrad.autograd.groups import group_members
-from minigrad.viz.replay import engine_order
+from minigrad.viz.replay import engine_order, step_numbers
 from minigrad.viz.labels import format_number, format_shape, summarize_array
 from minigrad.viz.style import (Style, base_graph, function_style, op_style, saved_style,
                                 value_style)
@@ -238,6 +238,7 @@ def _backward(root: Tensor, describe: _TensorLabeller, rankdir: str, title: str 
         return dot  # a leaf (or a tensor that does not require grad): nothing to walk
 
     order = function_order(root.grad_fn)
+    steps = step_numbers(root)
     members = group_members(order) if collapse else {}
     # Each node is drawn as itself (f3) or as the box of the group it belongs to (g2_0).
     drawn_as = {id(node): members.get(id(node), (f"f{position}", ""))[0]
@@ -251,7 +252,7 @@ def _backward(root: Tensor, describe: _TensorLabeller, rankdir: str, title: str 
         if id(node) in members:
             groups_drawn[node_id] = groups_drawn.get(node_id, 0) + 1
         else:
-            dot.node(node_id, f"{position + 1}. {label}" if show_order else label,
+            dot.node(node_id, f"{steps[id(node)]}. {label}" if show_order else label,
                      **function_style(style))
         for next_node, _ in node.next_functions:
             if next_node is None:

@@ -5,7 +5,7 @@ For each step, in the order the engine runs: the node, the gradient arriving at 
 node's gradient as a running sum (``u.grad = 1 + 14 = 15``). Lesson 01's worked graph::
 
     step 1  L = v ** 2 + u      grad arriving 1
-            rule  d(out)/da = 1,  d(out)/db = 1.
+            rule  ∂L/∂(v ** 2) = 1,  ∂L/∂u = 1
             -> v ** 2   1 × 1 = 1          (v ** 2).grad = 1
             -> u        1 × 1 = 1          u.grad = 1
     ...
@@ -16,7 +16,8 @@ single numbers (``(2, 2) [[0.25, 0.25], [0.25, 0.25]]``).
 
 from __future__ import annotations
 
-from minigrad.viz.frames import Frame, definition, describe, is_scalar, node_names, operand
+from minigrad.viz.frames import (Frame, definition, describe, is_scalar, node_names, operand,
+                                  rule_text)
 from minigrad.viz.labels import format_number
 from minigrad.viz.replay import Replay
 
@@ -39,7 +40,7 @@ def trace_lines(replay: Replay, frames: list[Frame], digits: int = 4) -> list[li
             continue
         lines = [f"{head}   grad arriving {grad}"]
         if node.rule:
-            lines.append(f"        rule  {node.rule}")
+            lines.append(f"        rule  {rule_text(node, names)}")
         running = dict(frame.before)
         for send in frame.sends:
             target = names[send.parent]

@@ -9,7 +9,8 @@ Forward graph: arrows follow the computation, from the inputs (leaves) to the ro
 Backward graph: the same boxes and circles with every arrow reversed, because gradient flows
 from the root back to the leaves. Each circle is numbered in the order ``root.backward()`` runs
 its rule: reverse topological order, the root's rule first (1), a node only after every
-consumer has sent it gradient.
+consumer has sent it gradient — the numbers of :func:`minigrad.viz.replay.step_numbers`, which
+the stepper and the trace use too.
 """
 
 from __future__ import annotations
@@ -17,21 +18,10 @@ from __future__ import annotations
 from typing import Mapping
 
 from minigrad.scalar.value import Value, topological_order
+from minigrad.viz.replay import step_numbers
 from minigrad.viz.dot import DotGraph, Record
 from minigrad.viz.labels import format_number
 from minigrad.viz.style import BACKWARD_CAPTION, Style, base_graph, op_style, value_style
-
-
-def backward_steps(root: Value) -> dict[int, int]:
-    """Step number (1, 2, …) of each non-leaf's backward rule, keyed by ``id(value)``.
-
-    ``Value.backward`` runs the rules in reverse topological order; leaves have no rule.
-    """
-    steps: dict[int, int] = {}
-    for value in reversed(topological_order(root)):
-        if value.parents:
-            steps[id(value)] = len(steps) + 1
-    return steps
 
 
 def value_graph(root: Value, kind: str = "forward", *, show_data: bool = True,
@@ -44,7 +34,7 @@ def value_graph(root: Value, kind: str = "forward", *, show_data: bool = True,
     last) and ``v{i}_op`` the operation that produced it.
     """
     order = topological_order(root)
-    steps = backward_steps(root) if kind == "backward" and show_order else {}
+    steps = step_numbers(root) if kind == "backward" and show_order else {}
     names_by_id = {id(value): name for name, value in (names or {}).items()}
     caption = BACKWARD_CAPTION if steps else None
     dot = base_graph(rankdir, title=title, caption=caption, style=style)

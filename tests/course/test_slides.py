@@ -1,0 +1,109 @@
+"""`minigrad slides`: one self-contained deck per lesson, built from the registry's figures,
+the syllabus' numbers, the viz stepper and the reading (notes, summary), with no raw LaTeX and
+nothing fetched from the network. (In a browser: tests/course/test_slides_browser.py.)"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+
+from minigrad.cli import main
+from minigrad.course.catalog import LESSONS
+from minigrad.course.reading import plain_math, reading_text, section_notes
+from minigrad.course.slide_content import SLIDES, Numbers, Picture, Steps
+from minigrad.course.slides import deck_html
+from minigrad.figures import FIGURES, find_figures
+
+
+@pytest.fixture(scope="module")
+def decks() -> dict[int, str]:
+    return {lesson.number: deck_html(lesson) for lesson in LESSONS}
+
+
+def _visible_text(page: str) -> str:
+    page = re.sub(r"<(script|style)\b.*?</\1>", "", page, flags=re.S)
+    return re.sub(r"<[^>]+>", " ", page)
+
+
+def test_every_lesson_has_figures_numbers_and_a_stepper() -> None:
+    find_figures()
+    assert set(SLIDES) == {lesson.number for lesson in LESSONS}
+    for number, slides in SLIDES.items():
+        kinds = {type(slide) for slide in slides}
+        assert kinds == {Picture, Numbers, Steps}, number
+        for slide in slides:
+            if isinstance(slide, Picture):
+                assert slide.figure in FIGURES, (number, slide.figure)
+
+
+def test_every_slide_names_a_section_of_its_reading() -> None:
+    for lesson in LESSONS:
+        markdown = reading_text(lesson)
+        for slide in SLIDES[lesson.number]:
+            assert section_notes(markdown, slide.notes), (lesson.number, slide.title)
+
+
+def test_a_deck_is_one_file_that_fetches_nothing(decks: dict[int, str]) -> None:
+    for number, page in decks.items():
+        assert not re.search(r"""(src|href)\s*=\s*["'](?!data:|#)""", page), number
+        assert "<link" not in page and "@import" not in page, number
+        assert not re.search(r"url\((?!data:|#)", page), number
+        assert "http://" not in _visible_text(page) and "https://" not in _visible_text(page)
+
+
+def test_a_deck_shows_no_raw_latex(decks: dict[int, str]) -> None:
+    for number, page in decks.items():
+        text = _visible_text(page)
+        for raw in ("\\(", "\\)", "$$", "\\frac", "\\partial", "\\lambda", "\\top", "\\sum"):
+            assert raw not in text, (number, raw)
+        assert not re.search(r"\$[^$\s]", text), number
+
+
+def test_a_deck_holds_its_figures_numbers_stepper_and_notes(decks: dict[int, str]) -> None:
+    for number, page in decks.items():
+        slides = SLIDES[number]
+        for slide in slides:
+            if isinstance(slide, Picture):
+                label = html.escape(slide.title)
+                assert f'aria-label="{label}"' in page or f'alt="{label}"' in page
+            if isinstance(slide, Numbers):
+                assert html.escape(slide.lines[0].split("  ")[0]) in page
+        assert page.count('class="mg-stepper"') == sum(isinstance(s, Steps) for s in slides)
+        assert page.count('<section class="slide') >= len(slides) + 2  # title and summary
+        assert page.count('<aside class="notes">') >= len(slides)
+
+
+def test_the_worked_numbers_are_the_syllabus_numbers(decks: dict[int, str]) -> None:
+    assert "L = 49 + 6 = 55" in decks[1] and "= 45" in decks[1]
+    assert "out = 27" in decks[3] and "4.5" in decks[3]
+    assert "E = 0.298371109" in decks[5] and "0.000438568" in decks[5]
+
+
+def test_plain_math_turns_latex_into_unicode() -> None:
+    assert plain_math(r"$\partial L/\partial w_1$") == "∂L/∂w₁"
+    assert plain_math(r"$\frac{\partial L}{\partial x}$ is $J^\top v$") == "∂L/∂x is Jᵀv"
+    assert plain_math(r"$$\lambda \le 10^{-6}$$") == "λ ≤ 10⁻⁶"
+    assert plain_math(r"**Forward.** $u = a\,b$") == "Forward. u = a b"
+
+
+def test_the_command_writes_a_deck_and_adds_the_lecturers_picture(tmp_path: Path,
+                                                                  capsys) -> None:
+    own = tmp_path / "my_graph.svg"
+    assert main(["graph", "-e", "(Value(2.0, 'a') * Value(3.0, 'b')).tanh()", "--slide",
+                 "--out", str(own)]) == 0
+    out = tmp_path / "deck.html"
+    assert main(["slides", "01", "--out", str(out), "--add", str(own)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert 'class="slide picture-slide added-slide"' in page and "my graph" in page
+    assert page.rstrip().endswith("</html>")
+
+
+def test_the_command_refuses_what_is_not_a_picture(tmp_path: Path, capsys) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello")
+    assert main(["slides", "1", "--out", str(tmp_path / "d.html"), "--add", str(notes)]) == 1
+    assert "not a picture" in capsys.readouterr().err
+    assert main(["slides", "9", "--out", str(tmp_path / "d.html")]) == 1
