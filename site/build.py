@@ -39,9 +39,8 @@ from minigrad.exercises.authoring.generate import planned_files  # noqa: E402
 from minigrad.exercises.authoring.source import student_file_name  # noqa: E402
 
 HEADING = re.compile(r"^(#{1,5}) ", re.MULTILINE)
-# What the notebooks' kernels run with. tqdm's bar is a live widget in Jupyter, which a static
-# page cannot show (and its script would come from a CDN): the site leaves it out.
-KERNEL_ENV = {"TQDM_DISABLE": "1", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+# What the notebooks' kernels run with (no debugger notice about frozen modules on start-up).
+KERNEL_ENV = {"PYDEVD_DISABLE_FILE_VALIDATION": "1"}
 KERNEL_TCP_NOTICE = re.compile(r"\[IPKernelApp\] WARNING \| Kernel is running over TCP")
 
 

@@ -34,6 +34,10 @@ nb_execution_raise_on_error = True  # a notebook that fails fails the build
 nb_execution_show_tb = True
 nb_output_stderr = "warn"  # text on stderr (a warning in a lesson) fails the build too
 nb_merge_streams = True
+# tqdm's training bar is a live Jupyter widget; a static page cannot run it without the widget
+# library from a CDN, so the site loads no widget script and drops the empty widget outputs
+# (the training curves plotted after each run stay).
+nb_ipywidgets_js: dict = {}
 
 # --- Math, offline: the MathJax 3 that `make site` installed (SVG output: no web fonts) -----
 _mathjax = Path(os.environ.get("MINIGRAD_MATHJAX", "mathjax/tex-svg-full.js"))
@@ -100,7 +104,9 @@ def _label_outputs(app, doctree, docname) -> None:
             if not image.get("alt") or image["alt"] == image["uri"]:
                 image["alt"] = label
         for raw in list(cell.findall(nodes.raw)):
-            if "<svg" in raw.astext():
+            if "application/vnd.jupyter.widget-view+json" in raw.astext():
+                raw.parent.remove(raw)
+            elif "<svg" in raw.astext():
                 text = _BARE_SVG.sub(f'<svg role="img" aria-label="{html.escape(label)}"',
                                      raw.astext())
                 raw.replace_self(nodes.raw("", text, format=raw.get("format", "html")))
