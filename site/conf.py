@@ -7,6 +7,7 @@ theme's own files are local, so the built pages load nothing from the network.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import os
 import re
@@ -52,7 +53,11 @@ mathjax3_config = {
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
 html_css_files = ["minigrad.css"]
-html_context = {"default_mode": "light"}  # the drawings are drawn on white
+html_context = {
+    "default_mode": "light",  # the drawings are drawn on white
+    # This file's hash: Sphinx rewrites every page when it changes (hooks below included).
+    "minigrad_conf": hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16],
+}
 html_copy_source = False
 html_show_sourcelink = False
 html_theme_options = {
@@ -78,7 +83,7 @@ def _copy_mathjax(app, exception) -> None:
         shutil.copyfile(path, target / path.name)
 
 
-# --- Alt text for the notebooks' pictures -----------------------------------------------------
+# --- Exercise stubs marked; alt text for the notebooks' pictures -----------------------------------------------------
 # A figure or drawing that a cell outputs has no caption of its own. It is named after the call
 # that drew it (``plot_tangent(at=0.5)``), which the reader also sees just above it; the
 # readings' own images keep the alt text written for them.
@@ -99,6 +104,8 @@ def _label_outputs(app, doctree, docname) -> None:
         code = "".join(block.astext() for block in cell.findall(nodes.literal_block)
                        if any("cell_input" in parent.get("classes", [])
                               for parent in _ancestors(block)))
+        if "raise NotImplementedError" in code:  # an exercise stub: the student's to write
+            cell["classes"].append("mg-exercise-stub")
         label = f"Output of {_drawing_call(code)}"
         for image in cell.findall(nodes.image):
             if not image.get("alt") or image["alt"] == image["uri"]:
