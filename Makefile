@@ -9,7 +9,7 @@ ORACLE := $(VENV)/.oracle
 # pip without its progress chatter, version nags or the editable-install notice.
 PIP    := $(BIN)/python -m pip --quiet --disable-pip-version-check
 
-.PHONY: course test oracle lessons assets bench wheel clean
+.PHONY: course test oracle lessons assets bench wheel site clean
 
 $(STAMP): pyproject.toml setup.py jupyter/minigrad-course.json
 	@echo "[1/3] creating the virtual environment in $(VENV)"
@@ -58,6 +58,31 @@ assets: $(STAMP)
 ## Build the wheel into dist/ (it carries the lessons, notebooks and figures).
 wheel: $(STAMP)
 	$(PIP) wheel --no-deps --no-build-isolation -w dist .
+
+## The course as a static website in build/site/html (opens from file://; fetches nothing).
+## Set-up, once: Sphinx, myst-nb and the book theme into .venv (the `site` extra) and MathJax 3
+## from npm beside them. Each build then runs offline; notebooks are executed through a cache
+## (build/site/cache), so a rebuild after a small change takes seconds.
+SITE_TOOLS := $(VENV)/.site
+MATHJAX    := $(VENV)/share/minigrad-site/mathjax/tex-svg-full.js
+MATHJAX_VERSION := 3.2.2
+
+$(SITE_TOOLS): $(STAMP)
+	@echo "installing Sphinx, myst-nb and sphinx-book-theme (the site extra)"
+	@PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -e ".[site]" && touch $(SITE_TOOLS)
+
+$(MATHJAX):
+	@echo "installing MathJax $(MATHJAX_VERSION) (npm) for the site's offline math"
+	@command -v npm >/dev/null || { echo "make site needs npm (Node.js) once, to install MathJax"; exit 1; }
+	@rm -rf $(VENV)/share/minigrad-site/npm && mkdir -p $(dir $(MATHJAX))
+	@npm install --silent --no-save --ignore-scripts --no-audit --no-fund \
+		--prefix $(VENV)/share/minigrad-site/npm mathjax@$(MATHJAX_VERSION)
+	@cp $(VENV)/share/minigrad-site/npm/node_modules/mathjax/es5/tex-svg-full.js $(MATHJAX)
+	@cp $(VENV)/share/minigrad-site/npm/node_modules/mathjax/LICENSE $(dir $(MATHJAX))LICENSE
+	@rm -rf $(VENV)/share/minigrad-site/npm
+
+site: $(SITE_TOOLS) $(MATHJAX)
+	MINIGRAD_MATHJAX=$(MATHJAX) $(BIN)/python site/build.py
 
 ## Run the benchmarks (on demand; they print ratios against a baseline timed in the same run).
 bench: $(STAMP)

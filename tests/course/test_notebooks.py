@@ -103,3 +103,15 @@ def test_a_section_that_leans_on_an_earlier_one_fails() -> None:
                                      kernel_name="python3")
     with pytest.raises(nbclient.exceptions.CellExecutionError, match="NameError"):
         client.execute()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebooks_import_no_old_module_path(path: Path) -> None:
+    """An old path still imports, but prints a FutureWarning under the student's cell."""
+    from minigrad import _compat
+
+    notebook = nbformat.read(path, as_version=4)
+    imported = {name for cell in notebook.cells if cell.cell_type == "code"
+                for name in re.findall(r"^\s*(?:from|import)\s+(minigrad[\w.]*)", cell.source,
+                                       re.MULTILINE)}
+    assert not {name for name in imported if _compat.new_homes(name)}, imported

@@ -1,0 +1,130 @@
+"""Sphinx configuration of the course website (``make site``; see site/build.py).
+
+The source folder is assembled by site/build.py; this file only configures Sphinx. Nothing
+here points outside the site's folder: MathJax is served from ``_static/mathjax/`` and the
+theme's own files are local, so the built pages load nothing from the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import os
+import re
+import shutil
+from pathlib import Path
+
+from docutils import nodes
+
+project = "minigrad"
+author = "the minigrad authors"
+copyright = "the minigrad authors, MIT licence"
+html_title = "minigrad: autograd, built by hand"
+
+extensions = ["myst_nb"]
+exclude_patterns = ["**.ipynb_checkpoints", "downloads/**"]  # files to download, not pages
+suppress_warnings = ["mystnb.unknown_mime_type"]
+
+# --- Markdown and notebooks (myst-nb) -------------------------------------------------------
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_heading_anchors = 3
+nb_execution_mode = "cache"  # jupyter-cache: a cell runs again only if a code cell changed
+nb_execution_cache_path = os.environ.get("MINIGRAD_SITE_CACHE", "../cache")
+nb_execution_timeout = 900
+nb_execution_raise_on_error = True  # a notebook that fails fails the build
+nb_execution_show_tb = True
+nb_output_stderr = "warn"  # text on stderr (a warning in a lesson) fails the build too
+nb_merge_streams = True
+# tqdm's training bar is a live Jupyter widget; a static page cannot run it without the widget
+# library from a CDN, so the site loads no widget script and drops the empty widget outputs
+# (the training curves plotted after each run stay).
+nb_ipywidgets_js: dict = {}
+
+# --- Math, offline: the MathJax 3 that `make site` installed (SVG output: no web fonts) -----
+_mathjax = Path(os.environ.get("MINIGRAD_MATHJAX", "mathjax/tex-svg-full.js"))
+mathjax_path = f"mathjax/{_mathjax.name}"
+mathjax3_config = {
+    "tex": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]]},
+    "options": {"processHtmlClass": "tex2jax_process|mathjax_process|math|output_area"},
+    "svg": {"fontCache": "global"},
+}
+
+# --- Pages ------------------------------------------------------------------------------------
+html_theme = "sphinx_book_theme"
+html_static_path = ["_static"]
+html_css_files = ["minigrad.css"]
+html_context = {
+    "default_mode": "light",  # the drawings are drawn on white
+    # This file's hash: Sphinx rewrites every page when it changes (hooks below included).
+    "minigrad_conf": hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16],
+}
+html_copy_source = False
+html_show_sourcelink = False
+html_theme_options = {
+    "home_page_in_toc": True,
+    "show_navbar_depth": 1,
+    "show_toc_level": 2,
+    "use_download_button": False,
+    "use_fullscreen_button": False,
+    "use_repository_button": False,
+    "navigation_with_keys": True,
+    "article_header_end": ["toggle-secondary-sidebar"],
+    "footer_content_items": ["copyright"],
+}
+
+
+def _copy_mathjax(app, exception) -> None:
+    """Serve the installed MathJax file, with its licence, as ``_static/mathjax/``."""
+    if exception is not None or app.builder.format != "html":
+        return
+    target = Path(app.outdir) / "_static" / "mathjax"
+    target.mkdir(parents=True, exist_ok=True)
+    for path in (_mathjax, _mathjax.parent / "LICENSE"):
+        shutil.copyfile(path, target / path.name)
+
+
+# --- Exercise stubs marked; alt text for the notebooks' pictures -----------------------------------------------------
+# A figure or drawing that a cell outputs has no caption of its own. It is named after the call
+# that drew it (``plot_tangent(at=0.5)``), which the reader also sees just above it; the
+# readings' own images keep the alt text written for them.
+_DRAWING_CALL = re.compile(r"\b(plot_\w*|draw_\w*|backward_steps|Image|imshow|show_\w*)\(")
+_BARE_SVG = re.compile(r"<svg(?![^>]*\brole=)")
+
+
+def _drawing_call(code: str) -> str:
+    lines = [line.split("  #")[0].strip().rstrip(";") for line in code.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    calls = [line for line in lines if _DRAWING_CALL.search(line)]
+    return (calls or lines or ["the cell above"])[-1]
+
+
+def _label_outputs(app, doctree, docname) -> None:
+    for cell in doctree.findall(lambda node: isinstance(node, nodes.container)
+                                and "cell" in node.get("classes", [])):
+        code = "".join(block.astext() for block in cell.findall(nodes.literal_block)
+                       if any("cell_input" in parent.get("classes", [])
+                              for parent in _ancestors(block)))
+        if "raise NotImplementedError" in code:  # an exercise stub: the student's to write
+            cell["classes"].append("mg-exercise-stub")
+        label = f"Output of {_drawing_call(code)}"
+        for image in cell.findall(nodes.image):
+            if not image.get("alt") or image["alt"] == image["uri"]:
+                image["alt"] = label
+        for raw in list(cell.findall(nodes.raw)):
+            if "application/vnd.jupyter.widget-view+json" in raw.astext():
+                raw.parent.remove(raw)
+            elif "<svg" in raw.astext():
+                text = _BARE_SVG.sub(f'<svg role="img" aria-label="{html.escape(label)}"',
+                                     raw.astext())
+                raw.replace_self(nodes.raw("", text, format=raw.get("format", "html")))
+
+
+def _ancestors(node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
+def setup(app):
+    app.connect("build-finished", _copy_mathjax)
+    app.connect("doctree-resolved", _label_outputs)

@@ -1,0 +1,214 @@
+"""The course website (``make site``) in a real browser: every page, opened from ``file://``.
+
+Opt-in, like the stepper's browser tests: these run where the site's tools
+(``pip install -e ".[site]"`` and the MathJax that ``make site`` installs), playwright and a
+chromium are present, and skip, saying which is missing, elsewhere. ``.ci/run`` installs them
+all (``MINIGRAD_SITE=0`` opts out). The site is built once per session through
+``site/build.py``, which reuses the notebook cache in ``build/site/cache``: after the first
+build this takes seconds. A screenshot of a lesson page at 1280×720 is kept in
+``build/site/screenshots/`` (the path is printed).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from support.browser import CHROMIUM_ARGS, find_chromium
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+MATHJAX = REPO / ".venv" / "share" / "minigrad-site" / "mathjax" / "tex-svg-full.js"
+SCREENSHOTS = REPO / "build" / "site" / "screenshots"
+RAW_MATH = re.compile(r"\\\(|\\\)|\$\$|\\\[|\\begin\{")
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    """The built site's folder (built here, or rebuilt from the cache in seconds)."""
+    if os.environ.get("MINIGRAD_SITE") == "0":
+        pytest.skip("MINIGRAD_SITE=0: the site is not built")
+    for module in ("sphinx", "myst_nb", "sphinx_book_theme"):
+        pytest.importorskip(module, reason="the site's tools are not installed (make site)")
+    mathjax = Path(os.environ.get("MINIGRAD_MATHJAX", MATHJAX))
+    if not mathjax.is_file():
+        pytest.skip(f"no MathJax at {mathjax} (make site installs it)")
+    html = REPO / "build" / "site" / "html"
+    env = {key: value for key, value in os.environ.items() if key != "MPLBACKEND"}
+    built = subprocess.run([sys.executable, str(REPO / "site" / "build.py"), "--to", str(html)],
+                           env={**env, "MINIGRAD_MATHJAX": str(mathjax)}, cwd=REPO,
+                           capture_output=True, text=True, timeout=900)
+    assert built.returncode == 0, f"make site failed:\n{built.stdout}\n{built.stderr[-4000:]}"
+    return html
+
+
+def pages(site: Path) -> list[Path]:
+    return sorted(path for path in site.rglob("*.html")
+                  if "_static" not in path.parts and "_sources" not in path.parts)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install -e '.[browser]')")
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip("no chromium found (apt-get install chromium, or set MINIGRAD_CHROMIUM)")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def open_page(browser, path: Path, problems: list[str], width: int = 1280, height: int = 720):
+    """``path`` in a new page; console errors, page errors, failed requests and any request
+    that leaves the site's folder are appended to ``problems``."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.on("console", lambda message: problems.append(f"console: {message.text}")
+            if message.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on("requestfailed", lambda request: problems.append(
+        f"failed: {request.url} ({request.failure})"))
+    page.on("request", lambda request: problems.append(f"network: {request.url}")
+            if not request.url.startswith(("file://", "data:", "blob:", "about:")) else None)
+    page.goto(path.as_uri(), wait_until="load")
+    # MathJax typesets after load; wait for it wherever the page has maths.
+    page.wait_for_function("!window.MathJax || !MathJax.startup || MathJax.startup.promise"
+                           " && MathJax.startup.document", timeout=30_000)
+    page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
+    return context, page
+
+
+def test_every_page_loads_offline_with_no_error_and_its_maths_rendered(site, browser):
+    found = pages(site)
+    lessons = [path for path in found if path.parent.name == "lessons"]
+    assert len(lessons) == 8 and (site / "index.html") in found and (site / "search.html") in found
+    report = {}
+    for path in found:
+        problems: list[str] = []
+        context, page = open_page(browser, path, problems)
+        try:
+            text = page.evaluate("document.body.innerText")
+            raw = sorted(set(RAW_MATH.findall(text)))
+            if raw:
+                problems.append(f"raw maths left in the text: {raw}")
+            if path in lessons:
+                typeset = page.locator("mjx-container").count()
+                if typeset < 20:
+                    problems.append(f"only {typeset} formulas typeset")
+        finally:
+            context.close()
+        if problems:
+            report[str(path.relative_to(site))] = problems
+    assert report == {}
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.targets: list[tuple[str, str]] = []  # (tag, url)
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if "id" in attributes:
+            self.ids.add(attributes["id"])
+        for name in ("href", "src"):
+            if attributes.get(name) and tag in ("a", "img", "link", "script"):
+                self.targets.append((tag, attributes[name]))
+
+
+def test_every_internal_link_and_image_resolves(site):
+    parsed = {}
+    for path in pages(site):
+        parser = _Links()
+        parser.feed(path.read_text(encoding="utf-8"))
+        parsed[path] = parser
+    broken = []
+    for path, parser in parsed.items():
+        for tag, url in parser.targets:
+            parts = urlsplit(url)
+            if parts.scheme or url.startswith(("//", "mailto:")):
+                continue
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            if not target.exists():
+                broken.append(f"{path.relative_to(site)}: {tag} {url}")
+            elif parts.fragment and target in parsed and parts.fragment not in parsed[target].ids:
+                broken.append(f"{path.relative_to(site)}: {url} (no such anchor)")
+    assert broken == []
+
+
+def test_each_lesson_offers_its_notebook_and_exercise_file(site):
+    for page in sorted((site / "lessons").glob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        downloads = re.findall(r'href="(\.\./_downloads/[^"]+)"', html)
+        names = sorted(Path(link).name for link in downloads)
+        assert names == sorted([f"{page.stem}.ipynb",
+                                next(name for name in names if name.endswith(".py"))]), page
+        for link in downloads:
+            text = (page.parent / link).read_text(encoding="utf-8")
+            assert "NotImplementedError" in text and "BEGIN SOLUTION" not in text
+
+
+def test_every_picture_has_alt_text(site, browser):
+    missing = {}
+    for path in pages(site):
+        problems: list[str] = []
+        context, page = open_page(browser, path, problems)
+        try:
+            bad = page.evaluate("""() => [
+                ...[...document.querySelectorAll('img')]
+                    .filter(img => !(img.getAttribute('alt') || '').trim()
+                                   || img.getAttribute('alt') === img.getAttribute('src'))
+                    .map(img => 'img ' + img.getAttribute('src')),
+                ...[...document.querySelectorAll('article svg')]
+                    .filter(svg => !svg.parentElement.closest('svg, mjx-container, button, a')
+                                   && svg.getAttribute('aria-hidden') !== 'true'
+                                   && !(svg.getAttribute('aria-label') || '').trim())
+                    .map(svg => 'svg ' + (svg.id || svg.outerHTML.slice(0, 60))),
+                ...[...document.querySelectorAll('img')]
+                    .filter(img => !img.complete || img.naturalWidth === 0)
+                    .map(img => 'not loaded ' + img.getAttribute('src'))]""")
+        finally:
+            context.close()
+        if bad:
+            missing[str(path.relative_to(site))] = bad
+    assert missing == {}
+
+
+def test_a_stepper_on_a_lesson_page_steps_and_a_screenshot_is_kept(site, browser):
+    problems: list[str] = []
+    context, page = open_page(browser, site / "lessons" / "02-scalar-autograd.html", problems)
+    try:
+        stepper = page.locator(".mg-stepper").first
+        stepper.scroll_into_view_if_needed()
+        frames = int(stepper.get_attribute("data-frames"))
+        assert frames > 2 and stepper.get_attribute("data-step") == "1"
+        stepper.locator("button[data-action=next]").click()
+        assert stepper.get_attribute("data-step") == "2"
+        stepper.press("ArrowRight")
+        assert stepper.get_attribute("data-step") == "3"
+        stepper.press("ArrowLeft")
+        assert stepper.get_attribute("data-step") == "2"
+        stepper.locator("button[data-action=last]").click()
+        assert stepper.get_attribute("data-step") == str(frames)
+        visible = stepper.locator(".mg-frame").evaluate_all(
+            "frames => frames.filter(f => f.offsetParent !== null).map(f => f.dataset.frame)")
+        assert visible == [str(frames)]
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "stepper-1280x720.png"))
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(SCREENSHOTS / "lesson02-1280x720.png"))
+    finally:
+        context.close()
+    assert problems == []
+    print(f"\nscreenshots: {SCREENSHOTS}")
