@@ -25,6 +25,21 @@ Cases = Sequence[tuple]
 
 
 @dataclass(frozen=True)
+class Runtime:
+    """minigrad as the grader's child gives it to one exercise, when not the whole package.
+
+    The exercise then runs in a child of its own, against a copy of minigrad in which the
+    modules of ``absent`` do not exist (their files are not there, and what the remaining
+    modules imported from them is gone too): what is not there cannot be reached, whatever
+    the code does. With ``digits_test=False`` the copy's digits hold the training split only,
+    so the test split's labels, which the grader keeps, cannot be read in the child.
+    """
+
+    absent: tuple[str, ...] = ()
+    digits_test: bool = True
+
+
+@dataclass(frozen=True)
 class Exercise:
     """One graded exercise.
 
@@ -52,6 +67,11 @@ class Exercise:
         timeout: seconds that all the cases of this exercise may take together in the
             grader, when they need more than the run's ``--timeout`` (a training run, say);
             ``None``: the run's limit.
+        answer: ``(*args) -> expected``: the expected answer of a case, computed from its
+            arguments where the grader (or ``check``) holds it, instead of by the reference
+            solution (the capstone: the labels of the test images it sends).
+        runtime: the minigrad this exercise's graded code runs against (see :class:`Runtime`);
+            ``None``: the whole package, in the child shared by the file's exercises.
     """
 
     id: str
@@ -67,6 +87,8 @@ class Exercise:
     parts: tuple[str, ...] = ()
     timeout: Optional[float] = None
     source_check: Optional[Callable[[str], Optional[str]]] = None
+    answer: Optional[Callable[..., Any]] = None
+    runtime: Optional[Runtime] = None
 
     def __post_init__(self) -> None:
         if not (isinstance(self.points, (int, float)) and self.points > 0):
