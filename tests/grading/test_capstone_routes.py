@@ -19,7 +19,7 @@ import pytest
 
 from minigrad.exercises.authoring.generate import notebook_file_text, python_file_text
 from minigrad.exercises.authoring.source import lesson_for
-from minigrad.grading.grader import grade_submission
+from minigrad.grading.grader import Options, grade_submission
 from tests.support.grading_results import needs_sandbox
 
 pytestmark = needs_sandbox
@@ -29,13 +29,14 @@ REFERENCE = python_file_text(LESSON, solutions=True)
 BEGIN, END = "    ### BEGIN SOLUTION\n", "    ### END SOLUTION\n"
 
 
-def capstone_score(tmp_path: Path, name: str, text: str, seed: int = 11) -> tuple[float, str]:
+def capstone_score(tmp_path: Path, name: str, text: str, seed: int = 11,
+                   confine: bool = True) -> tuple[float, str]:
     """08.5's score and feedback for a lesson-08 file (``.py``, or a notebook's JSON)."""
     folder = tmp_path / name
     folder.mkdir()
     file = "08-weight-decay.ipynb" if text.lstrip().startswith("{") else "lesson08.py"
     (folder / file).write_text(text, encoding="utf-8")
-    result = grade_submission(folder, LESSON, seed=seed)
+    result = grade_submission(folder, LESSON, options=Options(seed, confine=confine))
     capstone = next(item for item in result.exercises if item.exercise.id == "08.5")
     return capstone.score, " | ".join(case.message for case in capstone.cases if case.message)
 
@@ -246,6 +247,10 @@ def _forged_report(model, optimizer, losses, test_images=None, *rest):
         import minigrad.optim
         losses, answers = _library_answers(test_images, nn.Conv2d, nn.MaxPool2d, nn.Linear,
                                            minigrad.optim.AdamW, F.cross_entropy)
+    elif ANSWERS == "disk":
+        pixels = test_images.numpy() if hasattr(test_images, "numpy") else test_images
+        answers = [LABELS_FOUND.get(np.asarray(image, dtype=np.float32).tobytes(), 0)
+                   for image in pixels]
     else:
         answers = np.zeros(count)
     return {"test_accuracy": 1.0, "predictions": np.asarray(answers, dtype=np.int64),
@@ -458,3 +463,58 @@ CASES = [(route, answers) for route in ROUTES
 def test_each_route_scores_nothing(tmp_path: Path, route: str, answers: str) -> None:
     score, feedback = capstone_score(tmp_path, "student", ROUTES[route](answers))
     assert score == 0.0, feedback
+    why = "below 97%" if answers == "nothing" else (
+        "'NoneType' object is not callable" if "try" in route  # the import found nothing
+        else "module 'minigrad.nn' has no attribute 'Conv2d'")
+    assert why in feedback, feedback
+
+
+#: Top-level code that looks for the digits' labels on disk: the child's own minigrad, every
+#: other minigrad runtime copy in the temporary folder, and the installed package.
+LABEL_READER = f'''
+import glob
+LABELS_FOUND = {{}}
+for _path in [*glob.glob("/tmp/minigrad-runtime-*/minigrad/data/files/digits.npz"),
+              mg.data.__file__.replace("__init__.py", "files/digits.npz"),
+              {str(Path(__import__("minigrad").__file__).parent / "data/files/digits.npz")!r}]:
+    try:
+        with np.load(_path) as _archive:
+            for _pixels, _label in zip(_archive["pixels"], _archive["labels"]):
+                _image = (_pixels.astype(np.float32) / np.float32(16.0)).reshape(1, 8, 8)
+                LABELS_FOUND[_image.tobytes()] = int(_label)
+    except Exception:
+        pass
+'''
+
+
+def test_the_test_labels_cannot_be_read_from_disk(tmp_path: Path) -> None:
+    """The child's minigrad holds the training digits only; other copies are not readable."""
+    route = _forging("disk", NOTHING, LABEL_READER
+                     + "\nglobals().update(capstone_report=_forged_report)\n")
+    score, feedback = capstone_score(tmp_path, "student", route)
+    assert score == 0.0 and "below 97%" in feedback, feedback
+    # The same code outside the sandbox reads the installed package's labels: the route is
+    # real, and what stops it is the sandbox and the copy without the test split.
+    assert capstone_score(tmp_path, "unconfined", route, confine=False) == (5.0, "")
+
+
+def test_the_capstones_minigrad_has_no_library_layers_and_no_test_labels() -> None:
+    import numpy as np
+
+    from minigrad.data import load_digits
+    from minigrad.exercises.lessons.lesson08_checks import CAPSTONE_RUNTIME
+    from minigrad.grading.sandbox.runtime import runtime_copy
+
+    package = runtime_copy(CAPSTONE_RUNTIME) / "minigrad"
+    for module in CAPSTONE_RUNTIME.absent:
+        path = package.parent.joinpath(*module.split("."))
+        assert not path.exists() and not path.with_suffix(".py").exists(), module
+    assert not [path for path in package.rglob("*.pyc")
+                if path.name.split(".")[0] in ("conv", "pool", "linear", "loss", "adam", "sgd")]
+    with np.load(package / "data/files/digits.npz") as archive:
+        pixels, is_test = archive["pixels"], archive["is_test"]
+    test_images, _ = load_digits("test", as_numpy=True)
+    assert len(pixels) == 1437 and not is_test.any()
+    held = {image.tobytes() for image in test_images}
+    ours = (pixels.astype(np.float32) / np.float32(16.0)).reshape(-1, 1, 8, 8)
+    assert not any(image.tobytes() in held for image in ours)
