@@ -61,9 +61,9 @@ class Exercise:
         parts: names of the values the function returns, when it returns several (say
             ``("E", "dE/dw", "new weights")``): each is scored on its own, an equal share of
             the case. Empty: the case is right or wrong as a whole.
-        source_check: ``(source) -> message or None``, run by the grader on the submitted
-            file's code before the cases: a message fails every case with it (for an exercise
-            whose answer is a measurement the student's code makes; see source_rules).
+        source_check: ``(source) -> message or None``, run by ``check`` and by the grader on
+            the submitted file's code before the cases: a message fails every case with it (an
+            early, readable message; see source_rules).
         timeout: seconds that all the cases of this exercise may take together in the
             grader, when they need more than the run's ``--timeout`` (a training run, say);
             ``None``: the run's limit.
