@@ -32,11 +32,14 @@ class Runtime:
     modules of ``absent`` do not exist (their files are not there, and what the remaining
     modules imported from them is gone too): what is not there cannot be reached, whatever
     the code does. With ``digits_test=False`` the copy's digits hold the training split only,
-    so the test split's labels, which the grader keeps, cannot be read in the child.
+    so the test split's labels, which the grader keeps, cannot be read in the child. With
+    ``packages``, the child can read only these of the installed packages (say ``("numpy",)``:
+    no other library's layers, wherever the grader is installed); ``None``: all of them.
     """
 
     absent: tuple[str, ...] = ()
     digits_test: bool = True
+    packages: Optional[tuple[str, ...]] = None
 
 
 @dataclass(frozen=True)

@@ -518,3 +518,26 @@ def test_the_capstones_minigrad_has_no_library_layers_and_no_test_labels() -> No
     held = {image.tobytes() for image in test_images}
     ours = (pixels.astype(np.float32) / np.float32(16.0)).reshape(-1, 1, 8, 8)
     assert not any(image.tobytes() in held for image in ours)
+
+
+def test_no_installed_library_but_numpy_can_be_imported_there(tmp_path: Path) -> None:
+    """Another library's layers (torch's, say, where the grader has it) are not there either:
+    of the installed packages, the capstone's child reads numpy only."""
+    probe = '''
+        found = []
+        for name in ("tqdm", "numba", "matplotlib", "IPython"):
+            try:
+                _importlib.import_module(name)
+                found.append(name)
+            except Exception:
+                pass
+        if found:
+            raise RuntimeError(f"imported {found}")
+        raise AssertionError("no other library could be imported")
+    '''
+    text = with_capstone_body(REFERENCE, probe).replace(  # (in a `try:`, unread by the rules)
+        "\ndef capstone_report(", "\ntry:\n    import importlib as _importlib\n"
+        "except ImportError:\n    pass\n\n\ndef capstone_report(", 1)
+    score, feedback = capstone_score(tmp_path, "student", text)
+    assert score == 0.0 and "AssertionError: no other library could be imported" in feedback, \
+        feedback

@@ -124,6 +124,19 @@ def protected_paths(extra: Iterable[Path] = ()) -> list[Path]:
     return [path.resolve() for path in [*paths, *map(Path, extra)]]
 
 
+def _other_packages(runtime: Optional[Runtime]) -> list[Path]:
+    """The installed packages a child with ``runtime`` may not read: every entry of each
+    ``site-packages`` folder but ``runtime.packages`` (with their ``.libs`` and metadata)."""
+    if runtime is None or runtime.packages is None:
+        return []
+    allowed = tuple(runtime.packages)
+    folders = {Path(entry).resolve() for entry in sys.path
+               if entry and Path(entry).name.endswith("-packages") and Path(entry).is_dir()}
+    return [entry.resolve() for folder in sorted(folders) for entry in sorted(folder.iterdir())
+            if not any(entry.name == name or entry.name.startswith((f"{name}.", f"{name}-"))
+                       for name in allowed)]
+
+
 def _prefixes() -> list[Path]:
     """Where the interpreter and its libraries live (a virtualenv may sit in a checkout)."""
     return list({Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
@@ -138,7 +151,7 @@ def readable_paths(extra_protected: Iterable[Path] = (),
                    runtime: Optional[Runtime] = None) -> list[list]:
     """``[path, landlock rights]`` for every path a child may read (the runtime copy for
     ``runtime``, never another)."""
-    protected = protected_paths(extra_protected)
+    protected = protected_paths(extra_protected) + _other_packages(runtime)
     wanted = child_sys_path(runtime) + [
         sysconfig.get_config_var("LIBDIR") or "/usr/lib", *LIBRARY_FOLDERS]
     grants: list[list] = []
