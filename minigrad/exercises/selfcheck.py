@@ -99,7 +99,8 @@ def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> Che
             continue
         # The reference runs only now: a stub is told "not attempted" at once, and an
         # exercise that trains a network (the capstone) does not train the reference first.
-        expected = from_json(to_json(reference(*copy.deepcopy(args))))
+        solve = exercise.answer or reference
+        expected = from_json(to_json(solve(*copy.deepcopy(args))))
         message, _credit = judge(exercise, expected, got, args)
         if message:
             _fail(result, number, call, message)

@@ -1,10 +1,10 @@
-"""What an exercise's source may use: a check the grader runs on the submitted code itself.
+"""What an exercise's source may use: early, readable messages from reading the code itself.
 
-Most exercises are judged by their answers alone. An exercise whose answer is a *measurement*
-the student's own code makes (the lesson 08 capstone reports its test accuracy and the
-Functions its graph holds) cannot be judged that way: the code that measures runs in the
-student's process and a submission can forge or bypass it. So the grader also reads the
-source, in its own process, before running anything:
+The lesson 08 capstone asks for a network of the student's own pieces. What holds that is not
+here: the grader scores the capstone's answers against labels only it has, and runs it against
+a minigrad in which the library's layers and optimizers do not exist (``Exercise.answer``,
+``Exercise.runtime``). These rules come first, in ``check()`` and in the grader, to tell a
+student at once, in words, what the capstone is not meant to use:
 
 - the graded function, and every top-level definition, assignment or import whose name it
   uses (transitively), are the student's code; the given definitions must be unchanged;
@@ -14,9 +14,9 @@ source, in its own process, before running anything:
   an imported module): it reaches no more than ``obj.name``, which is checked the same way;
 - the function must end with its given ``return`` and have no other.
 
-This is a raised bar, not a proof: it turns the easy routes (an alias, ``getattr``, a
-constant answer, a patched report, a library op wrapped in a Function) into code that does
-not pass and that a reader would see at once.
+They are a deny-list, so a determined student gets past them (a statement they do not
+follow, an ``eval`` they do not name); that student then meets the missing layers and the
+labels that are not there.
 """
 
 from __future__ import annotations

@@ -25,6 +25,24 @@ Cases = Sequence[tuple]
 
 
 @dataclass(frozen=True)
+class Runtime:
+    """minigrad as the grader's child gives it to one exercise, when not the whole package.
+
+    The exercise then runs in a child of its own, against a copy of minigrad in which the
+    modules of ``absent`` do not exist (their files are not there, and what the remaining
+    modules imported from them is gone too): what is not there cannot be reached, whatever
+    the code does. With ``digits_test=False`` the copy's digits hold the training split only,
+    so the test split's labels, which the grader keeps, cannot be read in the child. With
+    ``packages``, the child can read only these of the installed packages (say ``("numpy",)``:
+    no other library's layers, wherever the grader is installed); ``None``: all of them.
+    """
+
+    absent: tuple[str, ...] = ()
+    digits_test: bool = True
+    packages: Optional[tuple[str, ...]] = None
+
+
+@dataclass(frozen=True)
 class Exercise:
     """One graded exercise.
 
@@ -49,12 +67,17 @@ class Exercise:
         parts: names of the values the function returns, when it returns several (say
             ``("E", "dE/dw", "new weights")``): each is scored on its own, an equal share of
             the case. Empty: the case is right or wrong as a whole.
-        source_check: ``(source) -> message or None``, run by the grader on the submitted
-            file's code before the cases: a message fails every case with it (for an exercise
-            whose answer is a measurement the student's code makes; see source_rules).
+        source_check: ``(source) -> message or None``, run by ``check`` and by the grader on
+            the submitted file's code before the cases: a message fails every case with it (an
+            early, readable message; see source_rules).
         timeout: seconds that all the cases of this exercise may take together in the
             grader, when they need more than the run's ``--timeout`` (a training run, say);
             ``None``: the run's limit.
+        answer: ``(*args) -> expected``: the expected answer of a case, computed from its
+            arguments where the grader (or ``check``) holds it, instead of by the reference
+            solution (the capstone: the labels of the test images it sends).
+        runtime: the minigrad this exercise's graded code runs against (see :class:`Runtime`);
+            ``None``: the whole package, in the child shared by the file's exercises.
     """
 
     id: str
@@ -71,6 +94,8 @@ class Exercise:
     parts: tuple[str, ...] = ()
     timeout: Optional[float] = None
     source_check: Optional[Callable[[str], Optional[str]]] = None
+    answer: Optional[Callable[..., Any]] = None
+    runtime: Optional[Runtime] = None
 
     def __post_init__(self) -> None:
         if not (isinstance(self.points, (int, float)) and self.points > 0):

@@ -28,7 +28,7 @@ from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
 from minigrad.grading.sandbox import tempdirs
 from minigrad.grading.sandbox.host import DEFAULT_MEMORY_MB, ImportFailed, Sandbox
 from minigrad.grading.sandbox.probe import sandbox_problem
-from minigrad.exercises.spec import Exercise, describe, judge
+from minigrad.exercises.spec import Exercise, Runtime, describe, judge
 from minigrad.grading.submission import SourceFile, attempted_count, find_sources
 from minigrad.course.catalog import Lesson
 
@@ -166,9 +166,9 @@ def answer_key(bank: ExerciseBank, lesson: Lesson, seed: int) -> dict[str, list[
     sides have the same types."""
     key = {}
     for exercise in bank.exercises(lesson):
-        reference = bank.reference_function(lesson, exercise)
+        solve = exercise.answer or bank.reference_function(lesson, exercise)
         key[exercise.id] = [
-            Case(visible, args, from_json(to_json(reference(*copy.deepcopy(args)))),
+            Case(visible, args, from_json(to_json(solve(*copy.deepcopy(args)))),
                  _call_text(exercise.function, args))
             for visible, args in draw_cases(exercise, seed)]
     return key
@@ -194,10 +194,17 @@ def grade_file(source: SourceFile, options: Options) -> list[ExerciseResult]:
     key = answer_key(options.bank, source.lesson, options.seed)  # before the child starts
     protected = [*options.private, *([] if options.bank.builtin else [options.bank.folder])]
     results = []
-    with Sandbox(source.code, timeout=options.timeout, memory_mb=options.memory_mb,
-                 confine=options.confine, protected=protected) as sandbox:
+    def sandbox(runtime: Optional[Runtime] = None) -> Sandbox:
+        return Sandbox(source.code, timeout=options.timeout, memory_mb=options.memory_mb,
+                       confine=options.confine, protected=protected, runtime=runtime)
+
+    with sandbox() as shared:
         for exercise in options.bank.exercises(source.lesson):
-            results.append(_grade_exercise(sandbox, source, exercise, key[exercise.id]))
+            if exercise.runtime is None:
+                results.append(_grade_exercise(shared, source, exercise, key[exercise.id]))
+                continue
+            with sandbox(exercise.runtime) as own:  # a child of its own, its own minigrad
+                results.append(_grade_exercise(own, source, exercise, key[exercise.id]))
     return results
 
 

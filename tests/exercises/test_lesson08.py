@@ -284,30 +284,51 @@ def test_micro_batch_mistakes_get_their_message() -> None:
 # ---------------------------------------------------------------------------- 08.5
 def test_a_capstone_of_library_layers_is_refused() -> None:
     from minigrad.data import load_digits
-    images, labels = load_digits("test")
+    images, labels = load_digits("test", as_numpy=True)
     model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                           nn.Flatten(), nn.Linear(64, 10))
     report = reference.capstone_report(model, optim.AdamW(model.parameters()), [2.0, 1.0],
-                                       images[:40], labels[:40])
+                                       images[:40])
     assert set(report["library_layers"]) == {"minigrad's conv2d / nn.Conv2d",
                                              "minigrad's max_pool2d / nn.MaxPool2d",
                                              "minigrad's linear / nn.Linear"}
     assert report["library_optimizers"] == ["AdamW", "Adam"]
-    message = BY_ID["08.5"].compare(None, report)
+    message = BY_ID["08.5"].compare(labels[:40], report)
     assert "your network uses" in message and "nn.Conv2d" in message
 
 
-def test_a_capstone_with_a_library_optimizer_is_refused() -> None:
-    good = {"test_accuracy": 0.99, "losses": [1.0, 0.1], "optimizer": "SGD",
+def test_the_capstone_is_scored_on_the_labels_the_grader_holds() -> None:
+    """The report carries answers, not an accuracy: the comparator counts them against the
+    labels (the expected answer), and the report's own claims can only fail it."""
+    labels = np.arange(100) % 10
+    good = {"predictions": labels.copy(), "losses": [1.0, 0.1], "optimizer": "SGD",
             "your_functions": ["Conv2d", "Linear", "MaxPool2d"], "library_layers": []}
     compare = BY_ID["08.5"].compare
-    assert compare(None, {**good, "library_optimizers": []}) is None
-    assert "minigrad.optim's SGD" in compare(None, {**good, "library_optimizers": ["SGD"]})
-    assert "needs your" in compare(None, {**good, "library_optimizers": [],
-                                          "your_functions": ["Linear"]})
-    low = compare(None, {**good, "library_optimizers": [], "test_accuracy": 0.95})
-    assert "below 97%" in low
-    assert "keep the given last line" in compare(None, 0.99)
+    assert compare(labels, {**good, "library_optimizers": []}) is None
+    assert "minigrad.optim's SGD" in compare(labels, {**good, "library_optimizers": ["SGD"]})
+    assert "needs your" in compare(labels, {**good, "library_optimizers": [],
+                                            "your_functions": ["Linear"]})
+    wrong = labels.copy()
+    wrong[:4] = (wrong[:4] + 1) % 10
+    low = compare(labels, {**good, "library_optimizers": [], "predictions": wrong})
+    assert "96.0% is below 97%" in low
+    forged = {**good, "library_optimizers": [], "test_accuracy": 1.0,
+              "predictions": np.zeros(100, dtype=np.int64)}
+    assert "below 97%" in compare(labels, forged)
+    assert "one predicted digit" in compare(labels, {**good, "library_optimizers": [],
+                                                     "predictions": labels[:50]})
+    assert "keep the given last line" in compare(labels, 0.99)
+
+
+def test_the_capstone_labels_follow_the_images_sent() -> None:
+    from minigrad.data import load_digits
+    from minigrad.exercises.lessons.lesson08_checks import capstone_labels
+    images, labels = load_digits("test", as_numpy=True)
+    order = np.random.default_rng(5).permutation(len(images))
+    np.testing.assert_array_equal(capstone_labels(1, images[order]), labels[order])
+    visible, hidden = BY_ID["08.5"].visible()[0], BY_ID["08.5"].hidden(np.random.default_rng(3))[0]
+    assert visible[1].shape == hidden[1].shape == (360, 1, 8, 8)
+    assert not np.array_equal(visible[1], hidden[1])  # another order on each run
 
 
 def test_the_report_sees_the_students_own_functions_and_matmul() -> None:
@@ -325,17 +346,19 @@ def test_the_report_sees_the_students_own_functions_and_matmul() -> None:
 
     Double.__module__ = "submission"  # as the grader loads a student's file
     weight = mg.zeros(64, 10, requires_grad=True)
-    images, labels = load_digits("test")
+    images, _ = load_digits("test", as_numpy=True)
     report = reference.capstone_report(lambda x: x.flatten(1) @ Double.apply(weight),
-                                       optim.SGD([weight], lr=0.1), [1.0], images[:20],
-                                       labels[:20])
+                                       optim.SGD([weight], lr=0.1), [1.0], images[:20])
     assert report["your_functions"] == ["Double"]
     assert any("@" in layer for layer in report["library_layers"])
+    assert report["predictions"].shape == (20,) and report["predictions"].dtype == np.int64
 
 
 def test_the_capstone_reference_reaches_97_percent_with_its_own_pieces() -> None:
-    report = reference.capstone(0)
-    assert report["test_accuracy"] >= 0.97
+    from minigrad.exercises.lessons.lesson08_checks import capstone_labels
+    seed, images = BY_ID["08.5"].visible()[0]
+    report = reference.capstone(seed, images)
+    assert BY_ID["08.5"].compare(capstone_labels(seed, images), report) is None
     assert report["library_layers"] == [] and report["library_optimizers"] == []
     assert {"Conv2d", "MaxPool2d", "Linear"} <= set(report["your_functions"])
     assert report["losses"][-1] < report["losses"][0] / 10

@@ -209,7 +209,8 @@ def test_exact_comparator_and_argument_aware_comparators() -> None:
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=[f"{lesson.number:02d}" for lesson in LESSONS])
 def test_every_case_crosses_the_process_boundary(lesson) -> None:
-    """Arguments and reference answers of every case survive the codec unchanged."""
+    """Arguments and reference answers of every case survive the codec unchanged (and pass,
+    against the expected answer the grader holds, where it holds one: the capstone's labels)."""
     rng = np.random.default_rng(0)
     for exercise in exercises(lesson):
         cases = list(exercise.visible()) + list(exercise.hidden(rng) if exercise.hidden else [])
@@ -217,7 +218,8 @@ def test_every_case_crosses_the_process_boundary(lesson) -> None:
         reference = reference_function(lesson, exercise)
         for args in cases:
             answer = reference(*args)
-            assert exercise.compare(answer, decode(encode(answer)), tuple(args)) is None
+            expected = exercise.answer(*args) if exercise.answer else answer
+            assert exercise.compare(expected, decode(encode(answer)), tuple(args)) is None
             assert encode(decode(encode(tuple(args)))) == encode(tuple(args))
 
 

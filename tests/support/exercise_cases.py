@@ -45,9 +45,12 @@ class ExerciseCases:
         for cases in sets if sets is not None else self.case_sets(exercise_id):
             for args in cases:
                 args = decode(encode(args))
-                expected = decode(encode(expected_function(*args)))
-                if function is expected_function:  # the reference against itself: run it once
-                    got = expected
+                # The expected answer the grader holds, where it holds one (the capstone's
+                # labels: the reference need not run), else the reference's.
+                solve = exercise.answer or expected_function
+                expected = decode(encode(solve(*args)))
+                if function is expected_function and solve is expected_function:
+                    got = expected  # the reference against itself: run it once
                 else:
                     try:
                         with np.errstate(all="ignore"):

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from minigrad.exercises.codec import to_json
+from minigrad.exercises.spec import Runtime
 from minigrad.grading.sandbox import cgroups, cores, runtime, tempdirs, zygote
 from minigrad.grading.sandbox.channel import MAX_ANSWER_BYTES, Channel
 from minigrad.grading.sandbox.verdicts import death, kind as _kind, output_tail
@@ -78,8 +79,12 @@ class Sandbox:
     """
 
     def __init__(self, code: str, timeout: float = 10.0, memory_mb: int = DEFAULT_MEMORY_MB,
-                 confine: bool = True, protected: Iterable[Path] = ()) -> None:
+                 confine: bool = True, protected: Iterable[Path] = (),
+                 runtime: Optional[Runtime] = None) -> None:
         self.submission_text = code
+        #: The minigrad the child imports: the runtime copy, or one made for an exercise
+        #: whose library pieces must not exist (see runtime.runtime_copy).
+        self.kit = runtime
         self.timeout = timeout
         self.memory_mb = memory_mb
         self.confine = confine
@@ -115,7 +120,7 @@ class Sandbox:
 
     def _config(self, work: Path, request_read: int, response_write: int,
                 report_write: int) -> dict[str, Any]:
-        readable = runtime.readable_paths(self.protected) if self.confine else []
+        readable = runtime.readable_paths(self.protected, self.kit) if self.confine else []
         hidden = runtime.hidden_paths(self.protected, [Path(path) for path, _ in readable]
                                       + [self.directory]) if self.confine else []
         return {"confine": self.confine, "work": str(work), "requests": request_read,
@@ -123,7 +128,7 @@ class Sandbox:
                 "readable": readable, "hidden": hidden,
                 "cgroup": str(self._cgroup / "cgroup.procs") if self._cgroup else "",
                 "strict_seccomp": bool(os.environ.get(STRICT_SECCOMP_ENV)),
-                "path": runtime.child_sys_path(),
+                "path": runtime.child_sys_path(self.kit),
                 "memory": self.memory_mb * 2**20, "file": OUTPUT_LIMIT_BYTES,
                 "cpu": int(STARTUP_SECONDS + 30 * self.timeout), "tmpfs": TMPFS_BYTES,
                 "open_files": 256, "processes": PROCESSES,
@@ -188,13 +193,15 @@ class Sandbox:
                fds: list[int]) -> "subprocess.Popen | zygote.Forked":
         """Start the child: forked by the zygote when confined (numpy already loaded), else
         (or when the zygote cannot start) as a new Python process."""
-        forker = zygote.client(runtime.child_sys_path()) if self.confine else None
+        # (the zygote has the whole minigrad loaded: a child with its own minigrad starts anew)
+        forker = zygote.client(runtime.child_sys_path()) if self.confine and self.kit is None \
+            else None
         if forker is not None:
             try:
                 return zygote.Forked(forker.spawn(config, fds), self._report)
             except (OSError, ValueError):
                 pass  # a zygote that died mid-request: start the child directly
-        confine_py = runtime.runtime_copy() / "minigrad/grading/sandbox/confine.py"
+        confine_py = runtime.runtime_copy(self.kit) / "minigrad/grading/sandbox/confine.py"
         return subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", BOOTSTRAP, str(confine_py), json.dumps(config)],
             cwd=work, env={}, stdin=subprocess.DEVNULL, stdout=fds[3],

@@ -7,6 +7,11 @@ files the child needs are copied (the answer format and the exercise spec; the w
 ``minigrad/grading/sandbox``). The installed package
 (or, with an editable install, the whole source tree with ``.git``) is never readable by the
 child: :func:`readable_paths` grants folders that contain it entry by entry, leaving it out.
+
+An exercise with a :class:`~minigrad.exercises.spec.Runtime` (the lesson 08 capstone) gets a
+copy of that copy of its own, made once per grader process by :func:`runtime_copy`: its absent
+modules deleted and cut out of the rest (:mod:`.strip`), and, when the runtime says so, the
+digits' test split left out of the data file (the grader holds its labels).
 """
 
 from __future__ import annotations
@@ -19,10 +24,13 @@ import sys
 import sysconfig
 import threading
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Optional
+
+import numpy as np
 
 import minigrad
-from minigrad.grading.sandbox import tempdirs
+from minigrad.exercises.spec import Runtime
+from minigrad.grading.sandbox import strip, tempdirs
 
 PACKAGE = Path(minigrad.__file__).resolve().parent
 #: The only files of minigrad/exercises a child gets (relative to that folder).
@@ -35,10 +43,15 @@ READ_FILE, READ_DIR = 4, 8
 _lock = threading.Lock()
 _copy: list[Path] = []
 _locks: list[int] = []
+_copies_without: dict[Runtime, Path] = {}
+DIGITS = Path("minigrad/data/files/digits.npz")
 
 
-def runtime_copy() -> Path:
-    """A private folder holding ``minigrad/`` as the child sees it (made once, removed at exit)."""
+def runtime_copy(runtime: Optional[Runtime] = None) -> Path:
+    """A private folder holding ``minigrad/`` as the child sees it (made once, removed at exit);
+    with ``runtime``, as that exercise's child sees it."""
+    if runtime is not None and runtime != Runtime():
+        return _copy_without(runtime)
     with _lock:
         if not _copy:
             root, lock = tempdirs.make("minigrad-runtime-")
@@ -56,13 +69,41 @@ def runtime_copy() -> Path:
         return _copy[0]
 
 
-def child_sys_path() -> list[str]:
+def _copy_without(runtime: Runtime) -> Path:
+    """The runtime copy without ``runtime.absent`` (and the digits' test split, if asked)."""
+    base = runtime_copy()
+    with _lock:
+        if runtime not in _copies_without:
+            root, lock = tempdirs.make("minigrad-runtime-")
+            _locks.append(lock)
+            atexit.register(shutil.rmtree, root, True)
+            # (no __pycache__: a compiled absent module must not stay behind to be loaded)
+            shutil.copytree(base / "minigrad", root / "minigrad", symlinks=False,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            strip.strip(root / "minigrad", runtime.absent)
+            if not runtime.digits_test:
+                _training_digits_only(root / DIGITS)
+            compileall.compile_dir(str(root / "minigrad"), quiet=2)
+            _copies_without[runtime] = root
+        return _copies_without[runtime]
+
+
+def _training_digits_only(path: Path) -> None:
+    with np.load(path) as archive:
+        pixels, labels, is_test = archive["pixels"], archive["labels"], archive["is_test"]
+    path.unlink()
+    with open(path, "wb") as handle:
+        np.savez_compressed(handle, pixels=pixels[~is_test], labels=labels[~is_test],
+                            is_test=np.zeros(int((~is_test).sum()), dtype=bool))
+
+
+def child_sys_path(runtime: Optional[Runtime] = None) -> list[str]:
     """The child's ``sys.path``: the copy, then the standard library and site-packages only (no
     source tree, no current folder, no tests)."""
     kept = [entry for entry in sys.path if entry and os.path.exists(entry)
             and _holds(Path(entry).resolve(), _prefixes())
             and not _holds(Path(entry).resolve(), [PACKAGE])]
-    return [str(runtime_copy())] + list(dict.fromkeys(kept))
+    return [str(runtime_copy(runtime))] + list(dict.fromkeys(kept))
 
 
 def protected_paths(extra: Iterable[Path] = ()) -> list[Path]:
@@ -83,6 +124,19 @@ def protected_paths(extra: Iterable[Path] = ()) -> list[Path]:
     return [path.resolve() for path in [*paths, *map(Path, extra)]]
 
 
+def _other_packages(runtime: Optional[Runtime]) -> list[Path]:
+    """The installed packages a child with ``runtime`` may not read: every entry of each
+    ``site-packages`` folder but ``runtime.packages`` (with their ``.libs`` and metadata)."""
+    if runtime is None or runtime.packages is None:
+        return []
+    allowed = tuple(runtime.packages)
+    folders = {Path(entry).resolve() for entry in sys.path
+               if entry and Path(entry).name.endswith("-packages") and Path(entry).is_dir()}
+    return [entry.resolve() for folder in sorted(folders) for entry in sorted(folder.iterdir())
+            if not any(entry.name == name or entry.name.startswith((f"{name}.", f"{name}-"))
+                       for name in allowed)]
+
+
 def _prefixes() -> list[Path]:
     """Where the interpreter and its libraries live (a virtualenv may sit in a checkout)."""
     return list({Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
@@ -93,10 +147,12 @@ def _holds(path: Path, protected: list[Path]) -> bool:
     return any(path == item or path.is_relative_to(item) for item in protected)
 
 
-def readable_paths(extra_protected: Iterable[Path] = ()) -> list[list]:
-    """``[path, landlock rights]`` for every path a child may read."""
-    protected = protected_paths(extra_protected)
-    wanted = [str(runtime_copy())] + child_sys_path()[1:] + [
+def readable_paths(extra_protected: Iterable[Path] = (),
+                   runtime: Optional[Runtime] = None) -> list[list]:
+    """``[path, landlock rights]`` for every path a child may read (the runtime copy for
+    ``runtime``, never another)."""
+    protected = protected_paths(extra_protected) + _other_packages(runtime)
+    wanted = child_sys_path(runtime) + [
         sysconfig.get_config_var("LIBDIR") or "/usr/lib", *LIBRARY_FOLDERS]
     grants: list[list] = []
     for item in dict.fromkeys(wanted):

@@ -1,0 +1,543 @@
+"""The capstone (08.5) scores only a network of the student's own pieces that reaches 97 % on
+labels its process never gets.
+
+Six routes scored 5/5 when the accuracy was measured in the student's process and "your own
+layers" was a list of names the source must not use. Each is tried here as it was (the rules
+passed) and with what it would need now: answers from minigrad's own layers, or none at all.
+The grader now holds the labels and runs the capstone where the library's layers, losses and
+optimizers do not exist, so each route scores 0. The reference and an honest network written
+differently (einsum, loops, SGD with momentum) still score 5/5.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from minigrad.exercises.authoring.generate import notebook_file_text, python_file_text
+from minigrad.exercises.authoring.source import lesson_for
+from minigrad.grading.grader import Options, grade_submission
+from tests.support.grading_results import needs_sandbox
+
+pytestmark = needs_sandbox
+
+LESSON = lesson_for(8)
+REFERENCE = python_file_text(LESSON, solutions=True)
+BEGIN, END = "    ### BEGIN SOLUTION\n", "    ### END SOLUTION\n"
+
+
+def capstone_score(tmp_path: Path, name: str, text: str, seed: int = 11,
+                   confine: bool = True) -> tuple[float, str]:
+    """08.5's score and feedback for a lesson-08 file (``.py``, or a notebook's JSON)."""
+    folder = tmp_path / name
+    folder.mkdir()
+    file = "08-weight-decay.ipynb" if text.lstrip().startswith("{") else "lesson08.py"
+    (folder / file).write_text(text, encoding="utf-8")
+    result = grade_submission(folder, LESSON, options=Options(seed, confine=confine))
+    capstone = next(item for item in result.exercises if item.exercise.id == "08.5")
+    return capstone.score, " | ".join(case.message for case in capstone.cases if case.message)
+
+
+def with_capstone_body(text: str, body: str) -> str:
+    """``text`` with the capstone's own code (after its given first lines, before its given
+    last line) replaced by ``body``."""
+    function = text.index("def capstone(")
+    final = text.index("    return capstone_report(", function)
+    prologue = text.rindex("= load_digits(", function, final)
+    start = text.index("\n", prologue) + 1
+    return text[:start] + textwrap.indent(textwrap.dedent(body).strip("\n") + "\n", "    ") \
+        + text[final:]
+
+
+def capstone_solution(text: str) -> str:
+    """The reference capstone's own code, as :func:`with_capstone_body` replaces it."""
+    function = text.index("def capstone(")
+    final = text.index("    return capstone_report(", function)
+    start = text.index("\n", text.rindex("= load_digits(", function, final)) + 1
+    return text[start:final].replace(BEGIN, "").replace(END, "")
+
+
+# ---------------------------------------------------------------------------- honest networks
+@pytest.fixture(scope="session")
+def reference_graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[float, str]:
+    """The reference graded once per session (it trains twice: the visible seed, a hidden one)."""
+    return capstone_score(tmp_path_factory.mktemp("reference"), "reference", REFERENCE)
+
+
+def test_the_reference_scores_full_marks(reference_graded: tuple[float, str]) -> None:
+    assert reference_graded == (5.0, "")
+
+
+HONEST_VARIANT = '''
+class Conv2d(Function):
+    """Stride 1, padding 1: a sum over the 9 kernel offsets, each an einsum."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        k = weight.shape[2]
+        padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        height, width = x.shape[2], x.shape[3]
+        out = np.zeros((x.shape[0], weight.shape[0], height, width), dtype=x.dtype)
+        for i in range(k):
+            for j in range(k):
+                out += np.einsum("nchw,oc->nohw", padded[:, :, i:i + height, j:j + width],
+                                 weight[:, :, i, j])
+        ctx.padded, ctx.weight = padded, weight
+        return out + bias[None, :, None, None]
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad = grad_output.numpy()
+        padded, weight = ctx.padded, ctx.weight
+        k, height, width = weight.shape[2], grad.shape[2], grad.shape[3]
+        grad_weight = np.zeros_like(weight)
+        grad_padded = np.zeros_like(padded)
+        for i in range(k):
+            for j in range(k):
+                window = padded[:, :, i:i + height, j:j + width]
+                grad_weight[:, :, i, j] = np.einsum("nohw,nchw->oc", grad, window)
+                grad_padded[:, :, i:i + height, j:j + width] += np.einsum(
+                    "nohw,oc->nchw", grad, weight[:, :, i, j])
+        return grad_padded[:, :, 1:-1, 1:-1], grad_weight, grad.sum(axis=(0, 2, 3))
+
+
+class MaxPool2d(Function):
+    """2×2, stride 2, by looping over the four positions of a window (the first max wins)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        best = x[:, :, 0::2, 0::2].copy()
+        where = np.zeros(best.shape, dtype=np.int64)
+        for position, (i, j) in enumerate(((0, 1), (1, 0), (1, 1)), start=1):
+            candidate = x[:, :, i::2, j::2]
+            better = candidate > best
+            best = np.where(better, candidate, best)
+            where = np.where(better, position, where)
+        ctx.where, ctx.shape = where, x.shape
+        return best
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad = grad_output.numpy()
+        out = np.zeros(ctx.shape, dtype=grad.dtype)
+        for position, (i, j) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
+            out[:, :, i::2, j::2] = np.where(ctx.where == position, grad, 0.0)
+        return out
+
+
+class Linear(Function):
+    """y = x Wᵀ + b, with einsum."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.x, ctx.weight = x, weight
+        return np.einsum("ni,oi->no", x, weight) + bias
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad = grad_output.numpy()
+        return (np.einsum("no,oi->ni", grad, ctx.weight), np.einsum("no,ni->oi", grad, ctx.x),
+                grad.sum(axis=0))
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        def he(*shape):
+            scale = np.sqrt(2.0 / np.prod(shape[1:]))
+            return nn.Parameter(mg.tensor((rng.normal(size=shape) * scale).astype(np.float32)))
+        self.w1, self.b1 = he(16, 1, 3, 3), nn.Parameter(mg.zeros(16))
+        self.w2, self.b2 = he(32, 16, 3, 3), nn.Parameter(mg.zeros(32))
+        self.w3, self.b3 = he(10, 128), nn.Parameter(mg.zeros(10))
+
+    def forward(self, x):
+        x = MaxPool2d.apply(Conv2d.apply(x, self.w1, self.b1).relu())
+        x = MaxPool2d.apply(Conv2d.apply(x, self.w2, self.b2).relu())
+        return Linear.apply(x.reshape(x.shape[0], -1), self.w3, self.b3)
+
+
+class Momentum(Optimizer):
+    def __init__(self, params, lr, momentum):
+        super().__init__(params, dict(lr=lr, momentum=momentum))
+
+    @mg.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state.setdefault(p, {})
+                if "buffer" not in state:
+                    state["buffer"] = p.grad.clone()
+                else:
+                    state["buffer"].mul_(group["momentum"]).add_(p.grad)
+                p.sub_(state["buffer"], alpha=group["lr"])
+
+
+model = Net()
+optimizer = Momentum(model.parameters(), lr=0.05, momentum=0.9)
+images, labels = train_images.numpy(), train_labels.numpy()
+losses = []
+for epoch in range(10):
+    order, total = rng.permutation(len(images)), 0.0
+    for start in range(0, len(images), 32):
+        rows = order[start:start + 32]
+        scores = model(mg.tensor(images[rows]))
+        loss = -scores.log_softmax(1)[np.arange(len(rows)), labels[rows]].mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total += loss.item() * len(rows)
+    losses.append(total / len(images))
+'''
+
+
+def test_an_honest_network_written_differently_scores_full_marks(tmp_path: Path) -> None:
+    assert capstone_score(tmp_path, "einsum", with_capstone_body(REFERENCE, HONEST_VARIANT)) \
+        == (5.0, "")
+
+
+# ---------------------------------------------------------------------------- the routes
+#: What a route answers with: minigrad's own CNN trained (the layers the route smuggles in),
+#: or nothing trained at all. Top-level code the source rules did not read.
+PAYLOAD = '''
+
+def _library_answers(test_images, Conv, Pool, Lin, AdamW, loss_fn, seed=0):
+    """minigrad's own conv, pool, linear and AdamW trained on the digits: (losses, answers)."""
+    import numpy as np
+    import minigrad as mg
+    from minigrad.data import load_digits
+    mg.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    images, labels = load_digits("train", as_numpy=True)
+    model = nn.Sequential(Conv(1, 16, 3, padding=1), nn.ReLU(), Pool(2),
+                          Conv(16, 32, 3, padding=1), nn.ReLU(), Pool(2), nn.Flatten(),
+                          Lin(128, 10))
+    optimizer = AdamW(model.parameters(), lr=0.01)
+    losses = []
+    for epoch in range(8):
+        optimizer.param_groups[0]["lr"] = 0.005 * (1 + np.cos(np.pi * epoch / 8))
+        order, total = rng.permutation(len(images)), 0.0
+        for start in range(0, len(images), 32):
+            rows = order[start:start + 32]
+            loss = loss_fn(model(mg.tensor(images[rows])), mg.tensor(labels[rows]))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(rows)
+        losses.append(total / len(images))
+    pixels = test_images.numpy() if hasattr(test_images, "numpy") else test_images
+    with mg.no_grad():
+        answers = model(mg.tensor(np.asarray(pixels, dtype=np.float32))).numpy().argmax(axis=1)
+    return losses, answers
+
+
+def _forged_report(model, optimizer, losses, test_images=None, *rest):
+    """A report that claims everything: 100 %, the student's own Functions, no library."""
+    import numpy as np
+    import minigrad as mg
+    from minigrad.data import load_digits
+    if test_images is None:
+        test_images = load_digits("test")[0]
+    count = len(test_images)
+    if ANSWERS == "library":
+        import minigrad.optim
+        losses, answers = _library_answers(test_images, nn.Conv2d, nn.MaxPool2d, nn.Linear,
+                                           minigrad.optim.AdamW, F.cross_entropy)
+    elif ANSWERS == "disk":
+        pixels = test_images.numpy() if hasattr(test_images, "numpy") else test_images
+        answers = [LABELS_FOUND.get(np.asarray(image, dtype=np.float32).tobytes(), 0)
+                   for image in pixels]
+    else:
+        answers = np.zeros(count)
+    return {"test_accuracy": 1.0, "predictions": np.asarray(answers, dtype=np.int64),
+            "losses": [float(value) for value in losses] or [1.0],
+            "your_functions": ["Conv2d", "Linear", "MaxPool2d"], "library_layers": [],
+            "optimizer": "MyAdamW", "library_optimizers": []}
+'''
+NOTHING = "model = optimizer = None\nlosses = [1.0]\n"
+
+
+def _forging(answers: str, capstone_body: str, top_level: str = "") -> str:
+    """The reference file whose capstone runs ``capstone_body``, with the payload and
+    ``top_level`` appended."""
+    return (with_capstone_body(REFERENCE, capstone_body) + PAYLOAD
+            + f"\nANSWERS = {answers!r}\n" + top_level)
+
+
+def globals_update(answers: str) -> str:
+    """A top-level globals().update(capstone_report=…): the rules read only what capstone uses."""
+    return _forging(answers, NOTHING, "\nglobals().update(capstone_report=_forged_report)\n")
+
+
+def decoy(answers: str) -> str:
+    """The reference capstone for the rules to read, and a second one inside `if True:` that
+    runs (the rules took the last top-level def)."""
+    real = ("\nif True:\n    def capstone(seed, test_images=None, *rest):\n"
+            "        return _forged_report(None, None, [], test_images)\n")
+    return REFERENCE + PAYLOAD + f"\nANSWERS = {answers!r}\n" + real
+
+
+def traceback_globals(answers: str) -> str:
+    """sys.exc_info()[2].tb_frame.f_globals: the module's globals without naming globals()."""
+    body = '''
+        import sys
+        try:
+            raise ValueError
+        except ValueError:
+            namespace = sys.exc_info()[2].tb_frame.f_globals
+        namespace["capstone_report"] = namespace["_forged_report"]
+    '''
+    return _forging(answers, textwrap.dedent(body) + NOTHING)
+
+
+def type_hints(answers: str) -> str:
+    """String annotations that typing.get_type_hints evaluates: an eval the rules did not name.
+    They empty LIBRARY_NODES and bring in minigrad's own layers and AdamW, which train a real
+    network behind three do-nothing Functions of the student's own."""
+    body = '''
+        import typing
+
+        def pieces(conv: "nn.Conv2d", pool: "nn.MaxPool2d", lin: "nn.Linear",
+                   adamw: "__import__('minigrad.optim').optim.AdamW", loss: "F.cross_entropy",
+                   cleared: "LIBRARY_NODES.clear()"):
+            pass
+
+        hints = typing.get_type_hints(pieces)
+
+        class Conv2d(Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.copy()
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return grad_output
+
+        class MaxPool2d(Conv2d):
+            pass
+
+        class Linear(Conv2d):
+            pass
+
+        class Own(nn.Module):
+            def __init__(self, piece):
+                super().__init__()
+                self.piece = piece
+
+            def forward(self, x):
+                return self.piece.apply(x)
+
+        class Wrapped(Optimizer):
+            def __init__(self, params, inner):
+                super().__init__(params, {})
+                self.inner = inner
+
+            def step(self):
+                self.inner.step()
+
+        model = nn.Sequential(hints["conv"](1, 16, 3, padding=1), nn.ReLU(), hints["pool"](2),
+                              hints["conv"](16, 32, 3, padding=1), nn.ReLU(), hints["pool"](2),
+                              nn.Flatten(), hints["lin"](128, 10),
+                              Own(Conv2d), Own(MaxPool2d), Own(Linear))
+        optimizer = Wrapped(model.parameters(), hints["adamw"](model.parameters(), lr=0.01))
+        images, labels = train_images.numpy(), train_labels.numpy()
+        losses = []
+        for epoch in range(8):
+            optimizer.inner.param_groups[0]["lr"] = 0.005 * (1 + np.cos(np.pi * epoch / 8))
+            order, total = rng.permutation(len(images)), 0.0
+            for start in range(0, len(images), 32):
+                rows = order[start:start + 32]
+                loss = hints["loss"](model(mg.tensor(images[rows])), mg.tensor(labels[rows]))
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                total += loss.item() * len(rows)
+            losses.append(total / len(images))
+    '''
+    return with_capstone_body(REFERENCE, body)
+
+
+def try_imports(answers: str) -> str:
+    """Library imports inside a top-level `try:` (a statement the rules did not follow), and
+    F.linear, F.conv2d and F.max_pool2d called on raw arrays inside the student's own
+    Functions, their backward by the library's autograd.grad."""
+    top = '''
+try:
+    from minigrad import enable_grad as _on
+    from minigrad.autograd import grad as _gradients
+    from minigrad.nn.functional import conv2d as _conv, linear as _linear
+    from minigrad.nn.functional import max_pool2d as _pool, cross_entropy as _loss
+except ImportError:
+    _on = _gradients = _conv = _linear = _pool = _loss = None
+
+'''
+    body = '''
+        def run_forward(ctx, op, arrays):
+            ctx.leaves = [mg.tensor(a, requires_grad=True) for a in arrays]
+            with _on():
+                ctx.out = op(*ctx.leaves)
+            return ctx.out.numpy()
+
+        class Conv2d(Function):
+            @staticmethod
+            def forward(ctx, x, w, b):
+                return run_forward(ctx, lambda *t: _conv(*t, padding=1), (x, w, b))
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return _gradients(ctx.out, ctx.leaves, grad_output)
+
+        class MaxPool2d(Conv2d):
+            @staticmethod
+            def forward(ctx, x):
+                return run_forward(ctx, lambda t: _pool(t, 2), (x,))
+
+        class Linear(Conv2d):
+            @staticmethod
+            def forward(ctx, x, w, b):
+                return run_forward(ctx, _linear, (x, w, b))
+
+        Conv, Pool, Lin = Conv2d, MaxPool2d, Linear
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w1 = nn.Parameter(mg.tensor(rng.normal(size=(16, 1, 3, 3)) * 0.47,
+                                                 dtype=mg.float32))
+                self.b1 = nn.Parameter(mg.zeros(16))
+                self.w2 = nn.Parameter(mg.tensor(rng.normal(size=(32, 16, 3, 3)) * 0.12,
+                                                 dtype=mg.float32))
+                self.b2 = nn.Parameter(mg.zeros(32))
+                self.w3 = nn.Parameter(mg.tensor(rng.normal(size=(10, 128)) * 0.125,
+                                                 dtype=mg.float32))
+                self.b3 = nn.Parameter(mg.zeros(10))
+
+            def forward(self, x):
+                x = Pool.apply(Conv.apply(x, self.w1, self.b1).relu())
+                x = Pool.apply(Conv.apply(x, self.w2, self.b2).relu())
+                return Lin.apply(x.flatten(1), self.w3, self.b3)
+    '''
+    reference_body = capstone_solution(REFERENCE)
+    optimizer_onwards = reference_body[reference_body.index("    class MyAdamW(Optimizer):"):]
+    training = optimizer_onwards.replace(
+        "    model = nn.Sequential(ConvBlock(1, 16), ConvBlock(16, 32), MyLinear(32 * 2 * 2, 10))",
+        "    model = Net()")
+    text = with_capstone_body(REFERENCE, textwrap.dedent(body) + textwrap.dedent(training))
+    return text.replace("\ndef capstone_report(", top + "\ndef capstone_report(", 1)
+
+
+def hidden_notebook_cell(answers: str) -> str:
+    """The report replaced in a notebook cell marked source_hidden (folded away in Jupyter)."""
+    notebook = json.loads(notebook_file_text(LESSON, solutions=True))
+    cells = notebook["cells"]
+    index = next(i for i, cell in enumerate(cells) if cell.get("id") == "minigrad-ex08-5-code")
+    cells[index]["source"] = with_capstone_body("".join(cells[index]["source"]), NOTHING) \
+        .splitlines(True)
+    hidden = {"cell_type": "code", "execution_count": None, "id": "folded", "outputs": [],
+              "metadata": {"tags": ["minigrad-exercise"], "jupyter": {"source_hidden": True}},
+              "source": (PAYLOAD + f"\nANSWERS = {answers!r}\n"
+                         "exec('capstone_report = _forged_report')\n").splitlines(True)}
+    cells.insert(index + 1, hidden)
+    return json.dumps(notebook)
+
+
+ROUTES = {"globals().update at the top level": globals_update,
+          "a second def capstone inside if True": decoy,
+          "sys.exc_info()[2].tb_frame.f_globals": traceback_globals,
+          "typing.get_type_hints on string annotations": type_hints,
+          "library imports in a top-level try": try_imports,
+          "a notebook cell marked source_hidden": hidden_notebook_cell}
+#: The routes that forge the report are tried with both answers; the two that train the
+#: library's layers behind the student's own Functions answer with those.
+FORGING = ("globals().update at the top level", "a second def capstone inside if True",
+           "sys.exc_info()[2].tb_frame.f_globals", "a notebook cell marked source_hidden")
+CASES = [(route, answers) for route in ROUTES
+         for answers in (("library", "nothing") if route in FORGING else ("library",))]
+
+
+@pytest.mark.parametrize(("route", "answers"), CASES)
+def test_each_route_scores_nothing(tmp_path: Path, route: str, answers: str) -> None:
+    score, feedback = capstone_score(tmp_path, "student", ROUTES[route](answers))
+    assert score == 0.0, feedback
+    why = "below 97%" if answers == "nothing" else (
+        "'NoneType' object is not callable" if "try" in route  # the import found nothing
+        else "module 'minigrad.nn' has no attribute 'Conv2d'")
+    assert why in feedback, feedback
+
+
+#: Top-level code that looks for the digits' labels on disk: the child's own minigrad, every
+#: other minigrad runtime copy in the temporary folder, and the installed package.
+LABEL_READER = f'''
+import glob
+LABELS_FOUND = {{}}
+for _path in [*glob.glob("/tmp/minigrad-runtime-*/minigrad/data/files/digits.npz"),
+              mg.data.__file__.replace("__init__.py", "files/digits.npz"),
+              {str(Path(__import__("minigrad").__file__).parent / "data/files/digits.npz")!r}]:
+    try:
+        with np.load(_path) as _archive:
+            for _pixels, _label in zip(_archive["pixels"], _archive["labels"]):
+                _image = (_pixels.astype(np.float32) / np.float32(16.0)).reshape(1, 8, 8)
+                LABELS_FOUND[_image.tobytes()] = int(_label)
+    except Exception:
+        pass
+'''
+
+
+def test_the_test_labels_cannot_be_read_from_disk(tmp_path: Path) -> None:
+    """The child's minigrad holds the training digits only; other copies are not readable."""
+    route = _forging("disk", NOTHING, LABEL_READER
+                     + "\nglobals().update(capstone_report=_forged_report)\n")
+    score, feedback = capstone_score(tmp_path, "student", route)
+    assert score == 0.0 and "below 97%" in feedback, feedback
+    # The same code outside the sandbox reads the installed package's labels: the route is
+    # real, and what stops it is the sandbox and the copy without the test split.
+    assert capstone_score(tmp_path, "unconfined", route, confine=False) == (5.0, "")
+
+
+def test_the_capstones_minigrad_has_no_library_layers_and_no_test_labels() -> None:
+    import numpy as np
+
+    from minigrad.data import load_digits
+    from minigrad.exercises.lessons.lesson08_checks import CAPSTONE_RUNTIME
+    from minigrad.grading.sandbox.runtime import runtime_copy
+
+    package = runtime_copy(CAPSTONE_RUNTIME) / "minigrad"
+    for module in CAPSTONE_RUNTIME.absent:
+        path = package.parent.joinpath(*module.split("."))
+        assert not path.exists() and not path.with_suffix(".py").exists(), module
+    assert not [path for path in package.rglob("*.pyc")
+                if path.name.split(".")[0] in ("conv", "pool", "linear", "loss", "adam", "sgd")]
+    with np.load(package / "data/files/digits.npz") as archive:
+        pixels, is_test = archive["pixels"], archive["is_test"]
+    test_images, _ = load_digits("test", as_numpy=True)
+    assert len(pixels) == 1437 and not is_test.any()
+    held = {image.tobytes() for image in test_images}
+    ours = (pixels.astype(np.float32) / np.float32(16.0)).reshape(-1, 1, 8, 8)
+    assert not any(image.tobytes() in held for image in ours)
+
+
+def test_no_installed_library_but_numpy_can_be_imported_there(tmp_path: Path) -> None:
+    """Another library's layers (torch's, say, where the grader has it) are not there either:
+    of the installed packages, the capstone's child reads numpy only."""
+    probe = '''
+        found = []
+        for name in ("tqdm", "numba", "matplotlib", "IPython"):
+            try:
+                _importlib.import_module(name)
+                found.append(name)
+            except Exception:
+                pass
+        if found:
+            raise RuntimeError(f"imported {found}")
+        raise AssertionError("no other library could be imported")
+    '''
+    text = with_capstone_body(REFERENCE, probe).replace(  # (in a `try:`, unread by the rules)
+        "\ndef capstone_report(", "\ntry:\n    import importlib as _importlib\n"
+        "except ImportError:\n    pass\n\n\ndef capstone_report(", 1)
+    score, feedback = capstone_score(tmp_path, "student", text)
+    assert score == 0.0 and "AssertionError: no other library could be imported" in feedback, \
+        feedback
