@@ -480,7 +480,7 @@ EXERCISES = [
         idea="Check each piece first (gradcheck it in float64 on a tiny input), then assemble: "
              "two conv–ReLU–pool blocks, a linear layer, your optimizer, a few epochs.",
         hint="conv 1→16 (3×3, padding 1), ReLU, pool 2 → conv 16→32, ReLU, pool 2 → flatten → "
-             "linear 128→10; loss = −scores.log_softmax(1)[np.arange(n), labels].mean(); He "
+             "linear 128→10; loss = the mean over the batch of −log softmax(scores) at each label; He "
              "initialisation; AdamW lr 0.01 with a cosine decay, batch 32, 8 epochs.",
         visible=lambda: [(0, _test_images())],
         hidden=lambda rng: [(int(rng.integers(1, 10_000)), _test_images(rng))],
