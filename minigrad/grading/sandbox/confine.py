@@ -100,6 +100,11 @@ def die_with_parent() -> None:
     _sibling("namespaces").die_with_parent()
 
 
+def no_core_dumps() -> None:
+    """For a process that runs no student code but could crash beside it (the zygote)."""
+    _sibling("namespaces").no_core_dumps()
+
+
 def enter(config: dict) -> None:
     """Steps 0-4, from the child's configuration (see :meth:`.host.Sandbox._config`).
     Returns in the confined child, whose working folder is then ``config["work"]``."""

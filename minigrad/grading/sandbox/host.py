@@ -312,6 +312,13 @@ class Sandbox:
         except subprocess.TimeoutExpired:
             self._stop()
             return "garbage", f"closed the answer channel {during}"
+        if self.confine and isinstance(self.process, subprocess.Popen):
+            # Its first process exits 128 + the signal: the child's own status is reported.
+            line = self._report.line(time.monotonic() + 2, prefix=b"status ")
+            try:
+                code = os.waitstatus_to_exitcode(int(line.split()[1]))
+            except (ValueError, IndexError):
+                pass
         tail = output_tail(self._output)
         out_of_memory = cgroups.out_of_memory(self._cgroup)
         self._stop()
