@@ -53,7 +53,7 @@ def test_the_bundle_holds_the_scripts_the_wheel_and_the_private_sources(tmp_path
                      str(wheel), "--timeout", "5"]) == 0
     with zipfile.ZipFile(out) as bundle:
         names = sorted(bundle.namelist())
-        assert names == sorted(["setup.sh", "run_autograder", wheel.name,
+        assert names == sorted(["setup.sh", "run_autograder", wheel.name, "requirements.lock",
                                 "exercises/lesson01.py", "exercises/lesson01_checks.py",
                                 "exercises/lesson02.py", "exercises/lesson02_checks.py"])
         for script in ("setup.sh", "run_autograder"):
@@ -62,7 +62,11 @@ def test_the_bundle_holds_the_scripts_the_wheel_and_the_private_sources(tmp_path
         run = bundle.read("run_autograder").decode()
         assert "LESSONS=(01 02)" in run and "--timeout 5" in run and "--no-sandbox" not in run
         assert "--seed" not in run.split("set -uo pipefail")[1]  # fresh hidden cases each run
-        assert wheel.name in bundle.read("setup.sh").decode()
+        setup = bundle.read("setup.sh").decode()
+        assert wheel.name in setup and "--no-deps" in setup and "--self-test" in setup
+        lock = bundle.read("requirements.lock").decode()
+        pins = [line.split("==")[0] for line in lock.splitlines() if "==" in line]
+        assert pins == ["numpy", "numba", "llvmlite", "tqdm"]  # no JupyterLab
         assert bundle.read("exercises/lesson01.py") == source_path(LESSONS[0]).read_bytes()
 
 
@@ -77,15 +81,27 @@ def test_usage_errors_are_found_before_anything_is_written(tmp_path: Path, capsy
 
 
 def test_results_of_several_lessons_are_merged_and_a_failed_one_says_why(tmp_path: Path) -> None:
+    """The student reads that a lesson was not graded, and that it is not their fault; the
+    instructor's advice in the log ("add --no-sandbox") goes to run_autograder's own output."""
+    import io
+
     first = tmp_path / "01.json"
     first.write_text(json.dumps({"score": 2.5, "output": "seed 7", "tests": [
-        {"name": "01.1 visible cases", "score": 2.5, "max_score": 3}]}))
+        {"name": "01.1 visible cases", "score": 2.5, "max_score": 3, "output": "ok"}],
+        "extra_data": {"seed": 7, "sandbox": "user (...)"}}))
     log = tmp_path / "02.log"
-    log.write_text("minigrad grade: refusing to run graded code: no user namespaces.")
-    merged = merge_results([(first, tmp_path / "01.log"), (tmp_path / "02.json", log)])
+    log.write_text("minigrad grade: refusing to run graded code: no user namespaces.\n"
+                   "  * or add --no-sandbox, only for code you trust (your own).")
+    instructor = io.StringIO()
+    merged = merge_results([(first, tmp_path / "01.log"), (tmp_path / "02.json", log)],
+                           seconds=12.34, log=instructor)
     assert merged["score"] == 2.5 and len(merged["tests"]) == 1
-    assert "02: could not be graded" in merged["output"]
-    assert "no user namespaces" in merged["output"]
+    assert "Lesson 02: not graded" in merged["output"] and "instructor" in merged["output"]
+    assert "no-sandbox" not in json.dumps(merged) and "namespaces" not in merged["output"]
+    assert "no user namespaces" in instructor.getvalue()
+    assert merged["execution_time"] == 12.3
+    assert merged["extra_data"] == {"sandbox": "user (...)", "seeds": {"01": 7}}
+    assert all(isinstance(test["output"], str) for test in merged["tests"])
 
 
 def test_a_submission_that_runs_past_gradescope_s_limit_still_gets_a_results_file(
@@ -112,8 +128,10 @@ def test_a_submission_that_runs_past_gradescope_s_limit_still_gets_a_results_fil
     assert done.returncode == 0, done.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 0 and results["tests"] == []
-    assert results["output"].count("could not be graded") == 2, results["output"]
-    assert "the whole run may take 2 s" in results["output"], results["output"]
+    assert results["output"].count("not graded") == 2, results["output"]
+    assert results["output"].count("time ran out") == 2, results["output"]
+    assert "the whole run may take 2 s" in done.stderr  # (the instructor's log)
+    assert isinstance(results["execution_time"], float)
 
 
 # ---------------------------------------------------------------------------- in its layout
