@@ -91,10 +91,14 @@ def wheel_from_installed(scratch: Path, project: str = DISTRIBUTION,
     with zipfile.ZipFile(target, "w", compression) as wheel:
         for item in files:
             path = str(item)
-            if path.startswith("..") or "__pycache__" in item.parts or path.endswith(".pyc") \
+            if "__pycache__" in item.parts or path.endswith(".pyc") \
                     or path in (f"{dist_info}/RECORD", f"{dist_info}/INSTALLER",
                                 f"{dist_info}/REQUESTED", f"{dist_info}/direct_url.json"):
                 continue
+            if path.startswith(".."):  # outside site-packages: a data file, or a script
+                path = _data_path(Path(item.locate()), distribution, name)
+                if not path:
+                    continue
             data = Path(item.locate()).read_bytes()
             if item.hash is not None and _record_hash(data) != f"{item.hash.mode}={item.hash.value}":
                 raise RuntimeError(f"{path} differs from what was installed: reinstall "
@@ -104,6 +108,18 @@ def wheel_from_installed(scratch: Path, project: str = DISTRIBUTION,
         records.append(f"{dist_info}/RECORD,,")
         wheel.writestr(f"{dist_info}/RECORD", "\n".join(records) + "\n")
     return target
+
+
+def _data_path(installed: Path, distribution: metadata.Distribution, name: str) -> str:
+    """Where a file installed outside site-packages goes in the wheel: under the
+    ``.data/data/`` folder when it lies in the environment's prefix (pip installs it there
+    again), "" for a console script (pip writes those from entry_points.txt) or elsewhere."""
+    site = Path(distribution.locate_file("")).resolve()
+    prefix = site.parents[2] if site.parent.name.startswith("python") else site.parent
+    installed = installed.resolve()
+    if not installed.is_relative_to(prefix) or installed.parent == prefix / "bin":
+        return ""
+    return f"{name}-{distribution.version}.data/data/{installed.relative_to(prefix).as_posix()}"
 
 
 def _index_hashes(name: str, version: str) -> list[str]:

@@ -202,3 +202,65 @@ def test_the_bundle_grades_a_correct_and_a_wrong_submission_in_gradescope_s_layo
     assert wrong["score"] == 0 and {test["name"].split()[0] for test in wrong["tests"]} == exercises
     assert "not attempted" in json.dumps(wrong["tests"]) and "no file for lesson 02" in json.dumps(
         wrong["tests"])
+
+
+# ---------------------------------------------------------------------------- from a pip install
+def _run(command: list[str], **options) -> subprocess.CompletedProcess:  # type: ignore[no-untyped-def]
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env,
+                          **options)
+    assert done.returncode == 0, f"{' '.join(command)}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def _fresh_venv(venv: Path) -> Path:
+    """A new venv whose dependencies come from this environment by a plain path line (its own
+    .pth files, an editable minigrad among them, are not processed)."""
+    _run([sys.executable, "-m", "venv", str(venv)])
+    python = venv / "bin" / "python"
+    new_site = Path(_run([str(python), "-c", "import site; print(site.getsitepackages()[0])"]
+                         ).stdout.strip())
+    (new_site / "deps.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    return python
+
+
+@pytest.mark.slow
+def test_gradescope_works_from_a_pip_install(tmp_path: Path) -> None:
+    """`pip install minigrad-course`, then `minigrad gradescope 5 8 --out autograder.zip
+    --exercises KEY`: no source tree to build a wheel from, so the installed distribution is
+    zipped back into its wheel, which installs again."""
+    source = tmp_path / "src"
+    shutil.copytree(Path(__file__).parents[2], source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache"))
+    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+          "-w", str(tmp_path / "dist"), str(source)])
+    (wheel,) = (tmp_path / "dist").glob("minigrad_course-*.whl")
+    python = _fresh_venv(tmp_path / "venv")
+    _run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)])
+    key = tmp_path / "key"
+    key.mkdir()
+    for number in ("05", "08"):
+        for name in (f"lesson{number}.py", f"lesson{number}_checks.py"):
+            shutil.copy(source_path(LESSONS[0]).parent / name, key / name)
+    work = tmp_path / "work"
+    work.mkdir()
+    done = _run([str(tmp_path / "venv" / "bin" / "minigrad"), "gradescope", "5", "8", "--out",
+                 "autograder.zip", "--exercises", str(key)], cwd=work)
+    assert "Wrote autograder.zip" in done.stdout
+    with zipfile.ZipFile(work / "autograder.zip") as bundle:
+        names = bundle.namelist()
+        (rebuilt,) = [name for name in names if name.endswith(".whl")]
+        assert rebuilt == wheel.name and "requirements.lock" in names
+        assert "exercises/lesson08_checks.py" in names
+        bundle.extract(rebuilt, tmp_path / "rebuilt")
+    with zipfile.ZipFile(wheel) as original, \
+            zipfile.ZipFile(tmp_path / "rebuilt" / rebuilt) as again:
+        same = {name for name in original.namelist() if not name.endswith("RECORD")}
+        assert same == {name for name in again.namelist() if not name.endswith("RECORD")}
+        for name in same:
+            assert original.read(name) == again.read(name), name
+    other = _fresh_venv(tmp_path / "venv2")
+    _run([str(other), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+          str(tmp_path / "rebuilt" / rebuilt)])  # pip checks the new RECORD
+    assert str(tmp_path / "venv2") in _run([str(other), "-c", "import minigrad; "
+                                           "print(minigrad.__file__)"], cwd=tmp_path).stdout
