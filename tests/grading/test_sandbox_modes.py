@@ -156,3 +156,28 @@ def test_attacks_in_the_user_mode(tmp_path: Path, landlock: str) -> None:
     assert "65534" in output and "PermissionError" in output, output
     assert SECRET not in output and KEY_LINE not in output
     assert "sandbox: user" in done.stderr  # the log names the mode too
+
+
+PROBE = """
+import os, sys
+from minigrad.grading.sandbox.host import Sandbox
+code = ("import ctypes, os\\ndef probe():\\n    found = []\\n    for fd in range(1024):\\n"
+        "        try:\\n            os.fstat(fd)\\n            found.append(fd)\\n"
+        "        except OSError:\\n            pass\\n"
+        "    return [found, os.getuid(), os.getgid(), os.getgroups(),\\n"
+        "            ctypes.CDLL(None).prctl(39, 0, 0, 0, 0)]\\n")  # PR_GET_NO_NEW_PRIVS
+for _ in range(2):  # the fork server's second child too
+    with Sandbox(code, timeout=10) as box:
+        outcome = box.run("probe", [()])[0]
+        print(outcome.value if outcome.ok else outcome.message)
+"""
+
+
+@needs_user_mode
+def test_the_user_mode_child_holds_no_root_and_only_its_own_descriptors(tmp_path: Path) -> None:
+    stash = tmp_path / "stash"
+    stash.mkdir()
+    done = subprocess.run(user_mode_command([sys.executable, "-c", PROBE], stash),
+                          capture_output=True, text=True, timeout=300, env=user_mode_env())
+    lines = done.stdout.strip().splitlines()
+    assert lines == ["[[0, 1, 2, 3, 4], 65534, 65534, [], 1]"] * 2, done.stdout + done.stderr
