@@ -213,26 +213,28 @@ def run_grade(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"minigrad grade: {error}", file=sys.stderr)
         return 2
-    private = tuple(path.resolve() for path in (args.path, args.out, args.json, args.csv)
-                    if path is not None)
+    class_run = not args.one and is_class_folder(args.path)
+    out = csv_path = None
+    if class_run:
+        out = args.out or args.path.resolve().parent / f"{args.path.resolve().name}-grades"
+        csv_path = args.csv or out / "scores.csv"
+    # Graded code must reach none of these (the default results folder too: a student graded
+    # later in a class run must not read the messages of one graded before).
+    private = tuple(dict.fromkeys(path.resolve() for path in (
+        args.path, args.out, args.json, args.csv, out, csv_path) if path is not None))
     problem = confinement_problem(Options(0, bank=bank, confine=not args.no_sandbox,
                                           private=private))
     if problem:
         print(REFUSAL.format(problem=problem.rstrip(".")), file=sys.stderr)
         return 3
     mode = None if args.no_sandbox else sandbox_mode()[0]
-    print(f"minigrad grade: sandbox: {mode.label() if mode else 'none (--no-sandbox)'}",
-          file=sys.stderr)
     if mode is not None and mode.name == "user" and mode.landlock < 6 and args.jobs > 1:
         # Without Landlock's signal scope, one student's code could signal another's child
         # (same user): one at a time, no other child is alive.
         print("minigrad grade: --jobs 1: graded code runs as one user without Landlock's "
               "signal scope here", file=sys.stderr)
         args.jobs = 1
-    class_run = not args.one and is_class_folder(args.path)
     if class_run:
-        out = args.out or args.path.resolve().parent / f"{args.path.resolve().name}-grades"
-        csv_path = args.csv or out / "scores.csv"
         destinations = [("--out" if args.out else "the results folder (default --out)", out, True),
                         ("--csv" if args.csv else "the scores file (default --csv)", csv_path,
                          False), ("--json", args.json, False)]
@@ -243,6 +245,8 @@ def run_grade(args: argparse.Namespace) -> int:
         print(f"minigrad grade: {problem} (checked before grading, so that no results are "
               f"lost)", file=sys.stderr)
         return 2
+    print(f"minigrad grade: sandbox: {mode.label() if mode else 'none (--no-sandbox)'}",
+          file=sys.stderr)  # (after the usage checks: their message comes first)
     seed = new_seed() if args.seed is None else args.seed
     options = Options(seed, args.timeout, args.memory, bank, confine=not args.no_sandbox,
                       private=private)

@@ -194,3 +194,39 @@ def test_setup_sh_fails_the_build_where_no_mode_can_work(container) -> None:  # 
     done = run("cd /autograder/source && bash ./setup.sh", MINIGRAD_STUDENT_USER="root")
     assert done.returncode != 0
     assert "no sandbox mode works here" in done.stdout and "setup.sh: FAILED" in done.stderr
+
+
+def test_a_class_run_without_landlock_keeps_classmates_apart(container, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A class graded by root in the container, as on a department server without Landlock:
+    the results folder beside the class would be readable by the student user, so that is
+    refused; in a private one, the last student graded reads neither a classmate's work nor
+    the results of those graded before."""
+    autograder, run, _ = container
+    classroom = autograder / "class"
+    shutil.rmtree(classroom, ignore_errors=True)
+    for name in ("bob", "zed"):
+        (classroom / name).mkdir(parents=True)
+    (classroom / "bob" / FILE01).write_text(python_file_text(LESSON01, solutions=True))
+    steal = f"""
+    found.append(_try(lambda: open("/autograder/class/bob/{FILE01}").read()))
+    found.append(_try(lambda: open("/autograder/private/grades/bob.json").read()))
+    found.append(_try(lambda: os.listdir("/autograder/private/grades")))
+    """
+    (classroom / "zed" / FILE01).write_text(attack(tmp_path, steal).read_text())
+    classroom.chmod(0o700)
+    grade = ("/opt/minigrad-venv/bin/minigrad grade /autograder/class --lesson 1 --timeout 3 "
+             "--exercises /autograder/source/exercises --jobs 2")
+    beside = run(grade, MINIGRAD_SIMULATE_NO_LANDLOCK="1")
+    assert beside.returncode == 3 and "class-grades" in beside.stderr, beside.stderr
+    private = autograder / "private"
+    shutil.rmtree(private, ignore_errors=True)
+    private.mkdir(mode=0o700)
+    done = run(grade + " --out /autograder/private/grades", MINIGRAD_SIMULATE_NO_LANDLOCK="1")
+    assert done.returncode == 0, done.stderr
+    assert "--jobs 1" in done.stderr  # no signal scope without Landlock: one at a time
+    bob = json.loads((private / "grades" / "bob.json").read_text())
+    zed = by_exercise(json.loads((private / "grades" / "zed.json").read_text()))
+    assert bob["score"] == 15
+    assert zed["01.1"][0] == 0, zed["01.1"]
+    assert "PermissionError[13] | PermissionError[13] | PermissionError[13]" in zed["01.1"][2]
+    assert KEY_LINE not in zed["01.1"][2]

@@ -93,6 +93,10 @@ def _check_modes(base: Path) -> None:
     key.chmod(0o600)
     assert not users.reachable(str(key), 4242, 4242)
     assert users.reachable(str(key), os.stat(key).st_uid, 4242)
+    # A results folder the grader has yet to write: as reachable as the folder it goes in.
+    assert users.reachable(str(folder / "grades"), 4242, 4242)
+    folder.chmod(0o700)
+    assert not users.reachable(str(folder / "grades"), 4242, 4242)
 
 
 # ---------------------------------------------------------------------------- the user mode

@@ -55,33 +55,46 @@ def become(uid: int, gid: int) -> None:
     raise PermissionError("root could be had back after giving it up")
 
 
-def reachable(path: str, uid: int, gid: int) -> bool:
-    """Could user ``uid`` (group ``gid``, no other group) reach into ``path`` by the file
-    modes alone: every folder above it searchable and ``path`` itself readable or, for a
-    folder, searchable? (Landlock, where there is one, refuses it anyway; this is what stands
-    without it.)"""
-    import stat
+def _allows(info: os.stat_result, uid: int, gid: int, bit: int) -> bool:
+    """Do the modes of ``info`` give ``bit`` (4 read, 1 search) to user ``uid`` of group
+    ``gid`` (and no other group)?"""
+    if info.st_uid == uid:
+        return bool(info.st_mode & (bit << 6))
+    if info.st_gid == gid:
+        return bool(info.st_mode & (bit << 3))
+    return bool(info.st_mode & bit)
 
-    def allows(info: os.stat_result, bit: int) -> bool:  # bit: 4 read, 1 execute/search
-        if info.st_uid == uid:
-            return bool(info.st_mode & (bit << 6))
-        if info.st_gid == gid:
-            return bool(info.st_mode & (bit << 3))
-        return bool(info.st_mode & bit)
 
-    real = os.path.realpath(path)
-    parts = real.split(os.sep)
-    for end in range(1, len(parts)):
-        folder = os.sep.join(parts[:end]) or os.sep
+def _searchable(folder: str, uid: int, gid: int) -> bool:
+    """Can the user walk down to ``folder`` and through it (search on it and above it)?"""
+    parts = folder.rstrip(os.sep).split(os.sep)
+    for end in range(1, len(parts) + 1):
         try:
-            if not allows(os.stat(folder), 1):
+            if not _allows(os.stat(os.sep.join(parts[:end]) or os.sep), uid, gid, 1):
                 return False
         except OSError:
             return False
+    return True
+
+
+def reachable(path: str, uid: int, gid: int) -> bool:
+    """Could user ``uid`` (group ``gid``, no other group) reach into ``path`` by the file
+    modes alone: every folder above it searchable and ``path`` itself readable or, for a
+    folder, searchable? A path not there yet (a results file or folder the grader will write,
+    0644 or 0755) is reachable if the folder it goes in is. (Landlock, where there is one,
+    refuses it anyway; this is what stands without it.)"""
+    import stat
+
+    real = os.path.realpath(path)
+    parent = os.path.dirname(real)
+    if not _searchable(parent, uid, gid):
+        return False
     try:
         info = os.stat(real)
+    except FileNotFoundError:
+        return True
     except OSError:
         return False
     if stat.S_ISDIR(info.st_mode):
-        return allows(info, 4) or allows(info, 1)
-    return allows(info, 4)
+        return _allows(info, uid, gid, 4) or _allows(info, uid, gid, 1)
+    return _allows(info, uid, gid, 4)
