@@ -8,6 +8,7 @@ import math
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from minigrad.grading.sandbox.host import DEFAULT_MEMORY_MB
@@ -55,9 +56,14 @@ def run_exercises(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------- grade
 def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", type=Path,
+    parser.add_argument("path", type=Path, nargs="?",
                         help="a .py file, a notebook, a folder written by `minigrad exercises`, "
                              "or a class folder with one sub-folder per student")
+    parser.add_argument("--self-test", action="store_true",
+                        help="grade nothing: say which sandbox mode this machine gives and run "
+                             "the attacks that matter against it (read the answer key, forge "
+                             "the results, kill the grader, ...); exit status 0 only if every "
+                             "protection holds (with --exercises: against those sources)")
     parser.add_argument("--lesson", help="grade this lesson only (default: infer from file names "
                                          "and the functions defined)")
     parser.add_argument("--json", type=Path, metavar="FILE",
@@ -102,6 +108,8 @@ def _interrupt(number: int, frame: object) -> None:
 
 def _usage_error(args: argparse.Namespace) -> str:
     """What is wrong with the options of ``minigrad grade``, or "" when nothing is."""
+    if args.path is None:
+        return "give the submission or class folder to grade (or --self-test)"
     if not args.path.exists():
         return f"no such file or folder: {args.path}"
     if not (math.isfinite(args.timeout) and args.timeout > 0):
@@ -158,11 +166,14 @@ def _cannot_create_file_in(folder: Path) -> str:
 
 
 REFUSAL = """minigrad grade: refusing to run graded code: {problem}.
-Graded code runs confined by the kernel (user, PID and network namespaces, Landlock, seccomp);
-without that, a submission could read the answer keys or harm this machine. Two ways forward:
-  * grade inside a container that has it, e.g. `minigrad grade ... --container IMAGE`
-    (docker or podman; see "Grading in a container" in minigrad/grading/README.md), or in
-    Gradescope with a bundle from `minigrad gradescope` (same README);
+Graded code runs confined by the kernel: in its own user, PID and network namespaces, or, where
+those are refused (a default Docker container), as the unprivileged user minigrad-student with
+the grader running as root; with Landlock, seccomp and rlimits. Without that, a submission
+could read the answer keys or harm this machine. `minigrad grade --self-test` says what holds
+here. Ways forward (see minigrad/grading/README.md and SECURITY.md):
+  * as root in a container: `useradd --system --no-create-home minigrad-student` (the
+    Gradescope setup.sh does this), and keep the keys readable by root only;
+  * grade inside a container with `minigrad grade ... --container IMAGE` (docker or podman);
   * or add --no-sandbox, only for code you trust (your own)."""
 
 
@@ -170,16 +181,21 @@ def run_grade(args: argparse.Namespace) -> int:
     from minigrad.exercises.authoring.source import ExerciseBank
     from minigrad.grading.classroom import (grade_class, printable, write_csv,
                                             write_results, write_text_atomic)
-    from minigrad.grading.grader import Options, grade_submission, new_seed
+    from minigrad.grading.grader import (Options, confinement_problem, grade_submission,
+                                         new_seed)
     from minigrad.grading.reports import (disk_full, format_table, grader_failure,
                                           gradescope_results, one_line, readable_key)
     from minigrad.grading.submission import is_class_folder
-    from minigrad.grading.sandbox.probe import sandbox_problem
+    from minigrad.grading.sandbox.probe import sandbox_mode
 
     # Messages may quote what a submission printed or raised: never fail to print them.
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    if args.self_test:
+        from minigrad.grading.selftest import run_self_test
+
+        return run_self_test(args.exercises)
     problem = _usage_error(args)
     if problem:
         print(f"minigrad grade: {problem}", file=sys.stderr)
@@ -197,15 +213,28 @@ def run_grade(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"minigrad grade: {error}", file=sys.stderr)
         return 2
-    if not args.no_sandbox:
-        problem = sandbox_problem()
-        if problem:
-            print(REFUSAL.format(problem=problem.rstrip(".")), file=sys.stderr)
-            return 3
     class_run = not args.one and is_class_folder(args.path)
+    out = csv_path = None
     if class_run:
         out = args.out or args.path.resolve().parent / f"{args.path.resolve().name}-grades"
         csv_path = args.csv or out / "scores.csv"
+    # Graded code must reach none of these (the default results folder too: a student graded
+    # later in a class run must not read the messages of one graded before).
+    private = tuple(dict.fromkeys(path.resolve() for path in (
+        args.path, args.out, args.json, args.csv, out, csv_path) if path is not None))
+    problem = confinement_problem(Options(0, bank=bank, confine=not args.no_sandbox,
+                                          private=private))
+    if problem:
+        print(REFUSAL.format(problem=problem.rstrip(".")), file=sys.stderr)
+        return 3
+    mode = None if args.no_sandbox else sandbox_mode()[0]
+    if mode is not None and mode.name == "user" and mode.landlock < 6 and args.jobs > 1:
+        # Without Landlock's signal scope, one student's code could signal another's child
+        # (same user): one at a time, no other child is alive.
+        print("minigrad grade: --jobs 1: graded code runs as one user without Landlock's "
+              "signal scope here", file=sys.stderr)
+        args.jobs = 1
+    if class_run:
         destinations = [("--out" if args.out else "the results folder (default --out)", out, True),
                         ("--csv" if args.csv else "the scores file (default --csv)", csv_path,
                          False), ("--json", args.json, False)]
@@ -216,9 +245,9 @@ def run_grade(args: argparse.Namespace) -> int:
         print(f"minigrad grade: {problem} (checked before grading, so that no results are "
               f"lost)", file=sys.stderr)
         return 2
+    print(f"minigrad grade: sandbox: {mode.label() if mode else 'none (--no-sandbox)'}",
+          file=sys.stderr)  # (after the usage checks: their message comes first)
     seed = new_seed() if args.seed is None else args.seed
-    private = tuple(path.resolve() for path in (args.path, args.out, args.json, args.csv)
-                    if path is not None)
     options = Options(seed, args.timeout, args.memory, bank, confine=not args.no_sandbox,
                       private=private)
 
@@ -258,6 +287,7 @@ def run_grade(args: argparse.Namespace) -> int:
         print(f"Scores: {csv_path}\nResults per student: {out}")
         return 0
 
+    started = time.monotonic()
     try:
         result = grade_submission(args.path, lesson, options=options)
     except Exception as error:  # a grader bug must still leave a results file behind
@@ -274,7 +304,9 @@ def run_grade(args: argparse.Namespace) -> int:
         raise
     print(printable(format_table(result)))
     if args.json:
-        write_text_atomic(args.json, json.dumps(gradescope_results(result), indent=2))
+        write_text_atomic(args.json, json.dumps(
+            {**gradescope_results(result),
+             "execution_time": round(time.monotonic() - started, 1)}, indent=2))
         print(f"Results: {args.json}")
     if args.csv:
         write_csv({args.path.stem: result}, args.csv)

@@ -2,23 +2,45 @@
 
 For machines where the kernel sandbox cannot work (macOS, Windows, old kernels): docker or
 podman runs ``minigrad grade --no-sandbox`` in IMAGE with no network, no capabilities, no new
-privileges, a process and memory cap, a read-only root, the submission mounted read-only and
-only the output folders writable. The container is then the boundary: graded code cannot reach
-this machine, but it can read what is inside the container (the image's minigrad, and the
-``--exercises`` folder, mounted read-only), as in Gradescope.
+privileges, a process and memory cap, a read-only root and the submission mounted read-only.
+The container is then the boundary: graded code cannot reach this machine, but it can read
+what is inside the container (the image's minigrad, and the ``--exercises`` folder, mounted
+read-only), as in Gradescope.
+
+The only folder the container may write is a fresh, empty one made for this run
+(:func:`run_in_container`), never a folder of this machine's (the parent of ``--csv`` once
+was, and graded code rewrote a classmate's submission there). When the container is done,
+the results are copied out of it: regular files only, never through a link, each within a size
+limit, to the destinations given on this machine's command line.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+#: Inside the container: where the fresh output folder is mounted, and what is written there.
+OUT = "/grading/out"
+JSON, CSV, GRADES = "results.json", "scores.csv", "grades"
+#: The largest results file copied out of the container (a class of 300 is far below).
+MAX_RESULT_BYTES = 64 * 2**20
 
-def container_command(args: argparse.Namespace, engine: str) -> list[str]:
-    """The docker/podman command line that grades ``args.path`` inside ``args.container``."""
+
+def _is_class_run(args: argparse.Namespace) -> bool:
+    from minigrad.grading.submission import is_class_folder
+
+    return not getattr(args, "one", False) and is_class_folder(Path(args.path))
+
+
+def container_command(args: argparse.Namespace, engine: str, staging: Path) -> list[str]:
+    """The docker/podman command line that grades ``args.path`` inside ``args.container``,
+    writing only into ``staging`` (a fresh, empty folder)."""
     mounts: list[str] = []
     inner: list[str] = ["minigrad", "grade"]
 
@@ -28,15 +50,13 @@ def container_command(args: argparse.Namespace, engine: str) -> list[str]:
 
     source = Path(args.path)
     inner.append(mount(source, f"/grading/in/{source.resolve().name}", False))
-    for number, (option, value) in enumerate((("--json", args.json), ("--csv", args.csv))):
-        if value is not None:
-            value = Path(value)
-            value.resolve().parent.mkdir(parents=True, exist_ok=True)
-            inner += [option, mount(value.resolve().parent, f"/grading/out{number}", True)
-                      + "/" + value.name]
-    if args.out is not None:
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-        inner += ["--out", mount(Path(args.out), "/grading/out", True)]
+    mount(staging, OUT, True)
+    if args.json is not None:
+        inner += ["--json", f"{OUT}/{JSON}"]
+    if args.csv is not None or _is_class_run(args):
+        inner += ["--csv", f"{OUT}/{CSV}"]
+    if _is_class_run(args):
+        inner += ["--out", f"{OUT}/{GRADES}"]  # never beside the read-only submissions
     if args.exercises is not None:
         inner += ["--exercises", mount(Path(args.exercises), "/grading/exercises", False)]
     if getattr(args, "one", False):
@@ -53,11 +73,72 @@ def container_command(args: argparse.Namespace, engine: str) -> list[str]:
             *mounts, args.container, *inner, "--no-sandbox"]
 
 
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file (not a link, FIFO or device) within the
+    size limit; else None. Graded code may have written anything into the staging folder."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_RESULT_BYTES:
+            return None
+        with os.fdopen(os.dup(descriptor), "rb") as handle:
+            return handle.read(MAX_RESULT_BYTES + 1)[:MAX_RESULT_BYTES]
+    finally:
+        os.close(descriptor)
+
+
+def copy_results(staging: Path, args: argparse.Namespace) -> list[str]:
+    """Copy what the container wrote to the destinations of this machine's command line
+    (atomically, as ``minigrad grade`` writes them); returns what was missing."""
+    from minigrad.grading.classroom import write_text_atomic
+
+    missing: list[str] = []
+    class_run = _is_class_run(args)
+    out = None
+    if class_run:
+        resolved = Path(args.path).resolve()
+        out = Path(args.out) if args.out else resolved.parent / f"{resolved.name}-grades"
+    wanted = [(JSON, args.json),
+              (CSV, args.csv if args.csv is not None else (out / CSV if out else None))]
+    for name, target in wanted:
+        if target is None:
+            continue
+        data = _read_regular(staging / name)
+        if data is None:
+            missing.append(str(target))
+            continue
+        write_text_atomic(Path(target), data.decode("utf-8", "surrogateescape"))
+    if out is not None:
+        try:
+            entries = sorted(os.scandir(staging / GRADES), key=lambda entry: entry.name)
+        except OSError:
+            entries = []
+        for entry in entries:
+            data = _read_regular(Path(entry.path))
+            if data is not None and entry.name.endswith(".json") and "/" not in entry.name:
+                write_text_atomic(out / entry.name, data.decode("utf-8", "surrogateescape"))
+    return missing
+
+
 def run_in_container(args: argparse.Namespace) -> int:
     engine = shutil.which("podman") or shutil.which("docker")
     if engine is None:
         print("minigrad grade: --container needs docker or podman on the PATH", file=sys.stderr)
         return 2
-    command = container_command(args, Path(engine).name)
-    print("minigrad grade: running " + " ".join(command), file=sys.stderr)
-    return subprocess.run(command).returncode
+    staging = Path(tempfile.mkdtemp(prefix="minigrad-container-"))
+    staging.chmod(0o777)  # the container's user may not be this one (podman maps users)
+    try:
+        command = container_command(args, Path(engine).name, staging)
+        print("minigrad grade: running " + " ".join(command), file=sys.stderr)
+        status = subprocess.run(command).returncode
+        missing = copy_results(staging, args)
+        if status == 0 and missing:
+            print(f"minigrad grade: the container wrote no results for {', '.join(missing)}",
+                  file=sys.stderr)
+            return 1
+        return status
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

@@ -27,7 +27,8 @@ from minigrad.exercises.codec import CodecError, from_json, to_json
 from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
 from minigrad.grading.sandbox import tempdirs
 from minigrad.grading.sandbox.host import DEFAULT_MEMORY_MB, ImportFailed, Sandbox
-from minigrad.grading.sandbox.probe import sandbox_problem
+from minigrad.grading.sandbox import runtime
+from minigrad.grading.sandbox.probe import readable_secrets, sandbox_mode
 from minigrad.exercises.spec import Exercise, Runtime, describe, judge
 from minigrad.grading.submission import SourceFile, attempted_count, find_sources
 from minigrad.course.catalog import Lesson
@@ -114,6 +115,8 @@ class SubmissionResult:
     exercises: list[ExerciseResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    #: How graded code was confined (the sandbox mode's label, see :func:`sandbox_label`).
+    sandbox: str = ""
 
     @property
     def score(self) -> float:
@@ -248,15 +251,47 @@ def _grade_exercise(sandbox: Sandbox, source: SourceFile, exercise: Exercise,
 
 
 # ---------------------------------------------------------------------------- a submission
+def protected_paths(options: Options) -> list[Path]:
+    """What graded code must never read: the installed package, private exercise sources,
+    the class folder and the results (see :func:`.sandbox.runtime.protected_paths`)."""
+    return runtime.protected_paths([*options.private, *([] if options.bank.builtin
+                                                        else [options.bank.folder])])
+
+
+def confinement_problem(options: Options) -> str:
+    """Why graded code cannot be confined for this run ("" when it can, or when
+    ``confine=False``): no sandbox mode works here, or the one that does (the
+    unprivileged-user mode without Landlock) leaves a protected path readable by file modes."""
+    if not options.confine:
+        return ""
+    mode, problem = sandbox_mode()
+    if mode is None:
+        return problem
+    exposed = readable_secrets(mode, protected_paths(options))
+    if exposed:
+        return (f"graded code would run as uid {mode.uid} without Landlock, and the file modes "
+                f"let that user read {', '.join(exposed[:3])}"
+                f"{' …' if len(exposed) > 3 else ''}: make them readable by their owner only "
+                f"(chmod -R go-rwx), as the Gradescope setup.sh does")
+    return ""
+
+
+def sandbox_label(options: Options) -> str:
+    """How graded code is confined in this run, as the results and the log name it."""
+    if not options.confine:
+        return "none (--no-sandbox): graded code ran unconfined"
+    mode = sandbox_mode()[0]
+    return mode.label() if mode is not None else "unavailable"
+
+
 def prepare(options: Options, lessons: Optional[list[Lesson]] = None) -> None:
     """Refuse when the sandbox cannot work (unless ``confine=False``), then compute the answer
     keys of ``lessons`` (default: all), so nothing a submission does can change them. Also
     removes the temporary folders of graders that were killed (see sandbox.tempdirs)."""
     tempdirs.sweep()
-    if options.confine:
-        problem = sandbox_problem()
-        if problem:
-            raise SandboxUnavailable(problem)
+    problem = confinement_problem(options)
+    if problem:
+        raise SandboxUnavailable(problem)
     for lesson in lessons or options.bank.lessons():
         answer_key(options.bank, lesson, options.seed)
 
@@ -273,7 +308,7 @@ def grade_submission(path: Path, lesson: Optional[Lesson] = None, seed: Optional
         options = Options(new_seed() if seed is None else int(seed), timeout, memory_mb)
     prepare(options, [lesson] if lesson is not None else None)
     bank = options.bank
-    result = SubmissionResult(str(path), options.seed)
+    result = SubmissionResult(str(path), options.seed, sandbox=sandbox_label(options))
     try:
         sources, notes = find_sources(Path(path), lesson, bank)
     except (OSError, ValueError, RecursionError) as error:

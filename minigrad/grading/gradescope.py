@@ -29,25 +29,47 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+#: The oldest Python minigrad runs on (pyproject.toml's requires-python).
+PYTHON = "3.10"
 HELP = ("write a Gradescope autograder bundle (setup.sh, run_autograder, the minigrad wheel, "
         "the exercise sources) for one or more lessons")
 
 SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, in /autograder/source, when it builds the autograder
-# image: a venv with minigrad installed from the wheel beside this file. Written by
-# `minigrad gradescope`.
+# image. Written by `minigrad gradescope`. Any failure fails the image build, with a message:
+# better than a class of zeros.
+#  1. Python >= {python} and a venv in /opt/minigrad-venv;
+#  2. the libraries grading needs, pinned (requirements.lock{hash_note}), then this
+#     minigrad's wheel, checked against its sha256, without dependencies (no JupyterLab);
+#  3. the user graded code runs as where namespaces are refused (a default Docker container);
+#  4. the exercise sources and the installed minigrad readable by root only;
+#  5. `minigrad grade --self-test`: graded code can be confined here, or the build fails.
 set -euo pipefail
 ROOT="${{MINIGRAD_GRADESCOPE_ROOT:-/autograder}}"
 VENV="${{MINIGRAD_GRADESCOPE_VENV:-/opt/minigrad-venv}}"
+STUDENT="${{MINIGRAD_STUDENT_USER:-minigrad-student}}"
+fail() {{ echo "setup.sh: FAILED: $*" >&2; exit 1; }}
 cd "$ROOT/source"
-if [ ! -x "$VENV/bin/python" ]; then
-    if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-        apt-get update && apt-get install -y python3 python3-venv python3-pip
-    fi
-    python3 -m venv "$VENV"
+if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    command -v apt-get >/dev/null || fail "no python3 with venv, and no apt-get to install it"
+    apt-get update && apt-get install -y python3 python3-venv python3-pip \\
+        || fail "could not install python3 and python3-venv"
 fi
-"$VENV/bin/python" -m pip install --no-cache-dir {wheel}
-"$VENV/bin/minigrad" grade --help > /dev/null
+python3 -c 'import sys; sys.exit(sys.version_info < ({python_tuple}))' \\
+    || fail "minigrad needs Python {python} or later; this image has $(python3 --version 2>&1)"
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV" || fail "could not make a venv in $VENV"
+"$VENV/bin/python" -m pip install --no-cache-dir {require_hashes}-r requirements.lock \\
+    || fail "could not install the pinned grading libraries of requirements.lock"
+echo "{wheel_sha256}  {wheel}" | sha256sum -c --quiet - || fail "{wheel} is not the wheel bundled"
+"$VENV/bin/python" -m pip install --no-cache-dir --no-deps {wheel} || fail "could not install {wheel}"
+if ! id -u "$STUDENT" >/dev/null 2>&1; then
+    useradd --system --no-create-home --user-group --shell /usr/sbin/nologin "$STUDENT" \\
+        || fail "could not create the user $STUDENT that graded code runs as"
+fi
+PACKAGE="$("$VENV/bin/python" -I -c 'import minigrad, os; print(os.path.dirname(minigrad.__file__))')"
+chmod -R go-rwx "$ROOT/source" "$PACKAGE" || fail "could not make the exercise sources private"
+"$VENV/bin/minigrad" grade --self-test --exercises "$ROOT/source/exercises" \\
+    || {self_test_failure}
 """
 
 RUN = """#!/usr/bin/env bash
@@ -59,6 +81,9 @@ ROOT="${{MINIGRAD_GRADESCOPE_ROOT:-/autograder}}"
 VENV="${{MINIGRAD_GRADESCOPE_VENV:-/opt/minigrad-venv}}"
 LESSONS=({lessons})
 mkdir -p "$ROOT/results"
+# Where graded code runs as an unprivileged user without Landlock, the file modes keep the keys
+# and the upload from it (the grader reads them as root).
+chmod -R go-rwx "$ROOT/source" "$ROOT/submission" 2>/dev/null || true
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 PARTS=()
@@ -82,9 +107,10 @@ for LESSON in "${{LESSONS[@]}}"; do
     fi
     PARTS+=("$WORK/$LESSON.json" "$WORK/$LESSON.log")
 done
-# -I: nothing from the current folder or the environment on the merger's import path.
+# -I: nothing from the current folder or the environment on the merger's import path. The
+# logs go to this script's output, which Gradescope shows the instructor, not the student.
 "$VENV/bin/python" -I -m minigrad.grading.gradescope "$ROOT/results/results.json" \\
-    "${{PARTS[@]}}"
+    "--seconds=$SECONDS" "${{PARTS[@]}}"
 """
 
 
@@ -114,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
     import tempfile
 
     from minigrad.exercises.authoring.source import ExerciseBank
+    from minigrad.grading.wheels import build_wheel, lock_file
 
     try:
         if args.exercises is not None and not args.exercises.is_dir():
@@ -134,13 +161,18 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="minigrad-gradescope-") as scratch:
         try:
             wheel = args.wheel or build_wheel(Path(scratch))
+            lock, hashed = lock_file()
         except (OSError, RuntimeError) as error:
             print(f"minigrad gradescope: {error}", file=sys.stderr)
             return 1
         write_bundle(args.out, wheel, bank.folder,
-                     [f"{lesson.number:02d}" for lesson in lessons], options)
+                     [f"{lesson.number:02d}" for lesson in lessons], options, lock, hashed,
+                     strict=not args.no_sandbox)
     print(f"Wrote {args.out}: upload it as the autograder of a Gradescope assignment "
           f"(lessons {', '.join(f'{lesson.number:02d}' for lesson in lessons)})")
+    if not hashed:
+        print("minigrad gradescope: warning: the package index could not be reached for the "
+              "libraries' hashes: requirements.lock pins versions only", file=sys.stderr)
     if args.no_sandbox:
         print("minigrad gradescope: warning: --no-sandbox: graded code can read the exercise "
               "sources and change the results in the container", file=sys.stderr)
@@ -148,12 +180,28 @@ def run(args: argparse.Namespace) -> int:
 
 
 def write_bundle(out: Path, wheel: Path, sources: Path, lessons: list[str],
-                 options: str = "") -> None:
-    """The zip: the two scripts (executable), the wheel and ``exercises/lessonNN*.py``."""
+                 options: str = "", lock: str = "", hashed: bool = False,
+                 strict: bool = True) -> None:
+    """The zip: the two scripts (executable), the wheel, ``requirements.lock`` and
+    ``exercises/lessonNN*.py``. ``strict``: ``setup.sh`` fails when the self-test does."""
+    import hashlib
     import zipfile
 
+    from minigrad.grading.wheels import lock_file
+
+    if not lock:
+        lock, hashed = lock_file(hashes=None)
+    failure = ('fail "graded code cannot be confined in this image (see above): an autograder '
+               'built here would grade unconfined"' if strict else
+               'echo "setup.sh: warning: graded code cannot be confined here (--no-sandbox '
+               'bundle)" >&2')
     out.parent.mkdir(parents=True, exist_ok=True)
-    scripts = {"setup.sh": SETUP.format(wheel=shlex.quote(wheel.name)),
+    scripts = {"setup.sh": SETUP.format(
+                   wheel=shlex.quote(wheel.name),
+                   wheel_sha256=hashlib.sha256(wheel.read_bytes()).hexdigest(),
+                   require_hashes="--require-hashes " if hashed else "",
+                   hash_note=", with hashes" if hashed else "", python=PYTHON,
+                   python_tuple=PYTHON.replace(".", ", "), self_test_failure=failure),
                "run_autograder": RUN.format(lessons=" ".join(lessons), options=options)}
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
         for name, text in scripts.items():
@@ -161,74 +209,67 @@ def write_bundle(out: Path, wheel: Path, sources: Path, lessons: list[str],
             entry.external_attr = 0o100755 << 16  # a regular file, executable
             entry.compress_type = zipfile.ZIP_DEFLATED
             bundle.writestr(entry, text)
+        bundle.writestr("requirements.lock", lock)
         bundle.write(wheel, wheel.name)
         for number in lessons:
             for name in (f"lesson{number}.py", f"lesson{number}_checks.py"):
                 bundle.write(sources / name, f"exercises/{name}")
 
 
-def build_wheel(scratch: Path) -> Path:
-    """A wheel of this minigrad, built with ``pip wheel`` from a copy of its source tree (so
-    that no build folder is left in it); offline when setuptools is installed here."""
-    import shutil
-    import subprocess
-
-    import minigrad
-
-    tree = Path(minigrad.__file__).resolve().parents[1]
-    if not (tree / "pyproject.toml").is_file():
-        raise RuntimeError(f"minigrad is installed from a wheel ({tree}), not from its source "
-                           f"tree: give that wheel with --wheel")
-    copy = scratch / "source"
-    shutil.copytree(tree, copy, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__",
-        ".pytest_cache", ".ipynb_checkpoints"))
-    command = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w",
-               str(scratch / "wheels"), str(copy)]
-    try:
-        import setuptools  # noqa: F401  (then the build needs no network)
-        command.insert(5, "--no-build-isolation")
-    except ImportError:
-        pass
-    done = subprocess.run(command, capture_output=True, text=True)
-    wheels = sorted((scratch / "wheels").glob("minigrad*.whl"))
-    if done.returncode != 0 or len(wheels) != 1:
-        raise RuntimeError(f"pip wheel failed: {done.stderr.strip()[-800:]}")
-    return wheels[0]
-
-
 # ---------------------------------------------------------------------------- run_autograder
-def merge_results(parts: list[tuple[Path, Path]]) -> dict:
-    """One ``results.json`` from each lesson's (results, log): scores added, tests joined. A
-    lesson without results (``minigrad grade`` refused or failed) adds a note with the end of
-    its log, so that the student and the instructor see why."""
+def merge_results(parts: list[tuple[Path, Path]], seconds: Optional[float] = None,
+                  log=None) -> dict:  # type: ignore[no-untyped-def]
+    """One ``results.json`` from each lesson's (results, log): scores added, tests joined,
+    ``execution_time`` (Gradescope's field: seconds) and how graded code was confined.
+
+    Everything in it is for the student. A lesson without results (``minigrad grade`` refused,
+    failed or ran out of time) says so in plain words; the end of its log, which may hold
+    advice for the instructor ("add --no-sandbox"), goes to ``log`` (run_autograder's own
+    output, which Gradescope shows the instructor only)."""
+    log = log or sys.stderr
     merged: dict = {"score": 0.0, "tests": [], "output": ""}
-    outputs = []
-    for results, log in parts:
+    outputs, sandboxes, seeds = [], set(), {}
+    for results, lesson_log in parts:
         try:
             data = json.loads(results.read_text(encoding="utf-8"))
             merged["score"] += float(data["score"])
             merged["tests"] += list(data.get("tests", []))
             outputs.append(str(data.get("output", "")))
-        except (OSError, ValueError, KeyError, TypeError):
+            extra = data.get("extra_data") or {}
+            sandboxes.add(str(extra.get("sandbox", "")))
+            seeds[results.stem] = extra.get("seed")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             try:
-                tail = log.read_text(encoding="utf-8", errors="replace")[-1500:]
+                tail = lesson_log.read_text(encoding="utf-8", errors="replace")[-1500:]
             except OSError:
                 tail = ""
-            outputs.append(f"{results.stem}: could not be graded; please tell your "
-                           f"instructor.\n{tail}")
+            stopped = "stopped: the whole run may take" in tail
+            outputs.append(f"Lesson {results.stem}: not graded: "
+                           + ("the autograder's time ran out before it." if stopped else
+                              "the autograder could not grade it. This is not your "
+                              "code's fault; please tell your instructor."))
+            print(f"run_autograder: lesson {results.stem} has no results; the end of its "
+                  f"log:\n{tail}", file=log)
     merged["score"] = round(merged["score"], 4)
     merged["output"] = "\n".join(output for output in outputs if output)
+    if seconds is not None:
+        merged["execution_time"] = round(seconds, 1)
+    merged["extra_data"] = {"sandbox": "; ".join(sorted(item for item in sandboxes if item)),
+                            "seeds": seeds}
     return merged
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """``python -m minigrad.grading.gradescope RESULTS PART.json PART.log …``."""
+    """``python -m minigrad.grading.gradescope RESULTS [--seconds=N] PART.json PART.log …``."""
     argv = sys.argv[1:] if argv is None else argv
+    seconds = None
+    if len(argv) > 1 and argv[1].startswith("--seconds="):
+        seconds = float(argv[1].split("=", 1)[1])
+        argv = [argv[0], *argv[2:]]
     out, rest = Path(argv[0]), [Path(item) for item in argv[1:]]
     from minigrad.grading.classroom import write_text_atomic
 
-    write_text_atomic(out, json.dumps(merge_results(list(zip(rest[::2], rest[1::2]))),
+    write_text_atomic(out, json.dumps(merge_results(list(zip(rest[::2], rest[1::2])), seconds),
                                       indent=2))
     return 0
 

@@ -52,7 +52,7 @@ def gradescope_results(result: SubmissionResult) -> dict[str, Any]:
     summary += result.notes
     return {"score": result.score, "output": _clean("\n".join(summary)), "tests": tests,
             "extra_data": {"seed": result.seed, "files": [readable_key(f) for f in result.files],
-                           "max_score": result.max_score}}
+                           "max_score": result.max_score, "sandbox": result.sandbox}}
 
 
 def readable_key(name: str) -> str:

@@ -459,24 +459,6 @@ def test_without_the_sandbox_grading_is_refused(tmp_path: Path, capsys, monkeypa
     assert json.loads((tmp_path / "r.json").read_text())["score"] == 15
 
 
-def test_the_container_command(tmp_path: Path) -> None:
-    import argparse
-
-    from minigrad.grading.container import container_command
-
-    args = argparse.Namespace(path=tmp_path, json=tmp_path / "out" / "r.json", csv=None,
-                              out=None, exercises=None, lesson="1", timeout=5.0, seed=7,
-                              memory=2048, jobs=2, container="minigrad:latest", one=False)
-    command = container_command(args, "docker")
-    text = " ".join(command)
-    assert command[:2] == ["docker", "run"] and "--network none" in text
-    assert f"{tmp_path.resolve()}:/grading/in/{tmp_path.name}:ro" in text
-    assert command[-1] == "--no-sandbox" and "--json /grading/out0/r.json" in text
-    assert "--one" not in command
-    args.one = True
-    assert "--one" in container_command(args, "docker")
-
-
 # ---------------------------------------------------------------------------- what a child reads
 def test_a_folder_holding_the_package_is_granted_around_it(tmp_path: Path) -> None:
     from minigrad.grading.sandbox import runtime
@@ -546,23 +528,6 @@ def test_hostile_notebooks_cost_little_and_stop_nothing(tmp_path: Path) -> None:
     sources, notes = find_sources(folder, find_lesson(1))
     assert sorted(source.path.name for source in sources) == ["01-c.ipynb", FILE01]
     assert sum("not a readable notebook" in note for note in notes) == 3, notes
-
-
-def test_container_mode_runs_the_engine(tmp_path: Path, monkeypatch, capsys) -> None:
-    engine = tmp_path / "bin" / "podman"
-    engine.parent.mkdir()
-    record = tmp_path / "args.txt"
-    engine.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {record}\nexit 0\n")
-    engine.chmod(0o755)
-    monkeypatch.setenv("PATH", str(engine.parent))
-    submission = tmp_path / FILE01
-    submission.write_text(python_file_text(LESSON01))
-    assert cli_main(["grade", str(submission), "--container", "grader:1", "--lesson", "1",
-                     "--json", str(tmp_path / "out" / "results.json")]) == 0
-    args = record.read_text().splitlines()
-    assert args[:2] == ["run", "--rm"] and "grader:1" in args and args[-1] == "--no-sandbox"
-    assert f"/grading/in/{FILE01}" in args and "/grading/out0/results.json" in args
-    assert "podman run" in capsys.readouterr().err
 
 
 @needs_sandbox

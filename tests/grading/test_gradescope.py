@@ -53,7 +53,7 @@ def test_the_bundle_holds_the_scripts_the_wheel_and_the_private_sources(tmp_path
                      str(wheel), "--timeout", "5"]) == 0
     with zipfile.ZipFile(out) as bundle:
         names = sorted(bundle.namelist())
-        assert names == sorted(["setup.sh", "run_autograder", wheel.name,
+        assert names == sorted(["setup.sh", "run_autograder", wheel.name, "requirements.lock",
                                 "exercises/lesson01.py", "exercises/lesson01_checks.py",
                                 "exercises/lesson02.py", "exercises/lesson02_checks.py"])
         for script in ("setup.sh", "run_autograder"):
@@ -62,7 +62,11 @@ def test_the_bundle_holds_the_scripts_the_wheel_and_the_private_sources(tmp_path
         run = bundle.read("run_autograder").decode()
         assert "LESSONS=(01 02)" in run and "--timeout 5" in run and "--no-sandbox" not in run
         assert "--seed" not in run.split("set -uo pipefail")[1]  # fresh hidden cases each run
-        assert wheel.name in bundle.read("setup.sh").decode()
+        setup = bundle.read("setup.sh").decode()
+        assert wheel.name in setup and "--no-deps" in setup and "--self-test" in setup
+        lock = bundle.read("requirements.lock").decode()
+        pins = [line.split("==")[0] for line in lock.splitlines() if "==" in line]
+        assert pins == ["numpy", "numba", "llvmlite", "tqdm"]  # no JupyterLab
         assert bundle.read("exercises/lesson01.py") == source_path(LESSONS[0]).read_bytes()
 
 
@@ -77,15 +81,27 @@ def test_usage_errors_are_found_before_anything_is_written(tmp_path: Path, capsy
 
 
 def test_results_of_several_lessons_are_merged_and_a_failed_one_says_why(tmp_path: Path) -> None:
+    """The student reads that a lesson was not graded, and that it is not their fault; the
+    instructor's advice in the log ("add --no-sandbox") goes to run_autograder's own output."""
+    import io
+
     first = tmp_path / "01.json"
     first.write_text(json.dumps({"score": 2.5, "output": "seed 7", "tests": [
-        {"name": "01.1 visible cases", "score": 2.5, "max_score": 3}]}))
+        {"name": "01.1 visible cases", "score": 2.5, "max_score": 3, "output": "ok"}],
+        "extra_data": {"seed": 7, "sandbox": "user (...)"}}))
     log = tmp_path / "02.log"
-    log.write_text("minigrad grade: refusing to run graded code: no user namespaces.")
-    merged = merge_results([(first, tmp_path / "01.log"), (tmp_path / "02.json", log)])
+    log.write_text("minigrad grade: refusing to run graded code: no user namespaces.\n"
+                   "  * or add --no-sandbox, only for code you trust (your own).")
+    instructor = io.StringIO()
+    merged = merge_results([(first, tmp_path / "01.log"), (tmp_path / "02.json", log)],
+                           seconds=12.34, log=instructor)
     assert merged["score"] == 2.5 and len(merged["tests"]) == 1
-    assert "02: could not be graded" in merged["output"]
-    assert "no user namespaces" in merged["output"]
+    assert "Lesson 02: not graded" in merged["output"] and "instructor" in merged["output"]
+    assert "no-sandbox" not in json.dumps(merged) and "namespaces" not in merged["output"]
+    assert "no user namespaces" in instructor.getvalue()
+    assert merged["execution_time"] == 12.3
+    assert merged["extra_data"] == {"sandbox": "user (...)", "seeds": {"01": 7}}
+    assert all(isinstance(test["output"], str) for test in merged["tests"])
 
 
 def test_a_submission_that_runs_past_gradescope_s_limit_still_gets_a_results_file(
@@ -112,8 +128,10 @@ def test_a_submission_that_runs_past_gradescope_s_limit_still_gets_a_results_fil
     assert done.returncode == 0, done.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 0 and results["tests"] == []
-    assert results["output"].count("could not be graded") == 2, results["output"]
-    assert "the whole run may take 2 s" in results["output"], results["output"]
+    assert results["output"].count("not graded") == 2, results["output"]
+    assert results["output"].count("time ran out") == 2, results["output"]
+    assert "the whole run may take 2 s" in done.stderr  # (the instructor's log)
+    assert isinstance(results["execution_time"], float)
 
 
 # ---------------------------------------------------------------------------- in its layout
@@ -184,3 +202,65 @@ def test_the_bundle_grades_a_correct_and_a_wrong_submission_in_gradescope_s_layo
     assert wrong["score"] == 0 and {test["name"].split()[0] for test in wrong["tests"]} == exercises
     assert "not attempted" in json.dumps(wrong["tests"]) and "no file for lesson 02" in json.dumps(
         wrong["tests"])
+
+
+# ---------------------------------------------------------------------------- from a pip install
+def _run(command: list[str], **options) -> subprocess.CompletedProcess:  # type: ignore[no-untyped-def]
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env,
+                          **options)
+    assert done.returncode == 0, f"{' '.join(command)}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def _fresh_venv(venv: Path) -> Path:
+    """A new venv whose dependencies come from this environment by a plain path line (its own
+    .pth files, an editable minigrad among them, are not processed)."""
+    _run([sys.executable, "-m", "venv", str(venv)])
+    python = venv / "bin" / "python"
+    new_site = Path(_run([str(python), "-c", "import site; print(site.getsitepackages()[0])"]
+                         ).stdout.strip())
+    (new_site / "deps.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    return python
+
+
+@pytest.mark.slow
+def test_gradescope_works_from_a_pip_install(tmp_path: Path) -> None:
+    """`pip install minigrad-course`, then `minigrad gradescope 5 8 --out autograder.zip
+    --exercises KEY`: no source tree to build a wheel from, so the installed distribution is
+    zipped back into its wheel, which installs again."""
+    source = tmp_path / "src"
+    shutil.copytree(Path(__file__).parents[2], source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache"))
+    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+          "-w", str(tmp_path / "dist"), str(source)])
+    (wheel,) = (tmp_path / "dist").glob("minigrad_course-*.whl")
+    python = _fresh_venv(tmp_path / "venv")
+    _run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)])
+    key = tmp_path / "key"
+    key.mkdir()
+    for number in ("05", "08"):
+        for name in (f"lesson{number}.py", f"lesson{number}_checks.py"):
+            shutil.copy(source_path(LESSONS[0]).parent / name, key / name)
+    work = tmp_path / "work"
+    work.mkdir()
+    done = _run([str(tmp_path / "venv" / "bin" / "minigrad"), "gradescope", "5", "8", "--out",
+                 "autograder.zip", "--exercises", str(key)], cwd=work)
+    assert "Wrote autograder.zip" in done.stdout
+    with zipfile.ZipFile(work / "autograder.zip") as bundle:
+        names = bundle.namelist()
+        (rebuilt,) = [name for name in names if name.endswith(".whl")]
+        assert rebuilt == wheel.name and "requirements.lock" in names
+        assert "exercises/lesson08_checks.py" in names
+        bundle.extract(rebuilt, tmp_path / "rebuilt")
+    with zipfile.ZipFile(wheel) as original, \
+            zipfile.ZipFile(tmp_path / "rebuilt" / rebuilt) as again:
+        same = {name for name in original.namelist() if not name.endswith("RECORD")}
+        assert same == {name for name in again.namelist() if not name.endswith("RECORD")}
+        for name in same:
+            assert original.read(name) == again.read(name), name
+    other = _fresh_venv(tmp_path / "venv2")
+    _run([str(other), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+          str(tmp_path / "rebuilt" / rebuilt)])  # pip checks the new RECORD
+    assert str(tmp_path / "venv2") in _run([str(other), "-c", "import minigrad; "
+                                           "print(minigrad.__file__)"], cwd=tmp_path).stdout

@@ -10,13 +10,16 @@ What :func:`enter` does (every step fails closed: an error stops the child):
 0. Join the child's cgroup, when the grader made one (:mod:`.cgroups`: memory, swap, process
    count and CPU weight of everything the child starts), and pin the process to the cores it
    is given (:mod:`.cores`), which every thread it starts inherits.
-1. Namespaces and mounts (:mod:`.namespaces`): new user, mount, PID, network, IPC, UTS and
+1. In the namespace mode (:mod:`.namespaces`): new user, mount, PID, network, IPC, UTS and
    cgroup namespaces; a tmpfs work folder; empty read-only tmpfs over the hidden folders;
-   ``fork`` into PID 1 of the new PID namespace, with its own ``/proc``.
+   ``fork`` into PID 1 of the new PID namespace, with its own ``/proc``. In the
+   unprivileged-user mode (where namespaces are refused, as in a default Docker container):
+   ``fork``, and the child gives up root for the student user (:mod:`.users`). Either way
+   the first process stays outside, runs no student code and reports the child's end.
 2. Parent-death signal, rlimits (address space, CPU, file size, open files, processes, no core
    files, no locked memory), the PID namespace's ``pid_max``, ``PR_SET_NO_NEW_PRIVS``.
 3. Landlock (:mod:`.landlock`): read-only access to the runtime, read and write to the work
-   folder, nothing else.
+   folder, nothing else (ABI 6+ in the namespace mode; any ABI, or none, in the user mode).
 4. seccomp (:mod:`.seccomp`): an allowlist of system calls.
 """
 
@@ -27,6 +30,8 @@ import platform
 import sys
 
 MIN_LANDLOCK_ABI = 6
+#: The two ways of confining graded code (:mod:`.probe` chooses).
+NAMESPACES, USER = "namespaces", "user"
 
 
 def _sibling(name: str):  # type: ignore[no-untyped-def]
@@ -50,15 +55,21 @@ def preload() -> tuple:
     """The modules :func:`enter` uses, loaded now: once Landlock is on, this folder may not be
     readable (and the zygote loads them once, not in every child)."""
     return tuple(_sibling(name) for name in ("namespaces", "landlock", "seccomp",
-                                              "syscall_numbers"))
+                                              "syscall_numbers", "users"))[:4]
 
 
-def problem() -> str:
-    """Why :func:`enter` cannot work here, or "" when it should."""
+def landlock_abi() -> int:
+    return _sibling("landlock").abi()
+
+
+def problem(mode: str = NAMESPACES) -> str:
+    """Why :func:`enter` cannot work here in ``mode``, or "" when it should."""
     if platform.system() != "Linux":
         return f"the grading sandbox needs Linux (this is {platform.system()})"
     if platform.machine() not in _sibling("syscall_numbers").ARCHITECTURES:
         return f"the grading sandbox does not know this processor ({platform.machine()})"
+    if mode == USER:
+        return ""  # Landlock where there is one
     abi = _sibling("landlock").abi()
     if abi < MIN_LANDLOCK_ABI:
         return (f"this kernel's Landlock ABI is {abi or 'absent'}; the grading sandbox needs "
@@ -96,8 +107,20 @@ def set_limits(memory_bytes: int, cpu_seconds: int, file_bytes: int, open_files:
             resource.setrlimit(limit, (value, value))
 
 
+def no_new_privileges() -> None:
+    import ctypes
+
+    if ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+
+
 def die_with_parent() -> None:
     _sibling("namespaces").die_with_parent()
+
+
+def no_core_dumps() -> None:
+    """For a process that runs no student code but could crash beside it (the zygote)."""
+    _sibling("namespaces").no_core_dumps()
 
 
 def enter(config: dict) -> None:
@@ -108,17 +131,28 @@ def enter(config: dict) -> None:
         _write(config["cgroup"], "0")  # cgroup.procs: this process, and all it will start
     if config.get("cores"):
         os.sched_setaffinity(0, config["cores"])
-    namespaces.unshare_and_fork(config["work"], config["tmpfs"], config.get("hidden", []),
-                                config.get("report", -1))
-    namespaces.die_with_parent()
-    namespaces.cap_process_count(config.get("processes", 32))
+    if config.get("mode", NAMESPACES) == NAMESPACES:
+        namespaces.unshare_and_fork(config["work"], config["tmpfs"], config.get("hidden", []),
+                                    config.get("report", -1))
+        namespaces.die_with_parent()
+        namespaces.cap_process_count(config.get("processes", 32))
+    else:  # USER: no namespaces; a supervisor that stays root, a child that gives it up
+        namespaces.fork_supervised(config.get("report", -1))
+        _sibling("users").become(config["uid"], config["gid"])
+        namespaces.die_with_parent()  # (a change of user clears it: set again after)
     os.chdir(config["work"])
     _prefer_for_oom_killer()
     set_limits(config["memory"], config["cpu"], config["file"], config.get("open_files", 256),
                config.get("processes", 32))
-    landlock.restrict(config["readable"], [config["work"]])
+    version = landlock.abi() if config.get("landlock", True) else 0
+    if version >= MIN_LANDLOCK_ABI or (version and config.get("mode") == USER):
+        landlock.restrict(config["readable"], [config["work"]], version)
+    elif config.get("mode", NAMESPACES) == NAMESPACES:
+        raise OSError(f"Landlock ABI {version} is too old for the namespace mode")
+    else:
+        no_new_privileges()  # (Landlock's restrict sets it otherwise)
     arch, table = numbers.ARCHITECTURES[platform.machine()]
     seccomp.install(arch, table, bool(config.get("strict_seccomp")))
     # Graded code can walk up to the worker's frame: it need not learn the protected paths.
-    for key in ("readable", "hidden", "cgroup"):
+    for key in ("readable", "hidden", "cgroup", "uid", "gid"):
         config.pop(key, None)

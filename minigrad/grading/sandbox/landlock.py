@@ -51,20 +51,30 @@ class _RulesetAttr(ctypes.Structure):
                 ("scoped", ctypes.c_uint64)]
 
 
-def restrict(readable: list, writable: list[str]) -> None:
+def handled(version: int) -> tuple[int, int, int]:
+    """(file-system rights, network rights, scopes) that Landlock ABI ``version`` knows: the
+    namespace mode needs 6 (all of them); the unprivileged-user mode takes what there is."""
+    fs = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 4: (1 << 15) - 1}.get(
+        version, FS_ALL)
+    return fs, NET_ALL if version >= 4 else 0, SCOPE_ALL if version >= 6 else 0
+
+
+def restrict(readable: list, writable: list[str], version: int = MIN_ABI) -> None:
     """After this, the thread (and every process it starts) reaches only these paths.
 
-    ``readable`` holds paths or ``[path, rights]`` pairs (rights within :data:`READ`)."""
-    attr = _RulesetAttr(FS_ALL, NET_ALL, SCOPE_ALL)
+    ``readable`` holds paths or ``[path, rights]`` pairs (rights within :data:`READ`);
+    ``version``: the kernel's ABI (an older one governs fewer rights)."""
+    fs, net, scopes = handled(version)
+    attr = _RulesetAttr(fs, net, scopes)
     ruleset = _check(_libc.syscall(SYS_CREATE_RULESET, ctypes.byref(attr),
                                    ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0)),
                      "landlock_create_ruleset")
     try:
         for item in readable:
             path, rights = (item, READ) if isinstance(item, str) else item
-            _allow(ruleset, path, rights & READ)
+            _allow(ruleset, path, rights & READ & fs)
         for path in writable:
-            _allow(ruleset, path, WRITE)
+            _allow(ruleset, path, WRITE & fs)
         _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
         _check(_libc.syscall(SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)),
                "landlock_restrict_self")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+from typing import NoReturn
 
 CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS = 0x00020000, 0x02000000, 0x04000000
 CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = (0x08000000, 0x10000000,
@@ -28,7 +29,7 @@ NAMESPACES = (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_
               | CLONE_NEWUTS | CLONE_NEWCGROUP)
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 1 << 14, 1 << 18
-PR_SET_PDEATHSIG = 1
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_char_p]
@@ -77,10 +78,8 @@ def hide(paths: list[str]) -> None:
 
 
 def unshare_and_fork(work: str, tmpfs_bytes: int, hidden: list[str], report_fd: int = -1) -> int:
-    """Returns 0 in the confined child (PID 1 of its namespace, its own /proc mounted); in the
-    first process it never returns: it writes the child's PID (as the grader sees it) on
-    ``report_fd``, so that the grader can kill it directly, waits for the child, writes
-    ``status N`` (its wait status) there too and exits the way the child did."""
+    """Returns 0 in the confined child (PID 1 of its namespace, its own /proc mounted); the
+    first process supervises it (:func:`supervise`) and never returns."""
     uid, gid = os.getuid(), os.getgid()
     die_with_parent()  # the grader's death ends the first process, whose death ends the child
     _check(_libc.unshare(NAMESPACES), "unshare(user, mount, pid, net, ipc, uts, cgroup)")
@@ -99,7 +98,36 @@ def unshare_and_fork(work: str, tmpfs_bytes: int, hidden: list[str], report_fd: 
         # they are all its own). Host PIDs, and their status files, are gone.
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         return 0
-    # The first process: outside the new PID namespace, runs no student code.
+    supervise(pid, report_fd)  # the first process: outside the new PID namespace
+
+
+def fork_supervised(report_fd: int = -1) -> int:
+    """Returns 0 in a child; the calling process becomes its supervisor (:func:`supervise`)
+    and never returns. Used where there are no namespaces (the unprivileged-user mode)."""
+    pid = os.fork()
+    if pid == 0:
+        if report_fd >= 0:
+            os.close(report_fd)
+        return 0
+    supervise(pid, report_fd)
+
+
+def no_core_dumps() -> None:
+    """No core file, whatever the shell allowed (``ulimit -c unlimited``) or the machine's
+    ``core_pattern`` pipes to: core limit 0 and not dumpable (which also keeps other
+    processes of the same user from ptrace-attaching or reading its /proc files)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl(PR_SET_DUMPABLE, 0)")
+
+
+def supervise(pid: int, report_fd: int) -> NoReturn:
+    """The first process, which runs no student code: writes the child's PID (as the grader
+    sees it) on ``report_fd``, so that the grader can kill it directly, waits for the child,
+    writes ``status N`` (its wait status) there too and exits with its code, or 128 + the
+    signal that killed it (never re-raising that signal on itself: it would dump core)."""
+    no_core_dumps()
     if report_fd >= 0:
         os.write(report_fd, f"{pid}\n".encode())
         os.closerange(3, report_fd)
@@ -108,10 +136,7 @@ def unshare_and_fork(work: str, tmpfs_bytes: int, hidden: list[str], report_fd: 
     if report_fd >= 0:
         os.write(report_fd, f"status {status}\n".encode())  # the grader may not be the parent
     if os.WIFSIGNALED(status):
-        import signal
-        number = os.WTERMSIG(status)
-        signal.signal(number, signal.SIG_DFL)
-        os.kill(os.getpid(), number)
+        os._exit(128 + os.WTERMSIG(status))
     os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 
 

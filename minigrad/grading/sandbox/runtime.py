@@ -65,8 +65,19 @@ def runtime_copy(runtime: Optional[Runtime] = None) -> Path:
                 (target / "exercises" / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(PACKAGE / "exercises" / name, target / "exercises" / name)
             compileall.compile_dir(str(target), quiet=2)  # the child cannot write .pyc files
+            _readable_by_all(root)  # (the installed package may be root's only: Gradescope)
             _copy.append(root)
         return _copy[0]
+
+
+def _readable_by_all(root: Path) -> None:
+    """Folders 0755, files 0644 (the lock file stays 0600): the copy holds no secret, and in
+    the unprivileged-user mode graded code runs as another user than the grader."""
+    for folder, names, files in os.walk(root):
+        os.chmod(folder, 0o755)
+        for name in files:
+            if name != tempdirs.LOCK:
+                os.chmod(os.path.join(folder, name), 0o644)
 
 
 def _copy_without(runtime: Runtime) -> Path:
@@ -84,6 +95,7 @@ def _copy_without(runtime: Runtime) -> Path:
             if not runtime.digits_test:
                 _training_digits_only(root / DIGITS)
             compileall.compile_dir(str(root / "minigrad"), quiet=2)
+            _readable_by_all(root)
             _copies_without[runtime] = root
         return _copies_without[runtime]
 

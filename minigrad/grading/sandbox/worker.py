@@ -80,6 +80,9 @@ class _NoShell:
 
 def main(config: dict[str, Any]) -> None:
     """Serve the grader (protocol in the module docstring); runs already confined."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # also unconfined (--no-sandbox)
     # Set here, not inherited: the grader gives the child an empty environment.
     os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                       NUMBA_NUM_THREADS="1", MPLBACKEND="Agg", HOME=os.getcwd(), TMPDIR=".",

@@ -14,6 +14,7 @@ zygote cannot start, the grader starts each child directly.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import select
@@ -44,6 +45,7 @@ def serve(fd: int) -> None:
 
     confine.preload()
     confine.die_with_parent()
+    confine.no_core_dumps()  # its forks inherit the core limit 0
     channel = socket.socket(fileno=fd)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # forks are reaped by the kernel
     threads = len(os.listdir("/proc/self/task"))
@@ -69,6 +71,9 @@ def _child(config: dict, fds: list[int], confine, worker) -> None:  # type: igno
     code = 1
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        # Dumpable again (the core limit stays 0): a non-root grader's fork must be able to
+        # write its own /proc/self/uid_map, which the kernel gives to root when not dumpable.
+        ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
         requests, responses, report, output = fds
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
