@@ -434,8 +434,8 @@ def grade_hostile_class(tmp_path: Path) -> None:
     rows = list(csv.DictReader(scores.open(encoding="utf-8")))
     assert len(rows) == 30
     for row in rows:
-        assert row["student"][:1] not in "=+-@", row["student"]
-    by_name = {row["student"]: float(row["total"]) for row in rows}
+        assert row["student_id"][:1] not in "=+-@", row["student_id"]
+    by_name = {row["student_id"]: float(row["total"]) for row in rows}
     assert by_name["'=HYPERLINK(\"evil\")"] == 15 and by_name["'+cmd"] == 15
     for name, score in expected.items():
         if name.isalnum():
@@ -515,11 +515,13 @@ def test_authoring_does_not_import_grading() -> None:
 
 # ---------------------------------------------------------------------------- names and cells
 def test_csv_cells_names_and_terminal_text_are_defused() -> None:
-    from minigrad.grading.classroom import csv_cell, printable, results_name
+    from minigrad.grading.classroom import results_name
+    from minigrad.grading.gradebook import csv_cell
+    from minigrad.grading.names import printable
 
     assert [csv_cell(text) for text in ("=1+1", "+1", "-1", "@A1", "\tx", "alice")] == [
         "'=1+1", "'+1", "'-1", "'@A1", "'\tx", "alice"]
-    assert printable("a\x1b[31mb\x07c\u202ed\n") == "a?[31mb?c?d\n"
+    assert printable("a\x1b[31mb\x07c\u202ed\n") == "a\\u{1b}[31mb\\u{7}c\\u{202e}d\n"
     assert results_name("alice") == "alice.json" and results_name("alice.py") == "alice.py.json"
     hashed = [results_name(name) for name in ("l" * 230, "../x", "=cmd", "\x1b[2J", "a/b")]
     assert all(len(name) < 80 and "/" not in name and "\x1b" not in name for name in hashed)

@@ -104,6 +104,10 @@ class ExerciseBank:
             raise
         return module
 
+    def source_text(self, lesson: Lesson) -> str:
+        """The lesson's source, solutions and markers included."""
+        return (self.folder / f"lesson{lesson.number:02d}.py").read_text(encoding="utf-8")
+
     def reference_module(self, lesson: Lesson) -> ModuleType:
         """The lesson source imported as a module: the reference solutions."""
         return self._module(f"lesson{lesson.number:02d}")
