@@ -246,8 +246,8 @@ def run_grade(args: argparse.Namespace) -> int:
         destinations = [("--out" if args.out else "the results folder (default --out)", out, True),
                         ("--csv" if args.csv else "the scores file (default --csv)", csv_path,
                          False), ("--json", args.json, False)]
-    elif class_run:
-        csv_path = args.csv
+    elif class_run:  # --regrade: the class's CSV, when there is one, gets the new row
+        csv_path = args.csv or (out / "scores.csv" if (out / "scores.csv").is_file() else None)
         destinations = [("--out" if args.out else "the results folder (default --out)", out, True),
                         ("--json", args.json, False), ("--csv", args.csv, False)]
     else:
@@ -294,7 +294,8 @@ def _recorded_class_seed(student: str, out: Path) -> tuple[Optional[int], str]:
 def _regrade(args: argparse.Namespace, lesson: Optional[Lesson], options: Options, out: Path,
              csv_path: Optional[Path]) -> int:
     """Grade one student of a class again, with the hidden cases of the class run."""
-    from minigrad.grading.classroom import grade_student, write_csv, write_results
+    from minigrad.grading.classroom import grade_student, write_results, write_text_atomic
+    from minigrad.grading.gradebook import gradebook_text, with_row_replaced
     from minigrad.grading.names import printable, visible_name
     from minigrad.grading.reports import format_table
     from minigrad.grading.submission import class_members
@@ -308,9 +309,17 @@ def _regrade(args: argparse.Namespace, lesson: Optional[Lesson], options: Option
     print(printable(format_table(result)))
     written = write_results({args.regrade: result}, out)
     _write_json(args.json, {args.regrade: result}, single=True)
-    if csv_path is not None:
-        write_csv({args.regrade: result}, csv_path, args.lms)
     print(printable(f"Results: {written[0]} (class seed {options.seed})"))
+    if csv_path is not None:
+        try:
+            old = csv_path.read_text(encoding="utf-8") if csv_path.exists() else ""
+            text = (with_row_replaced(old, args.regrade, result, args.lms) if old
+                    else gradebook_text({args.regrade: result}, args.lms))
+        except (OSError, ValueError) as error:
+            print(f"minigrad grade: --csv {csv_path} not updated: {error}", file=sys.stderr)
+            return 1
+        write_text_atomic(csv_path, text)
+        print(printable(f"Scores: {csv_path} ({visible_name(args.regrade)}'s row replaced)"))
     return 1 if result.error else 0
 
 

@@ -83,6 +83,29 @@ def gradebook_rows(results: dict[str, SubmissionResult], layout: str = "minigrad
 
 
 def gradebook_text(results: dict[str, SubmissionResult], layout: str = "minigrad") -> str:
+    return _text(gradebook_rows(results, layout))
+
+
+def _text(rows: list[list]) -> str:
     handle = io.StringIO(newline="")
-    csv.writer(handle).writerows(gradebook_rows(results, layout))
+    csv.writer(handle).writerows(rows)
     return handle.getvalue()
+
+
+def with_row_replaced(text: str, student: str, result: SubmissionResult,
+                      layout: str = "minigrad") -> str:
+    """The gradebook CSV ``text`` with ``student``'s row replaced by ``result`` (added when
+    missing): ``--regrade`` keeps the class's CSV whole. ValueError when ``text`` is not a
+    gradebook of this layout with these exercise columns."""
+    fresh = gradebook_rows({student: result}, layout)
+    rows = list(csv.reader(io.StringIO(text)))
+    header_rows = 2 if layout == "canvas" else 1
+    if rows[:header_rows] != fresh[:header_rows]:
+        raise ValueError(f"its header is not the {layout} layout with these exercises; give "
+                         f"another --csv, or grade the whole class again")
+    key = 3 if layout == "canvas" else 0
+    new_row = fresh[header_rows]
+    students = [row for row in rows[header_rows:] if row[key] != new_row[key]]
+    students.append(new_row)
+    students.sort(key=lambda row: row[key])
+    return _text(rows[:header_rows] + students)

@@ -75,6 +75,13 @@ def test_an_internal_error_is_an_error_never_a_zero(tmp_path: Path, monkeypatch,
     assert "NOT GRADED: internal grader error" in alice["output"]
     assert "AttributeError" in alice["extra_data"]["error"]
     assert "ERROR" in printed.out and "the grader failed on 1 student(s)" in printed.err
+    # Graded again, alice has her score; her row is replaced, bob's kept.
+    monkeypatch.setattr(classroom, "grade_submission", real)
+    assert cli_main(["grade", str(klass), "--lesson", "1", "--out", str(out), "--csv",
+                     str(scores), "--regrade", "alice"]) == 0
+    rows = csv_rows(scores)
+    assert (rows["alice"]["total"], rows["alice"]["error"]) == ("15", "")
+    assert rows["bob"]["total"] == "15" and list(rows) == ["alice", "bob"]
 
 
 # ---------------------------------------------------------------------------- seeds and time
