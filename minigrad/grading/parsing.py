@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import os
 import re
 import subprocess
 import sys
@@ -35,11 +36,13 @@ _HELPER = ("import resource, sys, json, importlib.util as u\n"
            "print(json.dumps(getattr(m, sys.argv[2])(sys.stdin.read())))\n")
 
 
-#: Runs ``module.qualname(source)``: the module by name, or from its file (a private key's).
+#: Runs ``module.qualname(source)``: the module by name, or from its file (a private key's),
+#: with the grader's own import path (minigrad may be importable only from a checkout).
 _CHECK_HELPER = ("import resource, sys, json, importlib, importlib.util as u\n"
                  "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
                  "resource.setrlimit(resource.RLIMIT_CPU, (10, 10))\n"
                  "name, path, qualname = sys.argv[1:4]\n"
+                 "sys.path[:] = json.loads(sys.argv[4])\n"
                  "if path:\n"
                  "    s = u.spec_from_file_location(name, path); m = u.module_from_spec(s)\n"
                  "    sys.modules[name] = m; s.loader.exec_module(m)\n"
@@ -167,7 +170,9 @@ def source_check_verdict(check: Callable[[str], Optional[str]], code: str) -> Op
     if not name.startswith("minigrad.") and not path:
         return _check_here(check, code)
     try:
-        done = subprocess.run([sys.executable, "-I", "-c", _CHECK_HELPER, name, path, qualname],
+        done = subprocess.run([sys.executable, "-I", "-c", _CHECK_HELPER, name, path, qualname,
+                               json.dumps([item for item in sys.path
+                                           if os.path.isabs(item)])],
                               input=code.encode("utf-8", "surrogateescape"),
                               capture_output=True, timeout=30,
                               env={"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
