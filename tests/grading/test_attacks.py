@@ -477,6 +477,10 @@ def test_the_container_command(tmp_path: Path) -> None:
     assert "--one" not in command
     args.one = True
     assert "--one" in container_command(args, "docker")
+    args.lms, args.regrade, args.verbose = "canvas", "alice", True  # class-run options go in
+    inner = container_command(args, "docker")
+    assert " --lms canvas" in " ".join(inner) and " --regrade alice" in " ".join(inner)
+    assert "--verbose" in inner
 
 
 # ---------------------------------------------------------------------------- what a child reads
