@@ -7,6 +7,7 @@ import textwrap
 from typing import Any, Optional
 
 from minigrad.grading.grader import ExerciseResult, SubmissionResult
+from minigrad.grading.names import printable
 
 
 def _case_lines(result: ExerciseResult, visible: bool) -> str:
@@ -132,8 +133,10 @@ def format_table(result: SubmissionResult, width: int = 60) -> str:
 
 
 def one_line(text: str) -> str:
-    """Runs of whitespace, line breaks included, as one space: a row stays one row."""
-    return " ".join(text.split())
+    """Runs of whitespace, line breaks included, as one space: a row stays one row. Invisible
+    characters are escaped first (:func:`.names.printable`): an odd space such as U+3000 at the
+    end of a name must show, not vanish into the join."""
+    return " ".join(printable(text).split())
 
 
 def disk_full(error: BaseException) -> bool:

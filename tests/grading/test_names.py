@@ -38,6 +38,9 @@ def test_every_invisible_kind_of_character_is_escaped() -> None:
     assert visible_name("bob\u180e") == "bob\\u{180e}"
     assert visible_name("bob\\u{180e}") != visible_name("bob\u180e")  # no name spells another
     assert printable("line\n\tnext") == "line\n\tnext"
+    from minigrad.grading.reports import one_line
+
+    assert one_line("bob\u3000\n") == "bob\\u{3000}"  # an odd space shows, not vanishes
 
 
 @needs_sandbox
