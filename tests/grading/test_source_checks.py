@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -43,12 +44,15 @@ def test_a_deeply_nested_capstone_is_refused_and_the_rest_still_scores(tmp_path:
         assert by_id[exercise_id].status == "passed", (exercise_id, by_id[exercise_id].feedback)
 
 
-def test_a_check_that_needs_too_much_memory_refuses_the_answer(tmp_path: Path) -> None:
+def test_a_check_over_the_helper_s_limits_refuses_the_answer(tmp_path: Path) -> None:
     """The helper's limits hold for any check, a private key's too (loaded from its file)."""
     module_file = tmp_path / "greedy_checks.py"
     module_file.write_text("def check(source):\n"
                            "    hoard = bytearray(3 << 30)  # 3 GB: over the helper's 1 GB\n"
                            "    return None\n"
+                           "def spin(source):\n"
+                           "    while True:\n"
+                           "        pass\n"
                            "def fussy(source):\n"
                            "    return 'no' if 'forbidden' in source else None\n")
     spec = importlib.util.spec_from_file_location("_minigrad_test_greedy_checks", module_file)
@@ -58,6 +62,10 @@ def test_a_check_that_needs_too_much_memory_refuses_the_answer(tmp_path: Path) -
         spec.loader.exec_module(module)
         verdict = source_check_verdict(module.check, "x = 1\n")
         assert verdict and "MemoryError" in verdict and "within its limits" in verdict
+        started = time.monotonic()
+        verdict = source_check_verdict(module.spin, "x = 1\n")
+        assert verdict and "within its limits" in verdict
+        assert time.monotonic() - started < 40  # 10 s of CPU (or 30 s of a busy machine)
         assert source_check_verdict(module.fussy, "forbidden = 1\n") == "no"
         assert source_check_verdict(module.fussy, "x = 1\n") is None
     finally:
