@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -16,7 +15,7 @@ from minigrad.grading.sandbox.host import DEFAULT_MEMORY_MB
 if TYPE_CHECKING:
     from minigrad.course.catalog import Lesson
     from minigrad.exercises.authoring.source import ExerciseBank
-    from minigrad.grading.grader import Options, SubmissionResult
+    from minigrad.grading.grader import Options
 
 EXERCISES_HELP = "write a lesson's exercises (student version, or --solutions) into a folder"
 GRADE_HELP = "grade a submission (folder, .py or notebook) or a class folder of submissions"
@@ -130,10 +129,6 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                              "network, the submission mounted read-only)")
 
 
-def _interrupt(number: int, frame: object) -> None:
-    raise KeyboardInterrupt  # SIGTERM stops a class run the way Ctrl-C does
-
-
 def _usage_error(args: argparse.Namespace) -> str:
     """What is wrong with the options of ``minigrad grade``, or "" when nothing is."""
     if not args.path.exists():
@@ -202,6 +197,7 @@ without that, a submission could read the answer keys or harm this machine. Two 
 
 def run_grade(args: argparse.Namespace) -> int:
     from minigrad.exercises.authoring.source import BUILTIN
+    from minigrad.grading.class_commands import grade_class_run, recorded_class_seed, regrade
     from minigrad.grading.grader import Options, new_seed
     from minigrad.grading.submission import is_class_folder, is_course_folder
     from minigrad.grading.sandbox import cgroups
@@ -260,7 +256,7 @@ def run_grade(args: argparse.Namespace) -> int:
         return 2
     seed = args.seed
     if args.regrade is not None and seed is None:
-        seed, problem = _recorded_class_seed(args.regrade, out)
+        seed, problem = recorded_class_seed(args.regrade, out)
         if problem:
             print(f"minigrad grade: {problem}", file=sys.stderr)
             return 2
@@ -270,126 +266,14 @@ def run_grade(args: argparse.Namespace) -> int:
     options = Options(seed, args.timeout, args.memory, bank, confine=not args.no_sandbox,
                       private=private)
     if args.regrade is not None:
-        return _regrade(args, lesson, options, out, csv_path)
+        return regrade(args, lesson, options, out, csv_path)
     if class_run:
-        return _grade_class_run(args, lesson, options, out, csv_path)
+        return grade_class_run(args, lesson, options, out, csv_path)
     return _grade_one(args, lesson, options)
 
 
-def _recorded_class_seed(student: str, out: Path) -> tuple[Optional[int], str]:
-    """The class run's seed recorded in ``student``'s results in ``out``, or why there is
-    none."""
-    from minigrad.grading.classroom import results_name
-
-    recorded = out / results_name(student)
-    try:
-        seed = json.loads(recorded.read_text(encoding="utf-8"))["extra_data"]["class_seed"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None, (f"--regrade {student}: no class seed recorded in {recorded}; give the "
-                      f"class run's --seed (printed by that run, and in each student's "
-                      f"results as class_seed)")
-    return int(seed), ""
-
-
-def _regrade(args: argparse.Namespace, lesson: Optional[Lesson], options: Options, out: Path,
-             csv_path: Optional[Path]) -> int:
-    """Grade one student of a class again, with the hidden cases of the class run."""
-    from minigrad.grading.classroom import grade_student, write_results, write_text_atomic
-    from minigrad.grading.gradebook import gradebook_text, with_row_replaced
-    from minigrad.grading.names import printable, visible_name
-    from minigrad.grading.reports import format_table
-    from minigrad.grading.submission import class_members
-
-    members = dict(class_members(args.path))
-    if args.regrade not in members:
-        print(printable(f"minigrad grade: --regrade: no student {visible_name(args.regrade)} "
-                        f"in {args.path}"), file=sys.stderr)
-        return 2
-    result = grade_student(args.regrade, members[args.regrade], lesson, options)
-    print(printable(format_table(result)))
-    written = write_results({args.regrade: result}, out)
-    _write_json(args.json, {args.regrade: result}, single=True)
-    print(printable(f"Results: {written[0]} (class seed {options.seed})"))
-    if csv_path is not None:
-        try:
-            old = csv_path.read_text(encoding="utf-8") if csv_path.exists() else ""
-            text = (with_row_replaced(old, args.regrade, result, args.lms) if old
-                    else gradebook_text({args.regrade: result}, args.lms))
-        except (OSError, ValueError) as error:
-            print(f"minigrad grade: --csv {csv_path} not updated: {error}", file=sys.stderr)
-            return 1
-        write_text_atomic(csv_path, text)
-        print(printable(f"Scores: {csv_path} ({visible_name(args.regrade)}'s row replaced)"))
-    return 1 if result.error else 0
-
-
-def _write_json(path: Optional[Path], results: dict[str, SubmissionResult],
-                single: bool) -> None:
-    from minigrad.grading.classroom import write_text_atomic
-    from minigrad.grading.reports import gradescope_results, readable_key
-
-    if path is None:
-        return
-    if single:
-        (student, result), = results.items()
-        write_text_atomic(path, json.dumps(gradescope_results(result, student), indent=2))
-        return
-    write_text_atomic(path, json.dumps({readable_key(student): gradescope_results(result, student)
-                                        for student, result in results.items()}, indent=2))
-
-
-def _grade_class_run(args: argparse.Namespace, lesson: Optional[Lesson], options: Options,
-                     out: Path, csv_path: Path) -> int:
-    from minigrad.grading.classroom import grade_class, write_csv, write_results
-    from minigrad.grading.names import printable, visible_name
-    from minigrad.grading.reports import one_line
-
-    print(f"Grading the class in {args.path} (class seed {options.seed}: each student's own "
-          f"seed is derived from it); results go to {out} as each student is graded",
-          file=sys.stderr)
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        results = grade_class(args.path, lesson, options, args.jobs, out=out, csv_path=csv_path,
-                              layout=args.lms)
-    except KeyboardInterrupt:
-        print(f"\nminigrad grade: interrupted; the students graded so far are in {out} "
-              f"(finishing the ones being graded now)", file=sys.stderr)
-        return 130
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    write_results(results, out)
-    write_csv(results, csv_path, args.lms)
-    _write_json(args.json, results, single=False)
-    lessons = sorted({item.lesson.number for result in results.values()
-                      for item in result.exercises})
-    if lesson is None and len(lessons) > 1:
-        print(f"minigrad grade: warning: the students' files are for different lessons "
-              f"({', '.join(f'{number:02d}' for number in lessons)}); add --lesson N to "
-              f"grade everyone on the same exercises", file=sys.stderr)
-    names = {student: visible_name(student)[:60] for student in results}
-    width = max([len(name) for name in names.values()] + [7])
-    print(f"{'student':<{width}}  {'total':>7}  {'max':>5}   (class seed {options.seed})")
-    for student, result in results.items():
-        if result.error:
-            print(printable(f"{names[student]:<{width}}  {'ERROR':>7}  {'':>5}   "
-                            f"{one_line(result.error)}"[:200]))
-            continue
-        note = (f"   {one_line(result.notes[0])}"
-                if result.notes and not result.exercises else "")
-        print(printable(f"{names[student]:<{width}}  {result.score:>7.2f}  "
-                        f"{result.max_score:>5g}{note}"[:200]))
-    print(f"Scores: {csv_path}\nResults per student: {out}")
-    failed = [names[student] for student, result in results.items() if result.error]
-    if failed:
-        print(printable(f"minigrad grade: the grader failed on {len(failed)} student(s), who "
-                        f"have no score: {', '.join(failed)} (the error column of {csv_path}); "
-                        f"grade each again with --regrade STUDENT --seed {options.seed}"),
-              file=sys.stderr)
-        return 1
-    return 0
-
-
 def _grade_one(args: argparse.Namespace, lesson: Optional[Lesson], options: Options) -> int:
+    from minigrad.grading.class_commands import write_json
     from minigrad.grading.classroom import write_csv, write_text_atomic
     from minigrad.grading.grader import grade_submission
     from minigrad.grading.names import printable
@@ -412,7 +296,7 @@ def _grade_one(args: argparse.Namespace, lesson: Optional[Lesson], options: Opti
         raise
     print(printable(format_table(result)))
     if args.json:
-        _write_json(args.json, {args.path.stem: result}, single=True)
+        write_json(args.json, {args.path.stem: result}, single=True)
         print(f"Results: {args.json}")
     if args.csv:
         write_csv({args.path.stem: result}, args.csv, args.lms)
