@@ -327,15 +327,14 @@ def is_class_folder(path: Path) -> bool:
 
 def is_course_folder(path: Path) -> bool:
     """True for a folder ``minigrad course`` made (``lessons/``, ``notebooks/`` and
-    ``assets/`` at its top): one student's course, whose notebooks hold their work — its
-    folders are not students."""
-    from minigrad.course.folder import PARTS
-
+    ``assets/`` at its top; ``notebooks/`` and one of the others are enough, should a student
+    have removed one): one student's course, whose notebooks hold their work — its folders
+    are not students."""
     path = Path(path)
     if not path.is_dir():
         return False
     folders = {name for name, kind in _top_entries(path) if kind == "folder"}
-    return set(PARTS) <= folders
+    return "notebooks" in folders and bool(folders & {"lessons", "assets"})
 
 
 def _top_entries(path: Path) -> list[tuple[str, str]]:

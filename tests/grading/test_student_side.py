@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import shutil
 from pathlib import Path
 
 from support.grading_results import needs_sandbox
@@ -54,6 +55,9 @@ def test_a_course_folder_is_one_student_not_a_class(tmp_path: Path, capsys) -> N
     assert json.loads(results.read_text())["score"] == 15
     assert "is a course folder" in capsys.readouterr().err
     assert not (tmp_path / "course-grades").exists()
+    shutil.rmtree(course / "assets")  # a student tidying up: still their course
+    assert cli_main(["grade", str(course), "--lesson", "1", "--json", str(results)]) == 0
+    assert json.loads(results.read_text())["score"] == 15
 
 
 def test_work_in_a_py_and_a_notebook_is_merged_per_exercise(tmp_path: Path) -> None:
