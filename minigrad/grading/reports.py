@@ -76,8 +76,10 @@ def gradescope_results(result: SubmissionResult,
         extra.update(class_seed=result.class_seed, student=readable_key(student or ""))
     if result.error:
         extra["error"] = _clean(result.error)
-    return {"score": result.score, "output": _clean("\n".join(summary)), "tests": tests,
-            "extra_data": extra}
+    if result.error:  # not graded: no number that could pass for a score of 0 out of 0
+        extra["max_score"] = None
+    return {"score": None if result.error else result.score,
+            "output": _clean("\n".join(summary)), "tests": tests, "extra_data": extra}
 
 
 def readable_key(name: str) -> str:
