@@ -28,6 +28,15 @@ def _interrupt(number: int, frame: object) -> None:
     raise KeyboardInterrupt  # SIGTERM stops a class run the way Ctrl-C does
 
 
+def class_member_named(path: Path, name: str) -> Optional[str]:
+    """The student of the class folder ``path`` called ``name``, or shown as ``name`` in the
+    table and the CSV (``bob\\u{180e}``); None when there is none."""
+    members = [student for student, _ in class_members(path)]
+    if name in members:
+        return name
+    return next((student for student in members if visible_name(student) == name), None)
+
+
 def recorded_class_seed(student: str, out: Path) -> tuple[Optional[int], str]:
     """The class run's seed recorded in ``student``'s results in ``out``, or why there is
     none."""
@@ -45,9 +54,10 @@ def regrade(args: argparse.Namespace, lesson: Optional[Lesson], options: Options
             csv_path: Optional[Path]) -> int:
     """Grade one student of a class again, with the hidden cases of the class run."""
     members = dict(class_members(args.path))
-    if args.regrade not in members:
-        print(printable(f"minigrad grade: --regrade: no student {visible_name(args.regrade)} "
-                        f"in {args.path}"), file=sys.stderr)
+    args.regrade = class_member_named(args.path, args.regrade)
+    if args.regrade is None:
+        print(printable(f"minigrad grade: --regrade: no such student in {args.path}"),
+              file=sys.stderr)
         return 2
     result = grade_student(args.regrade, members[args.regrade], lesson, options)
     print(printable(format_table(result)))

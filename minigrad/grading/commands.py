@@ -197,7 +197,8 @@ without that, a submission could read the answer keys or harm this machine. Two 
 
 def run_grade(args: argparse.Namespace) -> int:
     from minigrad.exercises.authoring.source import BUILTIN
-    from minigrad.grading.class_commands import grade_class_run, recorded_class_seed, regrade
+    from minigrad.grading.class_commands import (class_member_named, grade_class_run,
+                                                 recorded_class_seed, regrade)
     from minigrad.grading.grader import Options, new_seed
     from minigrad.grading.submission import is_class_folder, is_course_folder
     from minigrad.grading.sandbox import cgroups
@@ -255,6 +256,8 @@ def run_grade(args: argparse.Namespace) -> int:
               f"lost)", file=sys.stderr)
         return 2
     seed = args.seed
+    if args.regrade is not None:
+        args.regrade = class_member_named(args.path, args.regrade) or args.regrade
     if args.regrade is not None and seed is None:
         seed, problem = recorded_class_seed(args.regrade, out)
         if problem:

@@ -4,6 +4,7 @@ U+180E must not pass for ``bob`` in the table, the CSV or the log."""
 from __future__ import annotations
 
 import csv
+import json
 import sys
 import unicodedata
 from pathlib import Path
@@ -60,4 +61,9 @@ def test_impostor_folders_are_shown_for_what_they_are(tmp_path: Path, capsys) ->
         assert escaped in names and escaped in printed.out, escaped
     table = [line.split()[0] for line in printed.out.splitlines()[1:8]]
     assert table.count("bob") == 1
+    # The name as shown picks that student for --regrade.
+    results = tmp_path / "regrade.json"
+    assert cli_main(["grade", str(klass), "--lesson", "1", "--out", str(tmp_path / "out"),
+                     "--regrade", "bob\\u{180e}", "--json", str(results)]) == 0
+    assert json.loads(results.read_text())["extra_data"]["student"] == "bob\u180e"
     assert not any(is_invisible(c) for c in printed.out + printed.err if c not in "\n\t\r")
