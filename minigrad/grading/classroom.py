@@ -1,15 +1,16 @@
 """Grading a whole class: one sub-folder (or file) per student, graded in parallel.
 
-Every student gets the same hidden cases (one seed per run). The results: a CSV of scores
-(student, total, max, one column per exercise) and one Gradescope-style JSON per student, each
-written as soon as the student is graded.
+Each student gets hidden cases of their own: their seed is derived from the run's seed and
+their name (:func:`.grader.student_seed`), recorded in their results, and ``--regrade`` draws
+them again. The results: a gradebook CSV (:mod:`.gradebook`) and one Gradescope-style JSON per
+student, each written as soon as the student is graded. When the grader itself fails on a
+student, that is an error in their results and in the CSV, never a score.
 """
 
 from __future__ import annotations
 
-import csv
+import dataclasses
 import hashlib
-import io
 import json
 import os
 import re
@@ -17,30 +18,17 @@ import sys
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional, TextIO
 
 from minigrad.grading.grader import (Options, SubmissionResult, grade_submission,
-                                     prepare)
+                                     prepare, student_seed)
+from minigrad.grading.gradebook import gradebook_text
+from minigrad.grading.names import printable, visible_name
 from minigrad.grading.reports import gradescope_results, grader_failure
 from minigrad.grading.submission import FOLLOW_TOP_LINK, class_members
 from minigrad.course.catalog import Lesson
-
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u200b-\u200f\u202a-\u202e"
-                      "\u2060-\u2069\ufeff\ud800-\udfff]")
-
-
-def printable(text: str) -> str:
-    """``text`` without control characters (terminal escapes), bidi overrides, invisible
-    characters (a zero-width space makes ``alice\u200b`` look like ``alice``) and lone
-    surrogates (undecodable file names): each becomes ``?``. Tabs and newlines stay."""
-    return _CONTROL.sub("?", text)
-
-
-def csv_cell(text: str) -> str:
-    """A cell spreadsheets will not run as a formula: ``= + - @`` (and tab, CR) get a ``'``."""
-    text = printable(text)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def results_name(student: str) -> str:
@@ -58,9 +46,27 @@ def results_name(student: str) -> str:
     return f"{plain}-{digest}.json"
 
 
+def grade_student(student: str, submission: Path, lesson: Optional[Lesson],
+                  options: Options) -> SubmissionResult:
+    """Grade one member of a class with their own seed (derived from ``options.seed``, the
+    run's). A failure of the grader itself is the result's ``error``, never a score."""
+    own = dataclasses.replace(options, seed=student_seed(options.seed, student))
+    FOLLOW_TOP_LINK.set(False)  # (this thread's own context) a member swapped for a link
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    try:
+        result = grade_submission(submission, lesson, options=own)
+    except Exception as error:  # noqa: BLE001 — one submission must not stop the class
+        result = SubmissionResult(str(submission), own.seed, started=started, error=(
+            f"{grader_failure(error)}; this is not a score: grade this submission again "
+            f"(--regrade) or on its own to see more"))
+    result.class_seed = options.seed
+    return result
+
+
 def grade_class(path: Path, lesson: Optional[Lesson], options: Options, jobs: int = 2,
                 progress_stream: Optional[TextIO] = None, out: Optional[Path] = None,
-                csv_path: Optional[Path] = None) -> dict[str, SubmissionResult]:
+                csv_path: Optional[Path] = None,
+                layout: str = "minigrad") -> dict[str, SubmissionResult]:
     """Grade every student's submission under ``path``; results by student, in name order.
 
     With ``out`` (and ``csv_path``), each student's results file (and the CSV so far) is written
@@ -70,21 +76,17 @@ def grade_class(path: Path, lesson: Optional[Lesson], options: Options, jobs: in
     """
     from tqdm import tqdm
 
-    prepare(options, [lesson] if lesson is not None else None)
+    prepare(options)
     members = class_members(path)
     done: dict[str, SubmissionResult] = {}
     lock = threading.Lock()
-    bar = tqdm(total=len(members), desc="grading", unit="student", file=progress_stream
-               or sys.stderr, dynamic_ncols=True, ascii=progress_stream is not None)
+    stream = progress_stream or sys.stderr
+    bar = tqdm(total=len(members), desc="grading", unit="student", file=stream,
+               dynamic_ncols=True, ascii=progress_stream is not None)
 
     def one(member: tuple[str, Path]) -> None:
         student, submission = member
-        FOLLOW_TOP_LINK.set(False)  # (this thread's own context) a member swapped for a link
-        try:
-            result = grade_submission(submission, lesson, options=options)
-        except Exception as error:  # noqa: BLE001 — one submission must not stop the class
-            result = SubmissionResult(str(submission), options.seed, notes=[
-                f"{grader_failure(error)}; grade this submission on its own to see more"])
+        result = grade_student(student, submission, lesson, options)
         with lock:
             done[student] = result
             try:
@@ -92,11 +94,14 @@ def grade_class(path: Path, lesson: Optional[Lesson], options: Options, jobs: in
                     write_results({student: result}, out)
                 if csv_path is not None:
                     write_csv({name: done[name] for name, _ in members if name in done},
-                              csv_path)
+                              csv_path, layout)
             except OSError as error:
                 bar.write(printable(f"minigrad grade: could not write the results of "
-                                    f"{student!r}: {error}"))
-            bar.set_postfix_str(printable(student)[:30], refresh=False)
+                                    f"{visible_name(student)}: {error}"), file=stream)
+            if result.error:
+                bar.write(printable(f"minigrad grade: {visible_name(student)}: {result.error}"),
+                          file=stream)
+            bar.set_postfix_str(visible_name(student)[:30], refresh=False)
             bar.update(1)
 
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
@@ -111,28 +116,10 @@ def grade_class(path: Path, lesson: Optional[Lesson], options: Options, jobs: in
     return {student: done[student] for student, _ in members}
 
 
-def exercise_columns(results: dict[str, SubmissionResult]) -> list[str]:
-    ids: list[str] = []
-    for result in results.values():
-        for item in result.exercises:
-            if item.exercise.id not in ids:
-                ids.append(item.exercise.id)
-    return sorted(ids, key=lambda text: tuple(int(part) for part in text.split(".")
-                                              if part.isdigit()))
-
-
-def write_csv(results: dict[str, SubmissionResult], path: Path) -> None:
-    """student, total, max, then one column of points per exercise."""
-    columns = exercise_columns(results)
-    handle = io.StringIO(newline="")
-    writer = csv.writer(handle)
-    writer.writerow(["student", "total", "max"] + [csv_cell(column) for column in columns])
-    for student, result in results.items():
-        scores = {item.exercise.id: item.score for item in result.exercises}
-        writer.writerow([csv_cell(student), f"{result.score:g}", f"{result.max_score:g}"]
-                        + [f"{scores[column]:g}" if column in scores else ""
-                           for column in columns])
-    write_text_atomic(Path(path), handle.getvalue())
+def write_csv(results: dict[str, SubmissionResult], path: Path,
+              layout: str = "minigrad") -> None:
+    """The class's scores as a gradebook CSV (see :mod:`.gradebook`), written atomically."""
+    write_text_atomic(Path(path), gradebook_text(results, layout))
 
 
 def write_results(results: dict[str, SubmissionResult], folder: Path) -> list[Path]:
@@ -143,7 +130,7 @@ def write_results(results: dict[str, SubmissionResult], folder: Path) -> list[Pa
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for student, result in results.items():
-        text = json.dumps(gradescope_results(result), indent=2)
+        text = json.dumps(gradescope_results(result, student), indent=2)
         target = folder / results_name(student)
         try:
             write_text_atomic(target, text)

@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import signal
 import sys
 import tempfile
-import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Optional
 
 from minigrad.grading.sandbox.host import DEFAULT_MEMORY_MB
+
+if TYPE_CHECKING:
+    from minigrad.course.catalog import Lesson
+    from minigrad.exercises.authoring.source import ExerciseBank
+    from minigrad.grading.grader import Options
 
 EXERCISES_HELP = "write a lesson's exercises (student version, or --solutions) into a folder"
 GRADE_HELP = "grade a submission (folder, .py or notebook) or a class folder of submissions"
@@ -31,13 +35,19 @@ def add_exercises_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the reference solutions instead of the student version")
     parser.add_argument("--force", action="store_true",
                         help="replace existing files even if their content differs")
+    parser.add_argument("--exercises", type=Path, metavar="KEY",
+                        help="write from the exercise sources in KEY (your private key, as "
+                             "given to `minigrad grade --exercises`) instead of the built-in "
+                             "ones, so that the handout and the key cannot differ")
 
 
 def run_exercises(args: argparse.Namespace) -> int:
     from minigrad.exercises.authoring.generate import WouldOverwrite, write_exercises
+    from minigrad.exercises.authoring.source import BUILTIN
 
     try:
-        written = write_exercises(args.lesson, args.to, args.solutions, args.force)
+        bank = BUILTIN if args.exercises is None else _private_bank(args.exercises)
+        written = write_exercises(args.lesson, args.to, args.solutions, args.force, bank)
     except (ValueError, WouldOverwrite, NotADirectoryError) as error:
         print(f"minigrad exercises: {error}", file=sys.stderr)
         return 2
@@ -52,6 +62,17 @@ def run_exercises(args: argparse.Namespace) -> int:
     if not args.solutions:
         print(f"Grade your work with: minigrad grade {args.to}")
     return 0
+
+
+def _private_bank(folder: Path) -> ExerciseBank:
+    """The exercise sources in ``folder``; ValueError when it holds none."""
+    from minigrad.exercises.authoring.source import ExerciseBank
+
+    bank = ExerciseBank(folder)
+    if not bank.lessons():
+        raise ValueError(f"--exercises {folder} holds no lessonNN.py with its "
+                         f"lessonNN_checks.py")
+    return bank
 
 
 # ---------------------------------------------------------------------------- grade
@@ -79,6 +100,17 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         help="submissions graded in parallel, for a class folder (default 2)")
     parser.add_argument("--csv", type=Path, metavar="FILE",
                         help="write a CSV of scores (default for a class: OUT/scores.csv)")
+    parser.add_argument("--lms", choices=("minigrad", "canvas", "moodle"), default="minigrad",
+                        help="layout of the CSV: minigrad (default: student_id, total, "
+                             "points_possible, one column per exercise, error, seed, seconds, "
+                             "graded_at), canvas (Canvas's gradebook import, with its Points "
+                             "Possible row) or moodle (Moodle's grade import)")
+    parser.add_argument("--regrade", metavar="STUDENT",
+                        help="class folders: grade this one student again with the same hidden "
+                             "cases (the class run's --seed, else the seed recorded in their "
+                             "results in --out)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="say more about how graded code is confined")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="for a class folder: where the per-student JSON results go "
                              "(default: PATH-grades next to PATH)")
@@ -100,10 +132,6 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--container", metavar="IMAGE",
                         help="run this same command inside IMAGE with docker or podman (no "
                              "network, the submission mounted read-only)")
-
-
-def _interrupt(number: int, frame: object) -> None:
-    raise KeyboardInterrupt  # SIGTERM stops a class run the way Ctrl-C does
 
 
 def _usage_error(args: argparse.Namespace) -> str:
@@ -178,14 +206,12 @@ here. Ways forward (see minigrad/grading/README.md and SECURITY.md):
 
 
 def run_grade(args: argparse.Namespace) -> int:
-    from minigrad.exercises.authoring.source import ExerciseBank
-    from minigrad.grading.classroom import (grade_class, printable, write_csv,
-                                            write_results, write_text_atomic)
-    from minigrad.grading.grader import (Options, confinement_problem, grade_submission,
-                                         new_seed)
-    from minigrad.grading.reports import (disk_full, format_table, grader_failure,
-                                          gradescope_results, one_line, readable_key)
-    from minigrad.grading.submission import is_class_folder
+    from minigrad.exercises.authoring.source import BUILTIN
+    from minigrad.grading.class_commands import (class_member_named, grade_class_run,
+                                                 recorded_class_seed, regrade)
+    from minigrad.grading.grader import Options, confinement_problem, new_seed
+    from minigrad.grading.submission import is_class_folder, is_course_folder
+    from minigrad.grading.sandbox import cgroups
     from minigrad.grading.sandbox.probe import sandbox_mode
 
     # Messages may quote what a submission printed or raised: never fail to print them.
@@ -205,18 +231,25 @@ def run_grade(args: argparse.Namespace) -> int:
 
         return run_in_container(args)
     try:
-        bank = ExerciseBank(args.exercises)
-        if args.exercises is not None and not bank.lessons():
-            raise ValueError(f"--exercises {args.exercises} holds no lessonNN.py with its "
-                             f"lessonNN_checks.py")
+        bank = BUILTIN if args.exercises is None else _private_bank(args.exercises)
         lesson = bank.lesson_for(args.lesson) if args.lesson is not None else None
     except ValueError as error:
         print(f"minigrad grade: {error}", file=sys.stderr)
         return 2
     class_run = not args.one and is_class_folder(args.path)
+    cgroups.say_fallback(class_run or args.verbose)
+    if is_course_folder(args.path):
+        print(f"minigrad grade: {args.path} is a course folder (made by `minigrad course`): "
+              f"graded as one student's work, its notebooks included; add --lesson N to grade "
+              f"one lesson", file=sys.stderr)
+    if args.regrade is not None and not class_run:
+        print(f"minigrad grade: --regrade {args.regrade} needs a class folder; {args.path} is "
+              f"one submission", file=sys.stderr)
+        return 2
     out = csv_path = None
     if class_run:
         out = args.out or args.path.resolve().parent / f"{args.path.resolve().name}-grades"
+    if class_run and args.regrade is None:
         csv_path = args.csv or out / "scores.csv"
     # Graded code must reach none of these (the default results folder too: a student graded
     # later in a class run must not read the messages of one graded before).
@@ -234,11 +267,16 @@ def run_grade(args: argparse.Namespace) -> int:
         print("minigrad grade: --jobs 1: graded code runs as one user without Landlock's "
               "signal scope here", file=sys.stderr)
         args.jobs = 1
-    if class_run:
+    if class_run and args.regrade is None:
         destinations = [("--out" if args.out else "the results folder (default --out)", out, True),
                         ("--csv" if args.csv else "the scores file (default --csv)", csv_path,
                          False), ("--json", args.json, False)]
+    elif class_run:  # --regrade: the class's CSV, when there is one, gets the new row
+        csv_path = args.csv or (out / "scores.csv" if (out / "scores.csv").is_file() else None)
+        destinations = [("--out" if args.out else "the results folder (default --out)", out, True),
+                        ("--json", args.json, False), ("--csv", args.csv, False)]
     else:
+        csv_path = args.csv
         destinations = [("--json", args.json, False), ("--csv", args.csv, False)]
     problem = _unwritable(destinations)
     if problem:
@@ -247,47 +285,31 @@ def run_grade(args: argparse.Namespace) -> int:
         return 2
     print(f"minigrad grade: sandbox: {mode.label() if mode else 'none (--no-sandbox)'}",
           file=sys.stderr)  # (after the usage checks: their message comes first)
-    seed = new_seed() if args.seed is None else args.seed
+    seed = args.seed
+    if args.regrade is not None:
+        args.regrade = class_member_named(args.path, args.regrade) or args.regrade
+    if args.regrade is not None and seed is None:
+        seed, problem = recorded_class_seed(args.regrade, out)
+        if problem:
+            print(f"minigrad grade: {problem}", file=sys.stderr)
+            return 2
+    seed = new_seed() if seed is None else seed
     options = Options(seed, args.timeout, args.memory, bank, confine=not args.no_sandbox,
                       private=private)
-
+    if args.regrade is not None:
+        return regrade(args, lesson, options, out, csv_path)
     if class_run:
-        print(f"Grading the class in {args.path} (seed {seed}); results go to {out} as each "
-              f"student is graded", file=sys.stderr)
-        previous = signal.signal(signal.SIGTERM, _interrupt)
-        try:
-            results = grade_class(args.path, lesson, options, args.jobs, out=out,
-                                  csv_path=csv_path)
-        except KeyboardInterrupt:
-            print(f"\nminigrad grade: interrupted; the students graded so far are in {out} "
-                  f"(finishing the ones being graded now)", file=sys.stderr)
-            return 130
-        finally:
-            signal.signal(signal.SIGTERM, previous)
-        write_results(results, out)
-        write_csv(results, csv_path)
-        if args.json:
-            write_text_atomic(args.json, json.dumps(
-                {readable_key(student): gradescope_results(result)
-                 for student, result in results.items()}, indent=2))
-        lessons = sorted({item.lesson.number for result in results.values()
-                          for item in result.exercises})
-        if lesson is None and len(lessons) > 1:
-            print(f"minigrad grade: warning: the students' files are for different lessons "
-                  f"({', '.join(f'{number:02d}' for number in lessons)}); add --lesson N to "
-                  f"grade everyone on the same exercises", file=sys.stderr)
-        names = {student: one_line(printable(student))[:60] for student in results}
-        width = max([len(name) for name in names.values()] + [7])
-        print(f"{'student':<{width}}  {'total':>7}  {'max':>5}   (seed {seed})")
-        for student, result in results.items():
-            note = (f"   {one_line(result.notes[0])}"
-                    if result.notes and not result.exercises else "")
-            print(printable(f"{names[student]:<{width}}  {result.score:>7.2f}  "
-                            f"{result.max_score:>5g}{note}"[:200]))
-        print(f"Scores: {csv_path}\nResults per student: {out}")
-        return 0
+        return grade_class_run(args, lesson, options, out, csv_path)
+    return _grade_one(args, lesson, options)
 
-    started = time.monotonic()
+
+def _grade_one(args: argparse.Namespace, lesson: Optional[Lesson], options: Options) -> int:
+    from minigrad.grading.class_commands import write_json
+    from minigrad.grading.classroom import write_csv, write_text_atomic
+    from minigrad.grading.grader import grade_submission
+    from minigrad.grading.names import printable
+    from minigrad.grading.reports import disk_full, format_table, grader_failure
+
     try:
         result = grade_submission(args.path, lesson, options=options)
     except Exception as error:  # a grader bug must still leave a results file behind
@@ -295,7 +317,8 @@ def run_grade(args: argparse.Namespace) -> int:
             try:
                 write_text_atomic(args.json, json.dumps({
                     "score": 0, "tests": [],
-                    "output": f"{grader_failure(error)}; please tell your instructor"}, indent=2))
+                    "output": f"{grader_failure(error)}; please tell your instructor",
+                    "extra_data": {"error": grader_failure(error)}}, indent=2))
             except OSError:  # the same full disk, most likely: the message below says so
                 pass
         if disk_full(error):
@@ -304,10 +327,10 @@ def run_grade(args: argparse.Namespace) -> int:
         raise
     print(printable(format_table(result)))
     if args.json:
-        write_text_atomic(args.json, json.dumps(
-            {**gradescope_results(result),
-             "execution_time": round(time.monotonic() - started, 1)}, indent=2))
+        write_json(args.json, {args.path.stem: result}, single=True)
         print(f"Results: {args.json}")
     if args.csv:
-        write_csv({args.path.stem: result}, args.csv)
-    return 0
+        write_csv({args.path.stem: result}, args.csv, args.lms)
+    for problem in result.problems:
+        print(printable(f"minigrad grade: error: {problem}"), file=sys.stderr)
+    return 1 if result.problems else 0

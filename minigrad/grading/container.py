@@ -59,11 +59,14 @@ def container_command(args: argparse.Namespace, engine: str, staging: Path) -> l
         inner += ["--out", f"{OUT}/{GRADES}"]  # never beside the read-only submissions
     if args.exercises is not None:
         inner += ["--exercises", mount(Path(args.exercises), "/grading/exercises", False)]
-    if getattr(args, "one", False):
-        inner.append("--one")
+    for flag in ("one", "verbose"):
+        if getattr(args, flag, False):
+            inner.append(f"--{flag}")
+    lms = getattr(args, "lms", "minigrad")
     for option, value in (("--lesson", args.lesson), ("--timeout", args.timeout),
                           ("--seed", args.seed), ("--memory", args.memory),
-                          ("--jobs", args.jobs)):
+                          ("--jobs", args.jobs), ("--regrade", getattr(args, "regrade", None)),
+                          ("--lms", None if lms == "minigrad" else lms)):
         if value is not None:
             inner += [option, str(value)]
     memory = (args.memory + 512) * max(args.jobs, 1) + 512

@@ -6,18 +6,22 @@ reference solution *in this process* (:func:`answer_key`). Only the arguments go
 sandboxed student process; what comes back is compared here. Each case is worth an equal share
 of the exercise's points (partial credit).
 
-A submission may hold several files for one lesson (say the ``.py`` file and the notebook):
-the file with the most attempted exercises is graded; on a tie, each is graded and the best
-total kept.
+A submission may hold a ``.py`` file and a notebook for one lesson: each that holds work is
+graded, and each exercise keeps its best score, from whichever file gave it (said in the
+results: :func:`merge_per_exercise`).
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import os
+import threading
+import time
 import zlib
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Optional
 
@@ -30,7 +34,8 @@ from minigrad.grading.sandbox.host import DEFAULT_MEMORY_MB, ImportFailed, Sandb
 from minigrad.grading.sandbox import runtime
 from minigrad.grading.sandbox.probe import readable_secrets, sandbox_mode
 from minigrad.exercises.spec import Exercise, Runtime, describe, judge
-from minigrad.grading.submission import SourceFile, attempted_count, find_sources
+from minigrad.grading.parsing import source_check_verdict
+from minigrad.grading.submission import Problem, SourceFile, attempted_count, find_sources
 from minigrad.course.catalog import Lesson
 
 STATUS_BY_KIND = {
@@ -117,6 +122,18 @@ class SubmissionResult:
     files: list[str] = field(default_factory=list)
     #: How graded code was confined (the sandbox mode's label, see :func:`sandbox_label`).
     sandbox: str = ""
+    #: Why the grader itself failed on this submission ("" when it did not): no score then.
+    error: str = ""
+    #: When grading started (UTC, ISO 8601) and how long it took, in seconds.
+    started: str = ""
+    seconds: Optional[float] = None
+    #: In a class run: the run's seed, from which this student's ``seed`` was derived.
+    class_seed: Optional[int] = None
+
+    @property
+    def problems(self) -> list[str]:
+        """The notes that are errors (a notebook that is not JSON): see ``Problem``."""
+        return [note for note in self.notes if isinstance(note, Problem)]
 
     @property
     def score(self) -> float:
@@ -129,6 +146,13 @@ class SubmissionResult:
 
 def new_seed() -> int:
     return int.from_bytes(os.urandom(4), "little")
+
+
+def student_seed(class_seed: int, student: str) -> int:
+    """The seed of one student's hidden cases in a class run: every student gets their own
+    cases, and the run's seed with the student's name gives them again (``--regrade``)."""
+    text = f"{class_seed}/{student}".encode("utf-8", "surrogateescape")
+    return int.from_bytes(hashlib.sha256(text).digest()[:4], "little")
 
 
 def exercise_rng(seed: int, exercise: Exercise) -> np.random.Generator:
@@ -162,11 +186,19 @@ class SandboxUnavailable(RuntimeError):
     """Graded code cannot be confined here, and ``confine=False`` was not asked for."""
 
 
-@functools.lru_cache(maxsize=64)
+#: Reference solutions may use global state (minigrad's random generator): one at a time.
+_REFERENCE_LOCK = threading.Lock()
+
+
 def answer_key(bank: ExerciseBank, lesson: Lesson, seed: int) -> dict[str, list[Case]]:
-    """Exercise id -> its cases with expected outputs, computed here before any child starts
-    (the same for every student of a run). Expected outputs go through the codec, so both
-    sides have the same types."""
+    """Exercise id -> its cases with expected outputs, computed here before the student's
+    child starts. Expected outputs go through the codec, so both sides have the same types."""
+    with _REFERENCE_LOCK:
+        return _answer_key(bank, lesson, seed)
+
+
+@functools.lru_cache(maxsize=64)
+def _answer_key(bank: ExerciseBank, lesson: Lesson, seed: int) -> dict[str, list[Case]]:
     key = {}
     for exercise in bank.exercises(lesson):
         solve = exercise.answer or bank.reference_function(lesson, exercise)
@@ -214,8 +246,9 @@ def grade_file(source: SourceFile, options: Options) -> list[ExerciseResult]:
 def _grade_exercise(sandbox: Sandbox, source: SourceFile, exercise: Exercise,
                     cases: list[Case]) -> ExerciseResult:
     result = ExerciseResult(source.lesson, exercise, file=source.path.name)
-    problem = exercise.source_check(source.code) if exercise.source_check else None
-    if problem:  # read in this process, before the student's code runs
+    problem = (source_check_verdict(exercise.source_check, source.code)
+               if exercise.source_check else None)
+    if problem:  # read by a limited helper process, before the student's code runs
         result.cases = [CaseResult(case.visible, False, "rules", problem, case.call)
                         for case in cases]
         return result
@@ -284,16 +317,15 @@ def sandbox_label(options: Options) -> str:
     return mode.label() if mode is not None else "unavailable"
 
 
-def prepare(options: Options, lessons: Optional[list[Lesson]] = None) -> None:
-    """Refuse when the sandbox cannot work (unless ``confine=False``), then compute the answer
-    keys of ``lessons`` (default: all), so nothing a submission does can change them. Also
-    removes the temporary folders of graders that were killed (see sandbox.tempdirs)."""
+def prepare(options: Options) -> None:
+    """Refuse when graded code cannot be confined (unless ``confine=False``); remove the
+    temporary folders of graders that were killed (see sandbox.tempdirs). Answer keys are
+    computed per file, before its child starts (:func:`grade_file`): each student's seed has
+    its own."""
     tempdirs.sweep()
     problem = confinement_problem(options)
     if problem:
         raise SandboxUnavailable(problem)
-    for lesson in lessons or options.bank.lessons():
-        answer_key(options.bank, lesson, options.seed)
 
 
 def grade_submission(path: Path, lesson: Optional[Lesson] = None, seed: Optional[int] = None,
@@ -306,9 +338,18 @@ def grade_submission(path: Path, lesson: Optional[Lesson] = None, seed: Optional
     """
     if options is None:
         options = Options(new_seed() if seed is None else int(seed), timeout, memory_mb)
-    prepare(options, [lesson] if lesson is not None else None)
+    prepare(options)
+    started = time.monotonic()
+    result = SubmissionResult(str(path), options.seed, sandbox=sandbox_label(options),
+                              started=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    _grade_into(result, Path(path), lesson, options)
+    result.seconds = round(time.monotonic() - started, 2)
+    return result
+
+
+def _grade_into(result: SubmissionResult, path: Path, lesson: Optional[Lesson],
+                options: Options) -> None:
     bank = options.bank
-    result = SubmissionResult(str(path), options.seed, sandbox=sandbox_label(options))
     try:
         sources, notes = find_sources(Path(path), lesson, bank)
     except (OSError, ValueError, RecursionError) as error:
@@ -320,21 +361,32 @@ def grade_submission(path: Path, lesson: Optional[Lesson] = None, seed: Optional
         result.exercises += [ExerciseResult(lesson, exercise, [CaseResult(
             True, False, "missing", f"no file for lesson {lesson.number:02d} was submitted")])
             for exercise in bank.exercises(lesson)]
-        return result
+        return
     for this_lesson in lessons:
         candidates = [source for source in sources if source.lesson == this_lesson]
-        counts = [attempted_count(source.code, this_lesson, bank) for source in candidates]
-        best_count = max(counts)
-        chosen = [source for source, count in zip(candidates, counts) if count == best_count]
-        chosen.sort(key=lambda source: source.kind != "python")  # .py first on a tie
-        best: Optional[list[ExerciseResult]] = None
-        for source in chosen[:2]:  # at most one .py and one notebook
-            graded = grade_file(source, options)
-            if best is None or sum(item.score for item in graded) > sum(item.score for item in best):
-                best = graded
-            if best_count == 0:
-                break
-        assert best is not None
-        result.files.append(best[0].file if best else "")
-        result.exercises += best
-    return result
+        candidates.sort(key=lambda source: source.kind != "python")  # .py first on a tie
+        worked = [source for source in candidates
+                  if attempted_count(source.code, this_lesson, bank)]
+        graded = [grade_file(source, options) for source in (worked or candidates[:1])]
+        merged = merge_per_exercise(graded)
+        files = list(dict.fromkeys(item.file for item in merged))
+        result.files += files
+        if len(files) > 1:
+            origins = "; ".join(
+                ", ".join(item.exercise.id for item in merged if item.file == name)
+                + f" from {name}" for name in files)
+            result.notes.append(f"lesson {this_lesson.number:02d}: both files hold work, and "
+                                f"each exercise keeps its best score: {origins}")
+        result.exercises += merged
+
+
+def merge_per_exercise(graded: list[list[ExerciseResult]]) -> list[ExerciseResult]:
+    """Per exercise, the best-scoring of the files' results (the first file on a tie)."""
+    merged = []
+    for versions in zip(*graded):
+        best = versions[0]
+        for item in versions[1:]:
+            if item.score > best.score:
+                best = item
+        merged.append(best)
+    return merged

@@ -6,6 +6,11 @@ code: 2 MB of ``[1, 1, 1, ...]`` takes ~700 MB and seconds. So code up to
 :data:`IN_PROCESS_CHARS` is parsed here, longer code in a helper process limited to 1 GB of
 address space and 10 s of CPU (it loads this file alone: stdlib only, no numpy). Code that
 does not parse, or whose helper fails, is read with a regular expression instead.
+
+An exercise's source check (the capstone's rules: :mod:`minigrad.exercises.source_rules`)
+reads the student's code too, more deeply; it always runs in a helper process with the same
+limits (:func:`source_check_verdict`). A check that fails there (a 1.4 MB file, an expression
+nested 1500 deep) refuses that exercise's answer, saying why; it never stops the grader.
 """
 
 from __future__ import annotations
@@ -13,11 +18,12 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Optional
 
 IN_PROCESS_CHARS = 200_000
 _DEF = re.compile(r"^def\s+([A-Za-z_]\w*)", re.MULTILINE)
@@ -28,6 +34,24 @@ _HELPER = ("import resource, sys, json, importlib.util as u\n"
            "s = u.spec_from_file_location('p', sys.argv[1]); m = u.module_from_spec(s)\n"
            "s.loader.exec_module(m)\n"
            "print(json.dumps(getattr(m, sys.argv[2])(sys.stdin.read())))\n")
+
+
+#: Runs ``module.qualname(source)``: the module by name, or from its file (a private key's),
+#: with the grader's own import path (minigrad may be importable only from a checkout).
+_CHECK_HELPER = ("import resource, sys, json, importlib, importlib.util as u\n"
+                 "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+                 "resource.setrlimit(resource.RLIMIT_CPU, (10, 10))\n"
+                 "name, path, qualname = sys.argv[1:4]\n"
+                 "sys.path[:] = json.loads(sys.argv[4])\n"
+                 "if path:\n"
+                 "    s = u.spec_from_file_location(name, path); m = u.module_from_spec(s)\n"
+                 "    sys.modules[name] = m; s.loader.exec_module(m)\n"
+                 "else:\n"
+                 "    m = importlib.import_module(name)\n"
+                 "for part in qualname.split('.'):\n"
+                 "    m = getattr(m, part)\n"
+                 "print(json.dumps({'message': m(sys.stdin.read())}))\n")
+CHECK_LIMITS = "1 GB of memory, 10 s of CPU"
 
 
 def _is_stub(body: list[ast.stmt]) -> bool:
@@ -131,3 +155,46 @@ def notebook_cells(text: str) -> list[list]:
     if isinstance(result, str):
         raise ValueError(result)
     return result
+
+
+def source_check_verdict(check: Callable[[str], Optional[str]], code: str) -> Optional[str]:
+    """What ``check`` (an exercise's ``source_check``) says of ``code``: None, or why the
+    answer is refused. It runs in a helper process limited to :data:`CHECK_LIMITS`; when it
+    fails there, the answer is refused with the reason, and the grader goes on."""
+    module = sys.modules.get(getattr(check, "__module__", ""), None)
+    qualname = getattr(check, "__qualname__", "")
+    if module is None or "<" in qualname:  # a lambda or a local function: no helper can load
+        return _check_here(check, code)
+    name = module.__name__
+    path = "" if name.startswith("minigrad.") else str(getattr(module, "__file__", "") or "")
+    if not name.startswith("minigrad.") and not path:
+        return _check_here(check, code)
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", _CHECK_HELPER, name, path, qualname,
+                               json.dumps([item for item in sys.path
+                                           if os.path.isabs(item)])],
+                              input=code.encode("utf-8", "surrogateescape"),
+                              capture_output=True, timeout=30,
+                              env={"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+        if done.returncode == 0:
+            message = json.loads(done.stdout)["message"]
+            return None if message is None else str(message)
+        reason = (done.stderr.decode("utf-8", "replace").strip().splitlines() or
+                  [f"exit status {done.returncode}"])[-1]
+    except subprocess.TimeoutExpired:
+        reason = "it took longer than 30 s"
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        reason = f"{type(error).__name__}: {error}"
+    return _refused(reason)
+
+
+def _check_here(check: Callable[[str], Optional[str]], code: str) -> Optional[str]:
+    try:
+        return check(code)
+    except (RecursionError, MemoryError, SyntaxError, ValueError) as error:
+        return _refused(f"{type(error).__name__}: {error}")
+
+
+def _refused(reason: str) -> str:
+    return (f"the grader could not read this code's source within its limits ({CHECK_LIMITS}; "
+            f"{reason[:200]}): make it simpler (no very deep expressions, no huge literals)")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import errno
 import textwrap
-from typing import Any
+from typing import Any, Optional
 
 from minigrad.grading.grader import ExerciseResult, SubmissionResult
+from minigrad.grading.names import printable
 
 
 def _case_lines(result: ExerciseResult, visible: bool) -> str:
@@ -18,9 +19,15 @@ def _case_lines(result: ExerciseResult, visible: bool) -> str:
     for number, case in enumerate(chosen, start=1):
         mark = "passed" if case.passed else f"FAILED — {case.message}"
         lines.append(f"case {number}: {case.call}: {mark}")
-    if any(not case.passed for case in chosen) and first_hint(result):
+    if any(not case.passed for case in chosen) and first_hint(result) and not unrun(result):
         lines.append(f"Hint: {first_hint(result)}")
     return "\n".join(lines)
+
+
+def unrun(result: ExerciseResult) -> bool:
+    """True when the exercise never ran: its file has a syntax error or does not import (one
+    message for the whole file; the exercise's hints do not apply)."""
+    return bool(result.cases) and result.cases[0].kind in ("syntax", "import")
 
 
 def first_hint(result: ExerciseResult) -> str:
@@ -29,11 +36,14 @@ def first_hint(result: ExerciseResult) -> str:
     return result.exercise.idea or result.exercise.hint
 
 
-def gradescope_results(result: SubmissionResult) -> dict[str, Any]:
+def gradescope_results(result: SubmissionResult,
+                       student: Optional[str] = None) -> dict[str, Any]:
     """The submission's results in Gradescope's ``results.json`` format.
 
     Each exercise gives a "visible cases" test (visibility ``visible``) and, when it has hidden
-    cases, a "hidden cases" test (visibility ``after_published``).
+    cases, a "hidden cases" test (visibility ``after_published``). ``extra_data`` records the
+    seed (and a class run's seed and the ``student`` it was derived for), when grading
+    started and how long it took, and the grader's own ``error``, if any.
     """
     tests = []
     for item in result.exercises:
@@ -46,13 +56,31 @@ def gradescope_results(result: SubmissionResult) -> dict[str, Any]:
             tests.append({"name": f"{name} ({label})", "score": score, "max_score": max_score,
                           "output": _clean(_case_lines(item, visible) or item.feedback),
                           "visibility": visibility})
-    summary = [f"minigrad grader; hidden cases drawn with --seed {result.seed}"]
+    summary = []
+    if result.error:
+        summary.append(f"NOT GRADED: {result.error}")
+    if result.class_seed is None:
+        summary.append(f"minigrad grader; hidden cases drawn with --seed {result.seed}")
+    else:
+        summary.append(f"minigrad grader; this student's hidden cases: seed {result.seed}, "
+                       f"from the class run's --seed {result.class_seed} (--regrade draws "
+                       f"them again)")
     if result.files:
         summary.append("graded: " + ", ".join(result.files))
     summary += result.notes
-    return {"score": result.score, "output": _clean("\n".join(summary)), "tests": tests,
-            "extra_data": {"seed": result.seed, "files": [readable_key(f) for f in result.files],
-                           "max_score": result.max_score, "sandbox": result.sandbox}}
+    extra: dict[str, Any] = {"seed": result.seed,
+                             "files": [readable_key(f) for f in result.files],
+                             "max_score": result.max_score, "sandbox": result.sandbox,
+                             "started": result.started, "seconds": result.seconds}
+    if result.class_seed is not None:
+        extra.update(class_seed=result.class_seed, student=readable_key(student or ""))
+    if result.error:  # not graded: no number that could pass for a score of 0 out of 0
+        extra.update(error=_clean(result.error), max_score=None)
+    graded = {"score": None if result.error else result.score,
+              "output": _clean("\n".join(summary)), "tests": tests, "extra_data": extra}
+    if result.seconds is not None:
+        graded["execution_time"] = result.seconds
+    return graded
 
 
 def readable_key(name: str) -> str:
@@ -70,15 +98,19 @@ def _clean(text: str) -> str:
 def format_table(result: SubmissionResult, width: int = 60) -> str:
     """A plain-text table: one row per exercise with points, max, status and feedback."""
     lines = [f"Grading {one_line(str(result.path))}  (seed {result.seed})"]
+    if result.error:
+        lines.append(f"  NOT GRADED: {one_line(result.error)}")
     if result.files:
         lines.append(f"  graded: {one_line(', '.join(result.files))}")
     lines += [f"  note: {one_line(note)}" for note in result.notes]
     if not result.exercises:
         lines.append("  nothing to grade")
         return "\n".join(lines)
+    for message in dict.fromkeys(item.feedback for item in result.exercises if unrun(item)):
+        lines.append(f"  {one_line(message)}")  # once, not under every exercise of the file
     lines.append(f"  {'id':<6}{'exercise':<34}{'points':>7}{'max':>5}  {'status':<15}feedback")
     for item in result.exercises:
-        feedback = one_line(item.feedback)
+        feedback = "not run: see above" if unrun(item) else one_line(item.feedback)
         if len(feedback) > width:
             feedback = feedback[: width - 1] + "…"
         title = item.exercise.title if len(item.exercise.title) <= 32 else (
@@ -88,7 +120,7 @@ def format_table(result: SubmissionResult, width: int = 60) -> str:
     lines.append(f"  {'total':<40}{result.score:>7.2f}{result.max_score:>5g}")
     def needs_details(item: ExerciseResult) -> bool:  # a cut message, or a hint to give
         attempted = item.status not in ("not attempted", "missing")
-        return bool(item.feedback) and (len(one_line(item.feedback)) > width
+        return bool(item.feedback) and not unrun(item) and (len(one_line(item.feedback)) > width
                                         or (attempted and bool(first_hint(item))))
 
     details = [item for item in result.exercises if needs_details(item)]
@@ -104,8 +136,10 @@ def format_table(result: SubmissionResult, width: int = 60) -> str:
 
 
 def one_line(text: str) -> str:
-    """Runs of whitespace, line breaks included, as one space: a row stays one row."""
-    return " ".join(text.split())
+    """Runs of whitespace, line breaks included, as one space: a row stays one row. Invisible
+    characters are escaped first (:func:`.names.printable`): an odd space such as U+3000 at the
+    end of a name must show, not vanish into the join."""
+    return " ".join(printable(text).split())
 
 
 def disk_full(error: BaseException) -> bool:

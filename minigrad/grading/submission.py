@@ -50,6 +50,15 @@ MAX_DEPTH, MAX_ENTRIES = 6, 2000
 MAX_FILES_READ, MAX_CODE_READ, MAX_BYTES_READ = 32, 4_000_000, 30_000_000
 
 
+class Problem(str):
+    """A note that is an error, not just a skip: a file that should hold work but cannot be
+    read (a notebook that is not JSON). ``minigrad grade`` exits with status 1 after it."""
+
+
+class UnreadableNotebook(ValueError):
+    """A ``.ipynb`` file whose text is not a notebook."""
+
+
 @dataclass(frozen=True)
 class SourceFile:
     """One file of a submission, as code, assigned to one lesson."""
@@ -79,7 +88,7 @@ def notebook_code_from_text(text: str, name: str = "notebook") -> str:
     try:
         cells = notebook_cells(text)
     except ValueError as error:
-        raise ValueError(f"{name} is not a readable notebook ({error})") from None
+        raise UnreadableNotebook(f"{name} is not a readable notebook ({error})") from None
     tagged = [cell for cell in cells if EXERCISE_TAG in cell[1]]
     chosen = [cell_text for cell_text, _ in (tagged or cells)]
     # Each cell also gets a header line: 80 000 one-character cells make 2.7 MB of code.
@@ -242,6 +251,10 @@ def _read_sources(folder: SubmissionFolder, candidates: list[tuple[str, ...]],
             if bytes_read > MAX_BYTES_READ:  # before parsing it, as for code below
                 continue
             code = code_from_bytes(data, file.suffix, file.name)
+        except UnreadableNotebook as error:
+            notes.append(Problem(f"{error}: it was not graded; open it in Jupyter, or restore "
+                                 f"it from a checkpoint (.ipynb_checkpoints) or a backup"))
+            continue
         except (OSError, ValueError, Refused, RecursionError, MemoryError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else error
             notes.append(f"skipped {file.name}: {reason}")
@@ -302,7 +315,7 @@ def is_class_folder(path: Path) -> bool:
     their folder, as in Gradescope's ``/autograder/submission/my-work/``).
     """
     path = Path(path)
-    if not path.is_dir():
+    if not path.is_dir() or is_course_folder(path):
         return False
     entries = _top_entries(path)
     if any(kind == "file" and lesson_from_name(Path(name)) for name, kind in entries):
@@ -310,6 +323,18 @@ def is_class_folder(path: Path) -> bool:
     if not any(kind == "folder" and _candidate_files(path / name) for name, kind in entries):
         return False
     return len(class_members(path)) > 1
+
+
+def is_course_folder(path: Path) -> bool:
+    """True for a folder ``minigrad course`` made (``lessons/``, ``notebooks/`` and
+    ``assets/`` at its top; ``notebooks/`` and one of the others are enough, should a student
+    have removed one): one student's course, whose notebooks hold their work — its folders
+    are not students."""
+    path = Path(path)
+    if not path.is_dir():
+        return False
+    folders = {name for name, kind in _top_entries(path) if kind == "folder"}
+    return "notebooks" in folders and bool(folders & {"lessons", "assets"})
 
 
 def _top_entries(path: Path) -> list[tuple[str, str]]:

@@ -432,8 +432,8 @@ def grade_hostile_class(tmp_path: Path) -> None:
     rows = list(csv.DictReader(scores.open(encoding="utf-8")))
     assert len(rows) == 30
     for row in rows:
-        assert row["student"][:1] not in "=+-@", row["student"]
-    by_name = {row["student"]: float(row["total"]) for row in rows}
+        assert row["student_id"][:1] not in "=+-@", row["student_id"]
+    by_name = {row["student_id"]: float(row["total"]) for row in rows}
     assert by_name["'=HYPERLINK(\"evil\")"] == 15 and by_name["'+cmd"] == 15
     for name, score in expected.items():
         if name.isalnum():
@@ -457,6 +457,28 @@ def test_without_the_sandbox_grading_is_refused(tmp_path: Path, capsys, monkeypa
     # Trusted code, by choice: graded without the sandbox.
     assert cli_main(["grade", str(path), "--no-sandbox", "--json", str(tmp_path / "r.json")]) == 0
     assert json.loads((tmp_path / "r.json").read_text())["score"] == 15
+
+
+def test_the_container_command(tmp_path: Path) -> None:
+    import argparse
+
+    from minigrad.grading.container import container_command
+
+    args = argparse.Namespace(path=tmp_path, json=tmp_path / "out" / "r.json", csv=None,
+                              out=None, exercises=None, lesson="1", timeout=5.0, seed=7,
+                              memory=2048, jobs=2, container="minigrad:latest", one=False)
+    command = container_command(args, "docker")
+    text = " ".join(command)
+    assert command[:2] == ["docker", "run"] and "--network none" in text
+    assert f"{tmp_path.resolve()}:/grading/in/{tmp_path.name}:ro" in text
+    assert command[-1] == "--no-sandbox" and "--json /grading/out0/r.json" in text
+    assert "--one" not in command
+    args.one = True
+    assert "--one" in container_command(args, "docker")
+    args.lms, args.regrade, args.verbose = "canvas", "alice", True  # class-run options go in
+    inner = container_command(args, "docker")
+    assert " --lms canvas" in " ".join(inner) and " --regrade alice" in " ".join(inner)
+    assert "--verbose" in inner
 
 
 # ---------------------------------------------------------------------------- what a child reads
@@ -488,11 +510,13 @@ def test_the_child_reads_no_exercise_sources() -> None:
 
 # ---------------------------------------------------------------------------- names and cells
 def test_csv_cells_names_and_terminal_text_are_defused() -> None:
-    from minigrad.grading.classroom import csv_cell, printable, results_name
+    from minigrad.grading.classroom import results_name
+    from minigrad.grading.gradebook import csv_cell
+    from minigrad.grading.names import printable
 
     assert [csv_cell(text) for text in ("=1+1", "+1", "-1", "@A1", "\tx", "alice")] == [
         "'=1+1", "'+1", "'-1", "'@A1", "'\tx", "alice"]
-    assert printable("a\x1b[31mb\x07c\u202ed\n") == "a?[31mb?c?d\n"
+    assert printable("a\x1b[31mb\x07c\u202ed\n") == "a\\u{1b}[31mb\\u{7}c\\u{202e}d\n"
     assert results_name("alice") == "alice.json" and results_name("alice.py") == "alice.py.json"
     hashed = [results_name(name) for name in ("l" * 230, "../x", "=cmd", "\x1b[2J", "a/b")]
     assert all(len(name) < 80 and "/" not in name and "\x1b" not in name for name in hashed)

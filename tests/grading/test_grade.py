@@ -474,10 +474,11 @@ def test_class_folder_csv_and_results(tmp_path: Path, capsys) -> None:
     progress = capsys.readouterr().err
     assert "grading" in progress and "4/4" in progress  # the tqdm bar
     rows = list(csv.DictReader(scores.open()))
-    assert [row["student"] for row in rows] == ["alice", "bob", "carol", "dave"]
-    totals = {row["student"]: float(row["total"]) for row in rows}
+    assert [row["student_id"] for row in rows] == ["alice", "bob", "carol", "dave"]
+    totals = {row["student_id"]: float(row["total"]) for row in rows}
     assert totals == {"alice": 15, "bob": 0, "carol": 2, "dave": 0}
-    assert set(rows[0]) == {"student", "total", "max", "01.1", "01.2", "01.3", "01.4", "01.5"}
+    assert list(rows[0]) == ["student_id", "total", "points_possible", "01.1", "01.2", "01.3",
+                             "01.4", "01.5", "error", "seed", "seconds", "graded_at"]
     for student in totals:
         assert json.loads((out / f"{student}.json").read_text())["score"] == totals[student]
 
@@ -569,7 +570,8 @@ def test_a_full_disk_is_named_not_reported_as_a_grader_bug(tmp_path: Path, monke
     klass = tmp_path / "class"
     write_exercises(LESSON01, klass / "bob")
     write_exercises(LESSON01, klass / "carol")
-    assert cli_main(["grade", str(klass), "--out", str(tmp_path / "out"), "--lesson", "01"]) == 0
+    # In a class, the grader's own failure is an error (status 1), named, never a score.
+    assert cli_main(["grade", str(klass), "--out", str(tmp_path / "out"), "--lesson", "01"]) == 1
     assert capsys.readouterr().out.count("the disk is full") == 2
 
 

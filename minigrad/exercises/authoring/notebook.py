@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from minigrad.exercises.authoring.source import (exercises, reference_function, remove_markers,
-                                                 source_text, split_source, strip_solutions)
+from minigrad.exercises.authoring.source import (BUILTIN, ExerciseBank, remove_markers,
+                                                 split_source, strip_solutions)
 from minigrad.course.catalog import Lesson
 
 #: The tag of the generated exercise cells; the grader grades those cells of a notebook.
@@ -43,10 +43,10 @@ def _cell(kind: str, text: str, cell_id: str) -> dict[str, Any]:
     return cell
 
 
-def _task_text(lesson: Lesson, exercise: Any) -> str:
+def _task_text(lesson: Lesson, exercise: Any, bank: ExerciseBank) -> str:
     if exercise.task:
         return exercise.task
-    doc = inspect.getdoc(reference_function(lesson, exercise)) or ""
+    doc = inspect.getdoc(bank.reference_function(lesson, exercise)) or ""
     lines = doc.splitlines()
     # The docstring's first line repeats "Exercise NN.k — title"; the heading shows it already.
     if lines and lines[0].lower().startswith(f"exercise {exercise.id}"):
@@ -54,11 +54,13 @@ def _task_text(lesson: Lesson, exercise: Any) -> str:
     return "\n".join(lines).strip()
 
 
-def exercise_cells(lesson: Lesson, solutions: bool = False) -> list[dict[str, Any]]:
-    """The tagged cells of ``lesson``'s notebook, student form (or ``solutions=True``)."""
-    text = source_text(lesson)
+def exercise_cells(lesson: Lesson, solutions: bool = False,
+                   bank: ExerciseBank = BUILTIN) -> list[dict[str, Any]]:
+    """The tagged cells of ``lesson``'s notebook, student form (or ``solutions=True``), from
+    the built-in sources or ``bank``'s."""
+    text = bank.source_text(lesson)
     form = remove_markers(text) if solutions else strip_solutions(text)
-    items = exercises(lesson)
+    items = bank.exercises(lesson)
     parts = split_source(form, [exercise.function for exercise in items])
     prefix = f"minigrad-ex{lesson.number:02d}"
     total = sum(exercise.points for exercise in items)
@@ -78,7 +80,7 @@ def exercise_cells(lesson: Lesson, solutions: bool = False) -> list[dict[str, An
         points = f"{exercise.points:g} point" + ("" if exercise.points == 1 else "s")
         cells.append(_cell("markdown",
                            f"### Exercise {exercise.id} — {exercise.title} ({points})\n\n"
-                           f"{_task_text(lesson, exercise)}", f"minigrad-ex{slug}-task"))
+                           f"{_task_text(lesson, exercise, bank)}", f"minigrad-ex{slug}-task"))
         cells.append(_cell("code", parts.functions[exercise.function], f"minigrad-ex{slug}-code"))
         cells.append(_cell("code", f'check("{exercise.id}", {exercise.function})',
                            f"minigrad-ex{slug}-check"))

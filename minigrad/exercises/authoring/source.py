@@ -13,6 +13,7 @@ import importlib
 import importlib.util
 import re
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -53,6 +54,10 @@ def remove_markers(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------- lookup
+#: Held while a private source runs: re-entrant, since a checks module may load another.
+_LOADING = threading.RLock()
+
+
 class ExerciseBank:
     """Where exercise sources come from: the built-in ones (``minigrad/exercises/lessons``, whose
     solutions are public) or an instructor's private folder holding files of the same format,
@@ -63,6 +68,7 @@ class ExerciseBank:
         self.folder = LESSON_SOURCES if folder is None else Path(folder).resolve()
         digest = hashlib.sha256(str(self.folder).encode()).hexdigest()[:12]
         self._prefix = f"_minigrad_private_{digest}"
+        self._loaded: dict[str, ModuleType] = {}
 
     def lessons(self) -> list[Lesson]:
         """The lessons that have an exercise source and checks here, in course order."""
@@ -73,19 +79,34 @@ class ExerciseBank:
     def _module(self, name: str) -> ModuleType:
         if self.builtin:
             return importlib.import_module(f"minigrad.exercises.lessons.{name}")
+        loaded = self._loaded.get(name)
+        if loaded is not None:
+            return loaded
+        # The class grader's threads share one bank. A module is in sys.modules while it
+        # runs (dataclasses look it up there), so another thread must not take it from there
+        # half-run: one lock, and a module counts as loaded only once it has run to the end.
+        with _LOADING:
+            if name not in self._loaded:
+                self._loaded[name] = self._load(name)
+        return self._loaded[name]
+
+    def _load(self, name: str) -> ModuleType:
         qualified = f"{self._prefix}_{name}"
-        if qualified not in sys.modules:
-            spec = importlib.util.spec_from_file_location(qualified, self.folder / f"{name}.py")
-            if spec is None or spec.loader is None:
-                raise ImportError(f"cannot load {self.folder / name}.py")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[qualified] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[qualified]
-                raise
-        return sys.modules[qualified]
+        spec = importlib.util.spec_from_file_location(qualified, self.folder / f"{name}.py")
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {self.folder / name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[qualified] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[qualified]
+            raise
+        return module
+
+    def source_text(self, lesson: Lesson) -> str:
+        """The lesson's source, solutions and markers included."""
+        return (self.folder / f"lesson{lesson.number:02d}.py").read_text(encoding="utf-8")
 
     def reference_module(self, lesson: Lesson) -> ModuleType:
         """The lesson source imported as a module: the reference solutions."""

@@ -106,9 +106,18 @@ def base() -> tuple[Optional[Path], str]:
         return _state["base"]
 
 
+def say_fallback(wanted: bool) -> None:
+    """Whether :func:`fallback_note` speaks in this process: ``minigrad grade`` asks for it in
+    a class run and with ``--verbose``, where the limits it names matter to the instructor;
+    not when a student grades their own work, where it changes nothing they can do."""
+    _state["quiet"] = not wanted
+
+
 def fallback_note() -> str:
-    """Once per grader process: which limits stand in for the cgroup ("" if there is one, or
-    the note was given)."""
+    """Once per grader process: which limits stand in for the cgroup ("" if there is one, the
+    note was given, or it is not wanted: :func:`say_fallback`)."""
+    if _state.get("quiet"):
+        return ""
     folder, why = base()
     with _lock:
         if folder is not None or _state.get("noted"):
