@@ -85,3 +85,12 @@ def same_as_torch():  # type: ignore[no-untyped-def]
         assert _picture(case(minigrad)) == theirs
 
     return compare
+
+
+# ------------------------------------------------------------------ the browser tests
+@pytest.fixture(scope="module")
+def browser():  # type: ignore[no-untyped-def]
+    """Chromium through playwright (tests/support/browser.py), one per test module."""
+    from support.browser import launched_chromium
+
+    yield from launched_chromium()

@@ -6,8 +6,6 @@ and its backward stepper steps. A screenshot of each deck's stepper slide is kep
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,35 +16,9 @@ from minigrad.course.slides import write_deck
 pytestmark = pytest.mark.browser
 
 ARTEFACTS = Path(__file__).resolve().parents[1] / "artefacts" / "slides"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 BODY_PX = 24 * 96 / 72  # 24 pt in CSS pixels
 
 
-def _chromium() -> str | None:
-    named = os.environ.get("MINIGRAD_CHROMIUM")
-    if named:
-        return shutil.which(named)
-    for candidate in ("/usr/bin/chromium", "chromium", "chromium-browser"):
-        found = shutil.which(candidate)
-        if found:
-            return found
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if os.environ.get("MINIGRAD_BROWSER") == "0":
-        pytest.skip("MINIGRAD_BROWSER=0: browser tests opted out")
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="playwright is not installed (pip install -e '.[browser]')")
-    executable = _chromium()
-    if executable is None:
-        pytest.skip("no chromium found (apt-get install chromium, or set MINIGRAD_CHROMIUM)")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")

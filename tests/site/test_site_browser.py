@@ -21,7 +21,6 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from support.browser import CHROMIUM_ARGS, find_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -54,18 +53,6 @@ def pages(site: Path) -> list[Path]:
     return sorted(path for path in site.rglob("*.html")
                   if "_static" not in path.parts and "_sources" not in path.parts)
 
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="playwright is not installed (pip install -e '.[browser]')")
-    executable = find_chromium()
-    if executable is None:
-        pytest.skip("no chromium found (apt-get install chromium, or set MINIGRAD_CHROMIUM)")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def open_page(browser, path: Path, problems: list[str], width: int = 1280, height: int = 720):

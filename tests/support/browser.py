@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import os
 import shutil
+from typing import Any, Iterator
+
+import pytest
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -21,3 +24,19 @@ def find_chromium() -> str | None:
         if found:
             return found
     return None
+
+
+def launched_chromium() -> Iterator[Any]:
+    """Playwright's Chromium, launched on :func:`find_chromium`; skips the test, saying why,
+    when playwright or chromium is missing or ``MINIGRAD_BROWSER=0``."""
+    if os.environ.get("MINIGRAD_BROWSER") == "0":
+        pytest.skip("MINIGRAD_BROWSER=0: browser tests opted out")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install -e '.[browser]')")
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip("no chromium found (apt-get install chromium, or set MINIGRAD_CHROMIUM)")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from support.browser import find_chromium
 
 from minigrad import Value
 from minigrad.course.folder import course_server_options
@@ -29,32 +29,8 @@ from minigrad.viz import backward_steps, draw_graph
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def _chromium() -> str | None:
-    named = os.environ.get("MINIGRAD_CHROMIUM")
-    if named:
-        return shutil.which(named)
-    for candidate in ("/usr/bin/chromium", "chromium", "chromium-browser"):
-        found = shutil.which(candidate)
-        if found:
-            return found
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="playwright is not installed (pip install -e '.[browser]')")
-    executable = _chromium()
-    if executable is None:
-        pytest.skip("no chromium found (apt-get install chromium, or set MINIGRAD_CHROMIUM)")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture
@@ -168,7 +144,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def jupyterlab(tmp_path_factory):
     pytest.importorskip("jupyterlab", reason="jupyterlab is not installed")
-    if _chromium() is None:
+    if find_chromium() is None:
         pytest.skip("no chromium found (apt-get install chromium, or set MINIGRAD_CHROMIUM)")
     home = tmp_path_factory.mktemp("jupyter")
     settings = home / "settings" / "@jupyterlab" / "docmanager-extension"
