@@ -459,28 +459,6 @@ def test_without_the_sandbox_grading_is_refused(tmp_path: Path, capsys, monkeypa
     assert json.loads((tmp_path / "r.json").read_text())["score"] == 15
 
 
-def test_the_container_command(tmp_path: Path) -> None:
-    import argparse
-
-    from minigrad.grading.container import container_command
-
-    args = argparse.Namespace(path=tmp_path, json=tmp_path / "out" / "r.json", csv=None,
-                              out=None, exercises=None, lesson="1", timeout=5.0, seed=7,
-                              memory=2048, jobs=2, container="minigrad:latest", one=False)
-    command = container_command(args, "docker")
-    text = " ".join(command)
-    assert command[:2] == ["docker", "run"] and "--network none" in text
-    assert f"{tmp_path.resolve()}:/grading/in/{tmp_path.name}:ro" in text
-    assert command[-1] == "--no-sandbox" and "--json /grading/out0/r.json" in text
-    assert "--one" not in command
-    args.one = True
-    assert "--one" in container_command(args, "docker")
-    args.lms, args.regrade, args.verbose = "canvas", "alice", True  # class-run options go in
-    inner = container_command(args, "docker")
-    assert " --lms canvas" in " ".join(inner) and " --regrade alice" in " ".join(inner)
-    assert "--verbose" in inner
-
-
 # ---------------------------------------------------------------------------- what a child reads
 def test_a_folder_holding_the_package_is_granted_around_it(tmp_path: Path) -> None:
     from minigrad.grading.sandbox import runtime

@@ -67,6 +67,10 @@ def test_only_the_fresh_folder_is_writable(tmp_path: Path) -> None:
     assert command[-1] == "--no-sandbox" and "--json /grading/out/results.json" in text
     assert "--csv /grading/out/scores.csv" in text and "--one" not in command
     assert "--one" in container_command(namespace(tmp_path, one=True), "docker", staging)
+    class_options = namespace(tmp_path, lms="canvas", regrade="alice", verbose=True)
+    inner = container_command(class_options, "docker", staging)  # class-run options go in
+    assert " --lms canvas" in " ".join(inner) and " --regrade alice" in " ".join(inner)
+    assert "--verbose" in inner
 
 
 def test_a_class_run_writes_its_grades_into_the_fresh_folder(tmp_path: Path) -> None:

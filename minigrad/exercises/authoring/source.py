@@ -105,8 +105,10 @@ class ExerciseBank:
         return module
 
     def source_text(self, lesson: Lesson) -> str:
-        """The lesson's source, solutions and markers included."""
-        return (self.folder / f"lesson{lesson.number:02d}.py").read_text(encoding="utf-8")
+        """The lesson's source as students get it, solutions and markers included: the given
+        runners it imports from the harness written out (:func:`inline_harness`)."""
+        return inline_harness((self.folder / f"lesson{lesson.number:02d}.py")
+                              .read_text(encoding="utf-8"))
 
     def reference_module(self, lesson: Lesson) -> ModuleType:
         """The lesson source imported as a module: the reference solutions."""
