@@ -315,9 +315,10 @@ def _grade_one(args: argparse.Namespace, lesson: Optional[Lesson], options: Opti
     except Exception as error:  # a grader bug must still leave a results file behind
         if args.json:
             try:
-                write_text_atomic(args.json, json.dumps({
-                    "score": 0, "tests": [],
-                    "output": f"{grader_failure(error)}; please tell your instructor",
+                write_text_atomic(args.json, json.dumps({  # no score: never a 0 that looks real
+                    "score": None, "tests": [],
+                    "output": f"NOT GRADED: {grader_failure(error)}; this is not your code's "
+                              "fault: please tell your instructor",
                     "extra_data": {"error": grader_failure(error)}}, indent=2))
             except OSError:  # the same full disk, most likely: the message below says so
                 pass

@@ -235,3 +235,24 @@ def test_the_handout_is_written_from_the_private_key(tmp_path: Path) -> None:
     assert "PRIVATE WORDING" in (tmp_path / "answers" / FILE01).read_text(encoding="utf-8")
     assert cli_main(["exercises", "1", "--exercises", str(tmp_path), "--to",
                      str(tmp_path / "none")]) == 2
+
+
+def test_one_submission_the_grader_failed_on_has_no_score(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`minigrad grade FILE --json`: an internal error leaves results with no score (not 0)."""
+    import json as json_module
+
+    import minigrad.grading.grader as grader
+    from minigrad.cli import main as cli
+
+    def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise KeyError("a grader bug")
+
+    monkeypatch.setattr(grader, "grade_submission", broken)
+    submission = tmp_path / "lesson01_derivatives.py"
+    submission.write_text("x = 1\n", encoding="utf-8")
+    results = tmp_path / "results.json"
+    with pytest.raises(KeyError):
+        cli(["grade", str(submission), "--json", str(results), "--no-sandbox", "--lesson", "1"])
+    written = json_module.loads(results.read_text(encoding="utf-8"))
+    assert written["score"] is None and "NOT GRADED" in written["output"]
+    assert "a grader bug" in written["extra_data"]["error"]
