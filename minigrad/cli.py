@@ -16,7 +16,7 @@ from minigrad.course import slides as slides_command
 from minigrad.course.folder import (COURSE_HELP, JUPYTER_OPTION, add_course_arguments,
                                     run_course)
 from minigrad.figures import command as figures_command
-from minigrad.grading import gradescope
+from minigrad.grading import gradescope, held_out
 from minigrad.grading.commands import (EXERCISES_HELP, GRADE_HELP,
                                        add_exercises_arguments, add_grade_arguments,
                                        run_exercises, run_grade)
@@ -49,6 +49,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
     "exercises": (EXERCISES_HELP, add_exercises_arguments, run_exercises),
     "grade": (GRADE_HELP, add_grade_arguments, run_grade),
     "gradescope": (gradescope.HELP, gradescope.add_arguments, gradescope.run),
+    "held-out-digits": (held_out.HELP, held_out.add_arguments, held_out.run),
     "graph": (graph_command.HELP, graph_command.add_arguments, graph_command.run),
     "slides": (slides_command.HELP, slides_command.add_arguments, slides_command.run),
 }

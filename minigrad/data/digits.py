@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
@@ -57,3 +58,56 @@ def load_digits(split: str = "train", as_numpy: bool = False) -> tuple[Tensor, T
     if as_numpy:
         return images, targets
     return Tensor._make(images, False, None), Tensor._make(targets, False, None)
+
+
+def read_digits_file(path: Path | str) -> tuple[np.ndarray, np.ndarray]:
+    """Digits of the same kind from a file of one's own, as ``(images, labels)`` like
+    :func:`load_digits`'s numpy arrays: float32 (N, 1, 8, 8) in [0, 1] and int64 (N,).
+
+    Two layouts: an ``.npz`` with ``images`` — (N, 64), (N, 8, 8) or (N, 1, 8, 8); block counts
+    0–16, or values in [0, 1] — and ``labels``; or UCI's text layout (``optdigits.tra``): one
+    image a line, 64 counts 0–16 and the digit, comma-separated (a header line is skipped).
+    Anything else is a :class:`ValueError` that names the file and what is wrong in it.
+    """
+    path = Path(path)
+    try:
+        if path.suffix == ".npz":
+            with np.load(path, allow_pickle=False) as archive:
+                if "images" not in archive or "labels" not in archive:
+                    raise ValueError(f"holds {sorted(archive.files)}; expected 'images' and "
+                                     f"'labels'")
+                pixels, labels = archive["images"], archive["labels"]
+        else:
+            rows = [line.split(",") for line in path.read_text(encoding="utf-8").splitlines()
+                    if line.strip()]
+            if rows and not rows[0][0].strip().lstrip("-").isdigit():
+                rows = rows[1:]  # a header
+            if not rows or any(len(row) != 65 for row in rows):
+                raise ValueError("expected lines of 65 comma-separated integers (64 block "
+                                 "counts, then the digit)")
+            table = np.array(rows, dtype=np.int64)
+            pixels, labels = table[:, :64], table[:, 64]
+    except (OSError, ValueError, KeyError) as error:  # np.load's errors are ValueErrors too
+        raise ValueError(f"{path}: {error}") from None
+    return _checked_digits(path, np.asarray(pixels), np.asarray(labels))
+
+
+def _checked_digits(path: Path, pixels: np.ndarray,
+                    labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    count = len(labels)
+    if labels.ndim != 1 or labels.dtype.kind not in "iu" or count == 0 \
+            or labels.min() < 0 or labels.max() > 9:
+        raise ValueError(f"{path}: labels must be one digit 0–9 per image (integers), got "
+                         f"{labels.dtype} {labels.shape}")
+    if pixels.dtype.kind not in "fiu" or pixels.shape[0] != count \
+            or pixels[0].size != 64 or pixels.shape[1:] not in ((64,), (8, 8), (1, 8, 8)):
+        raise ValueError(f"{path}: images must be {count} images of 8×8 ((N, 64), (N, 8, 8) or "
+                         f"(N, 1, 8, 8)), got {pixels.dtype} {pixels.shape}")
+    values = pixels.astype(np.float64).reshape(count, 1, 8, 8)
+    if not np.isfinite(values).all() or values.min() < 0:
+        raise ValueError(f"{path}: images hold negative, NaN or infinite values")
+    if pixels.dtype.kind in "iu" or values.max() > 1.0:  # block counts
+        if values.max() > 16 or not (values == np.round(values)).all():
+            raise ValueError(f"{path}: images must be block counts 0–16 or values in [0, 1]")
+        values = values / 16.0
+    return values.astype(np.float32), labels.astype(np.int64)

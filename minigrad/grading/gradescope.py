@@ -31,6 +31,8 @@ from typing import Optional
 
 #: The oldest Python minigrad runs on (pyproject.toml's requires-python).
 PYTHON = "3.10"
+#: Data files a lesson's checks read from beside themselves, bundled when the key has them.
+KEY_DATA = {"08": ("capstone-digits.npz",)}
 HELP = ("write a Gradescope autograder bundle (setup.sh, run_autograder, the minigrad wheel, "
         "the exercise sources) for one or more lessons")
 
@@ -170,6 +172,15 @@ def run(args: argparse.Namespace) -> int:
                      strict=not args.no_sandbox)
     print(f"Wrote {args.out}: upload it as the autograder of a Gradescope assignment "
           f"(lessons {', '.join(f'{lesson.number:02d}' for lesson in lessons)})")
+    for lesson in lessons:
+        for name in KEY_DATA.get(f"{lesson.number:02d}", ()):
+            if not (bank.folder / name).is_file():
+                print(f"minigrad gradescope: warning: no {name} in "
+                      f"{'the built-in sources' if bank.builtin else bank.folder}: the "
+                      f"capstone (08.5) is scored on the digits' test split, which ships "
+                      f"with minigrad, labels included; `minigrad held-out-digits FILE --to "
+                      f"KEY` adds digits of your own (see the instructor guide)",
+                      file=sys.stderr)
     if not hashed:
         print("minigrad gradescope: warning: the package index could not be reached for the "
               "libraries' hashes: requirements.lock pins versions only", file=sys.stderr)
@@ -212,8 +223,10 @@ def write_bundle(out: Path, wheel: Path, sources: Path, lessons: list[str],
         bundle.writestr("requirements.lock", lock)
         bundle.write(wheel, wheel.name)
         for number in lessons:
-            for name in (f"lesson{number}.py", f"lesson{number}_checks.py"):
-                bundle.write(sources / name, f"exercises/{name}")
+            for name in (f"lesson{number}.py", f"lesson{number}_checks.py",
+                         *KEY_DATA.get(number, ())):
+                if (sources / name).is_file():
+                    bundle.write(sources / name, f"exercises/{name}")
 
 
 # ---------------------------------------------------------------------------- run_autograder

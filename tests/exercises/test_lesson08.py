@@ -4,6 +4,8 @@ earn part of a case, and the capstone's report tells a library layer from the st
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from support.exercise_cases import ExerciseCases
@@ -13,7 +15,8 @@ import minigrad.nn as nn
 import minigrad.nn.functional as F
 import minigrad.optim as optim
 from minigrad.exercises.lessons import lesson08 as reference
-from minigrad.exercises.lessons.lesson08_checks import EXERCISES
+from minigrad.exercises import network
+from minigrad.exercises.lessons.lesson08_checks import EXERCISES, capstone_answer
 from minigrad.exercises.spec import judge
 from minigrad.optim import Optimizer
 
@@ -282,58 +285,120 @@ def test_micro_batch_mistakes_get_their_message() -> None:
 
 
 # ---------------------------------------------------------------------------- 08.5
-def test_a_capstone_of_library_layers_is_refused() -> None:
-    from minigrad.data import load_digits
-    images, labels = load_digits("test", as_numpy=True)
+def _library_network() -> tuple:
     model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                           nn.Flatten(), nn.Linear(64, 10))
-    report = reference.capstone_report(model, optim.AdamW(model.parameters()), [2.0, 1.0],
-                                       images[:40])
+    conv, linear = model[0], model[4]
+    layers = [("conv", conv.weight, conv.bias, 1, 1), ("relu",), ("maxpool", 2), ("flatten",),
+              ("linear", linear.weight, linear.bias)]
+    return model, layers
+
+
+def test_a_capstone_of_library_layers_is_refused() -> None:
+    model, layers = _library_network()
+    report = reference.capstone_report(model, layers, optim.AdamW(model.parameters()),
+                                       [2.0, 1.0])
     assert set(report["library_layers"]) == {"minigrad's conv2d / nn.Conv2d",
                                              "minigrad's max_pool2d / nn.MaxPool2d",
                                              "minigrad's linear / nn.Linear"}
     assert report["library_optimizers"] == ["AdamW", "Adam"]
-    message = BY_ID["08.5"].compare(labels[:40], report)
+    message = BY_ID["08.5"].compare(capstone_answer(0), report)
     assert "your network uses" in message and "nn.Conv2d" in message
 
 
-def test_the_capstone_is_scored_on_the_labels_the_grader_holds() -> None:
-    """The report carries answers, not an accuracy: the comparator counts them against the
-    labels (the expected answer), and the report's own claims can only fail it."""
-    labels = np.arange(100) % 10
-    good = {"predictions": labels.copy(), "losses": [1.0, 0.1], "optimizer": "SGD",
-            "your_functions": ["Conv2d", "Linear", "MaxPool2d"], "library_layers": []}
+def _honest_report(model, described, **changes) -> dict:
+    """A report as the given code writes it, with the graph walk's findings set to the
+    student's own Functions (the network here is built from the library's, for speed)."""
+    report = reference.capstone_report(model, described, object(), [2.3, 0.1])
+    return {**report, "library_layers": [], "library_optimizers": [],
+            "your_functions": ["Conv2d", "Linear", "MaxPool2d"], **changes}
+
+
+def test_the_capstone_is_scored_by_the_graders_own_pass_through_layers() -> None:
+    """The grader runs ``layers`` on images the student's process never had; the report's
+    claims can only fail it. An untrained network of the right shape scores about 10 %."""
+    model, layers = _library_network()
+    answer = capstone_answer(0)
+    message = BY_ID["08.5"].compare(answer, _honest_report(model, layers))
+    assert "of the 360 test images right, below 97.0%" in message
+    forged = {**_honest_report(model, layers), "test_accuracy": 1.0,
+              "predictions": answer["labels"]}
+    assert "below 97.0%" in BY_ID["08.5"].compare(answer, forged)
+    assert "keep the given last line" in BY_ID["08.5"].compare(answer, 0.99)
+
+
+def test_layers_that_are_not_the_model_are_refused() -> None:
+    """A network described in ``layers`` must be the one that gave the model's scores: here
+    the second layer's padding is wrong, then the weights are another network's."""
+    model, layers = _library_network()
     compare = BY_ID["08.5"].compare
-    assert compare(labels, {**good, "library_optimizers": []}) is None
-    assert "minigrad.optim's SGD" in compare(labels, {**good, "library_optimizers": ["SGD"]})
-    assert "needs your" in compare(labels, {**good, "library_optimizers": [],
-                                            "your_functions": ["Linear"]})
-    wrong = labels.copy()
-    wrong[:4] = (wrong[:4] + 1) % 10
-    low = compare(labels, {**good, "library_optimizers": [], "predictions": wrong})
-    assert "96.0% is below 97%" in low
-    forged = {**good, "library_optimizers": [], "test_accuracy": 1.0,
-              "predictions": np.zeros(100, dtype=np.int64)}
-    assert "below 97%" in compare(labels, forged)
-    assert "one predicted digit" in compare(labels, {**good, "library_optimizers": [],
-                                                     "predictions": labels[:50]})
-    assert "keep the given last line" in compare(labels, 0.99)
+    unpadded = [("conv", layers[0][1], layers[0][2], 1, 0), *layers[1:4],
+                ("linear", mg.zeros(10, 36), mg.zeros(10))]
+    assert "layers does not describe your model" in compare(
+        capstone_answer(0), _honest_report(model, unpadded))
+    other, _ = _library_network()  # fresh random weights
+    assert "layers does not describe your model" in compare(
+        capstone_answer(0), _honest_report(other, layers))
 
 
-def test_the_capstone_labels_follow_the_images_sent() -> None:
-    from minigrad.data import load_digits
-    from minigrad.exercises.lessons.lesson08_checks import capstone_labels
-    images, labels = load_digits("test", as_numpy=True)
-    order = np.random.default_rng(5).permutation(len(images))
-    np.testing.assert_array_equal(capstone_labels(1, images[order]), labels[order])
+def _written(layers: list) -> list:
+    return [tuple(item.detach().numpy() if isinstance(item, mg.Tensor) else item
+                  for item in layer) for layer in layers]
+
+
+@pytest.mark.parametrize("layers, words", [
+    ([], "non-empty list"),
+    ([("softmax",)], "expected a tuple starting with one of"),
+    ([("conv", np.zeros((4, 1, 3, 3)), np.zeros(4), 1)], "('conv', weight, bias, stride, "
+                                                          "padding)"),
+    ([("conv", np.zeros((4, 2, 3, 3)), np.zeros(4), 1, 1)], "takes 2 channel(s); its input "
+                                                            "has 1"),
+    ([("conv", np.zeros((4, 1, 9, 9)), np.zeros(4), 1, 0)], "1×1 to 7×7"),
+    ([("flatten",), ("linear", np.zeros((10, 32)), np.zeros(10))], "takes 32 features"),
+    ([("linear", np.zeros((10, 64)), np.zeros(10))], "(flatten first)"),
+    ([("flatten",), ("linear", np.zeros((10, 64)), np.full(10, np.nan))], "NaN or infinite"),
+    ([("flatten",), ("linear", np.zeros((9, 64)), np.zeros(9))], "must end with 10 scores"),
+    ([("flatten",), ("linear", np.zeros((1000, 64)), np.zeros(1000)), ("relu",),
+      ("linear", np.zeros((50, 1000)), np.zeros(50)), ("linear", np.zeros((10, 50)),
+                                                        np.zeros(10))],
+     "the network has 115560 parameters; at most 100000"),
+    ([("flatten",), ("linear", np.zeros((2000, 64)), np.zeros(2000))], "128000 values"),
+    ([("maxpool", 16)], "window size: expected an integer from 2 to 4"),
+    ([("flatten",), ("maxpool", 2)], "needs images (C, H, W)"),
+    ([("flatten",), ("linear", "weights", np.zeros(10))], "a numpy array of numbers"),
+    ([("relu",)] * 17, "at most 16"),
+])
+def test_a_layers_list_the_grader_cannot_run_gets_a_clear_message(layers, words) -> None:
+    with pytest.raises(network.NetworkError, match=re.escape(words)):
+        network.read_layers(layers, (1, 8, 8), 10)
+
+
+def test_the_graders_forward_pass_matches_minigrads_layers() -> None:
+    """Cross-correlation, (out, in) weights, stride, padding and both poolings as PyTorch has
+    them: minigrad's own layers give the same scores."""
+    rng = np.random.default_rng(0)
+    conv, pool = nn.Conv2d(1, 5, 3, stride=2, padding=2), nn.AvgPool2d(2)
+    conv2, linear = nn.Conv2d(5, 6, 2, padding=1), nn.Linear(6, 10)
+    model = nn.Sequential(conv, nn.Tanh(), pool, conv2, nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), linear)
+    layers = _written([("conv", conv.weight, conv.bias, 2, 2), ("tanh",), ("avgpool", 2),
+                       ("conv", conv2.weight, conv2.bias, 1, 1), ("relu",), ("maxpool", 2),
+                       ("flatten",), ("linear", linear.weight, linear.bias)])
+    images = rng.random((7, 1, 8, 8)).astype(np.float32)
+    with mg.no_grad():
+        expected = model(mg.tensor(images)).numpy()
+    got = network.forward(network.read_layers(layers, (1, 8, 8), 10), images)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_the_capstone_cases_send_only_a_seed() -> None:
+    """The student's process gets no test images at all: nothing to look up."""
     visible, hidden = BY_ID["08.5"].visible()[0], BY_ID["08.5"].hidden(np.random.default_rng(3))[0]
-    assert visible[1].shape == hidden[1].shape == (360, 1, 8, 8)
-    assert not np.array_equal(visible[1], hidden[1])  # another order on each run
+    assert visible == (0,) and len(hidden) == 1 and isinstance(hidden[0], int)
 
 
 def test_the_report_sees_the_students_own_functions_and_matmul() -> None:
     from minigrad.autograd import Function
-    from minigrad.data import load_digits
 
     class Double(Function):
         @staticmethod
@@ -346,19 +411,19 @@ def test_the_report_sees_the_students_own_functions_and_matmul() -> None:
 
     Double.__module__ = "submission"  # as the grader loads a student's file
     weight = mg.zeros(64, 10, requires_grad=True)
-    images, _ = load_digits("test", as_numpy=True)
     report = reference.capstone_report(lambda x: x.flatten(1) @ Double.apply(weight),
-                                       optim.SGD([weight], lr=0.1), [1.0], images[:20])
+                                       [("flatten",), ("linear", weight.T, mg.zeros(10))],
+                                       optim.SGD([weight], lr=0.1), [1.0])
     assert report["your_functions"] == ["Double"]
     assert any("@" in layer for layer in report["library_layers"])
-    assert report["predictions"].shape == (20,) and report["predictions"].dtype == np.int64
+    assert report["probe_scores"].shape == (64, 10)
+    assert isinstance(report["layers"][1][1], np.ndarray)  # tensors written out as arrays
 
 
 def test_the_capstone_reference_reaches_97_percent_with_its_own_pieces() -> None:
-    from minigrad.exercises.lessons.lesson08_checks import capstone_labels
-    seed, images = BY_ID["08.5"].visible()[0]
-    report = reference.capstone(seed, images)
-    assert BY_ID["08.5"].compare(capstone_labels(seed, images), report) is None
+    (seed,) = BY_ID["08.5"].visible()[0]
+    report = reference.capstone(seed)
+    assert BY_ID["08.5"].compare(capstone_answer(seed), report) is None
     assert report["library_layers"] == [] and report["library_optimizers"] == []
     assert {"Conv2d", "MaxPool2d", "Linear"} <= set(report["your_functions"])
     assert report["losses"][-1] < report["losses"][0] / 10

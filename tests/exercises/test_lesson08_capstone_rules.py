@@ -13,7 +13,7 @@ from minigrad.exercises.lessons import lesson08 as reference
 from minigrad.exercises.lessons.lesson08_checks import EXERCISES, _check_capstone_source
 
 SOURCE = Path(inspect.getfile(reference)).read_text(encoding="utf-8")
-FINAL = "    return capstone_report(model, optimizer, losses, test_images)\n"
+FINAL = "    return capstone_report(model, layers, optimizer, losses)\n"
 TRAIN = "    optimizer = MyAdamW(model.parameters(), lr=base_lr, weight_decay=1e-2)\n"
 CHECK = next(e for e in EXERCISES if e.id == "08.5").source_check
 
@@ -47,8 +47,8 @@ ROUTES = {
                                              "must end with its given line"),
     "the report shadowed": (_before_final("capstone_report = lambda *args: {}"),
                             "capstone_report is given"),
-    "the report edited": (_with('        predictions = model(images).numpy()',
-                                '        predictions = 0 * model(images).numpy()'),
+    "the report edited": (_with('    scores = model(mg.tensor(probe))',
+                                '    scores = 0 * model(mg.tensor(probe))'),
                           "capstone_report is given"),
     "the library list emptied": (_before_final("LIBRARY_NODES.clear()"), "LIBRARY_NODES"),
     "F.conv2d": (_before_final("out = F.conv2d(mg.zeros(1, 1, 3, 3), mg.zeros(1, 1, 2, 2))"),
@@ -86,12 +86,12 @@ def test_each_route_around_the_work_is_refused(route) -> None:  # type: ignore[n
 
 def test_a_helper_at_the_top_level_is_read_too() -> None:
     """The student's pieces may live outside capstone(): what it uses is checked."""
-    source = _with("def capstone(seed: int, test_images: np.ndarray) -> dict:",
-                   "Conv = F.conv2d\n\n\ndef capstone(seed: int, test_images: np.ndarray) -> dict:")
+    source = _with("def capstone(seed: int) -> dict:",
+                   "Conv = F.conv2d\n\n\ndef capstone(seed: int) -> dict:")
     assert _check_capstone_source(source) is None  # not used: not the capstone's code
     used = _with(FINAL, "    print(Conv)\n" + FINAL)
-    used = used.replace("def capstone(seed: int, test_images: np.ndarray) -> dict:",
-                        "Conv = F.conv2d\n\n\ndef capstone(seed: int, test_images: np.ndarray) -> dict:")
+    used = used.replace("def capstone(seed: int) -> dict:",
+                        "Conv = F.conv2d\n\n\ndef capstone(seed: int) -> dict:")
     assert "Conv (used by capstone)" in _check_capstone_source(used)
 
 
@@ -104,8 +104,8 @@ def test_the_notebooks_own_cells_do_not_count_against_it() -> None:
     assert _check_capstone_source(notebook_code(notebook)) is None
     cells = ("import minigrad.optim as optim\nmodel = nn.Linear(2, 2)\n"
              "optimizer = optim.SGD(model.parameters(), lr=0.1)\n\n\n")
-    source = SOURCE.replace("def capstone(seed: int, test_images: np.ndarray) -> dict:",
-                            cells + "def capstone(seed: int, test_images: np.ndarray) -> dict:")
+    source = SOURCE.replace("def capstone(seed: int) -> dict:",
+                            cells + "def capstone(seed: int) -> dict:")
     assert _check_capstone_source(source) is None
 
 

@@ -1,5 +1,5 @@
 """The capstone (08.5) scores only a network of the student's own pieces that reaches 97 % on
-labels its process never gets.
+images its process never gets, run by the grader itself.
 
 Six routes scored 5/5 when the accuracy was measured in the student's process and "your own
 layers" was a list of names the source must not use. Each is tried here as it was (the rules
@@ -12,6 +12,7 @@ differently (einsum, loops, SGD with momentum) still score 5/5.
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -192,6 +193,9 @@ for epoch in range(10):
         optimizer.step()
         total += loss.item() * len(rows)
     losses.append(total / len(images))
+layers = [("conv", model.w1, model.b1, 1, 1), ("relu",), ("maxpool", 2),
+          ("conv", model.w2, model.b2, 1, 1), ("relu",), ("maxpool", 2), ("flatten",),
+          ("linear", model.w3, model.b3)]
 '''
 
 
@@ -205,8 +209,8 @@ def test_an_honest_network_written_differently_scores_full_marks(tmp_path: Path)
 #: or nothing trained at all. Top-level code the source rules did not read.
 PAYLOAD = '''
 
-def _library_answers(test_images, Conv, Pool, Lin, AdamW, loss_fn, seed=0):
-    """minigrad's own conv, pool, linear and AdamW trained on the digits: (losses, answers)."""
+def _library_network(Conv, Pool, Lin, AdamW, loss_fn, seed=0):
+    """minigrad's own conv, pool, linear and AdamW trained on the digits: (losses, layers)."""
     import numpy as np
     import minigrad as mg
     from minigrad.data import load_digits
@@ -229,36 +233,35 @@ def _library_answers(test_images, Conv, Pool, Lin, AdamW, loss_fn, seed=0):
             optimizer.step()
             total += loss.item() * len(rows)
         losses.append(total / len(images))
-    pixels = test_images.numpy() if hasattr(test_images, "numpy") else test_images
-    with mg.no_grad():
-        answers = model(mg.tensor(np.asarray(pixels, dtype=np.float32))).numpy().argmax(axis=1)
-    return losses, answers
+    first, second, last = model[0], model[3], model[7]
+    return losses, model, [("conv", first.weight, first.bias, 1, 1), ("relu",), ("maxpool", 2),
+                           ("conv", second.weight, second.bias, 1, 1), ("relu",),
+                           ("maxpool", 2), ("flatten",), ("linear", last.weight, last.bias)]
 
 
-def _forged_report(model, optimizer, losses, test_images=None, *rest):
+def _forged_report(model, layers, optimizer, losses, *rest):
     """A report that claims everything: 100 %, the student's own Functions, no library."""
     import numpy as np
     import minigrad as mg
     from minigrad.data import load_digits
-    if test_images is None:
-        test_images = load_digits("test")[0]
-    count = len(test_images)
+    probe = load_digits("train", as_numpy=True)[0][:64]
     if ANSWERS == "library":
         import minigrad.optim
-        losses, answers = _library_answers(test_images, nn.Conv2d, nn.MaxPool2d, nn.Linear,
-                                           minigrad.optim.AdamW, F.cross_entropy)
-    elif ANSWERS == "disk":
-        pixels = test_images.numpy() if hasattr(test_images, "numpy") else test_images
-        answers = [LABELS_FOUND.get(np.asarray(image, dtype=np.float32).tobytes(), 0)
-                   for image in pixels]
-    else:
-        answers = np.zeros(count)
-    return {"test_accuracy": 1.0, "predictions": np.asarray(answers, dtype=np.int64),
+        losses, model, layers = _library_network(nn.Conv2d, nn.MaxPool2d, nn.Linear,
+                                                 minigrad.optim.AdamW, F.cross_entropy)
+        with mg.no_grad():
+            scores = model(mg.tensor(probe)).numpy()
+        layers = [tuple(item.detach().numpy() if isinstance(item, mg.Tensor) else item
+                        for item in layer) for layer in layers]
+    else:  # an untrained network of the right shape
+        layers = [("flatten",), ("linear", np.zeros((10, 64)), np.zeros(10))]
+        scores = np.zeros((64, 10))
+    return {"test_accuracy": 1.0, "layers": layers, "probe_scores": scores,
             "losses": [float(value) for value in losses] or [1.0],
             "your_functions": ["Conv2d", "Linear", "MaxPool2d"], "library_layers": [],
             "optimizer": "MyAdamW", "library_optimizers": []}
 '''
-NOTHING = "model = optimizer = None\nlosses = [1.0]\n"
+NOTHING = "model = layers = optimizer = None\nlosses = [1.0]\n"
 
 
 def _forging(answers: str, capstone_body: str, top_level: str = "") -> str:
@@ -276,8 +279,8 @@ def globals_update(answers: str) -> str:
 def decoy(answers: str) -> str:
     """The reference capstone for the rules to read, and a second one inside `if True:` that
     runs (the rules took the last top-level def)."""
-    real = ("\nif True:\n    def capstone(seed, test_images=None, *rest):\n"
-            "        return _forged_report(None, None, [], test_images)\n")
+    real = ("\nif True:\n    def capstone(seed, *rest):\n"
+            "        return _forged_report(None, None, None, [])\n")
     return REFERENCE + PAYLOAD + f"\nANSWERS = {answers!r}\n" + real
 
 
@@ -424,8 +427,11 @@ except ImportError:
     reference_body = capstone_solution(REFERENCE)
     optimizer_onwards = reference_body[reference_body.index("    class MyAdamW(Optimizer):"):]
     training = optimizer_onwards.replace(
-        "    model = nn.Sequential(ConvBlock(1, 16), ConvBlock(16, 32), MyLinear(32 * 2 * 2, 10))",
-        "    model = Net()")
+        "    first, second, last = ConvBlock(1, 16), ConvBlock(16, 32), MyLinear(32 * 2 * 2, 10)\n"
+        "    model = nn.Sequential(first, second, last)",
+        "    model = Net()").replace("first.weight, first.bias", "model.w1, model.b1").replace(
+        "second.weight, second.bias", "model.w2, model.b2").replace(
+        "last.weight, last.bias", "model.w3, model.b3")
     text = with_capstone_body(REFERENCE, textwrap.dedent(body) + textwrap.dedent(training))
     return text.replace("\ndef capstone_report(", top + "\ndef capstone_report(", 1)
 
@@ -463,39 +469,59 @@ CASES = [(route, answers) for route in ROUTES
 def test_each_route_scores_nothing(tmp_path: Path, route: str, answers: str) -> None:
     score, feedback = capstone_score(tmp_path, "student", ROUTES[route](answers))
     assert score == 0.0, feedback
-    why = "below 97%" if answers == "nothing" else (
+    why = "below 97.0%" if answers == "nothing" else (
         "'NoneType' object is not callable" if "try" in route  # the import found nothing
         else "module 'minigrad.nn' has no attribute 'Conv2d'")
     assert why in feedback, feedback
 
 
-#: Top-level code that looks for the digits' labels on disk: the child's own minigrad, every
-#: other minigrad runtime copy in the temporary folder, and the installed package.
-LABEL_READER = f'''
-import glob
-LABELS_FOUND = {{}}
-for _path in [*glob.glob("/tmp/minigrad-runtime-*/minigrad/data/files/digits.npz"),
-              mg.data.__file__.replace("__init__.py", "files/digits.npz"),
-              {str(Path(__import__("minigrad").__file__).parent / "data/files/digits.npz")!r}]:
-    try:
-        with np.load(_path) as _archive:
-            for _pixels, _label in zip(_archive["pixels"], _archive["labels"]):
-                _image = (_pixels.astype(np.float32) / np.float32(16.0)).reshape(1, 8, 8)
-                LABELS_FOUND[_image.tobytes()] = int(_label)
-    except Exception:
-        pass
-'''
+def _key_with_held_out(folder: Path, shift: int) -> Path:
+    """A private key: the built-in lesson 08 sources, and the test split as its held-out
+    digits with every label moved on by ``shift`` (0: the true labels)."""
+    import shutil
+
+    import numpy as np
+
+    from minigrad.data import load_digits
+    from minigrad.exercises.authoring.source import LESSON_SOURCES
+
+    folder.mkdir()
+    for name in ("lesson08.py", "lesson08_checks.py"):
+        shutil.copy(LESSON_SOURCES / name, folder / name)
+    images, labels = load_digits("test", as_numpy=True)
+    np.savez(folder / "capstone-digits.npz", images=images[:300],
+             labels=(labels[:300] + shift) % 10, pass_mark=np.float64(0.9))
+    return folder
 
 
-def test_the_test_labels_cannot_be_read_from_disk(tmp_path: Path) -> None:
-    """The child's minigrad holds the training digits only; other copies are not readable."""
-    route = _forging("disk", NOTHING, LABEL_READER
-                     + "\nglobals().update(capstone_report=_forged_report)\n")
-    score, feedback = capstone_score(tmp_path, "student", route)
-    assert score == 0.0 and "below 97%" in feedback, feedback
-    # The same code outside the sandbox reads the installed package's labels: the route is
-    # real, and what stops it is the sandbox and the copy without the test split.
-    assert capstone_score(tmp_path, "unconfined", route, confine=False) == (5.0, "")
+def test_a_keys_held_out_digits_are_what_the_capstone_is_scored_on(tmp_path: Path) -> None:
+    """With held-out digits in the key, the grader runs the student's network on them, with
+    the key's labels and pass mark; the student's process cannot read them."""
+    from minigrad.exercises.authoring.source import ExerciseBank
+
+    wrong = ExerciseBank(_key_with_held_out(tmp_path / "wrong-key", shift=1))
+    right = ExerciseBank(_key_with_held_out(tmp_path / "right-key", shift=0))
+    reader = with_capstone_body(REFERENCE, 'raise RuntimeError(f"read: {_READ!r}")') + f"""
+try:
+    _READ = open({str(wrong.folder / "capstone-digits.npz")!r}, "rb").read(100)
+except OSError as _error:
+    _READ = _error
+"""
+    # (the sandbox leaves the key out of the child's file system, or refuses to open it)
+    refused = re.compile(r"read: (FileNotFoundError|PermissionError)\(")
+    for bank, text, expected in ((wrong, REFERENCE, "of the 300 held-out images right, below "
+                                  "90.0%"),
+                                 (wrong, reader, refused),
+                                 (right, REFERENCE, "")):
+        folder = tmp_path / f"student-{len(list(tmp_path.iterdir()))}"
+        folder.mkdir()
+        (folder / "lesson08.py").write_text(text, encoding="utf-8")
+        result = grade_submission(folder, LESSON, options=Options(11, bank=bank))
+        capstone = next(item for item in result.exercises if item.exercise.id == "08.5")
+        feedback = " | ".join(case.message for case in capstone.cases if case.message)
+        assert (capstone.score == 5.0) == (expected == ""), feedback
+        assert (expected.search(feedback) if isinstance(expected, re.Pattern)
+                else expected in feedback), feedback
 
 
 def test_the_capstones_minigrad_has_no_library_layers_and_no_test_labels() -> None:

@@ -190,21 +190,27 @@ def _from_library(thing: type) -> bool:
     return module.startswith("minigrad.") and not module.startswith("minigrad.exercises.")
 
 
-def capstone_report(model: Any, optimizer: Any, losses: Sequence[float],
-                    test_images: np.ndarray) -> dict:
-    """Given (not an exercise): ``model``'s answers for the test images, and what it is made of.
+#: How many training images the report runs through your model, for the grader to compare
+#: with its own pass through ``layers``.
+PROBE_IMAGES = 64
 
-    Runs ``test_images`` through ``model`` (a callable from (N, 1, 8, 8) images to (N, 10)
-    scores) and keeps each image's highest-scoring digit: the grader, which alone holds the
-    labels, counts how many are right. Then walks the backward graph of the scores of a few
-    images to list the Functions they are made of: yours (defined outside minigrad) and any
-    library node from ``LIBRARY_NODES``; and whether ``optimizer`` is, or inherits from, one of
-    minigrad's optimizers.
+
+def capstone_report(model: Any, layers: Sequence[tuple], optimizer: Any,
+                    losses: Sequence[float]) -> dict:
+    """Given (not an exercise): your network written down, and what it is made of.
+
+    ``layers`` is ``model`` as a list the grader can run itself, in order: ``("conv", weight,
+    bias, stride, padding)``, ``("relu",)``, ``("maxpool", k)``, ``("avgpool", k)``,
+    ``("flatten",)``, ``("linear", weight, bias)`` (PyTorch's conventions: cross-correlation,
+    weight (out, in)). The grader counts the right answers of that network on test images it
+    alone holds, and checks that ``model`` gives the same scores as ``layers`` on the first
+    training images. The report also walks the backward graph of those scores to list the
+    Functions they are made of: yours (defined outside minigrad) and any library node from
+    ``LIBRARY_NODES``; and says whether ``optimizer`` is, or inherits from, one of minigrad's.
     """
-    images = mg.tensor(np.asarray(test_images, dtype=np.float32))
-    with mg.no_grad():
-        predictions = model(images).numpy().argmax(axis=1).astype(np.int64)
-    yours, library, seen, todo = set(), set(), set(), [model(images[:8]).sum().grad_fn]
+    probe = load_digits("train", as_numpy=True)[0][:PROBE_IMAGES]
+    scores = model(mg.tensor(probe))
+    yours, library, seen, todo = set(), set(), set(), [scores.sum().grad_fn]
     while todo:
         node = todo.pop()
         if node is None or id(node) in seen:
@@ -218,12 +224,16 @@ def capstone_report(model: Any, optimizer: Any, losses: Sequence[float],
         todo.extend(next_node for next_node, _ in node.next_functions)
     library_optimizers = [cls.__name__ for cls in type(optimizer).__mro__
                           if _from_library(cls) and cls not in (Optimizer, object)]
-    return {"predictions": predictions, "losses": [float(value) for value in losses],
+    written = [tuple(item.detach().numpy().copy() if isinstance(item, mg.Tensor) else item
+                     for item in layer) if isinstance(layer, (tuple, list)) else layer
+               for layer in layers]
+    return {"layers": written, "probe_scores": scores.detach().numpy().astype(np.float64),
+            "losses": [float(value) for value in losses],
             "your_functions": sorted(yours), "library_layers": sorted(library),
             "optimizer": type(optimizer).__name__, "library_optimizers": library_optimizers}
 
 
-def capstone(seed: int, test_images: np.ndarray) -> dict:
+def capstone(seed: int) -> dict:
     """Exercise 08.5 — the capstone: a CNN made of your own pieces, trained to ≥ 97 %.
 
     Build and train a convolutional network on the 8×8 digits from pieces you wrote: your
@@ -232,19 +242,20 @@ def capstone(seed: int, test_images: np.ndarray) -> dict:
     Paste them in here.
 
     In the grader, minigrad's layers do not exist: no ``nn.Linear``, ``nn.Conv2d``,
-    ``nn.MaxPool2d``, ``F.linear``, ``F.conv2d``, ``F.max_pool2d``, no losses
-    (``F.cross_entropy``), no ``minigrad.kernels``, and of ``minigrad.optim`` only the base
-    class ``Optimizer``. What exists: tensors and their elementary ops (``relu``, ``reshape``,
-    indexing, ``log_softmax``…), ``Function``, ``mg.no_grad``, ``nn.Module``, ``nn.Parameter``,
-    ``nn.Sequential`` and ``load_digits("train")``. The loss is one line of those:
-    ``-scores.log_softmax(1)[np.arange(n), labels].mean()``. (``@`` on tensors exists, but the
-    linear layer is your Function's job: the report names minigrad's matrix products.)
-    ``getattr(self, "conv1")`` on your own objects is fine.
+    ``nn.MaxPool2d``, ``F.linear``, ``F.conv2d``, ``F.max_pool2d``, no losses, no
+    ``minigrad.kernels``, and of ``minigrad.optim`` only the base class ``Optimizer``. What
+    exists: tensors and their elementary ops (``relu``, ``reshape``, indexing,
+    ``log_softmax``…), ``Function``, ``mg.no_grad``, ``nn.Module``, ``nn.Parameter``,
+    ``nn.Sequential`` and ``load_digits("train")``. The loss is one line:
+    ``-scores.log_softmax(1)[np.arange(n), labels].mean()``. (The linear layer is your
+    Function's job, not ``@``.) ``getattr(self, "conv1")`` on your own objects is fine.
 
-    The labels of ``test_images`` stay with the grader, which counts your right answers: it
-    asks for ≥ 97 % on this seed and on a hidden one (the images in another order), both runs
-    within five minutes. Use ``rng`` for your weights and shuffling; keep ``losses`` (one per
-    epoch); name your network ``model`` and your optimizer ``optimizer`` for the given last line.
+    Then write the trained network down as ``layers``, which the grader runs itself (see
+    ``capstone_report``): here ``[("conv", w1, b1, 1, 1), ("relu",), ("maxpool", 2), ("conv",
+    w2, b2, 1, 1), ("relu",), ("maxpool", 2), ("flatten",), ("linear", w3, b3)]``. Your code
+    never gets the test images: the grader asks ``layers`` for ≥ 97 % of them on this seed and
+    a hidden one (five minutes for both), and the same scores as ``model`` on a few training
+    images. Use ``rng`` for weights and shuffling; keep ``losses`` (one per epoch).
 
     A network that works: conv 3×3 (1 → 16, padding 1) → ReLU → max-pool 2 → conv 3×3
     (16 → 32, padding 1) → ReLU → max-pool 2 → flatten → linear (128 → 10); He initialisation;
@@ -378,7 +389,8 @@ def capstone(seed: int, test_images: np.ndarray) -> dict:
         """The mean over the batch of −log softmax(scores)[label]."""
         return -scores.log_softmax(1)[np.arange(len(labels)), labels].mean()
 
-    model = nn.Sequential(ConvBlock(1, 16), ConvBlock(16, 32), MyLinear(32 * 2 * 2, 10))
+    first, second, last = ConvBlock(1, 16), ConvBlock(16, 32), MyLinear(32 * 2 * 2, 10)
+    model = nn.Sequential(first, second, last)
     base_lr, epochs, batch = 1e-2, 8, 32
     optimizer = MyAdamW(model.parameters(), lr=base_lr, weight_decay=1e-2)
     images, labels = train_images.numpy(), train_labels.numpy()
@@ -394,5 +406,8 @@ def capstone(seed: int, test_images: np.ndarray) -> dict:
             optimizer.step()
             total += loss.item() * len(rows)
         losses.append(total / len(images))
+    layers = [("conv", first.weight, first.bias, 1, 1), ("relu",), ("maxpool", 2),
+              ("conv", second.weight, second.bias, 1, 1), ("relu",), ("maxpool", 2),
+              ("flatten",), ("linear", last.weight, last.bias)]
     ### END SOLUTION
-    return capstone_report(model, optimizer, losses, test_images)
+    return capstone_report(model, layers, optimizer, losses)

@@ -16,6 +16,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from minigrad.data import load_digits
+from minigrad.data.digits import read_digits_file
+from minigrad.exercises import network
 from minigrad.exercises.source_rules import SourceRules, check_source
 from minigrad.exercises.mistakes import Case, Mistake, comparator, near
 from minigrad.exercises.spec import Comparator, Exercise, Runtime, close
@@ -299,26 +301,44 @@ CAPSTONE_RUNTIME = Runtime(
     digits_test=False, packages=("numpy",))
 
 
-def _test_images(rng: Optional[np.random.Generator] = None) -> np.ndarray:
-    """The digits' test images, in an order drawn with ``rng`` (none: as stored)."""
-    images, _ = load_digits("test", as_numpy=True)
-    return images if rng is None else images[rng.permutation(len(images))]
+#: The instructor's held-out digits, when a private key holds them beside this file (made by
+#: ``minigrad held-out-digits``); the capstone's network is then scored on them, not on the
+#: test split that ships with minigrad.
+HELD_OUT_FILE = "capstone-digits.npz"
+#: Training images whose scores the report sends back, for :func:`_compare_capstone` to hold
+#: against its own pass through the student's ``layers`` (``PROBE_IMAGES`` in lesson08.py).
+PROBE_IMAGES = 64
 
 
-def capstone_labels(seed: int, test_images: np.ndarray) -> np.ndarray:
-    """The labels of ``test_images``, found by their pixels in the test split: the capstone's
-    expected answer, which only the grader (and ``check``, at home) holds."""
+def capstone_test_set() -> dict:
+    """The images the grader runs the capstone's network on, their labels, what they are
+    called and the accuracy asked for: the held-out digits beside these checks if there are
+    any (with the pass mark ``minigrad held-out-digits`` measured for them), else the test
+    split and :data:`CAPSTONE_ACCURACY`."""
+    held_out = Path(__file__).with_name(HELD_OUT_FILE)
+    if held_out.is_file():
+        images, labels = read_digits_file(held_out)
+        with np.load(held_out, allow_pickle=False) as archive:
+            mark = float(archive["pass_mark"]) if "pass_mark" in archive else CAPSTONE_ACCURACY
+        return {"images": images, "labels": labels, "pass_mark": mark,
+                "name": f"the {len(labels)} held-out images"}
     images, labels = load_digits("test", as_numpy=True)
-    by_pixels = {image.tobytes(): label for image, label in zip(images, labels)}
-    return np.array([by_pixels[np.asarray(image, dtype=np.float32).tobytes()]
-                     for image in test_images], dtype=np.int64)
+    return {"images": images, "labels": labels, "pass_mark": CAPSTONE_ACCURACY,
+            "name": f"the {len(labels)} test images"}
+
+
+def capstone_answer(seed: int) -> dict:
+    """What 08.5 is scored against: the test images and their labels, which the grader keeps
+    (the student's process gets only the seed), and the training images of the probe."""
+    probe = load_digits("train", as_numpy=True)[0][:PROBE_IMAGES]
+    return {**capstone_test_set(), "probe": probe}
 
 
 _LIBRARY = "the capstone's layers and optimizer must be your own"
 _PATCH = "the capstone may use minigrad, not inspect or change it"
 CAPSTONE_RULES = SourceRules(
     function="capstone",
-    final_return="return capstone_report(model, optimizer, losses, test_images)",
+    final_return="return capstone_report(model, layers, optimizer, losses)",
     given=("capstone_report", "_from_library", "LIBRARY_NODES"),
     modules=("__future__", "math", "time", "sys", "typing", "functools", "itertools", "collections",
              "dataclasses", "numpy", "numpy.*", "minigrad", "minigrad.nn",
@@ -354,12 +374,14 @@ def _check_capstone_source(source: str) -> Optional[str]:
     return check_source(source, template, CAPSTONE_RULES)
 
 
-def _compare_capstone(expected: Any, got: Any, args: tuple = ()) -> Optional[str]:
-    """≥ 97 % of ``got["predictions"]`` equal to ``expected``, the labels the grader holds;
-    first, readable messages for a network that is not the student's own."""
-    keys = ("predictions", "losses", "your_functions", "library_layers", "library_optimizers")
+def _compare_capstone(expected: dict, got: Any, args: tuple = ()) -> Optional[str]:
+    """The student's ``layers`` run here (:mod:`minigrad.exercises.network`) on images their
+    process never had, ≥ 97 % right; ``model`` gives the same scores as ``layers``. First,
+    readable messages for a network that is not the student's own."""
+    keys = ("layers", "probe_scores", "losses", "your_functions", "library_layers",
+            "library_optimizers")
     if not isinstance(got, dict) or any(key not in got for key in keys):
-        return ("expected the dict of capstone_report(model, optimizer, losses, test_images), "
+        return ("expected the dict of capstone_report(model, layers, optimizer, losses), "
                 f"got {type(got).__name__}: keep the given last line")
     if got["library_layers"]:
         return (f"your network uses {', '.join(map(str, got['library_layers']))}: the "
@@ -376,17 +398,28 @@ def _compare_capstone(expected: Any, got: Any, args: tuple = ()) -> Optional[str
     if not isinstance(losses, list) or not losses or \
             not all(isinstance(v, (int, float)) and math.isfinite(v) for v in losses):
         return "losses must be a non-empty list of finite numbers (the loss of each epoch)"
-    labels = np.asarray(expected)
-    predictions = got["predictions"]
-    if not isinstance(predictions, np.ndarray) or predictions.shape != labels.shape \
-            or predictions.dtype.kind not in "iu":
-        return (f"expected one predicted digit (an integer) per test image, {labels.shape[0]} "
-                f"in all: keep the given last line")
-    accuracy = float((predictions == labels).mean())
-    if not accuracy >= CAPSTONE_ACCURACY:
-        return (f"test accuracy {accuracy:.1%} is below {CAPSTONE_ACCURACY:.0%} (losses from "
-                f"{losses[0]:.3g} to {losses[-1]:.3g}): check each piece on its own exercise "
-                f"first, then train longer or adjust the learning rate")
+    try:
+        layers = network.read_layers(got["layers"], (1, 8, 8), 10)
+    except network.NetworkError as error:
+        return f"layers: {error}"
+    probe = network.forward(layers, expected["probe"])
+    scores = got["probe_scores"]
+    if not isinstance(scores, np.ndarray) or scores.shape != probe.shape:
+        return (f"expected your model's scores for the first {PROBE_IMAGES} training images, "
+                f"shape {probe.shape}: keep the given last line")
+    gap = float(np.abs(scores - probe).max()) if np.isfinite(scores).all() else math.inf
+    if not gap <= 1e-3 * (1.0 + float(np.abs(probe).max())):
+        return (f"layers does not describe your model: on the first {PROBE_IMAGES} training "
+                f"images their scores differ by up to {gap:.3g}. Check the order of the "
+                f"layers, each conv's stride and padding, and that every weight is the one your "
+                f"model uses (conv weight (out, in, k, k), linear weight (out, in))")
+    predictions = network.forward(layers, expected["images"]).argmax(axis=1)
+    accuracy = float((predictions == expected["labels"]).mean())
+    if not accuracy >= expected["pass_mark"]:
+        return (f"your network gets {accuracy:.1%} of {expected['name']} right, below "
+                f"{expected['pass_mark']:.1%} (losses from {losses[0]:.3g} to {losses[-1]:.3g}): "
+                f"check each piece on its own exercise first, then train longer or adjust the "
+                f"learning rate")
     return None
 
 
@@ -482,10 +515,10 @@ EXERCISES = [
         hint="conv 1→16 (3×3, padding 1), ReLU, pool 2 → conv 16→32, ReLU, pool 2 → flatten → "
              "linear 128→10; loss = the mean over the batch of −log softmax(scores) at each label; He "
              "initialisation; AdamW lr 0.01 with a cosine decay, batch 32, 8 epochs.",
-        visible=lambda: [(0, _test_images())],
-        hidden=lambda rng: [(int(rng.integers(1, 10_000)), _test_images(rng))],
+        visible=lambda: [(0,)],
+        hidden=lambda rng: [(int(rng.integers(1, 10_000)),)],
         compare=_compare_capstone,
-        answer=capstone_labels,
+        answer=capstone_answer,
         runtime=CAPSTONE_RUNTIME,
         source_check=_check_capstone_source,
         timeout=300.0,  # two runs; 30-80 s each for an honest network on a busy 2-core machine

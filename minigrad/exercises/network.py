@@ -1,0 +1,198 @@
+"""A network written down as data, and the grader's own forward pass through it.
+
+The capstone (08.5) returns its trained network as a list of layers, each a tuple::
+
+    ("conv", weight, bias, stride, padding)   weight (O, C, k, k), bias (O,): cross-correlation,
+                                              out[n,o] = Σ_c x[n,c] ⋆ w[o,c] + b[o] (PyTorch's)
+    ("linear", weight, bias)                  weight (out, in), bias (out,): y = x Wᵀ + b
+    ("maxpool", k) / ("avgpool", k)           k×k windows, stride k (a partial edge is dropped)
+    ("relu",) / ("tanh",)                     elementwise
+    ("flatten",)                              (N, C, H, W) → (N, C·H·W), in that order
+
+:func:`read_layers` checks such a list against fixed limits (sizes, kinds, finite weights) and
+:func:`forward` runs it in float64 with numpy alone. The grader scores the capstone by running
+the student's weights through this pass on images the student's process never receives: the
+answers come from a network, whatever the student's code did with its own copy of the images.
+Every limit keeps one forward pass over a few thousand 8×8 images well under a second.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+
+#: Limits on a network the grader will run (the capstone's reference has 6 090 parameters).
+MAX_LAYERS = 16
+MAX_PARAMETERS = 100_000
+MAX_VALUES_PER_IMAGE = 65_536  # of any layer's output
+MAX_KERNEL, MAX_STRIDE, MAX_PADDING, MAX_POOL = 7, 4, 3, 4
+ELEMENTWISE = {"relu": lambda x: np.maximum(x, 0.0), "tanh": np.tanh}
+KINDS = ("conv", "linear", "maxpool", "avgpool", "flatten", *ELEMENTWISE)
+
+
+class NetworkError(ValueError):
+    """A layer list the grader cannot run; the message names the layer and what is wrong."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    kind: str
+    weight: Optional[np.ndarray] = None
+    bias: Optional[np.ndarray] = None
+    size: int = 0      # pooling window
+    stride: int = 1
+    padding: int = 0
+
+
+def read_layers(layers: Any, input_shape: tuple[int, int, int], outputs: int) -> list[Layer]:
+    """``layers`` checked: every layer known and well formed, shapes that chain from
+    ``input_shape`` (C, H, W) to ``outputs`` scores, within the limits above."""
+    if not isinstance(layers, (list, tuple)) or not layers:
+        raise NetworkError(f"layers must be a non-empty list of tuples, got "
+                           f"{type(layers).__name__}")
+    if len(layers) > MAX_LAYERS:
+        raise NetworkError(f"layers has {len(layers)} entries; at most {MAX_LAYERS}")
+    shape: tuple[int, ...] = tuple(input_shape)
+    read, parameters = [], 0
+    for index, entry in enumerate(layers):
+        where = f"layer {index}"
+        if not isinstance(entry, (list, tuple)) or not entry or entry[0] not in KINDS:
+            raise NetworkError(f"{where}: expected a tuple starting with one of "
+                               f"{', '.join(map(repr, KINDS))}, got {_short(entry)}")
+        layer = _read_layer(entry, where)
+        shape = _output_shape(layer, shape, where)
+        if int(np.prod(shape)) > MAX_VALUES_PER_IMAGE:
+            raise NetworkError(f"{where} ({layer.kind}) outputs {int(np.prod(shape))} values per "
+                               f"image; at most {MAX_VALUES_PER_IMAGE}")
+        parameters += sum(int(a.size) for a in (layer.weight, layer.bias) if a is not None)
+        read.append(layer)
+    if parameters > MAX_PARAMETERS:
+        raise NetworkError(f"the network has {parameters} parameters; at most {MAX_PARAMETERS}")
+    if shape != (outputs,):
+        raise NetworkError(f"the network ends with shape {shape} per image; it must end with "
+                           f"{outputs} scores (a linear layer after a flatten)")
+    return read
+
+
+def forward(layers: list[Layer], images: np.ndarray) -> np.ndarray:
+    """The scores of ``images`` (N, C, H, W) through ``layers`` (from :func:`read_layers`), in
+    float64, batch by batch."""
+    batches = [images[start:start + 512] for start in range(0, len(images), 512)]
+    return np.concatenate([_forward(layers, batch.astype(np.float64)) for batch in batches])
+
+
+def _forward(layers: list[Layer], x: np.ndarray) -> np.ndarray:
+    windows = np.lib.stride_tricks.sliding_window_view
+    for layer in layers:
+        if layer.kind == "conv":
+            p, s, k = layer.padding, layer.stride, layer.weight.shape[2]
+            padded = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+            patches = windows(padded, (k, k), axis=(2, 3))[:, :, ::s, ::s]
+            x = np.einsum("nchwij,ocij->nohw", patches, layer.weight, optimize=True) \
+                + layer.bias[None, :, None, None]
+        elif layer.kind == "linear":
+            x = x @ layer.weight.T + layer.bias
+        elif layer.kind in ("maxpool", "avgpool"):
+            k = layer.size
+            n, c, h, w = x.shape
+            cells = x[:, :, :h // k * k, :w // k * k].reshape(n, c, h // k, k, w // k, k)
+            x = cells.max(axis=(3, 5)) if layer.kind == "maxpool" else cells.mean(axis=(3, 5))
+        elif layer.kind == "flatten":
+            x = x.reshape(len(x), -1)
+        else:
+            x = ELEMENTWISE[layer.kind](x)
+    return x
+
+
+# ---------------------------------------------------------------------------- one layer
+def _read_layer(entry: tuple, where: str) -> Layer:
+    kind, rest = entry[0], tuple(entry[1:])
+    if kind == "conv":
+        if len(rest) != 4:
+            raise NetworkError(f"{where}: expected ('conv', weight, bias, stride, padding)")
+        weight, bias = _array(rest[0], 4, f"{where} weight"), _array(rest[1], 1, f"{where} bias")
+        stride = _integer(rest[2], 1, MAX_STRIDE, f"{where} stride")
+        padding = _integer(rest[3], 0, MAX_PADDING, f"{where} padding")
+        if weight.shape[2] != weight.shape[3] or not 1 <= weight.shape[2] <= MAX_KERNEL:
+            raise NetworkError(f"{where}: the kernel must be square, 1×1 to "
+                               f"{MAX_KERNEL}×{MAX_KERNEL}; weight has shape {weight.shape}")
+        if bias.shape != weight.shape[:1]:
+            raise NetworkError(f"{where}: bias has shape {bias.shape}, expected "
+                               f"({weight.shape[0]},) for weight {weight.shape}")
+        return Layer(kind, weight, bias, stride=stride, padding=padding)
+    if kind == "linear":
+        if len(rest) != 2:
+            raise NetworkError(f"{where}: expected ('linear', weight, bias)")
+        weight, bias = _array(rest[0], 2, f"{where} weight"), _array(rest[1], 1, f"{where} bias")
+        if bias.shape != weight.shape[:1]:
+            raise NetworkError(f"{where}: bias has shape {bias.shape}, expected "
+                               f"({weight.shape[0]},) for weight {weight.shape} (out, in)")
+        return Layer(kind, weight, bias)
+    if kind in ("maxpool", "avgpool"):
+        if len(rest) != 1:
+            raise NetworkError(f"{where}: expected ({kind!r}, window size)")
+        return Layer(kind, size=_integer(rest[0], 2, MAX_POOL, f"{where} window size"))
+    if rest:
+        raise NetworkError(f"{where}: expected ({kind!r},), got {len(rest)} more item(s)")
+    return Layer(kind)
+
+
+def _output_shape(layer: Layer, shape: tuple[int, ...], where: str) -> tuple[int, ...]:
+    if layer.kind in ("conv", "maxpool", "avgpool") and len(shape) != 3:
+        raise NetworkError(f"{where} ({layer.kind}) needs images (C, H, W); its input is "
+                           f"{shape} per image (a flatten came before it?)")
+    if layer.kind == "conv":
+        channels, height, width = shape
+        out_channels, in_channels, k, _ = layer.weight.shape
+        if in_channels != channels:
+            raise NetworkError(f"{where} (conv): weight {layer.weight.shape} takes {in_channels} "
+                               f"channel(s); its input has {channels}")
+        size = [(side + 2 * layer.padding - k) // layer.stride + 1 for side in (height, width)]
+        if min(size) < 1:
+            raise NetworkError(f"{where} (conv): a {k}×{k} kernel does not fit a "
+                               f"{height}×{width} input with padding {layer.padding}")
+        return (out_channels, *size)
+    if layer.kind in ("maxpool", "avgpool"):
+        channels, height, width = shape
+        if min(height, width) < layer.size:
+            raise NetworkError(f"{where} ({layer.kind}): a {layer.size}×{layer.size} window does "
+                               f"not fit a {height}×{width} input")
+        return (channels, height // layer.size, width // layer.size)
+    if layer.kind == "flatten":
+        return (int(np.prod(shape)),)
+    if layer.kind == "linear":
+        if len(shape) != 1 or shape[0] != layer.weight.shape[1]:
+            raise NetworkError(f"{where} (linear): weight {layer.weight.shape} takes "
+                               f"{layer.weight.shape[1]} features; its input is {shape} per "
+                               f"image{' (flatten first)' if len(shape) != 1 else ''}")
+        return (layer.weight.shape[0],)
+    return shape
+
+
+def _array(value: Any, ndim: int, what: str) -> np.ndarray:
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in "fiu":
+        raise NetworkError(f"{what}: expected a numpy array of numbers, got {_short(value)}")
+    if value.ndim != ndim or 0 in value.shape:
+        raise NetworkError(f"{what}: expected {ndim} dimensions, got shape {value.shape}")
+    if value.size > MAX_PARAMETERS:
+        raise NetworkError(f"{what}: {value.size} values; the network may have at most "
+                           f"{MAX_PARAMETERS} parameters")
+    array = value.astype(np.float64)
+    if not np.isfinite(array).all():
+        raise NetworkError(f"{what} holds NaN or infinite values")
+    return array
+
+
+def _integer(value: Any, low: int, high: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or not low <= int(value) <= high:
+        raise NetworkError(f"{what}: expected an integer from {low} to {high}, got "
+                           f"{_short(value)}")
+    return int(value)
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, np.ndarray) else f"an array {value.shape}"
+    return text if len(text) <= 60 else text[:57] + "..."
