@@ -111,6 +111,10 @@ def grade_class_run(args: argparse.Namespace, lesson: Optional[Lesson], options:
     write_json(args.json, results, single=False)
     lessons = sorted({item.lesson.number for result in results.values()
                       for item in result.exercises})
+    if 8 in lessons and not (options.bank.folder / "capstone-digits.npz").is_file():
+        print("minigrad grade: note: the capstone (08.5) was scored on the digits' test split, "
+              "which ships with minigrad, labels included; `minigrad held-out-digits FILE "
+              "--to KEY` adds digits of your own to your key", file=sys.stderr)
     if lesson is None and len(lessons) > 1:
         print(f"minigrad grade: warning: the students' files are for different lessons "
               f"({', '.join(f'{number:02d}' for number in lessons)}); add --lesson N to "
