@@ -13,7 +13,8 @@ The capstone (08.5) returns its trained network as a list of layers, each a tupl
 :func:`forward` runs it in float64 with numpy alone. The grader scores the capstone by running
 the student's weights through this pass on images the student's process never receives: the
 answers come from a network, whatever the student's code did with its own copy of the images.
-Every limit keeps one forward pass over a few thousand 8×8 images well under a second.
+Its limits (layers, parameters, values and multiply-adds per image, scratch memory per batch)
+keep one pass over a few thousand 8×8 images near a second and under 64 MB of scratch.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ import numpy as np
 #: Limits on a network the grader will run (the capstone's reference has 6 090 parameters).
 MAX_LAYERS = 16
 MAX_PARAMETERS = 100_000
-MAX_VALUES_PER_IMAGE = 65_536  # of any layer's output
+MAX_VALUES_PER_IMAGE = 8_192    # of any layer's output (the reference's largest: 1 024)
+MAX_PRODUCTS_PER_IMAGE = 1_000_000  # multiply-adds of the whole network (the reference: 85 K)
+BATCH_BYTES = 64 << 20  # the largest scratch array of one batch, windows included
 MAX_KERNEL, MAX_STRIDE, MAX_PADDING, MAX_POOL = 7, 4, 3, 4
 ELEMENTWISE = {"relu": lambda x: np.maximum(x, 0.0), "tanh": np.tanh}
 KINDS = ("conv", "linear", "maxpool", "avgpool", "flatten", *ELEMENTWISE)
@@ -55,7 +58,7 @@ def read_layers(layers: Any, input_shape: tuple[int, int, int], outputs: int) ->
     if len(layers) > MAX_LAYERS:
         raise NetworkError(f"layers has {len(layers)} entries; at most {MAX_LAYERS}")
     shape: tuple[int, ...] = tuple(input_shape)
-    read, parameters = [], 0
+    read, parameters, products = [], 0, 0
     for index, entry in enumerate(layers):
         where = f"layer {index}"
         if not isinstance(entry, (list, tuple)) or not entry or entry[0] not in KINDS:
@@ -63,6 +66,8 @@ def read_layers(layers: Any, input_shape: tuple[int, int, int], outputs: int) ->
                                f"{', '.join(map(repr, KINDS))}, got {_short(entry)}")
         layer = _read_layer(entry, where)
         shape = _output_shape(layer, shape, where)
+        if layer.weight is not None:  # one multiply-add per output value and weight it sees
+            products += int(np.prod(shape)) * int(np.prod(layer.weight.shape[1:]))
         if int(np.prod(shape)) > MAX_VALUES_PER_IMAGE:
             raise NetworkError(f"{where} ({layer.kind}) outputs {int(np.prod(shape))} values per "
                                f"image; at most {MAX_VALUES_PER_IMAGE}")
@@ -70,6 +75,9 @@ def read_layers(layers: Any, input_shape: tuple[int, int, int], outputs: int) ->
         read.append(layer)
     if parameters > MAX_PARAMETERS:
         raise NetworkError(f"the network has {parameters} parameters; at most {MAX_PARAMETERS}")
+    if products > MAX_PRODUCTS_PER_IMAGE:
+        raise NetworkError(f"the network does {products} multiply-adds per image; at most "
+                           f"{MAX_PRODUCTS_PER_IMAGE}")
     if shape != (outputs,):
         raise NetworkError(f"the network ends with shape {shape} per image; it must end with "
                            f"{outputs} scores (a linear layer after a flatten)")
@@ -78,9 +86,23 @@ def read_layers(layers: Any, input_shape: tuple[int, int, int], outputs: int) ->
 
 def forward(layers: list[Layer], images: np.ndarray) -> np.ndarray:
     """The scores of ``images`` (N, C, H, W) through ``layers`` (from :func:`read_layers`), in
-    float64, batch by batch."""
-    batches = [images[start:start + 512] for start in range(0, len(images), 512)]
-    return np.concatenate([_forward(layers, batch.astype(np.float64)) for batch in batches])
+    float64, in batches small enough that no array of a batch exceeds ``BATCH_BYTES``."""
+    batch = max(1, BATCH_BYTES // (8 * _largest_per_image(layers, images.shape[1:])))
+    return np.concatenate([_forward(layers, images[start:start + batch].astype(np.float64))
+                           for start in range(0, len(images), batch)])
+
+
+def _largest_per_image(layers: list[Layer], shape: tuple[int, ...]) -> int:
+    """The most values any step of :func:`_forward` holds for one image (a conv's windows)."""
+    largest = int(np.prod(shape))
+    for index, layer in enumerate(layers):
+        after = _output_shape(layer, shape, f"layer {index}")
+        if layer.kind == "conv":
+            largest = max(largest, int(np.prod(after)) // layer.weight.shape[0]
+                          * int(np.prod(layer.weight.shape[1:])))
+        shape = after
+        largest = max(largest, int(np.prod(shape)))
+    return largest
 
 
 def _forward(layers: list[Layer], x: np.ndarray) -> np.ndarray:

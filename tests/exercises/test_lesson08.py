@@ -367,6 +367,11 @@ def _written(layers: list) -> list:
     ([("flatten",), ("maxpool", 2)], "needs images (C, H, W)"),
     ([("flatten",), ("linear", "weights", np.zeros(10))], "a numpy array of numbers"),
     ([("relu",)] * 17, "at most 16"),
+    ([("conv", np.zeros((32, 1, 3, 3)), np.zeros(32), 1, 1),
+      ("conv", np.zeros((64, 32, 3, 3)), np.zeros(64), 1, 1),
+      ("conv", np.zeros((16, 64, 3, 3)), np.zeros(16), 1, 1), ("flatten",),
+      ("linear", np.zeros((10, 1024)), np.zeros(10))], "1798144 multiply-adds per image"),
+    ([("conv", np.zeros((200, 1, 1, 1)), np.zeros(200), 1, 0)], "outputs 12800 values"),
 ])
 def test_a_layers_list_the_grader_cannot_run_gets_a_clear_message(layers, words) -> None:
     with pytest.raises(network.NetworkError, match=re.escape(words)):
