@@ -180,6 +180,14 @@ class Trace(str):
         return trace_fragment(str(self), self.font_size)
 
 
+class PrintedTrace(str):
+    """The text :func:`trace_backward` has already printed: a plain ``str`` everywhere, but
+    as the last line of a Jupyter cell it shows nothing more (the text is on the page)."""
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        pass
+
+
 def trace_backward(root: Any, *, gradient: Any = None, names: Mapping[str, Any] | None = None,
                    digits: int = 4, file: Any = None,
                    font_size: float | None = None) -> str:
@@ -193,7 +201,7 @@ def trace_backward(root: Any, *, gradient: Any = None, names: Mapping[str, Any] 
     text = BackwardSteps(root, gradient=gradient, names=names, digits=digits).trace()
     if font_size is None:
         print(text, end="", file=file)
-        return text
+        return PrintedTrace(text)
     trace = Trace(text)
     trace.font_size = Style.of("light", font_size).font_size  # checks the range
     return trace

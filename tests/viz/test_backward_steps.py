@@ -68,6 +68,18 @@ def test_lesson01_reads_off_the_trace_line_by_line():
     assert "rule  ∂u/∂a = b,  ∂u/∂b = a" in text
 
 
+def test_the_trace_shows_once_as_the_last_line_of_a_jupyter_cell(capsys):
+    """It prints its text; Jupyter then shows the returned value too, which must add nothing
+    (it used to repeat the whole trace as one quoted string full of \\n)."""
+    from IPython.core.formatters import PlainTextFormatter
+
+    text = trace_backward(lesson01()["L"])
+    printed = capsys.readouterr().out
+    assert printed == text and "\nstep 1  L = v ** 2 + u" in text and isinstance(text, str)
+    assert PlainTextFormatter()(text) == ""
+    assert PlainTextFormatter()(str(text)) != ""  # (a plain str would show again)
+
+
 def test_replaying_changes_no_gradient_and_the_engine_agrees_afterwards():
     nodes = lesson01()
     steps = backward_steps(nodes["L"])

@@ -25,6 +25,7 @@ from support.browser import find_chromium
 from minigrad import Value
 from minigrad.course.folder import course_server_options
 from minigrad.viz import backward_steps, draw_graph
+from support.lesson_graphs import lesson01_loss
 
 pytestmark = pytest.mark.browser
 
@@ -46,17 +47,6 @@ def page(browser):
     context.close()
 
 
-def lesson01() -> Value:
-    a, b, c = Value(2.0, "a"), Value(3.0, "b"), Value(1.0, "c")
-    u = a * b
-    u.label = "u"
-    v = u + c
-    v.label = "v"
-    loss = v ** 2 + u
-    loss.label = "L"
-    return loss
-
-
 def _step(page) -> int:
     return int(page.locator(".mg-stepper").get_attribute("data-step"))
 
@@ -68,7 +58,7 @@ def _visible_frames(page) -> list[str]:
 
 
 def test_the_html_stepper_steps_with_keys_and_buttons(page, tmp_path):
-    steps = backward_steps(lesson01())
+    steps = backward_steps(lesson01_loss())
     page.goto(steps.save(tmp_path / "steps.html").as_uri())
     assert _step(page) == 1 and _visible_frames(page) == ["1"]
     page.locator(".mg-stepper").click()
@@ -97,7 +87,7 @@ def test_the_html_stepper_steps_with_keys_and_buttons(page, tmp_path):
 def test_text_fits_its_box_even_in_a_wider_fallback_font(page, tmp_path):
     """Where no Helvetica-like face exists the viewer falls back (here forced to DejaVu Sans,
     about 15 % wider); textLength keeps every line inside its box."""
-    steps = backward_steps(lesson01(), font_size=18)
+    steps = backward_steps(lesson01_loss(), font_size=18)
     page.goto(steps.save(tmp_path / "steps.html").as_uri())
     page.add_style_tag(content="svg text { font-family: 'DejaVu Sans' !important; }")
     overflow = page.evaluate("""() => {
