@@ -585,3 +585,16 @@ def test_a_message_the_table_shows_whole_is_not_printed_again(tmp_path: Path, ca
     grade_cli(path, tmp_path)
     printed = capsys.readouterr().out
     assert printed.count("not attempted yet (raises NotImplementedError)") == 1
+
+
+def test_a_grader_process_leaves_no_socket_or_process_behind(tmp_path: Path) -> None:
+    """The fork server (zygote) is stopped when the grader exits: Python's development mode
+    reports any socket or child process still open then."""
+    folder = tmp_path / "student"
+    folder.mkdir()
+    (folder / "lesson01.py").write_text(python_file_text(find_lesson(1), solutions=True),
+                                        encoding="utf-8")
+    done = subprocess.run([sys.executable, "-X", "dev", "-m", "minigrad", "grade", str(folder)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "ResourceWarning" not in done.stderr, done.stderr

@@ -14,6 +14,7 @@ zygote cannot start, the grader starts each child directly.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import json
 import os
@@ -202,6 +203,16 @@ class Client:
 
 _clients: list = []
 _client_lock = threading.Lock()
+
+
+def close_all() -> None:
+    """Stop this grader process's zygote (at exit: its socket and process end with ours)."""
+    with _client_lock:
+        while _clients:
+            _clients.pop().close()
+
+
+atexit.register(close_all)
 
 
 def client(path: list[str]) -> Optional["Client"]:
