@@ -43,6 +43,7 @@ STATUS_BY_KIND = {
     "exit": "exited", "crash": "crashed", "memory": "out of memory", "flood": "output flood",
     "garbage": "bad output", "exception": "raised", "wrong": "wrong", "syntax": "syntax error",
     "import": "import failed", "mutated": "changed input", "rules": "refused",
+    "disk": "wrote too much",
 }
 
 

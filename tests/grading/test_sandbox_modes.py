@@ -162,6 +162,30 @@ def test_attacks_in_the_user_mode(tmp_path: Path, landlock: str) -> None:
     assert "sandbox: user" in done.stderr  # the log names the mode too
 
 
+@needs_user_mode
+def test_a_child_that_fills_its_folder_is_stopped_in_the_user_mode(tmp_path: Path) -> None:
+    """No tmpfs caps the user mode's folder: its supervisor measures it and stops the child
+    past 64 MB: 3 MB files, each under the file-size limit, in a folder too deep for a path
+    (counted through folder descriptors)."""
+    body = """
+    for depth in range(60):  # 12 000 characters deep, past PATH_MAX
+        os.mkdir("d" * 200)
+        os.chdir("d" * 200)
+    block = b"x" * 3_000_000
+    for index in range(80):
+        with open(f"f{index}", "wb") as handle:
+            handle.write(block)
+    found.append("wrote everything")
+    """
+    results = tmp_path / "results.json"
+    done = minigrad(tmp_path, "grade", str(attack(tmp_path / "submission", body)), "--json",
+                    str(results), "--timeout", "20")
+    assert done.returncode == 0, done.stderr
+    output = only_01_1_lost(json.loads(results.read_text()))
+    assert "wrote more than 64 MB of files" in output and "wrote everything" not in output, \
+        output
+
+
 PROBE = """
 import os, sys
 from minigrad.grading.sandbox.host import Sandbox

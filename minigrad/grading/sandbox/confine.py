@@ -137,7 +137,7 @@ def enter(config: dict) -> None:
         namespaces.die_with_parent()
         namespaces.cap_process_count(config.get("processes", 32))
     else:  # USER: no namespaces; a supervisor that stays root, a child that gives it up
-        namespaces.fork_supervised(config.get("report", -1))
+        namespaces.fork_supervised(config.get("report", -1), (config["work"], config["tmpfs"]))
         _sibling("users").become(config["uid"], config["gid"])
         namespaces.die_with_parent()  # (a change of user clears it: set again after)
     os.chdir(config["work"])

@@ -340,4 +340,7 @@ class Sandbox:
         tail = output_tail(self._output)
         out_of_memory = cgroups.out_of_memory(self._cgroup)
         self._stop()
+        if self._report.disk_full:
+            return "disk", (f"wrote more than {TMPFS_BYTES // 2**20} MB of files {during} "
+                            f"(stopped)")
         return death(code, during, tail, self.memory_mb, OUTPUT_LIMIT_BYTES, out_of_memory)

@@ -20,7 +20,9 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
-from typing import NoReturn
+import signal
+import time
+from typing import NoReturn, Optional
 
 CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS = 0x00020000, 0x02000000, 0x04000000
 CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = (0x08000000, 0x10000000,
@@ -101,15 +103,16 @@ def unshare_and_fork(work: str, tmpfs_bytes: int, hidden: list[str], report_fd: 
     supervise(pid, report_fd)  # the first process: outside the new PID namespace
 
 
-def fork_supervised(report_fd: int = -1) -> int:
+def fork_supervised(report_fd: int = -1, watch: Optional[tuple[str, int]] = None) -> int:
     """Returns 0 in a child; the calling process becomes its supervisor (:func:`supervise`)
-    and never returns. Used where there are no namespaces (the unprivileged-user mode)."""
+    and never returns. Used where there are no namespaces (the unprivileged-user mode), where
+    the child's folder is not a size-capped tmpfs: ``watch`` = (that folder, its byte cap)."""
     pid = os.fork()
     if pid == 0:
         if report_fd >= 0:
             os.close(report_fd)
         return 0
-    supervise(pid, report_fd)
+    supervise(pid, report_fd, watch)
 
 
 def no_core_dumps() -> None:
@@ -122,22 +125,55 @@ def no_core_dumps() -> None:
     _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl(PR_SET_DUMPABLE, 0)")
 
 
-def supervise(pid: int, report_fd: int) -> NoReturn:
+def supervise(pid: int, report_fd: int, watch: Optional[tuple[str, int]] = None) -> NoReturn:
     """The first process, which runs no student code: writes the child's PID (as the grader
     sees it) on ``report_fd``, so that the grader can kill it directly, waits for the child,
     writes ``status N`` (its wait status) there too and exits with its code, or 128 + the
-    signal that killed it (never re-raising that signal on itself: it would dump core)."""
+    signal that killed it (never re-raising that signal on itself: it would dump core).
+
+    With ``watch`` = (folder, cap), it looks at the folder's size every 50 ms while it waits,
+    and kills the child, saying ``disk`` first, once its files hold more than ``cap`` bytes."""
     no_core_dumps()
     if report_fd >= 0:
         os.write(report_fd, f"{pid}\n".encode())
         os.closerange(3, report_fd)
     os.closerange(max(3, report_fd + 1), 1 << 20)
-    _, status = os.waitpid(pid, 0)
+    status = None
+    while watch is not None and status is None:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        status = None
+        if bytes_below(watch[0], watch[1]) > watch[1]:
+            if report_fd >= 0:
+                os.write(report_fd, b"disk\n")
+            os.kill(pid, signal.SIGKILL)
+            break
+        time.sleep(0.05)
+    if status is None:
+        _, status = os.waitpid(pid, 0)
     if report_fd >= 0:
         os.write(report_fd, f"status {status}\n".encode())  # the grader may not be the parent
     if os.WIFSIGNALED(status):
         os._exit(128 + os.WTERMSIG(status))
     os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
+def bytes_below(folder: str, cap: int) -> int:
+    """The bytes the files below ``folder`` hold on disk (their allocated blocks, so sparse
+    files count as what they use, and 4 KB for each entry), counted until the total passes
+    ``cap``. Walked through folder descriptors: no path is too long to be counted."""
+    total = 0
+    for _, folders, files, descriptor in os.fwalk(folder, follow_symlinks=False):
+        for name in folders + files:
+            try:
+                total += os.stat(name, dir_fd=descriptor, follow_symlinks=False).st_blocks * 512
+            except OSError:
+                pass
+            total += 4096
+        if total > cap:
+            break
+    return total
 
 
 def cap_process_count(count: int) -> None:

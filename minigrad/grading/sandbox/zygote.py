@@ -136,17 +136,20 @@ class Forked:
 
 
 class Report:
-    """Lines from a child's report pipe: its confined process's PID, then ``status N``."""
+    """Lines from a child's report pipe: its confined process's PID, then ``status N``; before
+    that, ``disk`` if its supervisor killed it for filling its folder (``disk_full``)."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.buffer = b""
+        self.disk_full = False
 
     def line(self, deadline: Optional[float], prefix: bytes = b"") -> bytes:
         """The next line starting with ``prefix``; ``b"timeout"``; ``b""`` at the end."""
         while True:
             while b"\n" in self.buffer:
                 line, self.buffer = self.buffer.split(b"\n", 1)
+                self.disk_full = self.disk_full or line == b"disk"
                 if line.startswith(prefix):
                     return line
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
