@@ -255,7 +255,8 @@ def capstone(seed: int) -> dict:
     w2, b2, 1, 1), ("relu",), ("maxpool", 2), ("flatten",), ("linear", w3, b3)]``. Your code
     never gets the test images: the grader asks ``layers`` for ≥ 97 % of them on this seed and
     a hidden one (five minutes for both), and the same scores as ``model`` on a few training
-    images. Use ``rng`` for weights and shuffling; keep ``losses`` (one per epoch).
+    images. Use ``rng`` for weights and shuffling. The last line needs ``model``, ``layers``,
+    ``optimizer`` and ``losses`` (one per epoch).
 
     A network that works: conv 3×3 (1 → 16, padding 1) → ReLU → max-pool 2 → conv 3×3
     (16 → 32, padding 1) → ReLU → max-pool 2 → flatten → linear (128 → 10); He initialisation;
