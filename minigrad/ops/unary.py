@@ -172,13 +172,28 @@ class ReluBackward(Function):
         ctx.positive = positive  # a bool mask: a constant, not a tensor in the graph
         # A choice, not grad * mask: where x <= 0 the gradient is 0 even if grad is inf or
         # nan there (PyTorch's threshold_backward; sqrt(relu(x) ** 2) at 0 has grad 0).
-        return np.where(positive, grad, grad.dtype.type(0))
+        return _kept_where(grad, positive)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         need_grad, need_result = ctx.needs_input_grad
         return (ReluBackward.apply(grad_output, ctx.positive) if need_grad else None,
                 _zeros_like(grad_output) if need_result else None)
+
+
+_SAME_SIZE_BITS = {4: np.uint32, 8: np.uint64}
+
+
+def _kept_where(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """``values`` where ``keep``, else +0, exactly (inf and nan become 0 too): each float's
+    bits ANDed with all ones or all zeros. Same as ``np.where(keep, values, 0)``, which takes
+    5–6× as long on float32."""
+    bits = _SAME_SIZE_BITS.get(values.dtype.itemsize)
+    if bits is None or values.dtype.kind != "f" or values.ndim == 0 \
+            or keep.shape != values.shape:
+        return np.where(keep, values, values.dtype.type(0))
+    mask = np.negative(keep.astype(bits))  # True -> all ones, False -> 0
+    return np.bitwise_and(np.ascontiguousarray(values).view(bits), mask).view(values.dtype)
 
 
 def _zeros_like(grad: Tensor) -> Tensor:

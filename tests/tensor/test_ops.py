@@ -63,6 +63,25 @@ def test_kinks_follow_pytorch():
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 1.0])  # relu'(0) = 0
 
 
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64])
+@pytest.mark.parametrize("shape", [(), (3,), (4, 5)])
+def test_relu_backward_is_zero_where_the_input_was_not_positive_whatever_arrives(dtype, shape):
+    """Infinite, nan and -0 gradients arriving where x <= 0 become +0; elsewhere they pass
+    exactly (PyTorch's threshold_backward), in both float dtypes, on transposed grads too."""
+    rng = np.random.default_rng(1)
+    x = mg.tensor(rng.standard_normal(shape), dtype=dtype, requires_grad=True)
+    arriving = rng.choice([np.inf, -np.inf, np.nan, -0.0, 1.5, -2.25], size=shape)
+    grad = mg.tensor(arriving, dtype=dtype)
+    if len(shape) == 2:
+        grad = mg.tensor(arriving.T.copy(), dtype=dtype).T  # not contiguous
+    unary.relu(x).backward(grad)
+    expected = np.where(x.numpy() > 0, grad.numpy(), 0)
+    got = x.grad.numpy()
+    assert got.dtype == x.numpy().dtype and got.shape == shape
+    np.testing.assert_array_equal(got, expected)
+    assert not np.signbit(got[x.numpy() <= 0]).any()
+
+
 def test_sigmoid_is_stable_for_large_inputs():
     with np.errstate(over="raise", divide="raise", invalid="raise"):  # no overflow warning may escape
         y = unary.sigmoid(mg.tensor([-1000.0, 0.0, 1000.0], dtype=mg.float64))
