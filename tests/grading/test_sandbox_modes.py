@@ -186,6 +186,36 @@ def test_a_child_that_fills_its_folder_is_stopped_in_the_user_mode(tmp_path: Pat
         output
 
 
+@needs_user_mode
+def test_the_capstone_is_graded_in_the_user_mode(tmp_path: Path) -> None:
+    """08.5 runs in a child of its own against the stripped minigrad: in the user mode too
+    (that copy must be readable by the student user), with held-out digits only root reads."""
+    import shutil
+
+    import numpy as np
+
+    from minigrad.data import load_digits
+    from minigrad.exercises.authoring.source import LESSON_SOURCES
+
+    key = tmp_path / "key"
+    key.mkdir(mode=0o700)
+    for name in ("lesson08.py", "lesson08_checks.py"):
+        shutil.copy(LESSON_SOURCES / name, key / name)
+    images, labels = load_digits("test", as_numpy=True)
+    np.savez(key / "capstone-digits.npz", images=images[:200], labels=labels[:200],
+             pass_mark=np.float64(0.9))
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "lesson08.py").write_text(
+        python_file_text(find_lesson(8), solutions=True))
+    results = tmp_path / "results.json"
+    done = minigrad(tmp_path, "grade", str(tmp_path / "work"), "--exercises", str(key),
+                    "--json", str(results))
+    assert done.returncode == 0, done.stderr
+    table = by_exercise(json.loads(results.read_text()))
+    assert table["08.5"][0] == table["08.5"][1] == 5, table["08.5"]
+    assert "sandbox: user" in done.stderr
+
+
 PROBE = """
 import os, sys
 from minigrad.grading.sandbox.host import Sandbox
