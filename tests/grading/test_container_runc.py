@@ -19,15 +19,18 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import sys
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from support.grader_attacks import KEY_LINE, SECRET, attack
 from support.grading_results import by_exercise
 
 from minigrad.course.catalog import find_lesson
+from minigrad.data import load_digits
 from minigrad.exercises.authoring.generate import python_file_text
 from minigrad.exercises.authoring.source import source_path, student_file_name
 
@@ -89,11 +92,14 @@ def container(tmp_path_factory):  # type: ignore[no-untyped-def]
         for project in GRADING_DEPENDENCIES)
     key = base / "key"
     key.mkdir()
-    for name in ("lesson01.py", "lesson01_checks.py"):
+    for name in ("lesson01.py", "lesson01_checks.py", "lesson08.py", "lesson08_checks.py"):
         shutil.copy(source_path(LESSON01).parent / name, key / name)
+    held_out, labels = load_digits("test", as_numpy=True)  # (as the instructor's own digits)
+    np.savez(key / "capstone-digits.npz", images=held_out[:200], labels=labels[:200],
+             pass_mark=np.float64(0.9))
     bundle = base / "autograder.zip"
-    write_bundle(bundle, build_wheel(base / "scratch"), key, ["01"], " --timeout 3", lock,
-                 hashed=True)
+    write_bundle(bundle, build_wheel(base / "scratch"), key, ["01", "08"], " --timeout 3",
+                 lock, hashed=True)
     autograder = base / "autograder"
     with zipfile.ZipFile(bundle) as archive:
         archive.extractall(autograder / "source")
@@ -159,6 +165,20 @@ def test_a_correct_and_a_wrong_submission(container) -> None:  # type: ignore[no
     assert all(isinstance(test["output"], str) for test in right["tests"])
     wrong = grade_in_container(container, {FILE01: python_file_text(LESSON01)})
     assert wrong["score"] == 0 and "not attempted" in json.dumps(wrong["tests"])
+
+
+def test_the_capstone_is_scored_on_the_keys_held_out_digits(container) -> None:  # type: ignore[no-untyped-def]
+    """Lesson 08 in the bundle: 08.5's network, trained in the container's user mode against
+    the stripped minigrad, is run by the grader on the held-out digits the bundle carries."""
+    autograder, _, _ = container
+    assert stat.S_IMODE((autograder / "source" / "exercises" / "capstone-digits.npz").stat()
+                        .st_mode) & 0o077 == 0  # setup.sh made it root's only
+    results = grade_in_container(container, {"lesson08.py": python_file_text(
+        find_lesson(8), solutions=True)})
+    table = by_exercise(results)
+    assert table["08.5"][0] == table["08.5"][1] == 5, table["08.5"]
+    assert all(score == most for score, most, _ in
+               (table[key] for key in table if key.startswith("08."))), table
 
 
 def test_a_looping_submission(container, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
