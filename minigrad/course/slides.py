@@ -79,7 +79,8 @@ def stepper_html(root: Any, names: dict[str, Any], rankdir: str) -> str:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # a conv net's many steps: on purpose
-        steps = backward_steps(root, names=names, font_size=SLIDE_FONT_SIZE, rankdir=rankdir)
+        steps = backward_steps(root, names=names, font_size=SLIDE_FONT_SIZE, rankdir=rankdir,
+                               brief=True)
     return steps.html(whole_page=False)
 
 

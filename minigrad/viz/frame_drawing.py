@@ -32,9 +32,9 @@ class FrameDrawer:
     """Writes the DOT text of any frame of one replay, all with the same box sizes."""
 
     def __init__(self, replay: Replay, frames: list[Frame], *, style: Style = Style(),
-                 rankdir: str = "LR", digits: int = 4) -> None:
+                 rankdir: str = "LR", digits: int = 4, brief: bool = False) -> None:
         self.replay, self.frames, self.style = replay, frames, style
-        self.rankdir, self.digits = rankdir, digits
+        self.rankdir, self.digits, self.brief = rankdir, digits, brief
         self.names = node_names(replay)
         self.steps = {frame.node: frame.step for frame in frames}
         widest = [0.0] * len(replay.nodes)
@@ -63,14 +63,14 @@ class FrameDrawer:
         elif grad is None:
             grad_text = "grad -"
         else:
-            grad_text = f"grad {describe(grad, self.digits)}"
+            grad_text = f"grad {describe(grad, self.digits, self.brief)}"
         step = f"{self.steps[index]}. " if index in self.steps else ""
         if node.kind == "function":  # numbered by its step, so "#3" is not needed
             name = f"{node.label} ({node.op})" if node.label else node.op
             return [f"{step}{name}", grad_text]
         data = node.data
         data_text = "data " + (format_number(data, self.digits) if not self.replay.is_tensor
-                               else describe(data, self.digits))
+                               else describe(data, self.digits, self.brief))
         name = definition(node, self.names)
         if data_text == f"data {name}":  # an unnamed constant such as 2: its name is its data
             return [name, grad_text]
@@ -87,7 +87,7 @@ class FrameDrawer:
             terms = [number(previous)] if previous is not None else []
             terms += [f"{number(send.local)} × {number(frame.grad_in)}" for send in sends]
             return f"grad {' + '.join(terms)} = {number(total)}"
-        return f"grad {describe(total, self.digits)}"
+        return f"grad {describe(total, self.digits, self.brief)}"
 
     def caption(self, frame: Frame) -> str:
         """One line saying what the step does, e.g. ``step 4/8: v = u + c, grad 14 arrives``."""

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.viz.labels import format_number, format_shape, summarize_array
+from minigrad.viz.labels import (MAX_LISTED_ELEMENTS, format_number, format_shape,
+                                  summarize_array)
 from minigrad.viz.replay import Replay, ReplayNode, Send
 
 MAX_EXPRESSION = 20  # longer made-up names are replaced by "#<step>"
@@ -184,13 +185,16 @@ def _bracketed(name: str) -> str:
 
 
 # ---------------------------------------------------------------------- numbers
-def describe(value: Any, digits: int = 4) -> str:
-    """A number as a number; an array as its shape and a short preview."""
+def describe(value: Any, digits: int = 4, brief: bool = False) -> str:
+    """A number as a number; an array as its shape and a short preview (``brief``: an array
+    too large to list, by its shape alone)."""
     if value is None:
         return "none yet"
     array = np.asarray(value)
     if array.ndim == 0 and not isinstance(value, np.ndarray):
         return format_number(float(value), digits)
+    if brief and array.size > MAX_LISTED_ELEMENTS:
+        return format_shape(array.shape)
     return f"{format_shape(array.shape)} {summarize_array(array, digits)}"
 
 

@@ -41,7 +41,7 @@ class BackwardSteps:
     def __init__(self, root: Any, *, gradient: Any = None,
                  names: Mapping[str, Any] | None = None, theme: str = "light",
                  font_size: float = DEFAULT_FONT_SIZE, rankdir: str = "LR",
-                 digits: int = 4) -> None:
+                 digits: int = 4, brief: bool = False) -> None:
         self.style = Style.of(theme, font_size)
         self.replay = replay(root, gradient, dict(names or {}))
         self.frames: list[Frame] = build_frames(self.replay)
@@ -51,7 +51,7 @@ class BackwardSteps:
                           "smaller graph (one neuron, one layer)", UserWarning, stacklevel=3)
         self.digits = digits
         self.drawer = FrameDrawer(self.replay, self.frames, style=self.style, rankdir=rankdir,
-                                  digits=digits)
+                                  digits=digits, brief=brief)
         self._svgs: dict[tuple[int, bool], str] = {}
 
     def __len__(self) -> int:
@@ -154,7 +154,7 @@ class BackwardSteps:
 
 def backward_steps(root: Any, *, gradient: Any = None, names: Mapping[str, Any] | None = None,
                    theme: str = "light", font_size: float = DEFAULT_FONT_SIZE,
-                   rankdir: str = "LR", digits: int = 4) -> BackwardSteps:
+                   rankdir: str = "LR", digits: int = 4, brief: bool = False) -> BackwardSteps:
     """Replay the backward pass from ``root`` (a ``Value`` or a ``Tensor``) as frames.
 
     Args:
@@ -162,13 +162,15 @@ def backward_steps(root: Any, *, gradient: Any = None, names: Mapping[str, Any] 
         gradient: the vector v of vᵀJ for a non-scalar Tensor root.
         names: ``{"x": x, "W": W}`` names for tensors (a Value's ``label`` is used otherwise).
         theme, font_size, rankdir, digits: how the frames look (as in ``draw_graph``).
+        brief: in the boxes, an array too large to list by its shape alone (slides: the trace
+            keeps every number), so a big graph's text stays large when it is fitted to a page.
 
     Returns:
         :class:`BackwardSteps`: a stepper in Jupyter; ``.save("steps.html" | "steps.gif")``,
         ``.save_frames(folder, format="svg" | "png")``, ``.trace()``.
     """
     return BackwardSteps(root, gradient=gradient, names=names, theme=theme,
-                         font_size=font_size, rankdir=rankdir, digits=digits)
+                         font_size=font_size, rankdir=rankdir, digits=digits, brief=brief)
 
 
 class Trace(str):

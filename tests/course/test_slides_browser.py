@@ -105,6 +105,15 @@ def test_the_stepper_slide_steps_and_is_kept_as_a_screenshot(browser, decks, num
         assert visible.count() == 1 and visible.get_attribute("data-frame") == "3"
         box = page.locator(".slide.current .mg-frame:visible svg").bounding_box()
         assert box and box["width"] > 300 and box["y"] + box["height"] <= 720
+        # The graph is fitted to the slide: its text as drawn, in CSS pixels. Big arrays show
+        # by their shape in the boxes (the arithmetic panel has the numbers), which keeps the
+        # conv nets' text at 11-15 px here (17-22 px at 1920 × 1080; it was 7-10 px).
+        drawn = page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.slide.current .mg-frame svg text')).map(t => [t.getBoundingClientRect(), t])
+            .filter(([box, t]) => box.height > 0 && t.getBBox().height > 0)
+            .map(([box, t]) => parseFloat(getComputedStyle(t).fontSize) * box.height
+                               / t.getBBox().height)""")
+        assert drawn and min(drawn) >= 9.0, f"graph text {min(drawn):.1f} px"
         ARTEFACTS.mkdir(parents=True, exist_ok=True)
         shot = ARTEFACTS / f"lesson{number:02d}_stepper_1280x720.png"
         page.screenshot(path=str(shot))

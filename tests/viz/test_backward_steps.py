@@ -439,3 +439,22 @@ def test_made_up_names_keep_the_brackets_the_maths_needs():
     h = Value(0.5, label="h")
     text = trace_backward((h - 1.0) ** 2 + h * 2.0, file=open("/dev/null", "w"))
     assert "(h - 1) ** 2 + h * 2" in text
+
+
+def test_brief_boxes_show_a_large_array_by_its_shape_and_keep_small_ones():
+    """For slides: a 3×8 weight is its shape in the boxes; a 3-vector is still listed; the
+    trace (the arithmetic beside the picture) keeps every number."""
+    rng = np.random.default_rng(0)
+    x = mg.tensor(rng.standard_normal((1, 8)), requires_grad=True)
+    weight = mg.tensor(rng.standard_normal((3, 8)), requires_grad=True)
+    bias = mg.tensor(rng.standard_normal(3), requires_grad=True)
+    loss = (x @ weight.T + bias).sum()
+    names = {"x": x, "W": weight, "b": bias}
+    brief = backward_steps(loss, names=names, brief=True)
+    full = backward_steps(loss, names=names)
+    last = len(brief) - 1
+    assert "data (3, 8)" in brief.svg(last, caption=False)
+    assert "mean" not in brief.svg(last, caption=False)
+    assert "data (3, 8) mean" in full.svg(last, caption=False)
+    assert "data (3,) [" in brief.svg(last, caption=False)
+    assert brief.trace() == full.trace()
