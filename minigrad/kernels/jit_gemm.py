@@ -42,14 +42,17 @@ from minigrad.kernels import jit_pack, jit_pool
 from minigrad.kernels.reference import Pair, output_size
 
 # Chunk size. A chunk's cols + (O, chunk·P) matrix should stay in the L2 cache while the
-# GEMM reads it back: 512 KB beat 2, 8 and 64 MB by 20–40 % on every network shape (one
-# thread, CPU time). That holds when our GEMMs run on one BLAS thread (`_one_blas_thread`).
+# GEMM reads it back. On a Zen 5 (1 MB L2 per core), 1 MB against 512 KB: 1–4 % quicker on
+# most of benchmarks/bench_conv.py's conv rows, 12–13 % on 32×128×8² → 128 (Winograd),
+# none slower by more than 1 %; 2–4 MB no better than 1 MB (one thread, CPU time, fwd +
+# both gradients, 7 alternating rounds, with OpenBLAS's Haswell and its SkylakeX kernels). Far larger chunks (8–64 MB) lost
+# 20–40 % on an older CPU. That holds when our GEMMs run on one BLAS thread (`_one_blas_thread`).
 # Where we cannot ask for that (a BLAS other than numpy's OpenBLAS) and BLAS has several
 # threads, each GEMM is a rendezvous of its threads, which costs far more than the cache
 # misses on a busy machine (LeNet's epoch: 63 s with 512 KB chunks against 25 s with 16 MB,
 # load 11 on 2 cores), so there a chunk is as large as WORKSPACE_BYTES, the bound on one
 # call's scratch memory (a single image larger than that is still one chunk).
-CACHE_CHUNK_BYTES = 512 << 10
+CACHE_CHUNK_BYTES = 1 << 20
 WORKSPACE_BYTES = 64 << 20
 
 _local = threading.local()
