@@ -139,7 +139,8 @@ def test_one_chunk_shares_its_product_rows_between_threads(monkeypatch, stride: 
     monkeypatch.setattr(jit_pool, "run_in_pool", lambda jobs: calls.append(len(jobs)) or
                         run_in_pool(jobs))
     _check(GEMM, (1, 3, 9, 9), (16, 3, 3, 3), stride, (1, 1), dtype=np.float64)
-    # forward (16 rows of w_flat), input gradient (27 rows of w_flatᵀ), weight gradient (16)
+    # forward (16 rows of w_flat), input gradient (27 rows of w_flatᵀ), weight gradient (27
+    # rows of cols: it is computed transposed, (K, O))
     assert calls == [2, 2, 2]
 
 
