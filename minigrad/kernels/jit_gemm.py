@@ -152,6 +152,20 @@ def _window_table(input_size: Pair, kernel: Pair, stride: Pair, padding: Pair) -
     return table
 
 
+def gather_table(input_size: Pair, kernel: Pair, stride: Pair, padding: Pair) -> np.ndarray:
+    """`window_table` as unsigned ints, with padding marked by H·W instead of -1: the index
+    of the 0 that `jit_pack.pack` appends to its copy of each plane."""
+    return _gather_table(tuple(input_size), tuple(kernel), tuple(stride), tuple(padding))
+
+
+@lru_cache(maxsize=64)
+def _gather_table(input_size: Pair, kernel: Pair, stride: Pair, padding: Pair) -> np.ndarray:
+    table = _window_table(input_size, kernel, stride, padding)
+    gather = np.where(table < 0, input_size[0] * input_size[1], table).astype(np.uint32)
+    gather.flags.writeable = False  # shared between calls
+    return gather
+
+
 # ----------------------------------------------------------------------------- packing
 @dataclass(frozen=True)
 class _Columns:
@@ -197,8 +211,8 @@ class _Columns:
                  *self.kernel, *self.out, cols)
             return
         planes = source.reshape(source.shape[0] * self.channels, -1)
-        loop(jit_pack.pack, tasks, cols.size, planes, first, self._table(), cols,
-             self.channels)
+        table = gather_table(self.size, self.kernel, self.stride, (self.top, self.left))
+        loop(jit_pack.pack, tasks, cols.size, planes, first, table, cols, self.channels)
 
     def unfill(self, grad_cols: np.ndarray, first: int, grad_x: np.ndarray,
                loop: Callable) -> None:

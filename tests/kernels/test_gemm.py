@@ -190,6 +190,15 @@ def test_window_table_on_a_worked_case() -> None:
                                           [0, 2, 6, 8]])     # tap (1, 1)
 
 
+def test_gather_table_points_padding_at_the_appended_zero() -> None:
+    """The same case for `pack`'s gather: padding reads index H·W = 9 (a 0 that the kernel
+    appends to its copy of the plane), as unsigned ints."""
+    table = jit_gemm.gather_table((3, 3), (2, 2), (2, 2), (1, 1))
+    assert table.dtype == np.uint32
+    np.testing.assert_array_equal(table, [[9, 9, 9, 4], [9, 9, 3, 5], [9, 1, 9, 7],
+                                          [0, 2, 6, 8]])
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
 @pytest.mark.parametrize("module", [jit, im2col, kernels], ids=["jit", "im2col", "dispatch"])
 def test_bias_is_added_in_the_forward(module, dtype: type) -> None:
