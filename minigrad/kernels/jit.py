@@ -65,5 +65,6 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
 
 
 def conv2d_grad_bias(grad_output: np.ndarray) -> np.ndarray:
-    """∂L/∂b (O,) = grad_y summed over images and pixels."""
-    return grad_output.sum(axis=(0, 2, 3))
+    """∂L/∂b (O,) = grad_y summed over images and pixels (np.einsum: see
+    `minigrad.kernels.conv2d_grad_bias`)."""
+    return np.einsum("nohw->o", grad_output)
