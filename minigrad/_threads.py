@@ -1,5 +1,4 @@
-"""Process defaults made on import: thread pools (before numpy or numba start them), and
-malloc's thresholds (see `keep_freed_memory` at the end).
+"""Thread-pool settings, made before numpy or numba start their thread pools.
 
 minigrad's conv and pool kernels are serial numba functions that release the GIL; a small
 Python thread pool (``kernels/jit_pool.py``) shares them out. numpy's matrix products run in
@@ -51,39 +50,3 @@ def apply_defaults(environ: "os._Environ[str] | dict[str, str]" = os.environ) ->
 
 
 apply_defaults()
-
-
-# ---- memory ---------------------------------------------------------------------------------
-# glibc's malloc, left to itself, hands each freed block above its mmap threshold back to the
-# kernel, and trims its heap whenever 128 KB are free at the top. A training step frees and
-# reallocates the same large arrays every step (activations, their gradients), so each
-# step's arrays came from fresh pages that the kernel zeroes first: 15 % of a LeNet-5 epoch
-# was spent in page faults (perf, one thread). Keeping freed blocks of up to 32 MB in the
-# heap, and up to 64 MB of free memory at its top, took the epoch from 256 to 221 ms
-# (bench_train's LeNet, one thread, CPU time); the digits CNN, whose arrays are below
-# 128 KB, did not change. The cost: up to 64 MB of freed memory stays with the process.
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
-MMAP_THRESHOLD = 32 << 20
-TRIM_THRESHOLD = 64 << 20
-MALLOC_VARIABLES = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_")
-
-
-def keep_freed_memory(environ: "os._Environ[str] | dict[str, str]" = os.environ) -> bool:
-    """Set glibc malloc's mmap and trim thresholds (see above), unless the user set
-    malloc's own variables or the C library is not glibc; True if they were set."""
-    if any(name in environ for name in MALLOC_VARIABLES):
-        return False
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None)
-        libc.gnu_get_libc_version  # glibc only (musl's mallopt does nothing)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return False
-    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
-        mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
-
-
-KEEPS_FREED_MEMORY = keep_freed_memory()

@@ -157,17 +157,3 @@ def test_cache_dir_choice_respects_the_user_and_falls_back(tmp_path: Path, monke
     assert environ["NUMBA_CACHE_DIR"] == str(tmp_path / "xdg" / "minigrad" / "numba")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))  # even the user cache is unusable
     assert "minigrad-numba-" in str(cache.user_cache_dir())
-
-
-def test_malloc_keeps_freed_memory_unless_the_user_set_malloc_variables() -> None:
-    """On glibc, importing minigrad sets malloc's mmap and trim thresholds; a user's own
-    MALLOC_*_ variable (which glibc read at start-up) means: leave malloc alone."""
-    code = "import minigrad._threads as t; print(t.KEEPS_FREED_MEMORY)"
-    assert _run(code, env={"MALLOC_TRIM_THRESHOLD_": "131072"}).stdout.strip() == "False"
-    assert _threads.keep_freed_memory({"MALLOC_MMAP_THRESHOLD_": "0"}) is False
-    import platform
-
-    if platform.libc_ver()[0] == "glibc":
-        result = _run(code)
-        assert result.returncode == 0, result.stderr
-        assert result.stdout.strip() == "True"
