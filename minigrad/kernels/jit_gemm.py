@@ -42,17 +42,22 @@ from minigrad.kernels import jit_pack, jit_pool
 from minigrad.kernels.reference import Pair, output_size
 
 # Chunk size. A chunk's cols + (O, chunk·P) matrix should stay in the L2 cache while the
-# GEMM reads it back. On a Zen 5 (1 MB L2 per core), 1 MB against 512 KB: 1–4 % quicker on
-# most of benchmarks/bench_conv.py's conv rows, 12–13 % on 32×128×8² → 128 (Winograd),
-# none slower by more than 1 %; 2–4 MB no better than 1 MB (one thread, CPU time, fwd +
-# both gradients, 7 alternating rounds, with OpenBLAS's Haswell and its SkylakeX kernels). Far larger chunks (8–64 MB) lost
-# 20–40 % on an older CPU. That holds when our GEMMs run on one BLAS thread (`_one_blas_thread`).
-# Where we cannot ask for that (a BLAS other than numpy's OpenBLAS) and BLAS has several
-# threads, each GEMM is a rendezvous of its threads, which costs far more than the cache
-# misses on a busy machine (LeNet's epoch: 63 s with 512 KB chunks against 25 s with 16 MB,
-# load 11 on 2 cores), so there a chunk is as large as WORKSPACE_BYTES, the bound on one
-# call's scratch memory (a single image larger than that is still one chunk).
-CACHE_CHUNK_BYTES = 1 << 20
+# GEMM reads it back. On a Zen 5 (1 MB L2 per core), one thread: 1 MB against 512 KB was
+# 1–4 % quicker on most of benchmarks/bench_conv.py's conv rows and 12–13 % on
+# 32×128×8² → 128 (Winograd), none slower by more than 1 %; 2–4 MB were no better (CPU time,
+# fwd + both gradients, 7 alternating rounds, with OpenBLAS's Haswell and SkylakeX kernels).
+# With several threads sharing the chunks, 512 KB: twice as many chunks split more evenly
+# (LeNet's first layer: 13 chunks instead of 7), and a fresh process's LeNet-5 epoch at
+# default threads took 208 ms against 231 ms with 1 MB (medians of 6 alternating runs).
+# Far larger chunks (8–64 MB) lost 20–40 % on an older CPU. All that holds when our GEMMs
+# run on one BLAS thread (`_one_blas_thread`). Where we cannot ask for that (a BLAS other
+# than numpy's OpenBLAS) and BLAS has several threads, each GEMM is a rendezvous of its
+# threads, which costs far more than the cache misses on a busy machine (LeNet's epoch:
+# 63 s with 512 KB chunks against 25 s with 16 MB, load 11 on 2 cores), so there a chunk
+# is as large as WORKSPACE_BYTES, the bound on one call's scratch memory (a single image
+# larger than that is still one chunk).
+CACHE_CHUNK_BYTES = 1 << 20  # one thread
+SHARED_CHUNK_BYTES = 512 << 10  # several threads
 WORKSPACE_BYTES = 64 << 20
 
 _local = threading.local()
@@ -83,8 +88,8 @@ def _find_set_blas_threads():
 
 
 _set_blas_threads = _find_set_blas_threads()
-CHUNK_BYTES = (CACHE_CHUNK_BYTES if jit_pool.THREADS == 1 or _set_blas_threads is not None
-               else WORKSPACE_BYTES)
+CHUNK_BYTES = (CACHE_CHUNK_BYTES if jit_pool.THREADS == 1
+               else SHARED_CHUNK_BYTES if _set_blas_threads is not None else WORKSPACE_BYTES)
 
 
 @contextmanager
