@@ -193,8 +193,11 @@ def _keep_where(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
     if values.dtype.kind != "f":
         return np.where(mask, values, values.dtype.type(0))
     bits = np.dtype(f"u{values.dtype.itemsize}")  # an unsigned int as wide as the float
-    keep = np.negative(np.asarray(mask, dtype=bits))  # 1 -> all ones (wraps around), 0 -> 0
-    return np.asarray(values.view(bits) & keep).view(values.dtype)
+    keep = np.array(mask, dtype=bits)  # 1 or 0 (a new array: it also takes the result)
+    np.negative(keep, out=keep)  # 1 -> all ones (the negation wraps around), 0 -> 0
+    # In place: a second fresh array cost more than the AND (page faults, in training).
+    out = keep if keep.shape == values.shape else None
+    return np.asarray(np.bitwise_and(values.view(bits), keep, out=out)).view(values.dtype)
 
 
 def _zeros_like(grad: Tensor) -> Tensor:
