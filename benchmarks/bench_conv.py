@@ -13,7 +13,7 @@ common small-CNN shapes (kernels 1, 3, 5, 7; stride 1 and 2; padding 0 and "same
 16–128 input channels; 4×4 to 32×32 images; batch 1, 32, 64), then max and average pooling
 2×2 forward + backward on the networks' pooling shapes. For each conv row the table also
 names how minigrad computes it (wino: Winograd's F(2×2, 3×3), for 3×3 stride-1 layers with
-16 or more channels; otherwise how it packs the windows before its BLAS product: shift,
+16 or more channels; 1x1: unpadded 1×1 kernels, products on the NCHW planes; otherwise how it packs the windows before its BLAS product: shift,
 stride 1, long rows copied from shifted planes; table, a gather through a table of window
 indices, for other strides, outputs narrower than 8 and 1×1 kernels) and its peak
 scratch memory (the packing workspace; `minigrad.kernels.jit_gemm.peak_workspace_bytes`).
@@ -163,7 +163,7 @@ def _path(row: str) -> tuple[str, int]:
 
     if row not in CONV_ROWS or kernels.backend_name() != "jit":
         return (kernels.backend_name() if row in CONV_ROWS else "pool"), 0
-    from minigrad.kernels import jit_gemm, jit_winograd
+    from minigrad.kernels import jit_gemm, jit_winograd, pointwise
 
     n, c, size, o, k, stride, padding = CONV_ROWS[row]
     shapes = ((n, c, size, size), (o, c, k, k), (stride, stride), (padding, padding))
@@ -172,6 +172,8 @@ def _path(row: str) -> tuple[str, int]:
         per_image = jit_winograd._per_image(((out + 1) // 2) ** 2, c, o)
         chunk, threads = jit_gemm._plan(n, per_image, 4)
         return "wino", threads * chunk * per_image * 4
+    if pointwise.applies(shapes[1], shapes[3]):
+        return "1x1", 0
     windows = jit_gemm._forward_columns(*shapes)
     return ("shift" if windows.shifts() else "table"), jit_gemm.peak_workspace_bytes(*shapes)
 

@@ -29,7 +29,8 @@ USER_ENVIRONMENT = dict(os.environ)  # before minigrad (or anything) can default
 THREAD_COUNT_VARIABLES = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                           "MKL_NUM_THREADS")
 # The variables a run's settings line shows, whether set or not.
-SHOWN_VARIABLES = ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT", "NUMBA_THREADING_LAYER",
+SHOWN_VARIABLES = ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT", "OPENBLAS_CORETYPE",
+                   "NUMBA_THREADING_LAYER",
                    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                    "NUMBA_NUM_THREADS", "ONEDNN_MAX_CPU_ISA", "MINIGRAD_DISABLE_JIT")
 
@@ -82,9 +83,29 @@ def engine_settings(engine: str) -> dict[str, str]:
         from minigrad import kernels
         from minigrad.kernels import jit_pool
 
-        settings["minigrad"] = (f"numpy {numpy.__version__}, conv backend "
-                                f"{kernels.backend_name()}, {jit_pool.THREADS} pool threads")
+        settings["minigrad"] = (f"numpy {numpy.__version__} (OpenBLAS kernels: "
+                                f"{openblas_core()}), conv backend {kernels.backend_name()}, "
+                                f"{jit_pool.THREADS} pool threads")
     return settings
+
+
+def openblas_core() -> str:
+    """The CPU kernels numpy's OpenBLAS chose ("SkylakeX", "Haswell", ...), or "unknown".
+    OPENBLAS_CORETYPE overrides its choice: an AVX-512 CPU given "Haswell" runs float32
+    products at about half speed."""
+    import ctypes
+    from pathlib import Path
+
+    import numpy
+
+    for library in sorted((Path(numpy.__file__).parent.parent / "numpy.libs").glob("*openblas*")):
+        for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
+                     "openblas_get_corename"):
+            function = getattr(ctypes.CDLL(str(library)), name, None)
+            if function is not None:
+                function.restype = ctypes.c_char_p
+                return function().decode()
+    return "unknown"
 
 
 def print_settings(settings: dict[str, dict[str, str]]) -> None:

@@ -12,6 +12,8 @@ This module only gathers the parts, one idea each:
   windows ("col2im").
 * `jit_winograd` — 3×3 stride-1 layers with 16 or more channels: Winograd's F(2×2, 3×3),
   16 BLAS products on transformed tiles, 2.25× fewer multiply-adds than packing + BLAS.
+* `pointwise` — 1×1 kernels without padding: one BLAS product per image on the NCHW
+  planes themselves, nothing packed.
 * `jit_pool` — max and average pooling, with unrolled kernels for 2×2 windows.
 
 Why packing + BLAS everywhere: earlier versions also had direct numba loops over whole rows
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.kernels import jit_gemm, jit_winograd
+from minigrad.kernels import jit_gemm, jit_winograd, pointwise
 from minigrad.kernels.jit_pool import (avg_pool2d_backward, avg_pool2d_forward,  # noqa: F401
                                        max_pool2d_backward, max_pool2d_forward)
 from minigrad.kernels.reference import Pair
@@ -39,6 +41,8 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
                    bias: np.ndarray | None = None) -> np.ndarray:
     if jit_winograd.applies(x.shape, w.shape, stride, padding):
         return jit_winograd.conv2d_forward(x, w, padding, bias)
+    if pointwise.applies(w.shape, padding):
+        return pointwise.conv2d_forward(x, w, stride, bias)
     return jit_gemm.gemm_conv2d_forward(x, w, stride, padding, bias)
 
 
@@ -46,6 +50,8 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
                       stride: Pair, padding: Pair) -> np.ndarray:
     if jit_winograd.applies(input_shape, w.shape, stride, padding):
         return jit_winograd.conv2d_grad_input(grad_output, w, input_shape, padding)
+    if pointwise.applies(w.shape, padding):
+        return pointwise.conv2d_grad_input(grad_output, w, input_shape, stride)
     return jit_gemm.gemm_conv2d_grad_input(grad_output, w, input_shape, stride, padding)
 
 
@@ -53,9 +59,12 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
                        stride: Pair, padding: Pair) -> np.ndarray:
     if jit_winograd.applies(x.shape, weight_shape, stride, padding):
         return jit_winograd.conv2d_grad_weight(x, grad_output, weight_shape, padding)
+    if pointwise.applies(weight_shape, padding):
+        return pointwise.conv2d_grad_weight(x, grad_output, weight_shape, stride)
     return jit_gemm.gemm_conv2d_grad_weight(x, grad_output, weight_shape, stride, padding)
 
 
 def conv2d_grad_bias(grad_output: np.ndarray) -> np.ndarray:
-    """∂L/∂b (O,) = grad_y summed over images and pixels."""
-    return grad_output.sum(axis=(0, 2, 3))
+    """∂L/∂b (O,) = grad_y summed over images and pixels (np.einsum: see
+    `minigrad.kernels.conv2d_grad_bias`)."""
+    return np.einsum("nohw->o", grad_output)

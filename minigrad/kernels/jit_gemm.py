@@ -5,7 +5,7 @@ P = OH·OW (output pixels of one image). For a chunk of images n0 … n1:
 
     cols[k, m·P + p] = x[n0 + m, c, oh·sh - ph + i, ow·sw - pw + j]   (0 where that is padding)
     forward       y_t = w_flat @ cols                       (O, K) @ (K, chunk·P)
-    weight grad   grad_w += g_t @ colsᵀ                      (O, chunk·P) @ (chunk·P, K)
+    weight grad   grad_wᵀ += cols @ g_tᵀ                     (K, chunk·P) @ (chunk·P, O)
     input grad    grad_cols = w_flatᵀ @ g_t, added back onto the windows ("col2im")
 
 with g_t[o, m·P + p] = grad_y[n0 + m, o, p]. What makes it fast where numpy's im2col is not:
@@ -42,14 +42,22 @@ from minigrad.kernels import jit_pack, jit_pool
 from minigrad.kernels.reference import Pair, output_size
 
 # Chunk size. A chunk's cols + (O, chunk·P) matrix should stay in the L2 cache while the
-# GEMM reads it back: 512 KB beat 2, 8 and 64 MB by 20–40 % on every network shape (one
-# thread, CPU time). That holds when our GEMMs run on one BLAS thread (`_one_blas_thread`).
-# Where we cannot ask for that (a BLAS other than numpy's OpenBLAS) and BLAS has several
-# threads, each GEMM is a rendezvous of its threads, which costs far more than the cache
-# misses on a busy machine (LeNet's epoch: 63 s with 512 KB chunks against 25 s with 16 MB,
-# load 11 on 2 cores), so there a chunk is as large as WORKSPACE_BYTES, the bound on one
-# call's scratch memory (a single image larger than that is still one chunk).
-CACHE_CHUNK_BYTES = 512 << 10
+# GEMM reads it back. On a Zen 5 (1 MB L2 per core), one thread: 1 MB against 512 KB was
+# 1–4 % quicker on most of benchmarks/bench_conv.py's conv rows and 12–13 % on
+# 32×128×8² → 128 (Winograd), none slower by more than 1 %; 2–4 MB were no better (CPU time,
+# fwd + both gradients, 7 alternating rounds, with OpenBLAS's Haswell and SkylakeX kernels).
+# With several threads sharing the chunks, 512 KB: twice as many chunks split more evenly
+# (LeNet's first layer: 13 chunks instead of 7), and a fresh process's LeNet-5 epoch at
+# default threads took 208 ms against 231 ms with 1 MB (medians of 6 alternating runs).
+# Far larger chunks (8–64 MB) lost 20–40 % on an older CPU. All that holds when our GEMMs
+# run on one BLAS thread (`_one_blas_thread`). Where we cannot ask for that (a BLAS other
+# than numpy's OpenBLAS) and BLAS has several threads, each GEMM is a rendezvous of its
+# threads, which costs far more than the cache misses on a busy machine (LeNet's epoch:
+# 63 s with 512 KB chunks against 25 s with 16 MB, load 11 on 2 cores), so there a chunk
+# is as large as WORKSPACE_BYTES, the bound on one call's scratch memory (a single image
+# larger than that is still one chunk).
+CACHE_CHUNK_BYTES = 1 << 20  # one thread
+SHARED_CHUNK_BYTES = 512 << 10  # several threads
 WORKSPACE_BYTES = 64 << 20
 
 _local = threading.local()
@@ -80,8 +88,8 @@ def _find_set_blas_threads():
 
 
 _set_blas_threads = _find_set_blas_threads()
-CHUNK_BYTES = (CACHE_CHUNK_BYTES if jit_pool.THREADS == 1 or _set_blas_threads is not None
-               else WORKSPACE_BYTES)
+CHUNK_BYTES = (CACHE_CHUNK_BYTES if jit_pool.THREADS == 1
+               else SHARED_CHUNK_BYTES if _set_blas_threads is not None else WORKSPACE_BYTES)
 
 
 @contextmanager
@@ -149,6 +157,20 @@ def _window_table(input_size: Pair, kernel: Pair, stride: Pair, padding: Pair) -
     return table
 
 
+def gather_table(input_size: Pair, kernel: Pair, stride: Pair, padding: Pair) -> np.ndarray:
+    """`window_table` as unsigned ints, with padding marked by H·W instead of -1: the index
+    of the 0 that `jit_pack.pack` appends to its copy of each plane."""
+    return _gather_table(tuple(input_size), tuple(kernel), tuple(stride), tuple(padding))
+
+
+@lru_cache(maxsize=64)
+def _gather_table(input_size: Pair, kernel: Pair, stride: Pair, padding: Pair) -> np.ndarray:
+    table = _window_table(input_size, kernel, stride, padding)
+    gather = np.where(table < 0, input_size[0] * input_size[1], table).astype(np.uint32)
+    gather.flags.writeable = False  # shared between calls
+    return gather
+
+
 # ----------------------------------------------------------------------------- packing
 @dataclass(frozen=True)
 class _Columns:
@@ -194,8 +216,8 @@ class _Columns:
                  *self.kernel, *self.out, cols)
             return
         planes = source.reshape(source.shape[0] * self.channels, -1)
-        loop(jit_pack.pack, tasks, cols.size, planes, first, self._table(), cols,
-             self.channels)
+        table = gather_table(self.size, self.kernel, self.stride, (self.top, self.left))
+        loop(jit_pack.pack, tasks, cols.size, planes, first, table, cols, self.channels)
 
     def unfill(self, grad_cols: np.ndarray, first: int, grad_x: np.ndarray,
                loop: Callable) -> None:
@@ -326,8 +348,14 @@ def gemm_conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: 
 
 def gemm_conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
                             stride: Pair, padding: Pair) -> np.ndarray:
-    """∂L/∂w = Σ over chunks of g_t @ colsᵀ (each thread sums its own chunks; then the
-    threads' sums are added)."""
+    """∂L/∂w = (Σ over chunks of cols @ g_tᵀ)ᵀ (each thread sums its own chunks; then the
+    threads' sums are added).
+
+    Why (K, O) and not g_t @ colsᵀ, the same numbers as (O, K): BLAS is quicker when the
+    long side of its result is its rows. With OpenBLAS's SkylakeX kernels (AVX-512) the
+    chunk products ran 1.3–2.4× faster this way (7×7 "same" 0.85 → 0.35 ms, LeNet's second
+    layer 0.49 → 0.36 ms); with its Haswell kernels 0–10 % faster, LeNet's first layer 4 %
+    slower (0.084 → 0.087 ms)."""
     n_batch, out_channels = x.shape[0], weight_shape[0]
     if n_batch == 0:
         return np.zeros(weight_shape, dtype=x.dtype)
@@ -340,10 +368,10 @@ def gemm_conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape
         cols, g_t = windows.carve(space, images, out_channels)
         windows.fill(x, first, cols, loop)
         loop(jit_pack.from_nchw, images * out_channels, g_t.size, g, first, g_t)
-        return _dot(g_t, cols.T, np.empty((out_channels, windows.depth), dtype=x.dtype), loop)
+        return _dot(cols, g_t.T, np.empty((windows.depth, out_channels), dtype=x.dtype), loop)
 
     parts = _over_chunks(n_batch, windows.per_image(out_channels), x.dtype, work)
-    return sum(parts[1:], parts[0]).reshape(weight_shape)
+    return np.ascontiguousarray(sum(parts[1:], parts[0]).T).reshape(weight_shape)
 
 
 def _out_size(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair) -> Pair:

@@ -43,13 +43,21 @@ def applies(x_shape: tuple, weight_shape: tuple, stride: tuple, padding: tuple) 
     """3×3 kernels at stride 1 (any padding: every read and write is bounds-checked), where
     it measured faster than packing + BLAS: at least 16 input and output channels (each of
     the 16 products has the input channels as its inner dimension; at 1 channel it was 4×
-    slower) and outputs of at least 8×8 (on 4×4 outputs it was no faster). One thread, CPU
-    time, forward + both gradients against jit_gemm: 32×16×28² → 32 0.75×, 1×16×32² → 32
-    0.8–1.0×, 32×128×8² → 128 0.67–0.70×; 32×16×4² → 32 1.0–1.06×, 32×1×8² → 16 3.7–4.4×."""
+    slower), outputs of at least 8×8 (on 4×4 outputs it was no faster), and enough output
+    pixels N·OH·OW to pay for its fixed costs (transforming the weights, and back for their
+    gradient): 4096, or 1024 with 64 or more input channels.
+
+    One thread, CPU time, forward + both gradients against jit_gemm (ratios with OpenBLAS's
+    Haswell / SkylakeX kernels): 32×16×28² → 32 0.97 / 1.04, 32×128×8² → 128 0.68 / 0.81,
+    16×16×16² → 16 0.95 / 0.86, 1×64×32² → 64 0.84 / 1.08; too few pixels: 1×16×32² → 32
+    (batch 1) 1.18 / 1.10, 8×16×16² → 32 1.04 / 1.10, 1×128×16² → 128 1.33 / 2.06;
+    32×16×4² → 32 1.0–1.06, 32×1×8² → 16 3.7–4.4."""
     out_h = x_shape[2] + 2 * padding[0] - 2
     out_w = x_shape[3] + 2 * padding[1] - 2
+    pixels, channels = x_shape[0] * out_h * out_w, x_shape[1]
     return (tuple(weight_shape[2:]) == (3, 3) and tuple(stride) == (1, 1)
-            and x_shape[1] >= 16 and weight_shape[0] >= 16 and out_h >= 8 and out_w >= 8)
+            and channels >= 16 and weight_shape[0] >= 16 and out_h >= 8 and out_w >= 8
+            and (pixels >= 4096 or (channels >= 64 and pixels >= 1024)))
 
 
 @njit(cache=True, nogil=True)

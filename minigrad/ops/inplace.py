@@ -184,7 +184,8 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
     if ufunc is np.subtract:
         refuse_bool(tensor._data, other._data if isinstance(other, Tensor) else other)
     other_data = other._data if isinstance(other, Tensor) else None
-    if alpha != 1 and alpha and dtypes.result_type(
+    # (only a bool tensor can have a bool result: the dtype test first spares the promotion)
+    if alpha != 1 and alpha and tensor._data.dtype == dtypes.bool_ and dtypes.result_type(
             tensor._data, other if other_data is None else other_data) == dtypes.bool_:
         alpha = 1  # PyTorch casts alpha to the result's dtype: for bools, 2 is True
     if other_data is not None and other_data.shape == tensor._data.shape \

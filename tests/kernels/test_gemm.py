@@ -139,7 +139,8 @@ def test_one_chunk_shares_its_product_rows_between_threads(monkeypatch, stride: 
     monkeypatch.setattr(jit_pool, "run_in_pool", lambda jobs: calls.append(len(jobs)) or
                         run_in_pool(jobs))
     _check(GEMM, (1, 3, 9, 9), (16, 3, 3, 3), stride, (1, 1), dtype=np.float64)
-    # forward (16 rows of w_flat), input gradient (27 rows of w_flatᵀ), weight gradient (16)
+    # forward (16 rows of w_flat), input gradient (27 rows of w_flatᵀ), weight gradient (27
+    # rows of cols: it is computed transposed, (K, O))
     assert calls == [2, 2, 2]
 
 
@@ -187,6 +188,15 @@ def test_window_table_on_a_worked_case() -> None:
                                           [-1, -1, 3, 5],    # tap (0, 1)
                                           [-1, 1, -1, 7],    # tap (1, 0)
                                           [0, 2, 6, 8]])     # tap (1, 1)
+
+
+def test_gather_table_points_padding_at_the_appended_zero() -> None:
+    """The same case for `pack`'s gather: padding reads index H·W = 9 (a 0 that the kernel
+    appends to its copy of the plane), as unsigned ints."""
+    table = jit_gemm.gather_table((3, 3), (2, 2), (2, 2), (1, 1))
+    assert table.dtype == np.uint32
+    np.testing.assert_array_equal(table, [[9, 9, 9, 4], [9, 9, 3, 5], [9, 1, 9, 7],
+                                          [0, 2, 6, 8]])
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minigrad.kernels import reference
+from minigrad.kernels import im2col, reference
 
 jit = pytest.importorskip("minigrad.kernels.jit")
 from minigrad.kernels import jit_winograd  # noqa: E402
@@ -42,7 +42,7 @@ def _winograd(x, w, g, padding, bias=None):
     ((1, 2, 5, 5), 3, (0, 0)),     # valid: 3×3 output, every tile row and column half used
     ((2, 2, 4, 5), 2, (3, 2)),     # padding wider than the kernel, different per axis
     ((1, 1, 3, 3), 1, (0, 0)),     # one output pixel
-    ((3, 16, 9, 9), 16, (1, 1)),   # a shape the dispatch sends here
+    ((3, 16, 9, 9), 16, (1, 1)),   # 16 channels, as in the layers the dispatch sends here
 ])
 def test_matches_the_reference_loops_in_float64(x_shape, out_channels, padding) -> None:
     x, w, g = _arrays(x_shape, out_channels, padding, np.float64)
@@ -93,15 +93,24 @@ def test_float32_error_against_float64() -> None:
     ((32, 16, 4, 4), (32, 16, 3, 3), (1, 1), False),   # 4×4 outputs: no faster
     ((64, 32, 16, 16), (64, 32, 3, 3), (2, 2), False),  # stride 2
     ((32, 20, 12, 12), (50, 20, 5, 5), (1, 1), False),  # 5×5
+    ((1, 16, 32, 32), (32, 16, 3, 3), (1, 1), False),   # batch 1: 1024 output pixels
+    ((1, 64, 32, 32), (64, 64, 3, 3), (1, 1), True),    # ... enough with 64 channels
+    ((1, 128, 16, 16), (128, 128, 3, 3), (1, 1), False),  # 256 output pixels
+    ((16, 16, 16, 16), (16, 16, 3, 3), (1, 1), True),   # 4096 output pixels
 ])
 def test_dispatch(x_shape, w_shape, stride, expected) -> None:
     assert jit_winograd.applies(x_shape, w_shape, stride, (1, 1)) is expected
 
 
 def test_the_numba_backend_sends_wide_3x3_layers_here() -> None:
-    x, w, g = _arrays((2, 16, 8, 8), 16, (1, 1), np.float32)
+    """(Against im2col in float64, itself tested against the reference loops, which would
+    take minutes on a layer this large.)"""
+    x, w, g = _arrays((1, 64, 32, 32), 16, (1, 1), np.float32)
     assert jit_winograd.applies(x.shape, w.shape, (1, 1), (1, 1))
-    expected = _expected(x.astype(np.float64), w.astype(np.float64), g.astype(np.float64), (1, 1))
+    x64, w64, g64 = x.astype(np.float64), w.astype(np.float64), g.astype(np.float64)
+    expected = (im2col.conv2d_forward(x64, w64, (1, 1), (1, 1)),
+                im2col.conv2d_grad_input(g64, w64, x.shape, (1, 1), (1, 1)),
+                im2col.conv2d_grad_weight(x64, g64, w.shape, (1, 1), (1, 1)))
     got = (jit.conv2d_forward(x, w, (1, 1), (1, 1)),
            jit.conv2d_grad_input(g, w, x.shape, (1, 1), (1, 1)),
            jit.conv2d_grad_weight(x, g, w.shape, (1, 1), (1, 1)))

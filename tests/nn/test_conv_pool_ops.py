@@ -38,6 +38,20 @@ def test_conv2d_gradcheck_and_gradgradcheck(x_shape, w_shape, stride, padding) -
     assert gradgradcheck(f, (x, w, b))
 
 
+def test_conv2d_bias_gradient_is_recorded_as_a_sum_over_batch_and_pixels() -> None:
+    """∂L/∂b comes from the kernels' reduction (ConvBackwardBias) but records the node a
+    sum over (0, 2, 3) records, and spreads a second-order upstream back over g."""
+    x, w, b = _tensor((2, 2, 4, 4), 0), _tensor((3, 2, 3, 3), 1), _tensor((3,), 2)
+    g = _tensor((2, 3, 2, 2), 3)
+    (grad_b,) = mg.autograd.grad(conv2d(x, w, b), (b,), g, create_graph=True)
+    assert grad_b.grad_fn.name() == "SumBackward1"
+    np.testing.assert_allclose(grad_b.detach().numpy(), g.detach().numpy().sum(axis=(0, 2, 3)))
+    (grad_g,) = mg.autograd.grad((grad_b * mg.tensor([1.0, 2.0, 3.0], dtype=mg.float64)).sum(),
+                                 (g,))
+    np.testing.assert_array_equal(grad_g.numpy(), np.broadcast_to(
+        np.array([1.0, 2.0, 3.0]).reshape(1, 3, 1, 1), (2, 3, 2, 2)))
+
+
 def test_conv2d_third_order_through_the_graph() -> None:
     """The backward ops are conv ops again, so a third derivative exists; for y = sum(conv(x, w)²)
     the third derivative wrt w along a direction is checked against finite differences of

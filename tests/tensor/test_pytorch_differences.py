@@ -13,6 +13,7 @@ from support.torch_comparison import case_id, oracle_cases, run, same_as_torch
 
 import minigrad as mg
 from minigrad import nn
+from minigrad.ops import unary
 
 FLOAT = mg.float64
 
@@ -672,3 +673,16 @@ def test_conv_gradients_under_create_graph_are_recorded_as_in_pytorch(x_needs, w
     for grad in grads:
         assert grad.requires_grad and not grad.is_leaf
         assert grad.grad_fn.name() == "ConvolutionBackwardBackward0"
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_relu_gradient_masks_bit_for_bit_like_where(dtype):
+    """relu's backward ANDs the bits of the upstream gradient with its mask (no branches):
+    the same bits as np.where(mask, grad, 0), for inf, nan, -0.0 and a strided view too."""
+    grad = np.array([1.5, -2.0, np.nan, np.inf, -np.inf, -0.0, 3.0, np.nan], dtype=dtype)
+    mask = np.array([1, 0, 0, 0, 1, 1, 0, 1], dtype=bool)
+    for g, m in ((grad, mask), (grad[::2], mask[::2]), (grad[3], mask[3])):
+        expected = np.where(m, g, dtype(0))
+        got = unary._keep_where(m, g)
+        assert got.dtype == dtype and got.shape == expected.shape
+        assert got.tobytes() == expected.tobytes()
