@@ -1,0 +1,143 @@
+"""Round two of attacks on the capstone (08.5) since the grader runs the student's ``layers``
+itself on test images the child never gets.
+
+What the grader now proves is "these layers, run by the grader, get ≥ 97 % of held-back
+images, and agree with whatever the report calls the model's scores". It does not prove the
+layers came from training a CNN of the student's own pieces: the probe scores, the list of
+"your functions" and the losses are all produced by the student's process. Routes that get
+through are marked ``xfail(strict=True)`` with the hole in the reason.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.grading.test_capstone_routes import (REFERENCE, capstone_score,
+                                                with_capstone_body)
+from tests.support.grading_results import needs_sandbox
+
+pytestmark = needs_sandbox
+
+#: Three trivial Functions of "the student's own" (numpy forward, no backward) and a Module
+#: around them: enough for capstone_report to list 3 own Functions and no library node.
+TRIVIAL_MODEL = '''
+class Hidden(Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        return x.reshape(len(x), -1) @ weight.T + bias
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return None, None, None
+
+
+class Rectify(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return np.maximum(x, 0.0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return None
+
+
+class Out(Hidden):
+    pass
+
+
+class Net(nn.Module):
+    def __init__(self, w1, b1, w2, b2):
+        super().__init__()
+        self.w1, self.b1 = nn.Parameter(mg.tensor(w1)), nn.Parameter(mg.tensor(b1))
+        self.w2, self.b2 = nn.Parameter(mg.tensor(w2)), nn.Parameter(mg.tensor(b2))
+
+    def forward(self, x):
+        return Out.apply(Rectify.apply(Hidden.apply(x, self.w1, self.b1)), self.w2, self.b2)
+
+
+'''
+
+#: The hidden layer: 1 000 random ReLU features from a fixed generator (not ``rng``; the
+#: same on every seed), 64 → 1 000; 65 000 parameters, whole numbers (so the report's JSON
+#: stays under the child's 1 MB: as float32 fractions it is ~1.5 MB and is refused).
+RANDOM_FEATURES = '''
+features = np.random.default_rng(2024)
+w1 = np.round(features.normal(size=(1000, 64)) * 2)
+b1 = np.round(features.normal(size=1000) * 16)
+'''
+
+#: Every weight a whole number, sent as int16 arrays (read_layers takes kinds f, i, u): the
+#: report's JSON stays small (the child may send back 1 MB in all, over both seeds; 65 000
+#: float32 fractions are ~1.3 MB per seed and were refused: "sent back more than 1 MB").
+FINISH = '''
+model = Net(w1, b1, w2, b2)
+optimizer = None
+losses = [1.0]
+layers = [("flatten",), ("linear", w1.astype(np.int16), b1.astype(np.int16)), ("relu",),
+          ("linear", w2.astype(np.int16), b2.astype(np.int16))]
+'''
+
+#: Route A: the output layer in closed form (ridge regression on the random features of the
+#: training images, np.linalg.solve): no gradient, no loss, no optimizer, no conv, no pool.
+CLOSED_FORM = TRIVIAL_MODEL + RANDOM_FEATURES + '''
+pixels = train_images.numpy().reshape(len(train_images.numpy()), -1).astype(np.float64)
+hidden = np.maximum(pixels @ w1.T + b1, 0.0)
+hidden = np.hstack([hidden, np.ones((len(hidden), 1))])
+targets = np.eye(10)[train_labels.numpy()]
+solved = np.linalg.solve(hidden.T @ hidden + 256 * np.eye(1001), hidden.T @ targets).T
+solved = np.round(solved * 127 / np.abs(solved).max())  # argmax ignores a positive scale
+w2, b2 = solved[:, :-1], solved[:, -1]
+''' + FINISH
+
+#: Route B: the output layer pasted: 10 010 int8 weights (fitted offline as in route A) as
+#: hex, in 11 string literals of 1 900 characters (each under the rules' MAX_LITERAL = 2 000),
+#: joined at run time. The child never looks at the training images or labels.
+PASTED = Path(__file__).with_name("capstone_pasted_weights.txt").read_text(encoding="utf-8")
+PASTED_ROUTE = TRIVIAL_MODEL + RANDOM_FEATURES + PASTED + '''
+quantised = np.array(bytearray(bytes.fromhex("".join(PASTED_CHUNKS))), dtype=np.uint8)
+solved = quantised.astype(np.int8).astype(np.float64).reshape(10, 1001)  # (× PASTED_SCALE)
+w2, b2 = solved[:, :-1], solved[:, -1]
+''' + FINISH
+
+
+def test_the_trivial_model_alone_is_refused_for_accuracy(tmp_path: Path) -> None:
+    """Control: the same three Functions and layers with an output layer of zeros: 0."""
+    body = TRIVIAL_MODEL + RANDOM_FEATURES + "w2, b2 = np.zeros((10, 1000)), np.zeros(10)\n" \
+        + FINISH
+    score, feedback = capstone_score(tmp_path, "zeros", with_capstone_body(REFERENCE, body))
+    assert score == 0.0 and "below 97.0%" in feedback, feedback
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "HOLE: a random-feature network with its output layer solved in closed form "
+    "(np.linalg.solve on the training set, no gradient, no optimizer, no conv/pool) "
+    "gets 98.1 % of the test split (5/5); the grader checks only that layers agree with the "
+    "student-made probe scores and are accurate, and 3 trivial Functions satisfy "
+    "'your_functions'"))
+def test_closed_form_random_features_score_nothing(tmp_path: Path) -> None:
+    score, feedback = capstone_score(tmp_path, "closed", with_capstone_body(REFERENCE,
+                                                                            CLOSED_FORM))
+    assert score == 0.0, feedback
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "HOLE: pasted weights in string literals each under MAX_LITERAL (2 000 characters), "
+    "joined at run time, plus a hidden layer from a fixed seed: 5/5 without the child ever "
+    "reading a training image or label; nothing ties layers to training in the child"))
+def test_pasted_weights_in_short_literals_score_nothing(tmp_path: Path) -> None:
+    score, feedback = capstone_score(tmp_path, "pasted", with_capstone_body(REFERENCE,
+                                                                            PASTED_ROUTE))
+    assert score == 0.0, feedback
+
+
+def test_pasted_weights_in_one_long_literal_are_refused_by_the_rules(tmp_path: Path) -> None:
+    """The same weights as one 20 020-character literal: the rules' MAX_LITERAL refuses it."""
+    body = PASTED_ROUTE.replace('"".join(PASTED_CHUNKS)', 'PASTED_HEX').replace(
+        "PASTED_CHUNKS = [", "PASTED_HEX = '" + "".join(
+            eval(PASTED[PASTED.index("["):]))  # noqa: S307 — our own literal
+        + "'\nPASTED_CHUNKS = [", 1)
+    score, feedback = capstone_score(tmp_path, "long", with_capstone_body(REFERENCE, body))
+    assert score == 0.0 and "literal of" in feedback, feedback
