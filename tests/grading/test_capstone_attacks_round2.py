@@ -295,3 +295,94 @@ def test_layers_within_the_limits_cost_the_grader_little_memory(tmp_path: Path) 
     score, feedback, grown_mb = json.loads(run.stdout.strip().splitlines()[-1])
     assert score == 0.0 and "below 97.0%" in feedback, feedback
     assert grown_mb < 200, f"the grader's peak memory grew by {grown_mb} MB"
+
+
+# ---------------------------------------------------------------------------- untrained convs
+#: Route: the reference's architecture (wider: 32 and 64 channels), its two convs left at
+#: random whole-number weights from a fixed generator (never trained), and the linear layer
+#: solved in closed form (ridge regression on the pooled features of the training images),
+#: rounded to whole numbers. Forward-only Functions: no backward, loss or optimizer.
+UNTRAINED_CONVS = '''
+windows = np.lib.stride_tricks.sliding_window_view
+
+
+class Conv(Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        patches = windows(np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))), (3, 3), axis=(2, 3))
+        return np.einsum("nchwij,ocij->nohw", patches, weight) + bias[None, :, None, None]
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return None, None, None
+
+
+class Pool(Function):
+    @staticmethod
+    def forward(ctx, x):
+        n, c, h, w = x.shape
+        return np.maximum(x, 0.0).reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return None
+
+
+class Lin(Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        return x.reshape(len(x), -1) @ weight.T + bias
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return None, None, None
+
+
+features = np.random.default_rng(0)
+w1, b1 = np.round(features.normal(size=(32, 1, 3, 3)) * 3), np.zeros(32)
+w2, b2 = np.round(features.normal(size=(64, 32, 3, 3)) * 3), np.zeros(64)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w1, self.b1 = nn.Parameter(mg.tensor(w1)), nn.Parameter(mg.tensor(b1))
+        self.w2, self.b2 = nn.Parameter(mg.tensor(w2)), nn.Parameter(mg.tensor(b2))
+        self.w3, self.b3 = None, None
+
+    def body(self, x):
+        return Pool.apply(Conv.apply(Pool.apply(Conv.apply(x, self.w1, self.b1)),
+                                     self.w2, self.b2))
+
+    def forward(self, x):
+        return Lin.apply(self.body(x), self.w3, self.b3)
+
+
+model = Net()
+with mg.no_grad():
+    pooled = model.body(train_images).numpy().reshape(len(train_images.numpy()), -1)
+pooled = np.hstack([pooled.astype(np.float64), np.ones((len(pooled), 1))])
+gram = pooled.T @ pooled
+solved = np.linalg.solve(gram + 1e-4 * np.trace(gram) / len(gram) * np.eye(len(gram)),
+                         pooled.T @ np.eye(10)[train_labels.numpy()]).T
+solved = np.round(solved * 127 / np.abs(solved).max())
+w3, b3 = solved[:, :-1], solved[:, -1]
+model.w3, model.b3 = nn.Parameter(mg.tensor(w3)), nn.Parameter(mg.tensor(b3))
+optimizer = None
+losses = [1.0]
+whole = lambda array: array.astype(np.int16)
+layers = [("conv", whole(w1), whole(b1), 1, 1), ("relu",), ("maxpool", 2),
+          ("conv", whole(w2), whole(b2), 1, 1), ("relu",), ("maxpool", 2), ("flatten",),
+          ("linear", whole(w3), whole(b3))]
+'''
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "HOLE: the reference's conv-ReLU-pool ×2 → linear architecture with the convs left "
+    "untrained (random whole numbers from a fixed generator) and the linear layer solved in "
+    "closed form scores 5/5 (98.9 % of the test split): requiring conv/pool layers in "
+    "`layers` would not stop a fit without gradient training"))
+def test_untrained_convs_with_a_closed_form_head_score_nothing(tmp_path: Path) -> None:
+    score, feedback = capstone_score(tmp_path, "untrained", with_capstone_body(
+        REFERENCE, UNTRAINED_CONVS))
+    assert score == 0.0, feedback
