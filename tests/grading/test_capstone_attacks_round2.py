@@ -386,3 +386,25 @@ def test_untrained_convs_with_a_closed_form_head_score_nothing(tmp_path: Path) -
     score, feedback = capstone_score(tmp_path, "untrained", with_capstone_body(
         REFERENCE, UNTRAINED_CONVS))
     assert score == 0.0, feedback
+
+
+# ---------------------------------------------------------------------------- no fitting at all
+def test_a_template_vote_written_as_layers_stays_below_the_pass_mark() -> None:
+    """A non-network classifier as ``layers``, nothing fitted: 1 200 training images as the
+    rows of a linear layer (bias −|t|²/2, so a row scores x·t − |t|²/2), ReLU, and a linear
+    layer of one-hot votes by each template's label. read_layers accepts it (90 010
+    parameters); the grader's own pass gets 88.9 % of the test split, below 97 %. (Run here
+    with network.forward directly, as _compare_capstone does; no grading child.)"""
+    import numpy as np
+
+    from minigrad.data import load_digits
+    from minigrad.exercises import network
+
+    images, labels = load_digits("train", as_numpy=True)
+    templates = images[:1200].reshape(1200, -1).astype(np.float64)
+    layers = network.read_layers(
+        [("flatten",), ("linear", templates, -0.5 * (templates ** 2).sum(axis=1)), ("relu",),
+         ("linear", np.eye(10)[labels[:1200]].T.copy(), np.zeros(10))], (1, 8, 8), 10)
+    test_images, test_labels = load_digits("test", as_numpy=True)
+    accuracy = float((network.forward(layers, test_images).argmax(axis=1) == test_labels).mean())
+    assert 0.85 < accuracy < 0.97, accuracy
