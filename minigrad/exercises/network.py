@@ -3,7 +3,8 @@
 The capstone (08.5) returns its trained network as a list of layers, each a tuple::
 
     ("conv", weight, bias, stride, padding)   weight (O, C, k, k), bias (O,): cross-correlation,
-                                              out[n,o] = Σ_c x[n,c] ⋆ w[o,c] + b[o] (PyTorch's)
+                                              out[n,o] = Σ_c x[n,c] ⋆ w[o,c] + b[o] (PyTorch's);
+                                              padding 0 … k − 1
     ("linear", weight, bias)                  weight (out, in), bias (out,): y = x Wᵀ + b
     ("maxpool", k) / ("avgpool", k)           k×k windows, stride k (a partial edge is dropped)
     ("relu",) / ("tanh",)                     elementwise
@@ -97,8 +98,10 @@ def _largest_per_image(layers: list[Layer], shape: tuple[int, ...]) -> int:
     largest = int(np.prod(shape))
     for index, layer in enumerate(layers):
         after = _output_shape(layer, shape, f"layer {index}")
-        if layer.kind == "conv":
-            largest = max(largest, int(np.prod(after)) // layer.weight.shape[0]
+        if layer.kind == "conv":  # its padded input, and its windows
+            channels, height, width = shape
+            padded = channels * (height + 2 * layer.padding) * (width + 2 * layer.padding)
+            largest = max(largest, padded, int(np.prod(after)) // layer.weight.shape[0]
                           * int(np.prod(layer.weight.shape[1:])))
         shape = after
         largest = max(largest, int(np.prod(shape)))
@@ -135,11 +138,12 @@ def _read_layer(entry: tuple, where: str) -> Layer:
         if len(rest) != 4:
             raise NetworkError(f"{where}: expected ('conv', weight, bias, stride, padding)")
         weight, bias = _array(rest[0], 4, f"{where} weight"), _array(rest[1], 1, f"{where} bias")
-        stride = _integer(rest[2], 1, MAX_STRIDE, f"{where} stride")
-        padding = _integer(rest[3], 0, MAX_PADDING, f"{where} padding")
         if weight.shape[2] != weight.shape[3] or not 1 <= weight.shape[2] <= MAX_KERNEL:
             raise NetworkError(f"{where}: the kernel must be square, 1×1 to "
                                f"{MAX_KERNEL}×{MAX_KERNEL}; weight has shape {weight.shape}")
+        stride = _integer(rest[2], 1, MAX_STRIDE, f"{where} stride")
+        # (a padding of k or more only adds rows of zeros that no window of the image reaches)
+        padding = _integer(rest[3], 0, min(MAX_PADDING, weight.shape[2] - 1), f"{where} padding")
         if bias.shape != weight.shape[:1]:
             raise NetworkError(f"{where}: bias has shape {bias.shape}, expected "
                                f"({weight.shape[0]},) for weight {weight.shape}")

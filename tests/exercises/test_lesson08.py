@@ -354,6 +354,8 @@ def _written(layers: list) -> list:
     ([("conv", np.zeros((4, 2, 3, 3)), np.zeros(4), 1, 1)], "takes 2 channel(s); its input "
                                                             "has 1"),
     ([("conv", np.zeros((4, 1, 9, 9)), np.zeros(4), 1, 0)], "1×1 to 7×7"),
+    ([("conv", np.zeros((4, 1, 1, 1)), np.zeros(4), 1, 1)], "padding: expected an integer "
+                                                            "from 0 to 0"),
     ([("flatten",), ("linear", np.zeros((10, 32)), np.zeros(10))], "takes 32 features"),
     ([("linear", np.zeros((10, 64)), np.zeros(10))], "(flatten first)"),
     ([("flatten",), ("linear", np.zeros((10, 64)), np.full(10, np.nan))], "NaN or infinite"),

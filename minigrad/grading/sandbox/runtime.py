@@ -137,16 +137,32 @@ def protected_paths(extra: Iterable[Path] = ()) -> list[Path]:
 
 
 def _other_packages(runtime: Optional[Runtime]) -> list[Path]:
-    """The installed packages a child with ``runtime`` may not read: every entry of each
-    ``site-packages`` folder but ``runtime.packages`` (with their ``.libs`` and metadata)."""
+    """The installed packages a child with ``runtime`` may not read: every entry of every
+    package folder on this machine (:func:`_package_folders`) but ``runtime.packages`` (with
+    their ``.libs`` and metadata)."""
     if runtime is None or runtime.packages is None:
         return []
     allowed = tuple(runtime.packages)
-    folders = {Path(entry).resolve() for entry in sys.path
-               if entry and Path(entry).name.endswith("-packages") and Path(entry).is_dir()}
-    return [entry.resolve() for folder in sorted(folders) for entry in sorted(folder.iterdir())
+    return [entry.resolve() for folder in sorted(_package_folders())
+            for entry in sorted(folder.iterdir())
             if not any(entry.name == name or entry.name.startswith((f"{name}.", f"{name}-"))
                        for name in allowed)]
+
+
+def _package_folders() -> set[Path]:
+    """Every ``site-packages``/``dist-packages`` folder a child could put on its own
+    ``sys.path``: the grader's, the base interpreter's under a virtualenv (pyenv keeps it
+    inside the standard library's folder, which children read), and the system's Pythons'
+    under the library folders children read (Debian's ``/usr/lib/python3/dist-packages``)."""
+    found = {Path(entry) for entry in sys.path if entry and Path(entry).name.endswith("-packages")}
+    for prefixes in ({}, {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}):
+        paths = sysconfig.get_paths(vars=prefixes)
+        found |= {Path(paths["purelib"]), Path(paths["platlib"])}
+    for root in {sysconfig.get_config_var("LIBDIR") or "/usr/lib", *LIBRARY_FOLDERS,
+                 str(Path(sysconfig.get_paths()["stdlib"]).parent)}:
+        if Path(root).is_dir():
+            found |= set(Path(root).glob("python3*/*-packages"))
+    return {folder.resolve() for folder in found if folder.is_dir()}
 
 
 def _prefixes() -> list[Path]:
