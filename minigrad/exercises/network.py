@@ -27,7 +27,7 @@ import numpy as np
 
 #: Limits on a network the grader will run (the capstone's reference has 6 090 parameters).
 MAX_LAYERS = 16
-MAX_PARAMETERS = 100_000
+MAX_PARAMETERS = 50_000
 MAX_VALUES_PER_IMAGE = 8_192    # of any layer's output (the reference's largest: 1 024)
 MAX_PRODUCTS_PER_IMAGE = 1_000_000  # multiply-adds of the whole network (the reference: 85 K)
 BATCH_BYTES = 64 << 20  # the largest scratch array of one batch, windows included
@@ -109,26 +109,110 @@ def _largest_per_image(layers: list[Layer], shape: tuple[int, ...]) -> int:
 
 
 def _forward(layers: list[Layer], x: np.ndarray) -> np.ndarray:
-    windows = np.lib.stride_tricks.sliding_window_view
     for layer in layers:
-        if layer.kind == "conv":
-            p, s, k = layer.padding, layer.stride, layer.weight.shape[2]
-            padded = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
-            patches = windows(padded, (k, k), axis=(2, 3))[:, :, ::s, ::s]
-            x = np.einsum("nchwij,ocij->nohw", patches, layer.weight, optimize=True) \
-                + layer.bias[None, :, None, None]
-        elif layer.kind == "linear":
-            x = x @ layer.weight.T + layer.bias
-        elif layer.kind in ("maxpool", "avgpool"):
-            k = layer.size
-            n, c, h, w = x.shape
-            cells = x[:, :, :h // k * k, :w // k * k].reshape(n, c, h // k, k, w // k, k)
-            x = cells.max(axis=(3, 5)) if layer.kind == "maxpool" else cells.mean(axis=(3, 5))
-        elif layer.kind == "flatten":
-            x = x.reshape(len(x), -1)
-        else:
-            x = ELEMENTWISE[layer.kind](x)
+        x = _layer_forward(layer, x)
     return x
+
+
+def _layer_forward(layer: Layer, x: np.ndarray) -> np.ndarray:
+    if layer.kind == "conv":
+        p, s, k = layer.padding, layer.stride, layer.weight.shape[2]
+        padded = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+        patches = _windows(padded, (k, k), axis=(2, 3))[:, :, ::s, ::s]
+        return np.einsum("nchwij,ocij->nohw", patches, layer.weight, optimize=True) \
+            + layer.bias[None, :, None, None]
+    if layer.kind == "linear":
+        return x @ layer.weight.T + layer.bias
+    if layer.kind in ("maxpool", "avgpool"):
+        cells = _cells(x, layer.size)
+        return cells.max(axis=-1) if layer.kind == "maxpool" else cells.mean(axis=-1)
+    if layer.kind == "flatten":
+        return x.reshape(len(x), -1)
+    return ELEMENTWISE[layer.kind](x)
+
+
+def _cells(x: np.ndarray, k: int) -> np.ndarray:
+    """(N, C, H, W) → (N, C, H//k, W//k, k·k): each pooling window's values, in scan order
+    (a partial edge dropped)."""
+    n, c, h, w = x.shape
+    cells = x[:, :, :h // k * k, :w // k * k].reshape(n, c, h // k, k, w // k, k)
+    return cells.transpose(0, 1, 2, 4, 3, 5).reshape(n, c, h // k, w // k, k * k)
+
+
+_windows = np.lib.stride_tricks.sliding_window_view
+
+
+# ---------------------------------------------------------------------------- gradients
+def gradients(layers: list[Layer], images: np.ndarray, labels: np.ndarray) -> list[np.ndarray]:
+    """∂L/∂θ for every weight and bias of ``layers``, in the order they appear, where L is the
+    mean over ``images`` of −log softmax(scores)[label]: backpropagation in float64, in
+    batches sized as :func:`forward`'s (each adds its share). ∂L/∂scores = (softmax(scores) −
+    onehot(label)) / N."""
+    per_image = 3 * _largest_per_image(layers, images.shape[1:])  # (input, output, gradient)
+    batch = max(1, BATCH_BYTES // (8 * per_image))
+    total: list[np.ndarray] = []
+    for start in range(0, len(images), batch):
+        part = _batch_gradients(layers, images[start:start + batch].astype(np.float64),
+                                labels[start:start + batch], len(images))
+        total = part if not total else [a + b for a, b in zip(total, part)]
+    return total
+
+
+def _batch_gradients(layers: list[Layer], x: np.ndarray, labels: np.ndarray,
+                     count: int) -> list[np.ndarray]:
+    inputs = []
+    for layer in layers:
+        inputs.append(x)
+        x = _layer_forward(layer, x)
+    grad = np.exp(x - x.max(axis=1, keepdims=True))
+    grad /= grad.sum(axis=1, keepdims=True)
+    grad[np.arange(len(grad)), labels] -= 1.0
+    grad /= count
+    found: list[np.ndarray] = []
+    for layer, x in zip(reversed(layers), reversed(inputs)):
+        grad, own = _layer_backward(layer, x, grad)
+        found = own + found
+    return found
+
+
+def _layer_backward(layer: Layer, x: np.ndarray,
+                    grad: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(∂L/∂x, [∂L/∂weight, ∂L/∂bias] or []) from ∂L/∂output = ``grad``."""
+    if layer.kind == "conv":
+        # out[n,o,a,b] = Σ_c,i,j padded[n,c,a·s+i,b·s+j] w[o,c,i,j] + b[o]
+        p, s, k = layer.padding, layer.stride, layer.weight.shape[2]
+        padded = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+        patches = _windows(padded, (k, k), axis=(2, 3))[:, :, ::s, ::s]
+        grad_weight = np.einsum("nohw,nchwij->ocij", grad, patches, optimize=True)
+        out_h, out_w = grad.shape[2], grad.shape[3]
+        grad_padded = np.zeros_like(padded)
+        for i in range(k):
+            for j in range(k):
+                grad_padded[:, :, i:i + s * out_h:s, j:j + s * out_w:s] += np.einsum(
+                    "nohw,oc->nchw", grad, layer.weight[:, :, i, j], optimize=True)
+        grad_x = grad_padded[:, :, p:p + x.shape[2], p:p + x.shape[3]]
+        return grad_x, [grad_weight, grad.sum(axis=(0, 2, 3))]
+    if layer.kind == "linear":
+        return grad @ layer.weight, [grad.T @ x, grad.sum(axis=0)]
+    if layer.kind in ("maxpool", "avgpool"):
+        k = layer.size
+        n, c, h, w = x.shape
+        cells = _cells(x, k)
+        if layer.kind == "maxpool":  # to each window's first maximum
+            spread = np.zeros_like(cells)
+            np.put_along_axis(spread, cells.argmax(axis=-1)[..., None], grad[..., None], -1)
+        else:
+            spread = np.repeat(grad[..., None] / (k * k), k * k, axis=-1)
+        grad_x = np.zeros_like(x)
+        grad_x[:, :, :h // k * k, :w // k * k] = spread.reshape(
+            n, c, h // k, w // k, k, k).transpose(0, 1, 2, 4, 3, 5).reshape(
+            n, c, h // k * k, w // k * k)
+        return grad_x, []
+    if layer.kind == "flatten":
+        return grad.reshape(x.shape), []
+    if layer.kind == "relu":
+        return grad * (x > 0), []
+    return grad * (1.0 - np.tanh(x) ** 2), []  # tanh
 
 
 # ---------------------------------------------------------------------------- one layer

@@ -35,11 +35,14 @@ class Runtime:
     so the test split's labels, which the grader keeps, cannot be read in the child. With
     ``packages``, the child can read only these of the installed packages (say ``("numpy",)``:
     no other library's layers, wherever the grader is installed); ``None``: all of them.
+    ``answer_bytes``: the most answer text the grader reads back for the exercise's cases
+    (its decoding is the grader's work), when it needs more than the usual 1 MB.
     """
 
     absent: tuple[str, ...] = ()
     digits_test: bool = True
     packages: Optional[tuple[str, ...]] = None
+    answer_bytes: Optional[int] = None
 
 
 @dataclass(frozen=True)

@@ -360,10 +360,10 @@ def _written(layers: list) -> list:
     ([("linear", np.zeros((10, 64)), np.zeros(10))], "(flatten first)"),
     ([("flatten",), ("linear", np.zeros((10, 64)), np.full(10, np.nan))], "NaN or infinite"),
     ([("flatten",), ("linear", np.zeros((9, 64)), np.zeros(9))], "must end with 10 scores"),
-    ([("flatten",), ("linear", np.zeros((1000, 64)), np.zeros(1000)), ("relu",),
-      ("linear", np.zeros((50, 1000)), np.zeros(50)), ("linear", np.zeros((10, 50)),
-                                                        np.zeros(10))],
-     "the network has 115560 parameters; at most 100000"),
+    ([("flatten",), ("linear", np.zeros((600, 64)), np.zeros(600)), ("relu",),
+      ("linear", np.zeros((20, 600)), np.zeros(20)), ("linear", np.zeros((10, 20)),
+                                                      np.zeros(10))],
+     "the network has 51230 parameters; at most 50000"),
     ([("flatten",), ("linear", np.zeros((2000, 64)), np.zeros(2000))], "128000 values"),
     ([("maxpool", 16)], "window size: expected an integer from 2 to 4"),
     ([("flatten",), ("maxpool", 2)], "needs images (C, H, W)"),
@@ -396,6 +396,45 @@ def test_the_graders_forward_pass_matches_minigrads_layers() -> None:
         expected = model(mg.tensor(images)).numpy()
     got = network.forward(network.read_layers(layers, (1, 8, 8), 10), images)
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_the_graders_backpropagation_matches_minigrads_autograd() -> None:
+    """network.gradients: ∂(mean cross-entropy)/∂θ for conv (stride, padding), tanh, average
+    and max pooling, relu, flatten and linear, in float64, as minigrad's engine gives them."""
+    rng = np.random.default_rng(2)
+    conv, conv2, linear = nn.Conv2d(1, 5, 3, stride=2, padding=2), nn.Conv2d(5, 6, 2, padding=1), \
+        nn.Linear(6, 10)
+    model = nn.Sequential(conv, nn.Tanh(), nn.AvgPool2d(2), conv2, nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), linear).double()
+    layers = network.read_layers(_written(
+        [("conv", conv.weight, conv.bias, 2, 2), ("tanh",), ("avgpool", 2),
+         ("conv", conv2.weight, conv2.bias, 1, 1), ("relu",), ("maxpool", 2), ("flatten",),
+         ("linear", linear.weight, linear.bias)]), (1, 8, 8), 10)
+    images, labels = rng.random((9, 1, 8, 8)), rng.integers(0, 10, 9)
+    scores = model(mg.tensor(images))
+    (-scores.log_softmax(1)[np.arange(9), labels].mean()).backward()
+    expected = [conv.weight, conv.bias, conv2.weight, conv2.bias, linear.weight, linear.bias]
+    for got, parameter in zip(network.gradients(layers, images, labels), expected):
+        np.testing.assert_allclose(got, parameter.grad.numpy(), rtol=1e-10, atol=1e-14)
+
+
+def test_the_capstone_needs_a_conv_a_pool_and_the_students_own_backward() -> None:
+    """Gradients that are not the backward's, or never reached the weights, and a network
+    without convolution, are refused before its accuracy counts."""
+    model, layers = _library_network()
+    answer, compare = capstone_answer(0), BY_ID["08.5"].compare
+    report = _honest_report(model, layers)
+    assert compare(answer, report).startswith("your network gets")  # untrained: the accuracy
+    doubled = [2 * gradient for gradient in report["probe_gradients"]]
+    assert "layer 0 (conv) weight: your backward's gradient" in compare(
+        answer, {**report, "probe_gradients": doubled})
+    missing = [None, *report["probe_gradients"][1:]]
+    assert "layer 0 (conv) weight: no gradient reached it" in compare(
+        answer, {**report, "probe_gradients": missing})
+    assert "gradients of your 4 weights" in compare(answer, {**report, "probe_gradients": []})
+    mlp = nn.Sequential(nn.Flatten(), nn.Linear(64, 10))
+    no_conv = _honest_report(mlp, [("flatten",), ("linear", mlp[1].weight, mlp[1].bias)])
+    assert "a convolutional network" in compare(answer, no_conv)
 
 
 def test_the_capstone_cases_send_only_a_seed() -> None:

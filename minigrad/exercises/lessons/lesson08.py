@@ -202,13 +202,19 @@ def capstone_report(model: Any, layers: Sequence[tuple], optimizer: Any,
     ``layers`` is ``model`` as a list the grader can run itself, in order: ``("conv", weight,
     bias, stride, padding)``, ``("relu",)``, ``("maxpool", k)``, ``("avgpool", k)``,
     ``("flatten",)``, ``("linear", weight, bias)`` (PyTorch's conventions: cross-correlation,
-    weight (out, in)). The grader counts the right answers of that network on test images it
-    alone holds, and checks that ``model`` gives the same scores as ``layers`` on the first
-    training images. The report also walks the backward graph of those scores to list the
-    Functions they are made of: yours (defined outside minigrad) and any library node from
-    ``LIBRARY_NODES``; and says whether ``optimizer`` is, or inherits from, one of minigrad's.
+    weight (out, in)), with your model's own Parameters in it. The grader counts the right
+    answers of that network on test images it alone holds. On the first training images it
+    checks that ``model`` gives the scores ``layers`` gives, and that your backward gives the
+    gradients of the loss it computes itself, for every weight. The report also walks the
+    backward graph to list the Functions it is made of: yours (defined outside minigrad) and
+    any library node from ``LIBRARY_NODES``; and whether ``optimizer`` is one of minigrad's.
     """
-    probe = load_digits("train", as_numpy=True)[0][:PROBE_IMAGES]
+    probe, probe_labels = (part[:PROBE_IMAGES] for part in load_digits("train", as_numpy=True))
+    weights = [item for layer in layers if isinstance(layer, (tuple, list))
+               for item in layer if isinstance(item, mg.Tensor)]
+    for weight in weights:
+        if weight.is_leaf:
+            weight.grad = None
     scores = model(mg.tensor(probe))
     yours, library, seen, todo = set(), set(), set(), [scores.sum().grad_fn]
     while todo:
@@ -222,12 +228,15 @@ def capstone_report(model: Any, layers: Sequence[tuple], optimizer: Any,
         elif function is not None and not _from_library(function):
             yours.add(function.__name__)
         todo.extend(next_node for next_node, _ in node.next_functions)
+    (-scores.log_softmax(1)[np.arange(len(probe)), probe_labels].mean()).backward()
     library_optimizers = [cls.__name__ for cls in type(optimizer).__mro__
                           if _from_library(cls) and cls not in (Optimizer, object)]
     written = [tuple(item.detach().numpy().copy() if isinstance(item, mg.Tensor) else item
                      for item in layer) if isinstance(layer, (tuple, list)) else layer
                for layer in layers]
     return {"layers": written, "probe_scores": scores.detach().numpy().astype(np.float64),
+            "probe_gradients": [weight.grad.numpy() if weight.is_leaf and weight.grad is not None
+                                else None for weight in weights],
             "losses": [float(value) for value in losses],
             "your_functions": sorted(yours), "library_layers": sorted(library),
             "optimizer": type(optimizer).__name__, "library_optimizers": library_optimizers}

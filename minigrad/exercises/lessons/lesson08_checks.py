@@ -298,7 +298,8 @@ CAPSTONE_RUNTIME = Runtime(
             "minigrad.ops.linear", "minigrad.ops.loss", "minigrad.nn.conv", "minigrad.nn.linear",
             "minigrad.nn.loss", "minigrad.nn.cross_entropy", "minigrad.optim.sgd",
             "minigrad.optim.adam", "minigrad.figures", "minigrad.training"),
-    digits_test=False, packages=("numpy",))
+    digits_test=False, packages=("numpy",),
+    answer_bytes=12_000_000)  # two runs of up to 50 000 weights and their gradients
 
 
 #: The instructor's held-out digits, when a private key holds them beside this file (made by
@@ -330,8 +331,8 @@ def capstone_test_set() -> dict:
 def capstone_answer(seed: int) -> dict:
     """What 08.5 is scored against: the test images and their labels, which the grader keeps
     (the student's process gets only the seed), and the training images of the probe."""
-    probe = load_digits("train", as_numpy=True)[0][:PROBE_IMAGES]
-    return {**capstone_test_set(), "probe": probe}
+    probe, probe_labels = (part[:PROBE_IMAGES] for part in load_digits("train", as_numpy=True))
+    return {**capstone_test_set(), "probe": probe, "probe_labels": probe_labels}
 
 
 _LIBRARY = "the capstone's layers and optimizer must be your own"
@@ -378,8 +379,8 @@ def _compare_capstone(expected: dict, got: Any, args: tuple = ()) -> Optional[st
     """The student's ``layers`` run here (:mod:`minigrad.exercises.network`) on images their
     process never had, ≥ 97 % right; ``model`` gives the same scores as ``layers``. First,
     readable messages for a network that is not the student's own."""
-    keys = ("layers", "probe_scores", "losses", "your_functions", "library_layers",
-            "library_optimizers")
+    keys = ("layers", "probe_scores", "probe_gradients", "losses", "your_functions",
+            "library_layers", "library_optimizers")
     if not isinstance(got, dict) or any(key not in got for key in keys):
         return ("expected the dict of capstone_report(model, layers, optimizer, losses), "
                 f"got {type(got).__name__}: keep the given last line")
@@ -413,6 +414,13 @@ def _compare_capstone(expected: dict, got: Any, args: tuple = ()) -> Optional[st
                 f"images their scores differ by up to {gap:.3g}. Check the order of the "
                 f"layers, each conv's stride and padding, and that every weight is the one your "
                 f"model uses (conv weight (out, in, k, k), linear weight (out, in))")
+    kinds = {layer.kind for layer in layers}
+    if "conv" not in kinds or not kinds & {"maxpool", "avgpool"}:
+        return ("the capstone is a convolutional network: layers needs at least one conv and "
+                "one pooling layer")
+    problem = _gradient_problem(layers, expected, got["probe_gradients"])
+    if problem:
+        return problem
     predictions = network.forward(layers, expected["images"]).argmax(axis=1)
     accuracy = float((predictions == expected["labels"]).mean())
     if not accuracy >= expected["pass_mark"]:
@@ -420,6 +428,28 @@ def _compare_capstone(expected: dict, got: Any, args: tuple = ()) -> Optional[st
                 f"{expected['pass_mark']:.1%} (losses from {losses[0]:.3g} to {losses[-1]:.3g}): "
                 f"check each piece on its own exercise first, then train longer or adjust the "
                 f"learning rate")
+    return None
+
+
+def _gradient_problem(layers: list, expected: dict, got: Any) -> Optional[str]:
+    """None if the student's backward gave, for every weight and bias of ``layers``, the
+    gradient of the probe batch's loss that the grader's own backpropagation gives (each
+    within 1e-3 of its size: float32 against float64, and a tie in a max pool)."""
+    names = [f"layer {index} ({layer.kind}) {part}" for index, layer in enumerate(layers)
+             if layer.weight is not None for part in ("weight", "bias")]
+    if not isinstance(got, list) or len(got) != len(names):
+        return (f"expected the gradients of your {len(names)} weights and biases: keep the "
+                f"given last line, with your model's own Parameters in layers")
+    right = network.gradients(layers, expected["probe"], expected["probe_labels"])
+    for name, mine, truth in zip(names, got, right):
+        if not isinstance(mine, np.ndarray) or mine.shape != truth.shape:
+            return (f"{name}: no gradient reached it from your model's backward (give your "
+                    f"model's own Parameters in layers, not copies or views of them)")
+        gap = float(np.linalg.norm(mine - truth)) if np.isfinite(mine).all() else math.inf
+        if not gap <= 1e-3 * float(np.linalg.norm(truth)) + 1e-7:
+            return (f"{name}: your backward's gradient of the loss on the first "
+                    f"{PROBE_IMAGES} training images is off by {gap:.3g} (its size: "
+                    f"{float(np.linalg.norm(truth)):.3g}): gradcheck that piece's backward")
     return None
 
 

@@ -26,7 +26,9 @@ MAX_ANSWER_BYTES = 1_000_000
 class Channel:
     """Request pipe (written by us) and answer pipe (read by us) of one child."""
 
-    def __init__(self, requests: int, responses: int) -> None:
+    def __init__(self, requests: int, responses: int,
+                 answer_bytes: int = MAX_ANSWER_BYTES) -> None:
+        self.answer_bytes = answer_bytes  # the budget of one call's answers
         self.requests = requests  # our write end of the child's request pipe
         self.responses = responses  # our read end of the child's answer pipe
         self.buffer = bytearray()  # answer bytes read but not yet returned as a message
@@ -85,7 +87,7 @@ class Channel:
                 return "eof"
             self.buffer += chunk
             self.received += len(chunk)
-            if self.received > MAX_ANSWER_BYTES + 1000:
+            if self.received > self.answer_bytes + 1000:
                 return "too-long"
         end = self.buffer.index(b"\n")
         line = bytes(self.buffer[:end])

@@ -85,6 +85,8 @@ class Sandbox:
         #: The minigrad the child imports: the runtime copy, or one made for an exercise
         #: whose library pieces must not exist (see runtime.runtime_copy).
         self.kit = runtime
+        self.answer_bytes = (runtime.answer_bytes if runtime and runtime.answer_bytes
+                             else MAX_ANSWER_BYTES)
         self.timeout = timeout
         self.memory_mb = memory_mb
         self.confine = confine
@@ -178,7 +180,7 @@ class Sandbox:
             for fd in (request_read, response_write, report_write):
                 os.close(fd)
         self._pidfd = self._confined_child() if self.confine else -1
-        self._channel = Channel(request_write, response_read)
+        self._channel = Channel(request_write, response_read, self.answer_bytes)
         # The child's own start-up (Python, numpy, the worker) is not the student's time.
         message = self._channel.read_message(time.monotonic() + max(STARTUP_SECONDS, self.timeout))
         if message != {"ready": True}:
@@ -320,7 +322,7 @@ class Sandbox:
             return "timeout", f"took longer than {limit:g} s {during} (stopped)"
         if message == "too-long":
             self._stop()
-            return "garbage", f"sent back more than {MAX_ANSWER_BYTES // 10**6} MB {during}"
+            return "garbage", f"sent back more than {self.answer_bytes // 10**6} MB {during}"
         if message not in ("eof",):
             self._stop()
             return "garbage", f"the answer channel was corrupted {during}"
