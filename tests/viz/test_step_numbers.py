@@ -9,7 +9,7 @@ import minigrad as mg
 from minigrad import Value
 from minigrad.viz import backward_steps, draw_graph, trace_backward
 from minigrad.viz.replay import step_numbers
-from support.lesson_graphs import lesson01_loss
+from minigrad.figures.lecture import readme_graph
 
 
 def _drawn_value_steps(root: Value) -> dict[str, int]:
@@ -22,7 +22,7 @@ def _drawn_value_steps(root: Value) -> dict[str, int]:
 
 
 def test_the_drawing_the_trace_and_the_stepper_number_the_same_steps() -> None:
-    root = lesson01_loss()
+    root = readme_graph(backward=False)
     drawn = _drawn_value_steps(root)
     assert (drawn["L"], drawn["v"], drawn["u"]) == (1, 3, 4)
     traced = {match[1]: int(match[0]) for match in
@@ -54,6 +54,6 @@ def test_the_rule_is_written_with_the_graphs_own_names() -> None:
     text = trace_backward(product, file=open("/dev/null", "w"))
     assert "rule  ∂p/∂b = a,  ∂p/∂a = b" in text
     assert "d(out)" not in text
-    text = trace_backward(lesson01_loss(), file=open("/dev/null", "w"))
+    text = trace_backward(readme_graph(backward=False), file=open("/dev/null", "w"))
     assert "∂L/∂(v ** 2) = 1,  ∂L/∂u = 1" in text
     assert "∂(v ** 2)/∂v = 2 * v**(2-1)" in text  # the constant exponent, not a 'b'

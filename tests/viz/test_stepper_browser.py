@@ -25,7 +25,7 @@ from support.browser import find_chromium
 from minigrad import Value
 from minigrad.course.folder import course_server_options
 from minigrad.viz import backward_steps, draw_graph
-from support.lesson_graphs import lesson01_loss
+from minigrad.figures.lecture import readme_graph
 
 pytestmark = pytest.mark.browser
 
@@ -58,7 +58,7 @@ def _visible_frames(page) -> list[str]:
 
 
 def test_the_html_stepper_steps_with_keys_and_buttons(page, tmp_path):
-    steps = backward_steps(lesson01_loss())
+    steps = backward_steps(readme_graph(backward=False))
     page.goto(steps.save(tmp_path / "steps.html").as_uri())
     assert _step(page) == 1 and _visible_frames(page) == ["1"]
     page.locator(".mg-stepper").click()
@@ -87,7 +87,7 @@ def test_the_html_stepper_steps_with_keys_and_buttons(page, tmp_path):
 def test_text_fits_its_box_even_in_a_wider_fallback_font(page, tmp_path):
     """Where no Helvetica-like face exists the viewer falls back (here forced to DejaVu Sans,
     about 15 % wider); textLength keeps every line inside its box."""
-    steps = backward_steps(lesson01_loss(), font_size=18)
+    steps = backward_steps(readme_graph(backward=False), font_size=18)
     page.goto(steps.save(tmp_path / "steps.html").as_uri())
     page.add_style_tag(content="svg text { font-family: 'DejaVu Sans' !important; }")
     overflow = page.evaluate("""() => {
