@@ -143,31 +143,27 @@ _windows = np.lib.stride_tricks.sliding_window_view
 
 
 # ---------------------------------------------------------------------------- gradients
-def gradients(layers: list[Layer], images: np.ndarray, labels: np.ndarray) -> list[np.ndarray]:
-    """∂L/∂θ for every weight and bias of ``layers``, in the order they appear, where L is the
-    mean over ``images`` of −log softmax(scores)[label]: backpropagation in float64, in
-    batches sized as :func:`forward`'s (each adds its share). ∂L/∂scores = (softmax(scores) −
-    onehot(label)) / N."""
+def gradients(layers: list[Layer], images: np.ndarray,
+              grad_scores: np.ndarray) -> list[np.ndarray]:
+    """∂L/∂θ for every weight and bias of ``layers``, in the order they appear, for a loss L
+    whose gradient with respect to the scores of ``images`` is ``grad_scores`` (N, outputs):
+    backpropagation in float64, in batches sized as :func:`forward`'s (their shares add)."""
     per_image = 3 * _largest_per_image(layers, images.shape[1:])  # (input, output, gradient)
     batch = max(1, BATCH_BYTES // (8 * per_image))
     total: list[np.ndarray] = []
     for start in range(0, len(images), batch):
         part = _batch_gradients(layers, images[start:start + batch].astype(np.float64),
-                                labels[start:start + batch], len(images))
+                                grad_scores[start:start + batch].astype(np.float64))
         total = part if not total else [a + b for a, b in zip(total, part)]
     return total
 
 
-def _batch_gradients(layers: list[Layer], x: np.ndarray, labels: np.ndarray,
-                     count: int) -> list[np.ndarray]:
+def _batch_gradients(layers: list[Layer], x: np.ndarray,
+                     grad: np.ndarray) -> list[np.ndarray]:
     inputs = []
     for layer in layers:
         inputs.append(x)
         x = _layer_forward(layer, x)
-    grad = np.exp(x - x.max(axis=1, keepdims=True))
-    grad /= grad.sum(axis=1, keepdims=True)
-    grad[np.arange(len(grad)), labels] -= 1.0
-    grad /= count
     found: list[np.ndarray] = []
     for layer, x in zip(reversed(layers), reversed(inputs)):
         grad, own = _layer_backward(layer, x, grad)

@@ -399,8 +399,9 @@ def test_the_graders_forward_pass_matches_minigrads_layers() -> None:
 
 
 def test_the_graders_backpropagation_matches_minigrads_autograd() -> None:
-    """network.gradients: ∂(mean cross-entropy)/∂θ for conv (stride, padding), tanh, average
-    and max pooling, relu, flatten and linear, in float64, as minigrad's engine gives them."""
+    """network.gradients: ∂L/∂θ from a given ∂L/∂scores (here a cross-entropy plus a weighted
+    sum of the scores) through conv (stride, padding), tanh, average and max pooling, relu,
+    flatten and linear, in float64, as minigrad's engine gives them."""
     rng = np.random.default_rng(2)
     conv, conv2, linear = nn.Conv2d(1, 5, 3, stride=2, padding=2), nn.Conv2d(5, 6, 2, padding=1), \
         nn.Linear(6, 10)
@@ -410,11 +411,16 @@ def test_the_graders_backpropagation_matches_minigrads_autograd() -> None:
         [("conv", conv.weight, conv.bias, 2, 2), ("tanh",), ("avgpool", 2),
          ("conv", conv2.weight, conv2.bias, 1, 1), ("relu",), ("maxpool", 2), ("flatten",),
          ("linear", linear.weight, linear.bias)]), (1, 8, 8), 10)
-    images, labels = rng.random((9, 1, 8, 8)), rng.integers(0, 10, 9)
+    images, weights = rng.random((9, 1, 8, 8)), rng.standard_normal((9, 10))
     scores = model(mg.tensor(images))
-    (-scores.log_softmax(1)[np.arange(9), labels].mean()).backward()
+    (-scores.log_softmax(1)[np.arange(9), weights.argmax(1)].mean()
+     + (scores * mg.tensor(weights)).sum(1).mean()).backward()
+    upstream = np.exp(scores.detach().numpy())
+    upstream /= upstream.sum(1, keepdims=True)  # softmax − onehot, then + R, over N
+    upstream[np.arange(9), weights.argmax(1)] -= 1
+    upstream = (upstream + weights) / 9
     expected = [conv.weight, conv.bias, conv2.weight, conv2.bias, linear.weight, linear.bias]
-    for got, parameter in zip(network.gradients(layers, images, labels), expected):
+    for got, parameter in zip(network.gradients(layers, images, upstream), expected):
         np.testing.assert_allclose(got, parameter.grad.numpy(), rtol=1e-10, atol=1e-14)
 
 
