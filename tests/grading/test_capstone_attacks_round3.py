@@ -396,3 +396,47 @@ def test_the_heaviest_layers_cost_the_grader_seconds_at_most() -> None:
     network.forward(layers, test_images)
     network.gradients(layers, images[:64], labels[:64])
     assert time.perf_counter() - started < 20.0
+
+
+# ---------------------------------------------------------------------------- the report's own word
+#: The same network with ``@`` (whose node LIBRARY_NODES names) in the conv and the linear
+#: layer, and the given capstone_report wrapped through sys.exc_info()[2].tb_frame.f_globals
+#: (a route of round one, still open): the wrapper calls the given report and empties its
+#: ``library_layers``. Everything the report says of the graph is the child's word.
+WITH_MATMUL = ELEMENTARY.replace(
+    '''            part = (padded[:, :, i:i + h, j:j + w].reshape(n, 1, c, h, w)
+                    * weight[:, :, i, j].reshape(1, -1, c, 1, 1)).sum(2)
+            out = part if out is None else out + part
+    return out + bias.reshape(1, -1, 1, 1)''',
+    '''            part = (padded[:, :, i:i + h, j:j + w].permute(0, 2, 3, 1)
+                    @ weight[:, :, i, j].permute(1, 0))
+            out = part if out is None else out + part
+    return out.permute(0, 3, 1, 2) + bias.reshape(1, -1, 1, 1)''').replace(
+    '''        return Linear.apply((features.reshape(len(x), 1, -1) * w3.reshape(1, 10, -1)).sum(2)
+                            + b3)''',
+    '''        return Linear.apply(features @ w3.permute(1, 0) + b3)''')
+WRAPPED_REPORT = '''
+import sys
+try:
+    raise ValueError
+except ValueError:
+    namespace = sys.exc_info()[2].tb_frame.f_globals
+given = namespace["capstone_report"]
+namespace["capstone_report"] = lambda *report: {**given(*report), "library_layers": []}
+'''
+
+
+def test_control_matmul_in_the_network_is_named(tmp_path: Path) -> None:
+    assert "@" in WITH_MATMUL and ".sum(2)" not in WITH_MATMUL
+    score, feedback = capstone_score(tmp_path, "matmul", with_capstone_body(REFERENCE,
+                                                                            WITH_MATMUL))
+    assert score == 0.0 and "minigrad's @ (use your Linear Function)" in feedback, feedback
+
+
+@pytest.mark.xfail(strict=True, reason="scores 5/5: the report is the child's word; a wrapper "
+                   "around the given capstone_report (via a traceback frame's f_globals) "
+                   "empties library_layers")
+def test_a_wrapped_report_that_hides_matmul_is_refused(tmp_path: Path) -> None:
+    score, feedback = capstone_score(tmp_path, "wrapped", with_capstone_body(
+        REFERENCE, WITH_MATMUL + WRAPPED_REPORT))
+    assert score == 0.0, feedback
