@@ -440,3 +440,36 @@ def test_a_wrapped_report_that_hides_matmul_is_refused(tmp_path: Path) -> None:
     score, feedback = capstone_score(tmp_path, "wrapped", with_capstone_body(
         REFERENCE, WITH_MATMUL + WRAPPED_REPORT))
     assert score == 0.0, feedback
+
+
+# ---------------------------------------------------------------------------- overflow
+def test_weights_that_overflow_pass_the_scores_check_but_not_the_gradient_check() -> None:
+    """Finite weights of 1e160 make the grader's probe scores +inf: its bound 1e-3·(1 +
+    max|probe|) is then inf, and any finite scores (zeros here) pass ``inf <= inf``. The
+    gradient check holds: softmax of inf − inf is NaN, and a NaN size refuses every
+    gradient (zeros or NaN). (_compare_capstone called directly, on a forged report.)"""
+    import warnings
+
+    import numpy as np
+
+    from minigrad.exercises import network
+    from minigrad.exercises.lessons.lesson08_checks import _compare_capstone, capstone_answer
+
+    expected = capstone_answer(0)
+    rng = np.random.default_rng(0)
+    weight = np.abs(rng.normal(size=(4, 1, 3, 3))) * 1e160
+    head = np.abs(rng.normal(size=(10, 64))) * 1e160
+    layers = [("conv", weight, np.zeros(4), 1, 1), ("maxpool", 2), ("flatten",),
+              ("linear", head, np.zeros(10))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        probe = network.forward(network.read_layers(layers, (1, 8, 8), 10), expected["probe"])
+        assert np.isposinf(probe).any() and not np.isnan(probe).any()
+        report = {"layers": layers, "probe_scores": np.zeros((64, 10)), "losses": [1.0],
+                  "your_functions": ["A", "B", "C"], "library_layers": [],
+                  "library_optimizers": [],
+                  "probe_gradients": [np.zeros_like(a) for a in (weight, np.zeros(4), head,
+                                                                 np.zeros(10))]}
+        problem = _compare_capstone(expected, report)
+    assert problem is not None and "layer 0 (conv) weight" in problem \
+        and "(its size: nan)" in problem, problem
