@@ -473,3 +473,54 @@ def test_weights_that_overflow_pass_the_scores_check_but_not_the_gradient_check(
         problem = _compare_capstone(expected, report)
     assert problem is not None and "layer 0 (conv) weight" in problem \
         and "(its size: nan)" in problem, problem
+
+
+# ---------------------------------------------------------------------------- the grader's backward
+def test_the_graders_backward_agrees_with_its_forward() -> None:
+    """No gap between network.gradients and network.forward to exploit: central differences
+    of the grader's own forward pass match its backpropagation to ~1e-8 relative on
+    networks with strides 2-4, padding, 7×7 kernels, partial pooling edges, tanh, avg and
+    max pools (random real weights, so no ties or kinks)."""
+    import numpy as np
+
+    from minigrad.exercises import network
+
+    rng = np.random.default_rng(3)
+    images, labels = rng.normal(size=(5, 1, 8, 8)), rng.integers(0, 10, 5)
+
+    def normal(*shape: int) -> np.ndarray:
+        return rng.normal(size=shape)
+
+    nets = [
+        [("conv", normal(3, 1, 5, 5), normal(3), 2, 2), ("tanh",),
+         ("conv", normal(4, 3, 2, 2), normal(4), 1, 1), ("avgpool", 3), ("flatten",),
+         ("linear", normal(10, 4), normal(10))],
+        [("conv", normal(2, 1, 3, 3), normal(2), 3, 2), ("relu",),
+         ("conv", normal(3, 2, 1, 1), normal(3), 1, 0), ("maxpool", 2), ("flatten",),
+         ("linear", normal(10, 12), normal(10))],
+        [("conv", normal(3, 1, 7, 7), normal(3), 4, 3), ("maxpool", 2), ("tanh",), ("flatten",),
+         ("linear", normal(10, 3), normal(10))],
+        [("conv", normal(2, 1, 2, 2), normal(2), 1, 0), ("maxpool", 4), ("flatten",),
+         ("linear", normal(6, 2), normal(6)), ("relu",), ("linear", normal(10, 6), normal(10))],
+    ]
+    for layers in nets:
+        read = network.read_layers(layers, (1, 8, 8), 10)
+
+        def loss() -> float:
+            scores = network.forward(read, images)
+            scores = scores - scores.max(axis=1, keepdims=True)
+            return float(np.mean(np.log(np.exp(scores).sum(axis=1))
+                                 - scores[np.arange(5), labels]))
+
+        found = network.gradients(read, images, labels)
+        arrays = [a for layer in read for a in (layer.weight, layer.bias) if a is not None]
+        for array, grad in zip(arrays, found):
+            numeric = np.zeros_like(array)
+            for index in np.ndindex(array.shape):
+                kept = array[index]
+                array[index] = kept + 1e-6
+                up = loss()
+                array[index] = kept - 1e-6
+                numeric[index] = (up - loss()) / 2e-6
+                array[index] = kept
+            assert np.linalg.norm(numeric - grad) <= 1e-6 * np.linalg.norm(grad)
