@@ -28,6 +28,8 @@ pytestmark = needs_sandbox
 #: every gradient the grader computes; ``_gradient_problem`` accepts ‖mine − truth‖ ≤ 1e-3 ·
 #: ‖truth‖ + 1e-7, so the student's "backward" only has to return zeros of the right shapes.
 #: Forward-only Functions (a numpy conv, pool and linear); no loss, no optimizer, no backward.
+#: Measured outside the grader: smallest probe margin 13 835, every true gradient 0.0, 98.6 %
+#: of the test split; the grading of both seeds took 8 s.
 SATURATED = '''
 windows = np.lib.stride_tricks.sliding_window_view
 
@@ -125,16 +127,17 @@ def test_saturated_probe_with_zero_gradients_is_refused(tmp_path: Path) -> None:
     assert score == 0.0, feedback
 
 
-# ---------------------------------------------------------------------------- the library's autograd
+# ------------------------------------------------------------------------ the library's autograd
 #: Route: no backward of the student's own at all. The conv is nine slices of a padded tensor
 #: (``mg.cat``), each broadcast-multiplied by its kernel entry and summed over the channels,
 #: the max pool a reshape and two ``.max(dim)``, the linear layer a broadcast product and a
 #: sum (``@`` is refused: its node is in LIBRARY_NODES; ``*``, ``.sum``, ``cat`` are not):
 #: minigrad's elementary ops, which the stripped runtime keeps, so minigrad's autograd
 #: computes every gradient the grader checks, and exactly. Three identity Functions put
-#: "your own" names in the graph. The convs are random (never trained) and the head is ridge regression, *not* weighted to the probe: the gradients are
-#: far from 0 and right. (A real training loop on the same pieces would also do; the head in
-#: closed form only keeps the test short.)
+#: "your own" names in the graph. The convs are random (never trained) and the head is
+#: ridge regression, *not* weighted to the probe: the gradients are far from 0 and right.
+#: (A training loop on the same pieces would do as well; the closed-form head keeps the test
+#: short.)
 ELEMENTARY = '''
 class Conv2d(Function):
     @staticmethod
@@ -215,7 +218,8 @@ layers = [("conv", w1, b1, 1, 1), ("relu",), ("maxpool", 2), ("conv", w2, b2, 1,
 
 
 @pytest.mark.xfail(strict=True, reason="scores 5/5: minigrad's elementary ops (slices, cat, "
-                   "*, sum, reshape, max(dim)) give conv, pool and linear and their exact gradients; "
+                   "*, sum, reshape, max(dim)) give conv, pool and linear and their exact "
+                   "gradients; "
                    "the student writes no backward")
 def test_a_cnn_of_elementary_ops_and_library_autograd_is_refused(tmp_path: Path) -> None:
     score, feedback = capstone_score(tmp_path, "elementary", with_capstone_body(REFERENCE,
@@ -229,7 +233,9 @@ def test_a_cnn_of_elementary_ops_and_library_autograd_is_refused(tmp_path: Path)
 #: time: no backward anywhere. A small network (conv 1→16 3×3 padding 1, ReLU, max-pool 2,
 #: flatten, linear 256→10: 2 730 weights) with a random conv and a ridge-regression head,
 #: *not* weighted to the probe (its gradients are far from 0). Three Functions whose
-#: backward hands back the precomputed arrays.
+#: backward hands back the precomputed arrays. Measured outside the grader: 15.7 s for the
+#: differences, each gradient within 2.5e-8 of the grader's (relative), 98.1 % of the test
+#: split.
 FINITE_DIFFERENCES = '''
 import sys
 import time
@@ -332,14 +338,15 @@ layers = [("conv", params[0], params[1], 1, 1), ("relu",), ("maxpool", 2), ("fla
 
 
 @pytest.mark.xfail(strict=True, reason="scores 5/5: 5 460 numpy forwards of the 64 probe images "
-                   "give every gradient to ~1e-9 (central differences, float64); no backward")
+                   "(15.7 s a seed) give every gradient to ~3e-8 relative (central "
+                   "differences, float64); no backward")
 def test_gradients_by_finite_differences_are_refused(tmp_path: Path) -> None:
     score, feedback = capstone_score(tmp_path, "differences", with_capstone_body(
         REFERENCE, FINITE_DIFFERENCES))
     assert score == 0.0, feedback
 
 
-# ---------------------------------------------------------------------------- a conv that does nothing
+# ------------------------------------------------------------------------ a conv that does nothing
 def test_an_identity_conv_and_a_pool_before_an_mlp_stay_below_the_pass_mark() -> None:
     """A conv that does nothing (1×1, weight 1) and the pool the grader requires, then a
     random-feature MLP (16 → 2 800 ReLU units, ~50 000 parameters) with its output layer in
