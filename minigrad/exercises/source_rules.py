@@ -148,6 +148,11 @@ def _first_problem(code: ast.AST, rules: SourceRules, modules_bound: set[str]) -
     top-level names that imports bind (mg, nn, F, np…), whose attributes it may not set."""
     own_getattrs = {id(call.func) for call in ast.walk(code) if isinstance(call, ast.Call)
                     and _own_getattr(call, rules, modules_bound)}
+    docstrings = {id(item.body[0].value) for item in ast.walk(code)
+                  if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                       ast.Module)) and item.body
+                  and isinstance(item.body[0], ast.Expr)
+                  and isinstance(item.body[0].value, ast.Constant)}
     for node in ast.walk(code):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
@@ -181,7 +186,7 @@ def _first_problem(code: ast.AST, rules: SourceRules, modules_bound: set[str]) -
                     return (f"it changes {root.id}.{ast.unparse(target)[len(root.id) + 1:]}: "
                             f"the capstone may use minigrad and numpy, not change them")
         elif isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) \
-                and len(node.value) > MAX_LITERAL:
+                and len(node.value) > MAX_LITERAL and id(node) not in docstrings:
             return (f"it holds a literal of {len(node.value)} characters: the capstone's "
                     f"weights must come from its own training, not from pasted data")
         elif isinstance(node, (ast.List, ast.Tuple, ast.Set)) and len(node.elts) > MAX_LITERAL:

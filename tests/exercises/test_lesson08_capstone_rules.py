@@ -149,3 +149,13 @@ def test_check_in_the_notebook_says_what_the_grader_will_refuse(tmp_path: Path) 
         spec.loader.exec_module(module)
         message = selfcheck._refused_source(exercise, getattr(module, exercise.function))
         assert bool(message) == refused, message
+
+
+def test_a_long_docstring_is_not_pasted_data() -> None:
+    """The capstone's own docstring (near 2 000 characters already) may grow in a key or a
+    student's notes without the literal rule refusing the file; a long string elsewhere is
+    still refused."""
+    first = '    """Exercise 08.5 — the capstone: a CNN made of your own pieces, trained to ≥ 97 %.\n'
+    source = _with(first, first + "    " + "more words " * 300 + "\n")
+    assert _check_capstone_source(source) is None
+    assert "literal" in _check_capstone_source(_before_final(f"w = '{'0' * 5000}'"))
