@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.grading.test_capstone_routes import (REFERENCE, capstone_score,
-                                                with_capstone_body)
-from tests.support.grading_results import needs_sandbox
+from support.capstone_routes import REFERENCE, capstone_score, with_capstone_body
+from support.grading_results import needs_sandbox
 
 pytestmark = needs_sandbox
 
@@ -278,12 +277,11 @@ def test_layers_within_the_limits_cost_the_grader_little_memory(tmp_path: Path) 
     script = textwrap.dedent(f'''
         import json, resource, sys
         from pathlib import Path
-        sys.path.insert(0, {str(Path(__file__).parents[2])!r})
-        from tests.grading.test_capstone_routes import REFERENCE, capstone_score, with_capstone_body
-        from tests.grading.test_capstone_attacks_round2 import FORGED_MEMORY
+        sys.path.insert(0, {str(Path(__file__).parents[1])!r})
+        from support.capstone_routes import capstone_score
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         score, feedback = capstone_score(Path({str(tmp_path)!r}), "memory",
-                                         with_capstone_body(REFERENCE, FORGED_MEMORY))
+                                         {with_capstone_body(REFERENCE, FORGED_MEMORY)!r})
         after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         print(json.dumps([score, feedback, (after - before) // 1024]))
     ''')

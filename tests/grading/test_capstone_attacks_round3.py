@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.grading.test_capstone_routes import REFERENCE, capstone_score, with_capstone_body
-from tests.support.grading_results import needs_sandbox
+from support.capstone_routes import REFERENCE, capstone_score, with_capstone_body
+from support.grading_results import needs_sandbox
 
 pytestmark = needs_sandbox
 
