@@ -116,9 +116,7 @@ def _forward(layers: list[Layer], x: np.ndarray) -> np.ndarray:
 
 def _layer_forward(layer: Layer, x: np.ndarray) -> np.ndarray:
     if layer.kind == "conv":
-        p, s, k = layer.padding, layer.stride, layer.weight.shape[2]
-        padded = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
-        patches = _windows(padded, (k, k), axis=(2, 3))[:, :, ::s, ::s]
+        _, patches = _conv_windows(layer, x)
         return np.einsum("nchwij,ocij->nohw", patches, layer.weight, optimize=True) \
             + layer.bias[None, :, None, None]
     if layer.kind == "linear":
@@ -129,6 +127,13 @@ def _layer_forward(layer: Layer, x: np.ndarray) -> np.ndarray:
     if layer.kind == "flatten":
         return x.reshape(len(x), -1)
     return ELEMENTWISE[layer.kind](x)
+
+
+def _conv_windows(layer: Layer, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` padded, and the conv's windows on it, (N, C, OH, OW, k, k): a view, no copy."""
+    p, s, k = layer.padding, layer.stride, layer.weight.shape[2]
+    padded = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    return padded, _windows(padded, (k, k), axis=(2, 3))[:, :, ::s, ::s]
 
 
 def _cells(x: np.ndarray, k: int) -> np.ndarray:
@@ -177,8 +182,7 @@ def _layer_backward(layer: Layer, x: np.ndarray,
     if layer.kind == "conv":
         # out[n,o,a,b] = Σ_c,i,j padded[n,c,a·s+i,b·s+j] w[o,c,i,j] + b[o]
         p, s, k = layer.padding, layer.stride, layer.weight.shape[2]
-        padded = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
-        patches = _windows(padded, (k, k), axis=(2, 3))[:, :, ::s, ::s]
+        padded, patches = _conv_windows(layer, x)
         grad_weight = np.einsum("nohw,nchwij->ocij", grad, patches, optimize=True)
         out_h, out_w = grad.shape[2], grad.shape[3]
         grad_padded = np.zeros_like(padded)

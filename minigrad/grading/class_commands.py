@@ -111,7 +111,9 @@ def grade_class_run(args: argparse.Namespace, lesson: Optional[Lesson], options:
     write_json(args.json, results, single=False)
     lessons = sorted({item.lesson.number for result in results.values()
                       for item in result.exercises})
-    if 8 in lessons and not (options.bank.folder / "capstone-digits.npz").is_file():
+    from minigrad.exercises.lessons.lesson08_checks import HELD_OUT_FILE
+
+    if 8 in lessons and not (options.bank.folder / HELD_OUT_FILE).is_file():
         print("minigrad grade: note: the capstone (08.5) was scored on the digits' test split, "
               "which ships with minigrad, labels included; `minigrad held-out-digits FILE "
               "--to KEY` adds digits of your own to your key", file=sys.stderr)

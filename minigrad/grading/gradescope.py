@@ -31,8 +31,6 @@ from typing import Optional
 
 #: The oldest Python minigrad runs on (pyproject.toml's requires-python).
 PYTHON = "3.10"
-#: Data files a lesson's checks read from beside themselves, bundled when the key has them.
-KEY_DATA = {"08": ("capstone-digits.npz",)}
 HELP = ("write a Gradescope autograder bundle (setup.sh, run_autograder, the minigrad wheel, "
         "the exercise sources) for one or more lessons")
 
@@ -173,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"Wrote {args.out}: upload it as the autograder of a Gradescope assignment "
           f"(lessons {', '.join(f'{lesson.number:02d}' for lesson in lessons)})")
     for lesson in lessons:
-        for name in KEY_DATA.get(f"{lesson.number:02d}", ()):
+        for name in key_data(f"{lesson.number:02d}"):
             if not (bank.folder / name).is_file():
                 print(f"minigrad gradescope: warning: no {name} in "
                       f"{'the built-in sources' if bank.builtin else bank.folder}: the "
@@ -188,6 +186,14 @@ def run(args: argparse.Namespace) -> int:
         print("minigrad gradescope: warning: --no-sandbox: graded code can read the exercise "
               "sources and change the results in the container", file=sys.stderr)
     return 0
+
+
+def key_data(lesson: str) -> tuple[str, ...]:
+    """The data files lesson ``lesson``'s checks read from beside themselves (bundled when the
+    key has them): lesson 08's held-out digits."""
+    from minigrad.exercises.lessons.lesson08_checks import HELD_OUT_FILE
+
+    return (HELD_OUT_FILE,) if lesson == "08" else ()
 
 
 def write_bundle(out: Path, wheel: Path, sources: Path, lessons: list[str],
@@ -224,7 +230,7 @@ def write_bundle(out: Path, wheel: Path, sources: Path, lessons: list[str],
         bundle.write(wheel, wheel.name)
         for number in lessons:
             for name in (f"lesson{number}.py", f"lesson{number}_checks.py",
-                         *KEY_DATA.get(number, ())):
+                         *key_data(number)):
                 if (sources / name).is_file():
                     bundle.write(sources / name, f"exercises/{name}")
 

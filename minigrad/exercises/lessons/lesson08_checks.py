@@ -21,6 +21,11 @@ from minigrad.exercises import network
 from minigrad.exercises.source_rules import SourceRules, check_source
 from minigrad.exercises.mistakes import Case, Mistake, comparator, near
 from minigrad.exercises.spec import Comparator, Exercise, Runtime, close
+# The training images whose scores the report sends back, and the weights R of the probe loss
+# L = mean_n Σ_k scores[n, k]·R[n, k] whose gradients it sends: the given code's own constants
+# (a cross-entropy would not do: a network fitted to be sure of these 64 images has all its
+# gradients 0, which any backward "gives").
+from minigrad.exercises.lessons.lesson08 import PROBE_IMAGES, PROBE_WEIGHTS
 
 _CLOSE = close(rtol=1e-8, atol=1e-12)
 _same = partial(near, rtol=1e-8, atol=1e-12)
@@ -306,13 +311,6 @@ CAPSTONE_RUNTIME = Runtime(
 #: ``minigrad held-out-digits``); the capstone's network is then scored on them, not on the
 #: test split that ships with minigrad.
 HELD_OUT_FILE = "capstone-digits.npz"
-#: Training images whose scores the report sends back, for :func:`_compare_capstone` to hold
-#: against its own pass through the student's ``layers``, and the weights R of the probe loss
-#: L = mean_n Σ_k scores[n, k]·R[n, k] (``PROBE_IMAGES``, ``PROBE_WEIGHTS`` in lesson08.py).
-#: A cross-entropy would not do: a network fitted to be sure of these 64 images has all its
-#: gradients 0, which any backward "gives".
-PROBE_IMAGES = 64
-PROBE_WEIGHTS = np.random.default_rng(808).standard_normal((PROBE_IMAGES, 10))
 
 
 def capstone_test_set() -> dict:

@@ -138,18 +138,7 @@ def supervise(pid: int, report_fd: int, watch: Optional[tuple[str, int]] = None)
         os.write(report_fd, f"{pid}\n".encode())
         os.closerange(3, report_fd)
     os.closerange(max(3, report_fd + 1), 1 << 20)
-    status = None
-    while watch is not None and status is None:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        status = None
-        if bytes_below(watch[0], watch[1]) > watch[1]:
-            if report_fd >= 0:
-                os.write(report_fd, b"disk\n")
-            os.kill(pid, signal.SIGKILL)
-            break
-        time.sleep(0.05)
+    status = _wait_watching(pid, report_fd, *watch) if watch is not None else None
     if status is None:
         _, status = os.waitpid(pid, 0)
     if report_fd >= 0:
@@ -157,6 +146,21 @@ def supervise(pid: int, report_fd: int, watch: Optional[tuple[str, int]] = None)
     if os.WIFSIGNALED(status):
         os._exit(128 + os.WTERMSIG(status))
     os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
+def _wait_watching(pid: int, report_fd: int, folder: str, cap: int) -> Optional[int]:
+    """The child's wait status once it ends; None once its folder holds more than ``cap``
+    bytes (it is then killed, ``disk`` said on ``report_fd``, and not yet waited for)."""
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        if bytes_below(folder, cap) > cap:
+            if report_fd >= 0:
+                os.write(report_fd, b"disk\n")
+            os.kill(pid, signal.SIGKILL)
+            return None
+        time.sleep(0.05)
 
 
 def bytes_below(folder: str, cap: int) -> int:
