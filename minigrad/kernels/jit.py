@@ -62,9 +62,3 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
     if pointwise.applies(weight_shape, padding):
         return pointwise.conv2d_grad_weight(x, grad_output, weight_shape, stride)
     return jit_gemm.gemm_conv2d_grad_weight(x, grad_output, weight_shape, stride, padding)
-
-
-def conv2d_grad_bias(grad_output: np.ndarray) -> np.ndarray:
-    """∂L/∂b (O,) = grad_y summed over images and pixels (np.einsum: see
-    `minigrad.kernels.conv2d_grad_bias`)."""
-    return np.einsum("nohw->o", grad_output)
