@@ -204,7 +204,7 @@ def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_grap
     for node, gradient in zip(roots, gradients):
         _add(pending, node, gradient)
     ready = [node for node in dict.fromkeys(roots) if node not in dependencies]
-    with set_grad_enabled(create_graph):
+    with set_grad_enabled(bool(create_graph)):
         while ready:
             node = ready.pop()
             gradient = pending.pop(node, None)
