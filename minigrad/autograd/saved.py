@@ -51,10 +51,10 @@ def modified_message(value: Any, version: int, expected: int, node: Any, kind: s
     producer = value.grad_fn if isinstance(value, Tensor) else (node if kind == "result" else None)
     if producer is not None:  # PyTorch drops "Backward0": MulBackward0 -> Mul, MaxBackward1 -> Max1
         op_name = producer.name().removesuffix("Backward0").replace("Backward", "")
-        described += f", which is output 0 of {op_name}"
+        described += f", which is output 0 of {op_name},"
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: {described}, is at version {version}; expected version {expected} instead. "
+        f"operation: {described} is at version {version}; expected version {expected} instead. "
         "Hint: a tensor saved for backward was changed in place (+=, *=, add_, ...) after it "
         "was used; write the update out of place (x = x + 1) or clone it first."
     )
