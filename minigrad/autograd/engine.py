@@ -115,6 +115,8 @@ def _accumulate(tensor: Tensor, gradient: Tensor, create_graph: bool,
     into the existing `.grad` in place, so older references to it see the sum; with
     create_graph the sum is a new, recorded tensor.
     """
+    if not tensor._requires_grad:
+        return  # frozen by requires_grad_(False) after the forward pass: .grad stays as it is
     grad = tensor._grad
     if grad is None:
         if create_graph and gradient.requires_grad:
@@ -204,7 +206,7 @@ def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_grap
     for node, gradient in zip(roots, gradients):
         _add(pending, node, gradient)
     ready = [node for node in dict.fromkeys(roots) if node not in dependencies]
-    with set_grad_enabled(create_graph):
+    with set_grad_enabled(bool(create_graph)):
         while ready:
             node = ready.pop()
             gradient = pending.pop(node, None)
@@ -261,6 +263,8 @@ def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool | None = N
         from minigrad.autograd.gradients import capture
 
         inputs = _as_tensor_list(inputs)
+        if not all(tensor_input.requires_grad for tensor_input in inputs):
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         captured = capture([tensor], gradients, inputs, retain_graph, create_graph, handed_out)
         for tensor_input in inputs:
             if _node_of(tensor_input) in captured:

@@ -35,7 +35,7 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.autograd.grad_mode import GradMode
-from minigrad.autograd.saved import FREED_MESSAGE, keep_saved, modified_message
+from minigrad.autograd.saved import DETACHED_MESSAGE, FREED_MESSAGE, keep_saved, modified_message
 from minigrad.tensor.dtypes import NUMBER_TYPES
 from minigrad.tensor.tensor import Tensor
 
@@ -145,6 +145,8 @@ class BackwardNode(Node):
             raise RuntimeError(FREED_MESSAGE)
         unpacked = []
         for kind, value, counter, expected, _index in saved:
+            if kind == "intermediate" and value._grad_fn is None:
+                raise RuntimeError(DETACHED_MESSAGE)
             if counter is not None and counter[0] != expected:
                 raise RuntimeError(modified_message(value, counter[0], expected, self, kind))
             if kind == "result":

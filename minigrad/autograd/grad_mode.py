@@ -1,8 +1,8 @@
 """Grad mode: a switch that says whether operations are recorded for backward.
 
 `no_grad()` turns recording off (evaluation, optimizer updates); `enable_grad()` turns it
-back on inside a `no_grad` block. Both work as context managers and as decorators, like
-PyTorch's. `is_grad_enabled()` reads the switch.
+back on inside a `no_grad` block; `set_grad_enabled(mode)` sets it to a bool. All three work
+as context managers and as decorators, like PyTorch's. `is_grad_enabled()` reads the switch.
 """
 
 from __future__ import annotations
@@ -68,13 +68,18 @@ class _GradModeContext:
 
     def __call__(self, function: F) -> F:
         """Use as a decorator: run `function` under this grad mode."""
+        return _run_under(self.__class__, function)
 
-        @functools.wraps(function)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with self.__class__():
-                return function(*args, **kwargs)
 
-        return wrapper  # type: ignore[return-value]
+def _run_under(make_context: Callable[[], Any], function: F) -> F:
+    """`function`, wrapped so that every call runs inside a fresh `make_context()`."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with make_context():
+            return function(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 class no_grad(_GradModeContext):
@@ -94,15 +99,34 @@ class enable_grad(_GradModeContext):
 
 
 class set_grad_enabled:
-    """Turn recording on or off: `set_grad_enabled(False)` acts at once, and as a context
-    manager (`with set_grad_enabled(training): ...`) it restores the previous mode on exit."""
+    """Turn recording on or off, three ways, as in PyTorch:
+
+    - `set_grad_enabled(False)` switches at once (until switched back);
+    - `with set_grad_enabled(training): ...` restores the previous mode on exit;
+    - `@set_grad_enabled(False)` above a def runs each call of the function in that mode and
+      leaves the mode around the def as it was.
+    """
 
     def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):  # refused before anything changes
+            kind = type(mode)
+            given = f"numpy.{kind.__name__}" if kind.__module__ == "numpy" else kind.__name__
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {given} (pass True or False)")
+        self.mode = mode
         self._previous = GradMode.enabled
-        GradMode.enabled = bool(mode)
+        GradMode.enabled = mode
 
     def __enter__(self) -> None:
-        pass
+        GradMode.enabled = self.mode
 
     def __exit__(self, *exc_info: object) -> None:
         GradMode.enabled = self._previous
+
+    def __call__(self, function: F) -> F:
+        """As a decorator: undo the switch the constructor made, and switch per call."""
+        GradMode.enabled = self._previous
+        return _run_under(lambda: set_grad_enabled(self.mode), function)
+
+    def __repr__(self) -> str:
+        return f"minigrad.autograd.grad_mode.set_grad_enabled(mode={self.mode})"

@@ -7,9 +7,14 @@ the array belongs to and that tensor's version at that moment. When backward rea
 version moved on) raises PyTorch's "modified by an inplace operation" error, because the
 gradient would silently be computed from the wrong numbers.
 
+A saved tensor that had a history when it was saved (a non-leaf input) and has lost it by
+the time backward reads it, through `detach_()`, raises PyTorch's "detached in-place" error:
+the gradient could no longer be followed through it.
+
 A saved entry is a tuple (kind, value, version counter, expected version, input index):
-kind "input" (a Tensor argument), "result" (the op's own output, kept as its array so that
-the node does not hold its output alive: a cycle) or "constant" (anything else).
+kind "input" (a Tensor argument without history: a leaf), "intermediate" (a Tensor argument
+with a grad_fn), "result" (the op's own output, kept as its array so that the node does not
+hold its output alive: a cycle) or "constant" (anything else).
 """
 
 from __future__ import annotations
@@ -30,6 +35,11 @@ FREED_MESSAGE = (
 )
 
 
+DETACHED_MESSAGE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+    "This is not supported, please use out-of-place `.detach()` instead"
+)
+
 NOTHING_SAVED = ("constant", None, None, 0, None)  # save_for_backward(None, ...)
 
 
@@ -41,10 +51,10 @@ def modified_message(value: Any, version: int, expected: int, node: Any, kind: s
     producer = value.grad_fn if isinstance(value, Tensor) else (node if kind == "result" else None)
     if producer is not None:  # PyTorch drops "Backward0": MulBackward0 -> Mul, MaxBackward1 -> Max1
         op_name = producer.name().removesuffix("Backward0").replace("Backward", "")
-        described += f", which is output 0 of {op_name}"
+        described += f", which is output 0 of {op_name},"
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: {described}, is at version {version}; expected version {expected} instead. "
+        f"operation: {described} is at version {version}; expected version {expected} instead. "
         "Hint: a tensor saved for backward was changed in place (+=, *=, add_, ...) after it "
         "was used; write the update out of place (x = x + 1) or clone it first."
     )
@@ -73,8 +83,13 @@ def saved_entry(value: Any, args: tuple, arrays: list) -> tuple:
         for index, array in enumerate(arrays):
             if array is value and isinstance(args[index], Tensor):
                 arg = args[index]
-                return ("input", arg, arg._version_counter, arg._version_counter[0], index)
+                return (_kind(arg), arg, arg._version_counter, arg._version_counter[0], index)
         return ("constant", Tensor._make(value, False, None), None, 0, None)
     if isinstance(value, Tensor):
-        return ("input", value, value._version_counter, value._version_counter[0], None)
+        return (_kind(value), value, value._version_counter, value._version_counter[0], None)
     return ("constant", value, None, 0, None)
+
+
+def _kind(tensor: Tensor) -> str:
+    """"intermediate" for a tensor with a history (it must keep it until backward)."""
+    return "input" if tensor._grad_fn is None else "intermediate"

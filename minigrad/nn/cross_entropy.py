@@ -79,7 +79,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
 def _row_losses(rows: Tensor, targets: Tensor, weight: Tensor | None, ignore_index: int,
                 smoothing: float, all_kept: bool) -> tuple[Tensor, Tensor | int | None]:
     """Per-row losses (B,) and the mean's denominator (None: a plain mean over B rows)."""
-    losses = CrossEntropy.apply(rows, targets, ignore_index=ignore_index)
+    log_probs = log_softmax(rows, 1)  # what the loss saves for backward (see CrossEntropy)
+    losses = CrossEntropy.apply(rows, targets, ignore_index=ignore_index, log_probs=log_probs)
     if all_kept and weight is None and smoothing == 0:
         return losses, None  # the common case
     labels = np.asarray(targets)
@@ -90,7 +91,6 @@ def _row_losses(rows: Tensor, targets: Tensor, weight: Tensor | None, ignore_ind
         losses = losses * picked
         denominator = reduce_sum(picked) if kept.any() else 0  # (0: every target ignored)
     if smoothing > 0:
-        log_probs = log_softmax(rows, 1)
         if weight is not None:
             log_probs = log_probs * weight
         spread = -reduce_sum(log_probs, dim=1) * Tensor(kept.astype(rows.dtype))

@@ -19,7 +19,7 @@ from minigrad.nn.cross_entropy import cross_entropy
 from minigrad.nn.dropout import dropout
 from minigrad.ops.conv import conv2d
 from minigrad.ops.linear import linear
-from minigrad.ops.loss import BinaryCrossEntropyWithLogits
+from minigrad.ops.loss import BinaryCrossEntropyWithLogits, MseLoss
 from minigrad.ops.pool import avg_pool2d, max_pool2d
 from minigrad.ops.reduce import mean as reduce_mean
 from minigrad.ops.reduce import sum as reduce_sum
@@ -79,8 +79,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor: 
                       f"input size {tuple(input.shape)}. This will likely lead to incorrect "
                       "results due to broadcasting. Please ensure they have the same size.",
                       UserWarning, stacklevel=2)
-    difference = input - target
-    return _reduce(difference * difference, reduction)
+    return MseLoss.apply(input, target, reduction=reduction)
 
 
 def _check_float_target(input: Tensor, target: Tensor) -> None:  # noqa: A002

@@ -163,8 +163,11 @@ class Module:
             yield module
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
+        """The direct sub-modules with their names; one held under two names comes once."""
+        seen: set[int] = set()
         for name, module in self._modules.items():
-            if module is not None:
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
                 yield name, module
 
     def children(self) -> Iterator[Module]:
@@ -198,7 +201,12 @@ class Module:
             yield buffer
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
-        """Call fn on every sub-module (children first) and on self; returns self."""
+        """Call fn on every sub-module (children first) and on self; returns self.
+
+        As in PyTorch, a child held twice by one parent is visited once, but a module under
+        two different parents is visited under each (`children()` removes repeats only
+        among one module's own children).
+        """
         for child in self.children():
             child.apply(fn)
         fn(self)

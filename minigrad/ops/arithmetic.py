@@ -255,29 +255,36 @@ def _integer_power(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
 
 
 class RPow(Function):
-    """out = base ** a for a Python number `base` (`2 ** x`);  d(out)/da = out · ln(base)."""
+    """out = base ** a for a Python number `base` (`2 ** x`);  d(out)/da = out · ln(base).
+
+    For base 0 the derivative is 0 where a >= 0 (PyTorch's choice, not 1 · ln 0) and -inf
+    elsewhere. Saved: a and out, as PyTorch saves them, so changing either in place before
+    backward is refused.
+    """
 
     node_name = "PowBackward2"
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, base: float) -> np.ndarray:
-        ctx.base = base  # (only for drawing: `2 ** x` shows its 2)
+        ctx.base = base  # (also for drawing: `2 ** x` shows its 2)
         if a.dtype.kind in "iub" and isinstance(base, int):  # 2 ** int tensor stays integer
             if a.dtype.kind == "b" and isinstance(base, bool):
                 raise not_implemented_for("pow", a.dtype)
             integers = a.astype(np.int64) if a.dtype.kind == "b" else a
             return promote(_integer_power(np.array(base), integers), a, base)
-        ctx.log_base = math.log(base) if base > 0 else float("nan") if base < 0 else -math.inf
         result = promote(np.power(base, a if a.dtype.kind == "f" else a.astype(float32)), a, base)
-        if base == 0:  # d(0 ** a)/da is 0 where a >= 0 (PyTorch's choice), not 1 * ln(0)
-            ctx.log_base = np.where(a >= 0, 0.0, -math.inf).astype(result.dtype)
-        ctx.save_for_backward(result)
+        ctx.save_for_backward(a, result, names=("exponent", "result"))
         return result
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
-        (result,) = ctx.saved_tensors
-        return grad_output * (result * ctx.log_base)
+        exponent, result = ctx.saved_tensors
+        base = ctx.base
+        if base == 0:
+            log_base = np.where(exponent._data >= 0, 0.0, -math.inf).astype(result.dtype)
+        else:
+            log_base = math.log(base) if base > 0 else float("nan")
+        return grad_output * (result * log_base)
 
 
 # ---- the functions users and Tensor operators call ----------------------------------------
