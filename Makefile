@@ -20,8 +20,8 @@ $(STAMP): pyproject.toml setup.py jupyter/minigrad-course.json
 	@# The editable install's notice ("be careful with folders named like the package") is
 	@# meant for package authors; the course's first run prints only these steps.
 	@PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -e ".[dev]"
-	@# JupyterLab's defaults for the course (no news pop-up); a wheel installs this file
-	@# itself, an editable install skips data files.
+	@# JupyterLab's defaults for the course (no news pop-up, readings open rendered); a wheel
+	@# installs this file itself, an editable install skips data files.
 	@mkdir -p $(VENV)/share/jupyter/lab/settings/overrides.d
 	@cp jupyter/minigrad-course.json $(VENV)/share/jupyter/lab/settings/overrides.d/
 	@touch $(STAMP)
