@@ -92,7 +92,7 @@ def test_jupyter_opens_at_the_folder_on_notebook_01(tmp_path: Path) -> None:
     assert command[1:3] == ["-m", "jupyterlab"]
     assert f"--ServerApp.root_dir={tmp_path}" in command
     # The server's default URL: the page the browser opens and the URL JupyterLab prints
-    # (a file named on the command line opened it, but the printed URL was the Launcher's).
+    # (a file named on the command line would open, but the printed URL is the Launcher's).
     assert f"--LabApp.default_url=/lab/tree/{FIRST_NOTEBOOK}" in command
 
 
