@@ -20,8 +20,8 @@ $(STAMP): pyproject.toml setup.py jupyter/minigrad-course.json
 	@# The editable install's notice ("be careful with folders named like the package") is
 	@# meant for package authors; the course's first run prints only these steps.
 	@PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -e ".[dev]"
-	@# JupyterLab's defaults for the course (no news pop-up); a wheel installs this file
-	@# itself, an editable install skips data files.
+	@# JupyterLab's defaults for the course (no news pop-up, readings open rendered); a wheel
+	@# installs this file itself, an editable install skips data files.
 	@mkdir -p $(VENV)/share/jupyter/lab/settings/overrides.d
 	@cp jupyter/minigrad-course.json $(VENV)/share/jupyter/lab/settings/overrides.d/
 	@touch $(STAMP)
@@ -67,13 +67,18 @@ SITE_TOOLS := $(VENV)/.site
 MATHJAX    := $(VENV)/share/minigrad-site/mathjax/tex-svg-full.js
 MATHJAX_VERSION := 3.2.2
 
-$(SITE_TOOLS): $(STAMP)
+# MathJax first (`site` lists it first; here as an order-only prerequisite): without npm, make
+# stops before installing anything, saying how to get it.
+$(SITE_TOOLS): $(STAMP) | $(MATHJAX)
 	@echo "installing Sphinx, myst-nb and sphinx-book-theme (the site extra)"
 	@PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -e ".[site]" && touch $(SITE_TOOLS)
 
 $(MATHJAX):
 	@echo "installing MathJax $(MATHJAX_VERSION) (npm) for the site's offline math"
-	@command -v npm >/dev/null || { echo "make site needs npm (Node.js) once, to install MathJax"; exit 1; }
+	@command -v npm >/dev/null || { \
+		echo "make site needs npm (it comes with Node.js) once, to install MathJax; nothing was installed."; \
+		echo "  Debian/Ubuntu: sudo apt-get install npm    macOS: brew install node"; \
+		echo "  elsewhere: https://nodejs.org/en/download ; then run make site again"; exit 1; }
 	@rm -rf $(VENV)/share/minigrad-site/npm && mkdir -p $(dir $(MATHJAX))
 	@npm install --silent --no-save --ignore-scripts --no-audit --no-fund \
 		--prefix $(VENV)/share/minigrad-site/npm mathjax@$(MATHJAX_VERSION)
@@ -81,7 +86,7 @@ $(MATHJAX):
 	@cp $(VENV)/share/minigrad-site/npm/node_modules/mathjax/LICENSE $(dir $(MATHJAX))LICENSE
 	@rm -rf $(VENV)/share/minigrad-site/npm
 
-site: $(SITE_TOOLS) $(MATHJAX)
+site: $(MATHJAX) $(SITE_TOOLS)
 	MINIGRAD_MATHJAX=$(MATHJAX) $(BIN)/python site/build.py
 
 ## Run the benchmarks (on demand; they print ratios against a baseline timed in the same run).

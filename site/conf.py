@@ -12,9 +12,13 @@ import html
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 from docutils import nodes
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # site/'s own modules
+import offline_search  # noqa: E402
 
 project = "minigrad"
 author = "the minigrad authors"
@@ -53,6 +57,7 @@ mathjax3_config = {
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
 html_css_files = ["minigrad.css"]
+html_js_files = ["minigrad-math.js"]  # the floor under a wide equation's scaling
 html_context = {
     "default_mode": "light",  # the drawings are drawn on white
     # This file's hash: Sphinx rewrites every page when it changes (hooks below included).
@@ -127,4 +132,5 @@ def _ancestors(node):
 
 def setup(app):
     app.connect("build-finished", _copy_mathjax)
+    offline_search.setup(app)  # search excerpts from file:// too
     app.connect("doctree-resolved", _label_outputs)

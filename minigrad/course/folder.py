@@ -100,11 +100,21 @@ def course_server_options() -> list[str]:
     return options
 
 
+def first_page_url() -> str:
+    """JupyterLab's address of the first notebook, relative to the server: ``/lab/tree/…``.
+
+    As the server's default URL it is the page the browser opens and the URL JupyterLab
+    prints (``http://localhost:8888/lab/tree/notebooks/01-derivatives.ipynb?token=…``), so a
+    student who copies the printed link lands on notebook 01 too, not on the Launcher."""
+    return "/lab/tree/" + FIRST_NOTEBOOK
+
+
 def jupyter_lab_command(folder: Path, options: Sequence[str] = ()) -> list[str]:
     """The command that opens JupyterLab rooted at ``folder``, on the first notebook;
-    ``options`` are JupyterLab's own (``--no-browser``, ``--port=8890``, ``--ServerApp.…``)."""
+    ``options`` are JupyterLab's own (``--no-browser``, ``--port=8890``, ``--ServerApp.…``)
+    and come last, so a ``--LabApp.default_url`` given there wins over the course's."""
     command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder}",
-               *course_server_options(), *options, str(folder / FIRST_NOTEBOOK)]
+               f"--LabApp.default_url={first_page_url()}", *course_server_options(), *options]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # containers and cloud machines often run as root
     return command
@@ -159,7 +169,8 @@ def run_course(args: argparse.Namespace) -> int:
         print(f"; kept {len(report.kept)} files already there (never overwritten)"
               if report.kept else "")
     if args.no_open:
-        print(f"open it with: jupyter lab --ServerApp.root_dir={folder} {folder / FIRST_NOTEBOOK}")
+        print(f"open it with: jupyter lab --ServerApp.root_dir={folder} "
+              f"--LabApp.default_url={first_page_url()}")
         return 0
     try:
         import jupyterlab  # noqa: F401

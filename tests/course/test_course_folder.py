@@ -91,7 +91,9 @@ def test_jupyter_opens_at_the_folder_on_notebook_01(tmp_path: Path) -> None:
     command = jupyter_lab_command(tmp_path)
     assert command[1:3] == ["-m", "jupyterlab"]
     assert f"--ServerApp.root_dir={tmp_path}" in command
-    assert str(tmp_path / FIRST_NOTEBOOK) in command
+    # The server's default URL: the page the browser opens and the URL JupyterLab prints
+    # (a file named on the command line would open, but the printed URL is the Launcher's).
+    assert f"--LabApp.default_url=/lab/tree/{FIRST_NOTEBOOK}" in command
 
 
 def test_make_course_opens_the_repository_root_on_notebook_01() -> None:
@@ -118,7 +120,7 @@ def test_the_course_in_its_own_folder_copies_nothing_and_opens_there(monkeypatch
     assert "nothing to copy" in out and "Ctrl-C" in out
     (command,) = started
     assert f"--ServerApp.root_dir={course.course_source().resolve()}" in command
-    assert command[-1].endswith(FIRST_NOTEBOOK) or FIRST_NOTEBOOK in " ".join(command)
+    assert f"--LabApp.default_url=/lab/tree/{FIRST_NOTEBOOK}" in command
 
 
 def test_the_course_turns_jupyterlab_news_off_with_a_setting_its_schema_knows() -> None:
@@ -134,6 +136,25 @@ def test_the_course_turns_jupyterlab_news_off_with_a_setting_its_schema_knows() 
     installed = Path(sys.prefix, "share", "jupyter", "lab", "settings", "overrides.d",
                      "minigrad-course.json")
     assert installed.exists(), "make's set-up (or the wheel) installs the course's overrides"
+    assert json.loads(installed.read_text(encoding="utf-8")) == overrides  # and this version
+
+
+def test_the_readings_open_in_the_markdown_preview() -> None:
+    """JupyterLab opens a `.md` in its text editor unless told otherwise; the course's
+    overrides make the Markdown preview (its factory is named "Markdown Preview") the
+    default viewer, with the key its docmanager schema defines."""
+    schemas = Path(sys.prefix, "share", "jupyter", "lab", "schemas", "@jupyterlab")
+    docmanager = json.loads((schemas / "docmanager-extension" / "plugin.json").read_text(
+        encoding="utf-8"))
+    assert docmanager["properties"]["defaultViewers"]["type"] == "object"
+    overrides = json.loads((ROOT / "jupyter" / "minigrad-course.json").read_text(encoding="utf-8"))
+    viewers = overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
+    assert viewers == {"markdown": "Markdown Preview"}
+    # The factory's name as this JupyterLab spells it (its bundles are the only place it is
+    # written; tests/course/test_first_screen_browser.py opens a reading to see it rendered).
+    static = Path(sys.prefix, "share", "jupyter", "lab", "static")
+    assert any('"Markdown Preview"' in path.read_text(encoding="utf-8", errors="replace")
+               for path in static.glob("*.js"))
 
 
 def test_jupyterlab_asks_no_news_question_and_kernels_use_local_sockets(tmp_path: Path) -> None:
@@ -177,8 +198,12 @@ def test_a_built_wheel_installed_in_an_empty_venv_writes_the_whole_course(tmp_pa
                               check=True, capture_output=True, text=True, cwd=tmp_path,
                               env=env).stdout
     assert str(venv) in location, location
-    assert (venv / "share" / "jupyter" / "lab" / "settings" / "overrides.d" /
-            "minigrad-course.json").exists()  # JupyterLab's news question off for the course
+    wheel_overrides = json.loads((venv / "share" / "jupyter" / "lab" / "settings" / "overrides.d" /
+                                  "minigrad-course.json").read_text(encoding="utf-8"))
+    # JupyterLab's news question off, and the readings open rendered, for the course.
+    assert wheel_overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"] == \
+        {"markdown": "Markdown Preview"}
+    assert wheel_overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
     folder = tmp_path / "student"
     result = subprocess.run([str(venv / "bin" / "minigrad"), "course", str(folder), "--no-open"],
                             capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)

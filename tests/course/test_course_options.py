@@ -34,7 +34,9 @@ def test_jupyterlabs_options_reach_jupyterlab(tmp_path: Path, started, capsys) -
     for option in ("--no-browser", "--port=8890", "--ip=0.0.0.0", "--ServerApp.token=secret",
                    "--LabApp.default_url=/lab"):
         assert option in command, option
-    assert any(word.endswith("notebooks/01-derivatives.ipynb") for word in command)
+    # The course's own default URL (notebook 01) comes first, so the student's wins.
+    ours = command.index("--LabApp.default_url=/lab/tree/notebooks/01-derivatives.ipynb")
+    assert ours < command.index("--LabApp.default_url=/lab")
 
 
 def test_without_options_jupyterlab_starts_as_before(tmp_path: Path, started, capsys) -> None:

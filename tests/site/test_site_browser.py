@@ -199,3 +199,86 @@ def test_a_stepper_on_a_lesson_page_steps_and_a_screenshot_is_kept(site, browser
         context.close()
     assert problems == []
     print(f"\nscreenshots: {SCREENSHOTS}")
+
+
+_DISPLAY_EQUATIONS = """() => {
+    const article = document.querySelector('article.bd-article');
+    if (!article) { return []; }
+    const column = article.getBoundingClientRect();
+    return [...document.querySelectorAll('div.math mjx-container[display="true"]')].map(box => {
+        const svg = box.querySelector(':scope > svg');
+        const drawn = svg.getBoundingClientRect(), own = box.getBoundingClientRect();
+        const probe = document.createElement('span');  // the equation's own ex, in px
+        probe.style.cssText = 'display:inline-block;width:100ex;position:absolute';
+        box.appendChild(probe);
+        const ex = probe.getBoundingClientRect().width / 100;
+        probe.remove();
+        return {
+            tex: (box.closest('div.math').textContent || '').trim().slice(0, 60),
+            scale: drawn.width / (parseFloat(svg.getAttribute('width')) * ex),
+            drawnRight: drawn.right, boxLeft: own.left, boxRight: own.right,
+            columnLeft: column.left, columnRight: column.right,
+            scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
+        };
+    });
+}"""
+
+
+def test_every_display_equation_fits_the_text_column_at_1280(site, browser):
+    """At 1280×720 every display equation fits the column (scaled to no less than 70 % of its
+    size); on a 390 px phone one too wide for that scrolls inside its own box, which stays in
+    the column."""
+    wide, checked = [], 0
+    for path in pages(site):
+        for width in (1280, 390):
+            problems: list[str] = []
+            context, page = open_page(browser, path, problems, width=width)
+            try:
+                equations = page.evaluate(_DISPLAY_EQUATIONS)
+            finally:
+                context.close()
+            for equation in equations:
+                checked += 1
+                name = f"{path.name} at {width} px: {equation['tex']}"
+                inside = (equation["boxLeft"] >= equation["columnLeft"] - 1
+                          and equation["boxRight"] <= equation["columnRight"] + 1)
+                if not inside:
+                    wide.append(f"{name}: its box leaves the column")
+                if equation["scale"] < 0.7 - 0.01:
+                    wide.append(f"{name}: shrunk to {equation['scale']:.2f}")
+                if width == 1280 and equation["drawnRight"] > equation["boxRight"] + 1:
+                    wide.append(f"{name}: wider than the column by "
+                                f"{equation['drawnRight'] - equation['boxRight']:.0f} px")
+                if width == 390 and equation["drawnRight"] > equation["boxRight"] + 1 \
+                        and not equation["scrolls"]:
+                    wide.append(f"{name}: cut off, and its box does not scroll")
+    assert checked > 100
+    assert wide == []
+
+
+def test_search_from_file_lists_results_with_excerpts(site, browser):
+    """Opened from file://, the search page's results carry their excerpts (a browser refuses
+    Sphinx's fetch of each page there; site/offline_search.py gives the page the text)."""
+    problems: list[str] = []
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.on("console", lambda message: problems.append(f"console: {message.text}")
+            if message.type in ("error", "warning") else None)
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    try:
+        page.goto((site / "search.html").as_uri() + "?q=im2col", wait_until="load")
+        results = page.locator("#search-results li")
+        results.first.wait_for(timeout=30_000)
+        page.wait_for_function(
+            "() => { const items = document.querySelectorAll('#search-results li');"
+            " return items.length && [...items].every(li => li.querySelector('p.context')); }",
+            timeout=30_000)
+        excerpts = page.locator("#search-results li p.context").all_inner_texts()
+        links = page.locator("#search-results li > a").evaluate_all(
+            "links => links.map(a => a.getAttribute('href'))")
+    finally:
+        context.close()
+    assert any("06-convolution" in link for link in links), links
+    assert len(excerpts) == len(links) and all("im2col" in text.lower() for text in excerpts)
+    assert "¶" not in "".join(excerpts)
+    assert problems == []

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -77,3 +79,42 @@ def test_the_home_page_has_the_lesson_table(source: Path) -> None:
 def test_headings_in_code_blocks_are_left_alone(build) -> None:  # type: ignore[no-untyped-def]
     text = "## 1. A\n```python\n# a comment\n```\n### b\n"
     assert build.demote_headings(text) == "### 1. A\n```python\n# a comment\n```\n#### b\n"
+
+
+def test_make_site_without_npm_says_how_to_get_it_before_installing_anything(tmp_path: Path) -> None:
+    """`make site` on a machine without npm stops at once, saying how to get npm, before it
+    creates the environment or installs Sphinx into it."""
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not installed")
+    venv = tmp_path / "venv"
+    empty = tmp_path / "bin"  # a PATH with no npm (and nothing else)
+    empty.mkdir()
+    done = subprocess.run([make, "--no-print-directory", "-C", str(REPO), "site", f"VENV={venv}"],
+                          env={"PATH": str(empty), "HOME": str(tmp_path)},
+                          capture_output=True, text=True, timeout=120)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert "make site needs npm (it comes with Node.js)" in said
+    assert "apt-get install npm" in said and "brew install node" in said
+    assert "installing Sphinx" not in said and "creating the virtual environment" not in said
+    assert not venv.exists()  # nothing installed
+
+
+def test_search_excerpts_keep_the_main_text_and_its_ids(build) -> None:  # type: ignore[no-untyped-def]
+    """What the search page cuts excerpts from when opened from file:// (site/offline_search.py):
+    the role="main" block's text, sections by id; no drawings, scripts or ¶ links."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "site"))
+    try:
+        import offline_search
+    finally:
+        sys.path.remove(str(REPO / "site"))
+    page = ('<html><body><nav>menu</nav><main role="main"><section id="im2col">'
+            '<h2>im2col<a class="headerlink" href="#im2col">¶</a></h2><p>x &lt; y<br>z</p>'
+            '<svg><text>a drawing</text></svg><script>var s = 1;</script><img src="a.png">'
+            '</section></main><footer>© us</footer></body></html>')
+    assert offline_search.main_text(page) == (
+        '<div role="main"><div id="im2col"><div>im2col</div><div>x &lt; y z</div></div></div>')
+    assert offline_search.main_text("<html><body><p>no main block</p></body></html>") == ""
