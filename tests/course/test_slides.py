@@ -1,6 +1,7 @@
-"""`minigrad slides`: one self-contained deck per lesson, built from the registry's figures,
-the syllabus' numbers, the viz stepper and the reading (notes, summary), with no raw LaTeX and
-nothing fetched from the network. (In a browser: tests/course/test_slides_browser.py.)"""
+"""`minigrad slides`: one self-contained reveal.js deck per lesson, built from the registry's
+figures, the syllabus' numbers, the lesson's code, its backward pass as steps (fragments) and
+the reading (notes, summary), with no raw LaTeX and nothing fetched from the network. (In a
+browser: tests/course/test_slides_browser.py.)"""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from minigrad.cli import main
 from minigrad.course.catalog import LESSONS
 from minigrad.course.reading import plain_math, reading_text, section_notes
-from minigrad.course.slide_content import SLIDES, Numbers, Picture, Steps
+from minigrad.course.slide_content import SLIDES, Code, Drawing, Numbers, Picture, Steps
 from minigrad.course.slides import deck_html
 from minigrad.figures import FIGURES, find_figures
 
@@ -21,6 +22,11 @@ from minigrad.figures import FIGURES, find_figures
 @pytest.fixture(scope="module")
 def decks() -> dict[int, str]:
     return {lesson.number: deck_html(lesson) for lesson in LESSONS}
+
+
+def _markup(page: str) -> str:
+    """The deck without the inlined reveal.js (whose code builds links at run time)."""
+    return re.sub(r"<(script|style)\b.*?</\1>", "", page, flags=re.S)
 
 
 def _visible_text(page: str) -> str:
@@ -33,7 +39,7 @@ def test_every_lesson_has_figures_numbers_and_a_stepper() -> None:
     assert set(SLIDES) == {lesson.number for lesson in LESSONS}
     for number, slides in SLIDES.items():
         kinds = {type(slide) for slide in slides}
-        assert kinds == {Picture, Numbers, Steps}, number
+        assert {Numbers, Steps} <= kinds <= {Picture, Numbers, Steps, Drawing, Code}, number
         for slide in slides:
             if isinstance(slide, Picture):
                 assert slide.figure in FIGURES, (number, slide.figure)
@@ -48,9 +54,11 @@ def test_every_slide_names_a_section_of_its_reading() -> None:
 
 def test_a_deck_is_one_file_that_fetches_nothing(decks: dict[int, str]) -> None:
     for number, page in decks.items():
-        assert not re.search(r"""(src|href)\s*=\s*["'](?!data:|#)""", page), number
+        assert not re.search(r"""(src|href)\s*=\s*["'](?!data:|#)""", _markup(page)), number
         assert "<link" not in page and "@import" not in page, number
-        assert not re.search(r"url\((?!data:|#)", page), number
+        styles = "".join(re.findall(r"<style>(.*?)</style>", page, flags=re.S))
+        assert not re.search(r"url\((?!data:|#)", styles), number
+        assert "Reveal.initialize(" in page and "RevealNotes" in page  # inlined, not linked
         assert "http://" not in _visible_text(page) and "https://" not in _visible_text(page)
 
 
@@ -71,8 +79,11 @@ def test_a_deck_holds_its_figures_numbers_stepper_and_notes(decks: dict[int, str
                 assert f'aria-label="{label}"' in page or f'alt="{label}"' in page
             if isinstance(slide, Numbers):
                 assert html.escape(slide.lines[0].split("  ")[0]) in page
-        assert page.count('class="mg-stepper"') == sum(isinstance(s, Steps) for s in slides)
-        assert page.count('<section class="slide') >= len(slides) + 2  # title and summary
+            if isinstance(slide, (Drawing, Code)):
+                assert f"<h2>{html.escape(slide.title)}</h2>" in page
+        assert page.count('class="mg-steps" data-steps=') == sum(isinstance(s, Steps)
+                                                                 for s in slides)
+        assert page.count("<section class=") >= len(slides) + 2  # title and summary
         assert page.count('<aside class="notes">') >= len(slides)
 
 
@@ -97,7 +108,7 @@ def test_the_command_writes_a_deck_and_adds_the_lecturers_picture(tmp_path: Path
     out = tmp_path / "deck.html"
     assert main(["slides", "01", "--out", str(out), "--add", str(own)]) == 0
     page = out.read_text(encoding="utf-8")
-    assert 'class="slide picture-slide added-slide"' in page and "my graph" in page
+    assert 'class="picture-slide added-slide"' in page and "my graph" in page
     assert page.rstrip().endswith("</html>")
 
 
@@ -105,5 +116,27 @@ def test_the_command_refuses_what_is_not_a_picture(tmp_path: Path, capsys) -> No
     notes = tmp_path / "notes.txt"
     notes.write_text("hello")
     assert main(["slides", "1", "--out", str(tmp_path / "d.html"), "--add", str(notes)]) == 1
-    assert "not a picture" in capsys.readouterr().err
+    assert "is not a picture" in capsys.readouterr().err
     assert main(["slides", "9", "--out", str(tmp_path / "d.html")]) == 1
+
+
+def test_the_wheel_carries_reveal_js_and_its_licence() -> None:
+    """Every vendored file matches a package-data pattern of pyproject.toml (and the sdist's
+    MANIFEST.in grafts the folder), so a pip install has reveal.js offline."""
+    import fnmatch
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    root = Path(__file__).resolve().parents[2]
+    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["minigrad.course"]
+    course = root / "minigrad" / "course"
+    vendored = [path.relative_to(course).as_posix()
+                for path in (course / "vendor").rglob("*") if path.is_file()]
+    assert {"vendor/revealjs/LICENSE", "vendor/revealjs/reveal.js",
+            "vendor/revealjs/plugin/notes.js", "vendor/revealjs/theme/black.css"} <= set(vendored)
+    for name in vendored:
+        assert any(fnmatch.fnmatchcase(name, pattern) and name.count("/") == pattern.count("/")
+                   for pattern in patterns), name
+    assert "graft minigrad/course/vendor" in (root / "MANIFEST.in").read_text()
+    assert "MIT" in (course / "vendor" / "revealjs" / "LICENSE").read_text() or \
+        "Permission is hereby granted" in (course / "vendor" / "revealjs" / "LICENSE").read_text()
