@@ -93,7 +93,50 @@ def test_the_worked_numbers_are_the_syllabus_numbers(decks: dict[int, str]) -> N
     assert "E = 0.298371109" in decks[5] and "0.000438568" in decks[5]
 
 
+def _slide_notes(page: str) -> list[list[str]]:
+    """Each slide's notes as text paragraphs, in deck order ([] for a slide without notes)."""
+    found = []
+    for section in re.findall(r"<section class=.*?</section>", _markup(page), flags=re.S):
+        notes = re.search(r'<aside class="notes">(.*?)</aside>', section, flags=re.S)
+        found.append([html.unescape(_visible_text(paragraph))
+                      for paragraph in re.findall(r"<p>(.*?)</p>", notes[1], flags=re.S)]
+                     if notes else [])
+    return found
+
+
+def test_notes_are_the_readings_prose_with_no_markdown_left(decks: dict[int, str]) -> None:
+    for number, page in decks.items():
+        notes = _slide_notes(page)
+        assert len(notes) >= len(SLIDES[number]) + 2
+        for paragraphs in notes:
+            for paragraph in paragraphs:
+                for residue in ("](", ".png)", ".svg)", "**", "$", "\\", "```", "|---"):
+                    assert residue not in paragraph, (number, residue, paragraph[:200])
+                assert not paragraph.rstrip().endswith(":"), (number, paragraph[-120:])
+
+
+def test_no_two_slides_of_a_deck_carry_the_same_notes(decks: dict[int, str]) -> None:
+    for number, page in decks.items():
+        notes = [" ".join(paragraphs) for paragraphs in _slide_notes(page)[1:len(SLIDES[number]) + 1]]
+        assert all(notes), number  # every lesson slide has notes
+        assert len(set(notes)) == len(notes), number
+
+
+def test_notes_keep_the_maths_and_code_the_reading_shows() -> None:
+    from minigrad.course.reading import _paragraphs
+
+    body = ("For a product the rule is:\n\n```python\ndef f(out, g):\n    a.grad += b * g\n```\n\n"
+            "Then:\n\n$$\n\\frac{dy}{dx} = 2x\n$$\n\n![A picture\nof two lines](../assets/x.png)\n\n"
+            "All four:\n\n| | value |\n|---|---|\n| $w_{00}$ | 6 |\n| $w_{01}$ | 9 |\n")
+    assert _paragraphs(body) == [
+        "For a product the rule is: `def f(out, g):`  `a.grad += b * g`",
+        "Then: dy/dx = 2x", "Figure: A picture of two lines", "All four: w₀₀, 6; w₀₁, 9."]
+
+
 def test_plain_math_turns_latex_into_unicode() -> None:
+    assert plain_math(r"$\sum_{n,i,j} \delta[n,i,j]$") == "Σₙ,ᵢ,ⱼ δ[n,i,j]"
+    assert plain_math(r"$\sum_{m=0}^{k-1}$ and `a * b` *here*") == "Σₘ₌₀ᵏ⁻¹ and `a * b` here"
+    assert plain_math(r"$w = 2 \Rightarrow \ell$") == "w = 2 ⇒ ℓ"
     assert plain_math(r"$\partial L/\partial w_1$") == "∂L/∂w₁"
     assert plain_math(r"$\frac{\partial L}{\partial x}$ is $J^\top v$") == "∂L/∂x is Jᵀv"
     assert plain_math(r"$$\lambda \le 10^{-6}$$") == "λ ≤ 10⁻⁶"
