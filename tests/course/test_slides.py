@@ -183,3 +183,65 @@ def test_the_wheel_carries_reveal_js_and_its_licence() -> None:
     assert "graft minigrad/course/vendor" in (root / "MANIFEST.in").read_text()
     assert "MIT" in (course / "vendor" / "revealjs" / "LICENSE").read_text() or \
         "Permission is hereby granted" in (course / "vendor" / "revealjs" / "LICENSE").read_text()
+
+
+def test_add_takes_a_stepper_a_title_and_a_position(tmp_path: Path) -> None:
+    from minigrad.scalar import Value
+    from minigrad.viz import backward_steps
+
+    a, b = Value(2.0, "a"), Value(3.0, "b")
+    stepper = backward_steps((a * b).tanh()).save(tmp_path / "my_steps.html")
+    out = tmp_path / "deck.html"
+    assert main(["slides", "1", "--out", str(out), "--add", str(stepper),
+                 "--title", "Backward of tanh(a·b)", "--at", "2"]) == 0
+    page = out.read_text(encoding="utf-8")
+    sections = re.findall(r"<section class=.*?</section>", _markup(page), flags=re.S)
+    assert "added-slide" in sections[1] and "<h2>Backward of tanh(a·b)</h2>" in sections[1]
+    steps = len(backward_steps((a * b).tanh()))
+    assert sections[1].count('class="mg-step ') == steps >= 2
+    assert sections[1].count("<svg") == steps and "fragment" in sections[1]
+    assert "title-slide" in sections[0]
+
+
+def test_add_refuses_a_position_outside_the_deck_and_a_title_without_add(tmp_path: Path,
+                                                                       capsys) -> None:
+    own = tmp_path / "g.svg"
+    assert main(["graph", "-e", "Value(2.0, 'a') * 3", "--slide", "--out", str(own)]) == 0
+    assert main(["slides", "1", "--out", str(tmp_path / "d.html"), "--add", str(own),
+                 "--at", "40"]) == 1
+    assert "--at 40: the deck has" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["slides", "1", "--title", "orphan", "--add", str(own)])
+    assert "give --add FILE first" in capsys.readouterr().err
+    page = tmp_path / "not_steps.html"
+    page.write_text("<html><body>hello</body></html>")
+    assert main(["slides", "1", "--out", str(tmp_path / "d.html"), "--add", str(page)]) == 1
+    assert "not a stepper page of minigrad.viz" in capsys.readouterr().err
+
+
+def test_a_dark_drawing_on_a_light_deck_is_inverted_not_a_black_box(tmp_path: Path) -> None:
+    dark = tmp_path / "dark.svg"
+    light = tmp_path / "light.svg"
+    assert main(["graph", "-e", "Value(2.0, 'a') * 3", "--slide", "--theme", "dark",
+                 "--out", str(dark)]) == 0
+    assert main(["graph", "-e", "Value(2.0, 'a') * 3", "--slide", "--out", str(light)]) == 0
+    from minigrad.course.slides import Added
+
+    lesson = LESSONS[0]
+    on_light = deck_html(lesson, [Added(dark, "dark"), Added(light, "light")])
+    assert on_light.count('class="mg-invert"') == 1
+    assert re.search(r'aria-label="dark" class="mg-invert"', on_light)
+    on_dark = deck_html(lesson, [Added(dark, "dark"), Added(light, "light")], theme="dark")
+    assert re.search(r'aria-label="light" class="mg-invert"', on_dark)
+    assert on_dark.count('class="mg-invert"') == 1 and '<html lang="en" class="dark">' in on_dark
+
+
+def test_a_pdf_without_chromium_says_how_to_get_one(tmp_path: Path, capsys,
+                                                   monkeypatch) -> None:
+    monkeypatch.setenv("MINIGRAD_CHROMIUM", "no-such-browser-here")
+    assert main(["slides", "2", "--out", str(tmp_path / "deck.pdf")]) == 1
+    error = capsys.readouterr().err
+    assert "apt-get install chromium" in error and "?print-pdf" in error
+    assert not (tmp_path / "deck.pdf").exists()
+    assert main(["slides", "2", "--out", str(tmp_path / "deck.txt")]) == 1
+    assert "--out must be an .html or a .pdf file" in capsys.readouterr().err

@@ -185,3 +185,68 @@ def test_s_opens_the_presenter_view_in_its_own_window(browser, decks) -> None:
         assert page.errors == []
     finally:
         context.close()
+
+
+def _states_per_slide(page) -> list[int]:
+    """How many pages each slide prints as: itself plus one per fragment step."""
+    return page.evaluate("""() => Reveal.getSlides().map(s => 1 + new Set(Array.from(
+        s.querySelectorAll('.fragment')).map(f => f.dataset.fragmentIndex)).size)""")
+
+
+def test_the_pdf_has_a_page_per_slide_step_and_line(browser, decks, tmp_path) -> None:
+    import re
+    import subprocess
+    import sys
+
+    context, page = _open(browser, decks[2])
+    try:
+        states = _states_per_slide(page)
+    finally:
+        context.close()
+    assert len(states) == 10 and sum(states) > len(states) + 5  # a stepper, revealed lines
+    out = tmp_path / "deck02.pdf"
+    # (its own process: playwright's sync API does not nest inside this test's browser)
+    done = subprocess.run([sys.executable, "-m", "minigrad", "slides", "02", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF")
+    assert len(re.findall(rb"/Type\s*/Page[^s]", data)) == sum(states)
+    assert set(re.findall(rb"/MediaBox\s*\[([^\]]*)\]", data)) == {b"0 0 960 540"}  # 1280 × 720 px
+    # What reveal.js lays out for print: each stepper page shows exactly one step, in order.
+    context, page = _open(browser, decks[2], "?print-pdf")
+    try:
+        page.wait_for_function("document.querySelector('.pdf-page') !== null")
+        assert page.locator(".pdf-page").count() == sum(states)
+        shown = page.evaluate("""() => Array.from(document.querySelectorAll('.pdf-page'))
+            .filter(p => p.querySelector('.mg-steps[data-steps]'))
+            .map(p => Array.from(p.querySelectorAll('.mg-step')).filter(e => e.checkVisibility(
+                {opacityProperty: true, visibilityProperty: true})).map(e => e.dataset.step))""")
+        steps = int(page.locator(".mg-steps[data-steps]").first.get_attribute("data-steps"))
+        assert shown == [[str(step)] for step in range(1, steps + 1)]
+    finally:
+        context.close()
+
+
+def test_a_dark_deck_reads_from_the_back_too(browser, tmp_path) -> None:
+    deck = write_deck(6, tmp_path / "dark06.html", theme="dark")
+    context, page = _open(browser, deck)
+    try:
+        background = page.evaluate(
+            "getComputedStyle(document.querySelector('.reveal-viewport') || document.body)"
+            ".backgroundColor")
+        assert sum(int(c) for c in background[background.index("(") + 1:-1].split(",")[:3]) < 150
+        smallest = []
+        while True:
+            smallest += [item["px"] for item in page.evaluate(MEASURE)["found"]]
+            if page.evaluate("Reveal.isLastSlide() && !Reveal.availableFragments().next"):
+                break
+            page.keyboard.press("ArrowRight")
+        assert min(smallest) >= MIN_PX - 1e-6
+        # the stepper's drawings are drawn dark, not white boxes on the dark slide
+        fills = page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.mg-steps[data-steps] svg > g > polygon:first-of-type')).map(p => p.getAttribute('fill'))""")
+        assert fills and set(fills) == {"#1e1e1e"}
+        assert page.errors == []
+    finally:
+        context.close()
