@@ -245,3 +245,36 @@ def test_a_pdf_without_chromium_says_how_to_get_one(tmp_path: Path, capsys,
     assert not (tmp_path / "deck.pdf").exists()
     assert main(["slides", "2", "--out", str(tmp_path / "deck.txt")]) == 1
     assert "--out must be an .html or a .pdf file" in capsys.readouterr().err
+
+
+def test_the_readmes_slide_commands_run_as_written(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Each line of the README's Slides recipe, run in a folder holding the examples (the
+    PDF line only where playwright and a Chromium are installed)."""
+    import shlex
+    import shutil
+
+    from minigrad.course.deck_pdf import find_chromium
+
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Slides", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```bash\n(.*?)```", section, flags=re.S)[1].replace("\\\n", " ")
+    shutil.copytree(root / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    commands = [line.split("#")[0].strip() for line in block.splitlines() if line.strip()]
+    assert len(commands) >= 6 and any("--backward" in line for line in commands)
+    try:
+        import playwright  # noqa: F401
+        can_print = find_chromium() is not None
+    except ImportError:
+        can_print = False
+    for line in commands:
+        words = shlex.split(line)
+        assert words[0] == "minigrad"
+        if words[-1].endswith(".pdf") and not can_print:
+            continue
+        assert main(words[1:]) == 0, (line, capsys.readouterr().err)
+        out = Path(words[words.index("--out") + 1])
+        assert out.is_file() and out.stat().st_size > 1000, line
+    page = Path("deck.html").read_text(encoding="utf-8")
+    assert "<h2>My graph</h2>" in page and "my steps" in page
