@@ -12,6 +12,8 @@ section whose heading starts ``## 3.``); the notes are that section's prose, not
   :class:`minigrad.viz.Graph`); the deck picks the direction that fits at 20 pt, and shows
   ``legend`` beside it.
 - :class:`Code`: what the lesson builds, as code; ``source`` returns its text.
+- :class:`Arithmetic`: the lesson's sums as a stepper of number grids
+  (:mod:`minigrad.course.arithmetic`); ``build`` returns the steps.
 - :class:`Steps`: the lesson's central backward graph as a stepper of focus drawings
   (:mod:`minigrad.course.slide_graph`, laid out ``rankdir``); ``build`` returns
   ``(root, names)`` from the lesson's figure module, before any backward that would free it.
@@ -56,6 +58,13 @@ class Code:
 
 
 @dataclass(frozen=True)
+class Arithmetic:
+    title: str
+    build: Callable[[], list[Any]]
+    notes: str = ""
+
+
+@dataclass(frozen=True)
 class Steps:
     title: str
     build: Callable[[], tuple[Any, dict[str, Any]]]
@@ -63,7 +72,7 @@ class Steps:
     rankdir: str = "TB"
 
 
-Slide = Picture | Numbers | Drawing | Code | Steps
+Slide = Picture | Numbers | Drawing | Code | Arithmetic | Steps
 
 
 # ---------------------------------------------------------------------- the central graphs
@@ -176,6 +185,18 @@ def _topological_order() -> str:
     return source_of(topological_order)
 
 
+def _conv_arithmetic() -> list[Any]:
+    from minigrad.course.arithmetic import conv_steps
+
+    return conv_steps()
+
+
+def _pool_arithmetic() -> list[Any]:
+    from minigrad.course.arithmetic import pool_steps
+
+    return pool_steps()
+
+
 # ---------------------------------------------------------------------- the decks
 SLIDES: dict[int, tuple[Slide, ...]] = {
     1: (
@@ -276,6 +297,8 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
             "nine input gradients:  ∂L/∂x = full(δ, rot180 w)",
             "∂L/∂b = Σ δ",
         ), notes="2."),
+        Arithmetic("The worked case, step by step: y, ∂L/∂w, ∂L/∂x, ∂L/∂b", _conv_arithmetic,
+                   notes="2."),
         Picture("lesson06_weight_gradient.png", "∂L/∂w = x ⋆ δ", notes="2."),
         Picture("lesson06_full_convolution.png", "∂L/∂x: the full convolution", notes="2."),
         Picture("lesson06_stride_dilation.png", "Stride 2: δ dilated with zeros", notes="3."),
@@ -283,6 +306,7 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
     ),
     7: (
         Picture("lesson07_max_pool_routing.png", "Max pooling routes the gradient", notes="1."),
+        Arithmetic("Max pooling's backward, window by window", _pool_arithmetic, notes="1."),
         Numbers("Pooling's backward", (
             "max pooling: each window's gradient goes to its argmax, 0 elsewhere",
             "a tie: the first maximum, row by row, gets it all",

@@ -29,9 +29,10 @@ BOX_LINE_CHARS = 22    # a box's line longer than this shows an array by its sha
 
 @dataclass(frozen=True)
 class SlideStep:
-    """One step of a deck's stepper: its focus drawing (SVG text) and its caption lines."""
+    """One step of a deck's stepper: its picture (a focus drawing's SVG text, or HTML such as
+    the number grids of :mod:`minigrad.course.arithmetic`) and its caption lines."""
 
-    svg: str
+    picture: str
     caption: tuple[str, ...]
 
 

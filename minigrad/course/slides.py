@@ -34,7 +34,8 @@ from minigrad.course.catalog import Lesson, find_lesson
 from minigrad.course.folder import course_source
 from minigrad.course.reading import (inline_html, intro_notes, reading_text, section_notes,
                                      summary_points)
-from minigrad.course.slide_content import SLIDES, Code, Drawing, Numbers, Picture, Steps
+from minigrad.course.slide_content import (SLIDES, Arithmetic, Code, Drawing, Numbers, Picture,
+                                           Steps)
 from minigrad.course.slide_graph import SLIDE_GRAPH_PT, SlideStep, slide_steps
 
 HELP = "write a lesson's slide deck: one self-contained HTML file that works offline"
@@ -105,7 +106,7 @@ def stepper_html(steps: Sequence[SlideStep], fit: bool = False) -> str:
     next step in its place (so → steps through backward, then moves on; a PDF has a page per
     step). Drawings keep their natural size, a caption beside them when there is room, else
     underneath; ``fit``: a drawing of the lecturer's own, shrunk to the room if too big."""
-    widest = max(_svg_size_px(step.svg)[0] for step in steps)
+    widest = max(_svg_size_px(step.picture)[0] for step in steps)
     layout = "side" if widest + 24 + SIDE_CAPTION_PX <= STEP_AREA_PX[0] else "below"
     parts = []
     last = len(steps) - 1
@@ -117,9 +118,10 @@ def stepper_html(steps: Sequence[SlideStep], fit: bool = False) -> str:
         else:
             fragment = f' fragment" data-fragment-index="{number - 1}'
         caption = "".join(f"<span>{html.escape(line)}</span>" for line in step.caption)
-        svg = step.svg[step.svg.find("<svg"):]
+        start = step.picture.find("<svg")
+        picture = step.picture[start:] if start >= 0 else step.picture
         parts.append(f'<div class="mg-step {layout}{" fit" if fit else ""}{fragment}" '
-                     f'data-step="{number + 1}">{svg}<p class="caption">{caption}</p></div>')
+                     f'data-step="{number + 1}">{picture}<p class="caption">{caption}</p></div>')
     return f'<div class="mg-steps" data-steps="{len(steps)}">{"".join(parts)}</div>'
 
 
@@ -200,6 +202,9 @@ def lesson_slides(lesson: Lesson, theme: str = "light") -> list[str]:
             slides.append(_slide("drawing-slide", item.title, drawing_html(item, theme), notes))
         elif isinstance(item, Code):
             slides.append(_slide("code-slide", item.title, code_html(item.source()), notes))
+        elif isinstance(item, Arithmetic):
+            slides.append(_slide("stepper-slide arithmetic-slide", item.title,
+                                 stepper_html(item.build()), notes))
         elif isinstance(item, Steps):
             root, names = item.build()
             body = stepper_html(slide_steps(root, names, rankdir=item.rankdir, theme=theme))

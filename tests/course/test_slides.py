@@ -14,7 +14,8 @@ import pytest
 from minigrad.cli import main
 from minigrad.course.catalog import LESSONS
 from minigrad.course.reading import plain_math, reading_text, section_notes
-from minigrad.course.slide_content import SLIDES, Code, Drawing, Numbers, Picture, Steps
+from minigrad.course.slide_content import (SLIDES, Arithmetic, Code, Drawing, Numbers, Picture,
+                                           Steps)
 from minigrad.course.slides import deck_html
 from minigrad.figures import FIGURES, find_figures
 
@@ -39,7 +40,7 @@ def test_every_lesson_has_figures_numbers_and_a_stepper() -> None:
     assert set(SLIDES) == {lesson.number for lesson in LESSONS}
     for number, slides in SLIDES.items():
         kinds = {type(slide) for slide in slides}
-        assert {Numbers, Steps} <= kinds <= {Picture, Numbers, Steps, Drawing, Code}, number
+        assert {Numbers, Steps} <= kinds <= {Picture, Numbers, Steps, Drawing, Code, Arithmetic}
         for slide in slides:
             if isinstance(slide, Picture):
                 assert slide.figure in FIGURES, (number, slide.figure)
@@ -81,8 +82,8 @@ def test_a_deck_holds_its_figures_numbers_stepper_and_notes(decks: dict[int, str
                 assert html.escape(slide.lines[0].split("  ")[0]) in page
             if isinstance(slide, (Drawing, Code)):
                 assert f"<h2>{html.escape(slide.title)}</h2>" in page
-        assert page.count('class="mg-steps" data-steps=') == sum(isinstance(s, Steps)
-                                                                 for s in slides)
+        assert page.count('class="mg-steps" data-steps=') == sum(
+            isinstance(s, (Steps, Arithmetic)) for s in slides)
         assert page.count("<section class=") >= len(slides) + 2  # title and summary
         assert page.count('<aside class="notes">') >= len(slides)
 
@@ -278,3 +279,22 @@ def test_the_readmes_slide_commands_run_as_written(tmp_path: Path, monkeypatch, 
         assert out.is_file() and out.stat().st_size > 1000, line
     page = Path("deck.html").read_text(encoding="utf-8")
     assert "<h2>My graph</h2>" in page and "my steps" in page
+
+
+def test_the_arithmetic_steppers_are_the_lessons_own_numbers(decks: dict[int, str]) -> None:
+    from minigrad.course.arithmetic import conv_numbers, conv_steps, pool_steps
+
+    y, grad_w, grad_x, grad_b = conv_numbers()
+    assert y[0, 1] == 47 and grad_w.tolist() == [[6, 9], [15, 18]] and grad_b == 3
+    assert grad_x.tolist() == [[1, 4, 4], [2, 9, 10], [-3, -1, 4]]
+    captions = [" ".join(step.caption) for step in conv_steps()]
+    assert "y[0,1] = Σₘₙ w[m,n]·x[m, 1+n] = 1·2 + 2·3 + 3·5 + 4·6 = 47" in captions[0]
+    assert "∂L/∂w[0,1] = Σᵢⱼ δ[i,j]·x[i+0, j+1] = 1·2 + 2·3 + (−1)·5 + 1·6 = 9" in captions[2]
+    assert any("∂L/∂x[1,1] = 1·4 + 2·3 + (−1)·2 + 1·1 = 9" in text for text in captions)
+    assert "∂L/∂b = Σ δ = 1 + 2 − 1 + 1 = 3" in captions[-1]
+    pool = [" ".join(step.caption) for step in pool_steps()]
+    assert len(pool) == 5 and "y = 4, 5; 6, 3" in pool[0]
+    assert "∂L/∂x[1,0] = ∂L/∂y[0,0] = 10" in pool[1] and "∂L/∂x[3,3] = ∂L/∂y[1,1] = 40" in pool[4]
+    assert decks[6].count('class="stepper-slide arithmetic-slide"') == 1
+    assert decks[7].count('class="stepper-slide arithmetic-slide"') == 1
+    assert 'class="mg-grid"' in decks[6] and "w rotated 180°" in decks[6]
