@@ -106,8 +106,14 @@ def stepper_html(steps: Sequence[SlideStep], fit: bool = False) -> str:
     next step in its place (so → steps through backward, then moves on; a PDF has a page per
     step). Drawings keep their natural size, a caption beside them when there is room, else
     underneath; ``fit``: a drawing of the lecturer's own, shrunk to the room if too big."""
-    widest = max(_svg_size_px(step.picture)[0] for step in steps)
-    layout = "side" if widest + 24 + SIDE_CAPTION_PX <= STEP_AREA_PX[0] else "below"
+    # Beside its drawing, a step's caption must hold its longest word (a node's name such as
+    # MaxPool2DWithIndicesBackward0) on one line: about 0.6 of the 28 px font per character.
+    def room_beside(step: SlideStep) -> bool:
+        longest = max((len(word) for line in step.caption for word in line.split()), default=0)
+        caption_px = max(SIDE_CAPTION_PX, longest * 0.6 * 28 + 40)
+        return _svg_size_px(step.picture)[0] + 24 + caption_px <= STEP_AREA_PX[0]
+
+    layout = "side" if all(room_beside(step) for step in steps) else "below"
     parts = []
     last = len(steps) - 1
     for number, step in enumerate(steps):
@@ -117,7 +123,9 @@ def stepper_html(steps: Sequence[SlideStep], fit: bool = False) -> str:
             fragment = f' fragment current-visible" data-fragment-index="{number - 1}'
         else:
             fragment = f' fragment" data-fragment-index="{number - 1}'
-        caption = "".join(f"<span>{html.escape(line)}</span>" for line in step.caption)
+        # a minus sign, not a hyphen, so a line never breaks inside -7.451e-10
+        caption = "".join(f"<span>{html.escape(re.sub(r'-(?=[0-9.])', '−', line))}</span>"
+                          for line in step.caption)
         start = step.picture.find("<svg")
         picture = step.picture[start:] if start >= 0 else step.picture
         parts.append(f'<div class="mg-step {layout}{" fit" if fit else ""}{fragment}" '

@@ -27,7 +27,7 @@ MIN_PX = 20 * 4 / 3  # 20 pt in CSS pixels
 
 # Every text node on screen in the current slide: its element's rendered font size in CSS px
 # (an SVG text's size times its drawing's scale on screen) and its box.
-MEASURE = """() => {
+MEASURE = r"""() => {
   const section = Reveal.getCurrentSlide();
   const scale = Reveal.getScale();
   const walker = document.createTreeWalker(section, NodeFilter.SHOW_TEXT);
@@ -50,8 +50,22 @@ MEASURE = """() => {
     found.push({text: node.textContent.trim().slice(0, 40), px: px,
                 box: [box.left, box.top, box.right, box.bottom]});
   }
+  // a word broken over two lines (a long node name squeezed into a narrow caption)
+  const broken = [];
+  section.querySelectorAll('.mg-step .caption span').forEach(span => {
+    if (!span.checkVisibility({opacityProperty: true, visibilityProperty: true})) return;
+    const node = span.firstChild;
+    if (!node) return;
+    for (const match of node.textContent.matchAll(/[^\s\/]+\/?/g)) {  // lines may break after "/"
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      const lines = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
+      if (lines.size > 1) broken.push(match[0]);
+    }
+  });
   const inner = section.querySelector('.mg-slide');
-  return {found: found, overflow: inner.scrollHeight > inner.clientHeight + 1
+  return {found: found, broken: broken, overflow: inner.scrollHeight > inner.clientHeight + 1
                                   || inner.scrollWidth > inner.clientWidth + 1};
 }"""
 
@@ -109,6 +123,8 @@ def test_every_text_on_every_slide_and_step_reads_from_the_back(browser, decks, 
                     offenders.append((state, item["text"], round(item["px"], 2)))
                 if left < -1 or top < -1 or right > 1281 or bottom > 721:
                     overflowing.append((state, item["text"], item["box"]))
+            if measured["broken"]:
+                overflowing.append((state, "words broken", measured["broken"]))
             if measured["overflow"]:
                 overflowing.append((state, "the slide scrolls", None))
             if page.evaluate("Reveal.isLastSlide() && !Reveal.availableFragments().next"):
