@@ -61,7 +61,7 @@ THEMES = {"light": "white.css", "dark": "black.css"}  # the vendored reveal.js t
 SLIDE_WIDTH_PX, SLIDE_HEIGHT_PX = 1280, 720
 # The room a stepper's step has under the slide's title (see deck.html's paddings), and the
 # narrowest caption beside a drawing; a wider drawing gets its caption underneath.
-STEP_AREA_PX = (1280 - 2 * 56, 720 - 28 - 40 - 82)
+STEP_AREA_PX = (SLIDE_WIDTH_PX - 2 * 56, SLIDE_HEIGHT_PX - 28 - 40 - 82)
 SIDE_CAPTION_PX = 330
 _DARK_BACKGROUNDS = re.compile(r'<polygon fill="(#1e1e1e|#000000|black)"')
 
