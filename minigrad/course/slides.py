@@ -38,7 +38,8 @@ from minigrad.course.slide_content import (SLIDES, Arithmetic, Code, Drawing, Nu
                                            Steps)
 from minigrad.course.slide_graph import SLIDE_GRAPH_PT, SlideStep, slide_steps
 
-HELP = "write a lesson's slide deck: one self-contained HTML file that works offline"
+HELP = ("write a lesson's slide deck (reveal.js): one self-contained HTML file that works "
+        "offline, or a PDF")
 PICTURE_TYPES = {".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jpeg",
                  ".jpeg": "image/jpeg", ".gif": "image/gif"}
 
