@@ -25,10 +25,13 @@ _SYMBOLS = {
     "mu": "μ", "sigma": "σ", "phi": "φ", "varphi": "φ", "tau": "τ", "pi": "π", "rho": "ρ",
     "omega": "ω", "log": "log", "exp": "exp", "tanh": "tanh", "sin": "sin", "cos": "cos",
     "max": "max", "min": "min", "left": "", "right": "", "big": "", "Big": "", "bigl": "",
-    "bigr": "", "displaystyle": "", "{": "{", "}": "}",
+    "bigr": "", "displaystyle": "", "textstyle": "", "{": "{", "}": "}", "ell": "ℓ",
+    "langle": "⟨", "rangle": "⟩", "ast": "∗", "Rightarrow": "⇒", "Longrightarrow": "⟹",
+    "Leftrightarrow": "⇔", "Longleftrightarrow": "⟺", "ln": "ln", "bmod": " mod ",
 }
-_SUPERSCRIPTS = str.maketrans("0123456789+-−()nTi", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁽⁾ⁿᵀⁱ")
-_SUBSCRIPTS = str.maketrans("0123456789+-−()ijklmnox", "₀₁₂₃₄₅₆₇₈₉₊₋₋₍₎ᵢⱼₖₗₘₙₒₓ")
+_SUPERSCRIPTS = str.maketrans("0123456789+-−()=nTikmabxpt", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁽⁾⁼ⁿᵀⁱᵏᵐᵃᵇˣᵖᵗ")
+_SUBSCRIPTS = str.maketrans("0123456789+-−()=ijklmnoxp", "₀₁₂₃₄₅₆₇₈₉₊₋₋₍₎₌ᵢⱼₖₗₘₙₒₓₚ")
+_SCRIPT_AS_IS = ", "  # a comma between indices stays a comma: Σ_{n,i,j} reads Σₙ,ᵢ,ⱼ
 
 
 def _group(text: str, start: int) -> tuple[str, int]:
@@ -50,9 +53,9 @@ def _group(text: str, start: int) -> tuple[str, int]:
 def _script(body: str, table: dict, mark: str) -> str:
     plain = _latex(body)
     translated = plain.translate(table)
-    if all(char != original or char in "ᵀ" for char, original in zip(translated, plain)) \
-            and plain:
-        return translated
+    if all(char != original or char in "ᵀ" + _SCRIPT_AS_IS
+           for char, original in zip(translated, plain)) and plain.strip(_SCRIPT_AS_IS):
+        return translated.replace(" ", "")
     return f"{mark}({plain})" if len(plain) > 1 else f"{mark}{plain}"
 
 
@@ -73,7 +76,7 @@ def _latex(text: str) -> str:
                 out.append("[" if name == "begin" else "]")
             elif name == "\\":
                 out.append("; ")
-            elif name == "frac":
+            elif name in ("frac", "tfrac", "dfrac"):
                 top, index = _group(text, index)
                 bottom, index = _group(text, index)
                 top, bottom = _latex(top), _latex(bottom)
@@ -114,10 +117,13 @@ def plain_math(markdown: str) -> str:
     but backticks (``**bold**`` → ``bold``, ``[text](link)`` → ``text``)."""
     text = re.sub(r"\$\$(.+?)\$\$", lambda m: _latex(m[1]), markdown, flags=re.S)
     text = re.sub(r"(?<!\\)\$(.+?)(?<!\\)\$", lambda m: _latex(m[1]), text, flags=re.S)
-    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)
-    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"\*\*(.+?)\*\*|\*(.+?)\*", lambda m: m[1] or m[2], text, flags=re.S)
-    return re.sub(r"[ \t]*\n[ \t]*", " ", text).strip()
+    parts = text.split("`")  # odd parts are code: kept as they are
+    for number in range(0, len(parts), 2):
+        part = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", parts[number])
+        part = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", part)
+        parts[number] = re.sub(r"\*\*(.+?)\*\*|\*(.+?)\*", lambda m: m[1] or m[2], part,
+                               flags=re.S)
+    return re.sub(r"[ \t]*\n[ \t]*", " ", "`".join(parts)).strip()
 
 
 def inline_html(text: str) -> str:
@@ -148,24 +154,50 @@ def sections(markdown: str) -> dict[str, str]:
     return found
 
 
+CODE_IN_NOTES = 6  # a longer code block (or table) is named, not quoted, in a slide's notes
+
+
+def _code_note(match: re.Match) -> str:
+    lines = [line.strip() for line in match[1].strip().splitlines() if line.strip()]
+    if len(lines) > CODE_IN_NOTES:
+        return "\n\n(the code is in the reading)\n\n"
+    return "\n\n" + "  ".join(f"`{line.replace('`', '')}`" for line in lines) + "\n\n"
+
+
+def _table_note(block: str) -> str:
+    """A small table as one line of text: its rows (not the header) by "; ", cells by ", "."""
+    rows = [line.strip().strip("|") for line in block.splitlines()[2:] if line.strip()]
+    if len(rows) > CODE_IN_NOTES:
+        return "(the table is in the reading)"
+    return "; ".join(", ".join(cell.strip() for cell in row.split("|") if cell.strip())
+                     for row in rows) + "."
+
+
 def _paragraphs(body: str) -> list[str]:
-    """The prose of a section, a paragraph or list item each: no code, tables, pictures,
-    display maths or sub-headings."""
-    body = re.sub(r"```.*?```", "", body, flags=re.S)
-    body = re.sub(r"\$\$.*?\$\$", "", body, flags=re.S)
-    body = re.sub(r"^\s*!\[.*$", "", body, flags=re.M)
+    """The prose of a section, a paragraph or list item each, maths as Unicode: display maths
+    stays where it stands, a short code block is quoted as code, a picture is its
+    description, a small table a line of text; a paragraph that ends with ":" carries on with the
+    next, so no note stops where an equation or a code block was."""
+    body = re.sub(r"```[^\n]*\n(.*?)```", _code_note, body, flags=re.S)
+    body = re.sub(r"!\[(.*?)\]\([^)]*\)", lambda m: f"\n\nFigure: {m[1]}\n\n", body,
+                  flags=re.S)
     body = re.sub(r"^(-|\d+\.) ", "\n", body, flags=re.M)  # each list item its own block
-    kept = []
+    kept: list[str] = []
     for block in re.split(r"\n\s*\n", body):
         block = block.strip()
-        if not block or block[0] in "|!#>":
+        if not block or block[0] in "#>":
             continue
-        kept.append(plain_math(block))
+        text = plain_math(_table_note(block) if block[0] == "|" else block)
+        if kept and kept[-1].endswith(":"):
+            kept[-1] = f"{kept[-1]} {text}"
+        else:
+            kept.append(text)
     return kept
 
 
-def section_notes(markdown: str, prefix: str, limit: int = 3) -> list[str]:
-    """Speaker notes: the first ``limit`` prose paragraphs of the section ``## {prefix}…``."""
+def section_notes(markdown: str, prefix: str, limit: int | None = 3) -> list[str]:
+    """Speaker notes: the first ``limit`` prose paragraphs of the section ``## {prefix}…``
+    (``None``: all of them)."""
     if not prefix:
         return []
     for heading, body in sections(markdown).items():

@@ -8,12 +8,22 @@ section whose heading starts ``## 3.``); the notes are that section's prose, not
   deck embeds the picture the course ships in ``assets/`` (``make assets`` draws it).
 - :class:`Numbers`: the lesson's worked numbers (the syllabus' numbers, recomputed in float64),
   one line each, in plain Unicode maths.
-- :class:`Steps`: the lesson's central backward graph as a stepper; ``build`` returns
+- :class:`Drawing`: a graph drawn for the slide by ``draw(font_size, rankdir, theme)`` (a
+  :class:`minigrad.viz.Graph`); the deck picks the direction that fits at 20 pt, and shows
+  ``legend`` beside it.
+- :class:`Code`: what the lesson builds, as code; ``source`` returns its text.
+- :class:`Arithmetic`: the lesson's sums as a stepper of number grids
+  (:mod:`minigrad.course.arithmetic`); ``build`` returns the steps.
+- :class:`Steps`: the lesson's central backward graph as a stepper of focus drawings
+  (:mod:`minigrad.course.slide_graph`, laid out ``rankdir``); ``build`` returns
   ``(root, names)`` from the lesson's figure module, before any backward that would free it.
 """
 
 from __future__ import annotations
 
+import inspect
+import re
+import textwrap
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -33,14 +43,36 @@ class Numbers:
 
 
 @dataclass(frozen=True)
+class Drawing:
+    title: str
+    draw: Callable[[float, str, str], Any]
+    notes: str = ""
+    legend: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Code:
+    title: str
+    source: Callable[[], str]
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class Arithmetic:
+    title: str
+    build: Callable[[], list[Any]]
+    notes: str = ""
+
+
+@dataclass(frozen=True)
 class Steps:
     title: str
     build: Callable[[], tuple[Any, dict[str, Any]]]
     notes: str = ""
-    rankdir: str = "LR"
+    rankdir: str = "TB"
 
 
-Slide = Picture | Numbers | Steps
+Slide = Picture | Numbers | Drawing | Code | Arithmetic | Steps
 
 
 # ---------------------------------------------------------------------- the central graphs
@@ -94,10 +126,81 @@ def _lesson08() -> tuple[Any, dict[str, Any]]:
     return tensors["J"], tensors
 
 
+# ---------------------------------------------------------------------- graphs drawn for a slide
+def _two_paths(font_size: float, rankdir: str, theme: str) -> Any:
+    from minigrad.figures.lesson01 import two_paths
+    from minigrad.viz import draw_graph
+
+    return draw_graph(two_paths(), kind="forward", rankdir=rankdir, theme=theme,
+                      font_size=font_size)
+
+
+def _leaves(font_size: float, rankdir: str, theme: str) -> Any:
+    import minigrad as mg
+    from minigrad.viz import draw_graph
+
+    w = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    data = mg.ones(3)
+    with mg.viz.record():
+        scaled = data * 2
+        mixed = w * scaled
+        loss = mixed.sum()
+    return draw_graph(loss, kind="forward", show_data=False, show_grad=False,
+                      names={"w": w, "scaled": scaled, "mixed": mixed, "loss": loss},
+                      rankdir=rankdir, theme=theme, font_size=font_size)
+
+
+def _detach(font_size: float, rankdir: str, theme: str) -> Any:
+    from minigrad.figures.lesson04 import detach_example
+    from minigrad.viz import draw_graph
+
+    loss, names = detach_example()
+    return draw_graph(loss, kind="backward", names=names, rankdir=rankdir, theme=theme,
+                      font_size=font_size)
+
+
+# ---------------------------------------------------------------------- code
+def source_of(function: Callable) -> str:
+    """A function's source as the lesson's file has it, without its docstring."""
+    text = textwrap.dedent(inspect.getsource(function))
+    return re.sub(r'\n\s*"""(?:.|\n)*?"""\n', "\n", text, count=1)
+
+
+def _mul_backward() -> str:
+    from minigrad.scalar.value import Value
+
+    return (source_of(Value._mul_backward) + "\n# a * b makes its output with the rule beside it:\n"
+            'Value(a.data * b.data, "", (a, b), "*", Value._mul_backward)')
+
+
+def _backward() -> str:
+    from minigrad.scalar.value import Value
+
+    return source_of(Value.backward)
+
+
+def _topological_order() -> str:
+    from minigrad.scalar.value import topological_order
+
+    return source_of(topological_order)
+
+
+def _conv_arithmetic() -> list[Any]:
+    from minigrad.course.arithmetic import conv_steps
+
+    return conv_steps()
+
+
+def _pool_arithmetic() -> list[Any]:
+    from minigrad.course.arithmetic import pool_steps
+
+    return pool_steps()
+
+
 # ---------------------------------------------------------------------- the decks
 SLIDES: dict[int, tuple[Slide, ...]] = {
     1: (
-        Picture("lesson01_two_paths.svg", "Several paths add", notes="2."),
+        Drawing("Several paths add: u = x², v = 3x, L = u·v", _two_paths, notes="2."),
         Numbers("A worked graph: u = a·b, v = u + c, L = v² + u", (
             "at a = 2, b = 3, c = 1:   u = 6,  v = 7,  L = 49 + 6 = 55",
             "∂L/∂v = 2v = 14",
@@ -106,7 +209,6 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
             "∂L/∂b = 15 · a = 30",
             "∂L/∂c = 14 · 1 = 14",
         ), notes="3."),
-        Picture("lesson01_graph.svg", "The worked graph after backward", notes="3."),
         Steps("Backward, step by step", _lesson01, notes="3."),
         Numbers("A small network, symbolically", (
             "b = w1·a,  c = w2·a,  d = w3·b + w4·c,  L = 10 − d",
@@ -116,8 +218,9 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
         Picture("epsilon_error.png", "Central differences: a V-shaped error", notes="5."),
     ),
     2: (
-        Picture("lesson02_backward_order.svg", "Backward: one pass in reverse topological order",
-                notes="2."),
+        Code("A local rule: Value._mul_backward", _mul_backward, notes="1."),
+        Code("Backward: one pass in reverse topological order", _backward, notes="2."),
+        Code("The order: a depth-first search with a stack", _topological_order, notes="2."),
         Numbers("Gradients add, never assign", (
             "y = x · x:  x gets 2x (one share per use)",
             "w = 2;  (w·3).backward();  (w·4).backward()  →  w.grad = 7",
@@ -141,9 +244,8 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
             "∂out/∂x = 6(x + 2)/4 = 4.5 in every entry",
             "x = [1, 2],  y = x²,  v = [3, 4]:  Jᵀv = [6, 16]",
         ), notes="1."),
-        Picture("lesson03_backward_graph.svg", "The backward graph: grad_fn, next_functions",
-                notes="2."),
-        Steps("Backward, step by step", _lesson03, notes="2."),
+        Steps("The backward graph, step by step: grad_fn, next_functions", _lesson03,
+              notes="2."),
         Numbers("Why the Jacobian is never built", (
             "a 32×32×128 feature map to itself:",
             "(32·32·128)² ≈ 1.7·10¹⁰ entries ≈ 68 GB in float32",
@@ -154,14 +256,18 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
         Picture("lesson03_modes.png", "Forward mode (Ju) and reverse mode (Jᵀv)", notes="8."),
     ),
     4: (
-        Picture("lesson04_leaves.svg", "Leaves and requires_grad", notes="1."),
+        Drawing("Leaves and requires_grad", _leaves, notes="1.", legend=(
+            "blue: a leaf that requires grad (keeps .grad)",
+            "dashed: a leaf that needs no grad",
+            "white: made by an op (has a grad_fn)",
+            "green: the root, where backward starts")),
         Numbers("Graph lifetime: create_graph", (
             "y = x³ at x = 2",
             "first derivative: 3x² = 12",
             "second derivative (create_graph=True): 6x = 12",
             "a second backward without retain_graph: an error",
         ), notes="3."),
-        Picture("lesson04_detach.svg", "Blocking gradients: x · detach(x)", notes="4."),
+        Drawing("Blocking gradients: x · detach(x)", _detach, notes="4."),
         Steps("Backward, step by step: Σ x · detach(x)", _lesson04, notes="4."),
         Picture("lesson04_view_version.png", "Views share storage and a version counter",
                 notes="6."),
@@ -181,7 +287,6 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
             "∂E/∂w5 = 0.741365070 × 0.186815602 × 0.593269992 = 0.082167041",
             "∂E/∂w1 = 0.000438568   (sums both output paths)",
         ), notes="5."),
-        Picture("lesson05_mlp_backward.svg", "The MLP's backward graph", notes="6."),
         Steps("Backward, step by step: the MLP", _lesson05, notes="6.", rankdir="TB"),
     ),
     6: (
@@ -192,6 +297,8 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
             "nine input gradients:  ∂L/∂x = full(δ, rot180 w)",
             "∂L/∂b = Σ δ",
         ), notes="2."),
+        Arithmetic("The worked case, step by step: y, ∂L/∂w, ∂L/∂x, ∂L/∂b", _conv_arithmetic,
+                   notes="2."),
         Picture("lesson06_weight_gradient.png", "∂L/∂w = x ⋆ δ", notes="2."),
         Picture("lesson06_full_convolution.png", "∂L/∂x: the full convolution", notes="2."),
         Picture("lesson06_stride_dilation.png", "Stride 2: δ dilated with zeros", notes="3."),
@@ -199,6 +306,7 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
     ),
     7: (
         Picture("lesson07_max_pool_routing.png", "Max pooling routes the gradient", notes="1."),
+        Arithmetic("Max pooling's backward, window by window", _pool_arithmetic, notes="1."),
         Numbers("Pooling's backward", (
             "max pooling: each window's gradient goes to its argmax, 0 elsewhere",
             "a tie: the first maximum, row by row, gets it all",
@@ -216,7 +324,6 @@ SLIDES: dict[int, tuple[Slide, ...]] = {
             "∂J/∂h = W2ᵀ ∂J/∂o,   ∂J/∂z = ∂J/∂h ⊙ φ′(z)",
             "∂J/∂W1 = (∂J/∂z) xᵀ + λ W1",
         ), notes="1."),
-        Picture("lesson08_l2_graph.svg", "The L2 objective's backward graph", notes="1."),
         Steps("Backward, step by step: J = L + s", _lesson08, notes="1.", rankdir="TB"),
         Picture("lesson08_decay_curves.png", "Why decay: 100 digits memorised", notes="2."),
         Picture("lesson08_sgd_vs_adamw.png", "Adam with L2 is not AdamW", notes="4."),

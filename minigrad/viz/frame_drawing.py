@@ -102,13 +102,16 @@ class FrameDrawer:
         return f"{text}\nrule: {rule_text(node, self.names)}" if node.rule else text
 
     # ------------------------------------------------------------------ DOT
-    def dot(self, frame: Frame, caption: bool = True) -> DotGraph:
-        """The DOT graph of ``frame`` (with its caption underneath, unless ``caption=False``)."""
+    def dot(self, frame: Frame, caption: bool = True,
+            only: set[int] | None = None) -> DotGraph:
+        """The DOT graph of ``frame`` (with its caption underneath, unless ``caption=False``);
+        ``only``: draw just these nodes and the edges between them (a focus view)."""
         theme = self.style.theme
         dot = base_graph(self.rankdir, caption=self.caption(frame) if caption else None,
                          style=self.style)
         dot.graph_attrs.update(ranksep="0.5", nodesep="0.3")
-        for node in self.replay.nodes:
+        shown = [node for node in self.replay.nodes if only is None or node.index in only]
+        for node in shown:
             index = node.index
             attrs: dict[str, Any] = {"shape": "box", "style": "rounded,filled",
                                      "width": f"{self.widths[index]:.3f}",
@@ -124,9 +127,9 @@ class FrameDrawer:
             elif index in frame.done:
                 attrs.update({"class": "done", "fontcolor": theme.done_text})
             dot.node(f"n{index}", "\n".join(self.lines(frame, index)), **attrs)
-        for node in self.replay.nodes:
+        for node in shown:
             for parent in node.parents:
-                if parent is None:
+                if parent is None or (only is not None and parent not in only):
                     continue
                 attrs = {"dir": "back"}  # drawn parent -> child, arrow at the parent
                 if node.index == frame.node:

@@ -149,7 +149,7 @@ def definition(node: ReplayNode, names: list[str]) -> str:
 # ---------------------------------------------------------------------- rules
 _DERIVATIVE = re.compile(
     r"d\(out\)/d([A-Za-z]+)(_[a-z])?\s*=\s*(.+?)"
-    r"(?=,\s+d\(out\)|;|,\s+(?:for|as|converted)\b|\s\(|\.\s*$|\.\s+[A-Z]|$)")
+    r"(?=,\s+d\(out\)|;|,\s+(?:for|as|converted)\b|(?<![*/+-])\s\(|\.\s*$|\.\s+[A-Z]|$)")
 
 
 def rule_text(node: ReplayNode, names: list[str]) -> str:
@@ -175,9 +175,31 @@ def rule_text(node: ReplayNode, names: list[str]) -> str:
     for letter, suffix, expression in derivatives:
         if letter not in mapping:
             return node.rule  # a docstring this reader does not follow: show it as it is
-        expression = words.sub(lambda match: mapping[match[1]], expression.strip())
+        # Names go in after the maths is written, so a name such as (v ** 2) stays as it is.
+        held = {f"\0{number}\0": name for number, name in enumerate(mapping.values())}
+        marks = {letter: (name if re.fullmatch(r"[\d.]+", name) else f"\0{number}\0")
+                 for number, (letter, name) in enumerate(mapping.items())}
+        expression = maths(words.sub(lambda match: marks[match[1]], expression.strip()))
+        expression = re.sub("\0\\d+\0", lambda match: held[match[0]], expression)
         parts.append(f"∂{mapping['out']}/∂{mapping[letter]}{suffix} = {expression}")
     return ",  ".join(parts)
+
+
+_SUPERSCRIPT_DIGITS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def maths(expression: str) -> str:
+    """A docstring's derivative, written in Python, in maths notation: ``2 * v**(2-1)`` reads
+    ``2v``, ``1 - tanh(n)**2`` reads ``1 − tanh²(n)``, ``out * (1 - out)`` reads
+    ``o·(1 − o)``; a power that is not a whole number keeps a caret (``a^b·ln(a)``)."""
+    text = re.sub(r"\*\*\((\d+)\s*-\s*1\)", lambda m: f"**{int(m[1]) - 1}", expression)
+    text = re.sub(r"\*\*1\b", "", text)
+    text = re.sub(r"\b([a-z]+)\(([^()]*)\)\*\*(\d+)\b",
+                  lambda m: f"{m[1]}{m[3].translate(_SUPERSCRIPT_DIGITS)}({m[2]})", text)
+    text = re.sub(r"\*\*(\d+)\b", lambda m: m[1].translate(_SUPERSCRIPT_DIGITS), text)
+    text = text.replace("**", "^")
+    text = re.sub(r"(?<![\w.])(\d+(?:\.\d+)?) \* (?=[A-Za-z(\0])", r"\1", text)  # 2 * v: 2v
+    return text.replace(" * ", "·").replace("-", "−")
 
 
 def _bracketed(name: str) -> str:
