@@ -49,7 +49,7 @@ def blocks(document: str, language: str) -> list[str]:
 def commands(block: str) -> list[list[str]]:
     """The block's commands as words, comments dropped, ``a && b`` as two commands."""
     found = []
-    for line in block.splitlines():
+    for line in block.replace("\\\n", " ").splitlines():  # a line ending in \\ goes on
         words = shlex.split(line, comments=True)
         while words:
             end = words.index("&&") if "&&" in words else len(words)
@@ -99,7 +99,20 @@ def run_python(words: list[str]) -> None:
 GRADIENT = re.compile(r">grad (-?[\d.]+(?:e-?\d+)?)<")
 
 
-def run_minigrad(words: list[str], started: list[list[str]]) -> None:
+def pdf_tools_missing() -> bool:
+    """True where `minigrad slides … --out deck.pdf` cannot print: no playwright or no Chromium."""
+    import importlib.util
+
+    from minigrad.course.deck_pdf import find_chromium
+    return importlib.util.find_spec("playwright") is None or find_chromium() is None
+
+
+def run_minigrad(words: list[str], started: list[list[str]], capsys) -> None:
+    if words[1] == "slides" and words[-1].endswith(".pdf") and pdf_tools_missing():
+        # The README says what a PDF needs; without it the command must say so and fail.
+        assert main(words[1:]) == 1, shlex.join(words)
+        assert "playwright" in capsys.readouterr().err
+        return
     assert main(words[1:]) == 0, shlex.join(words)
     if words[1] == "course":
         jupyterlab = started[-1]
@@ -155,12 +168,12 @@ def instructors_folders(scenario: str) -> None:
 
 @pytest.mark.parametrize(("document", "index", "block"), SCENARIOS)
 def test_every_command_runs_as_written(document: str, index: int, block: str,
-                                       course_folder: list[list[str]]) -> None:
+                                       course_folder: list[list[str]], capsys) -> None:
     instructors_folders(block)
     for words in commands(block):
         runner = {"make": run_make, "pip": run_pip, "python": run_python}.get(words[0])
         if words[0] == "minigrad":
-            run_minigrad(words, course_folder)
+            run_minigrad(words, course_folder, capsys)
         elif runner is not None:
             runner(words)
         else:
