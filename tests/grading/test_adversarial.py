@@ -328,7 +328,7 @@ def make_class(root: Path) -> Path:
 def test_every_class_member_gets_a_name_of_their_own(tmp_path: Path) -> None:
     """A file named by its full name must not take the stem of another (x.py.ipynb's stem is
     x.py): one result would overwrite the other's."""
-    from minigrad.grading.submission import class_members
+    from minigrad.grading.class_folder import class_members
 
     (tmp_path / "x").mkdir()
     for name in ("x.py", "x.py.ipynb", "y.py", "y.ipynb", "z.ipynb"):
@@ -342,8 +342,9 @@ def test_every_class_member_gets_a_name_of_their_own(tmp_path: Path) -> None:
 def test_a_messy_class_folder(tmp_path: Path) -> None:
     klass = make_class(tmp_path)
     out, scores = tmp_path / "grades", tmp_path / "scores.csv"
-    done = run_cli("grade", str(klass), "--lesson", "01", "--jobs", "2", "--timeout", "3",
-                   "--out", str(out), "--csv", str(scores), "--json", str(tmp_path / "all.json"))
+    done = run_cli("grade", str(klass), "--class", "--lesson", "01", "--jobs", "2", "--timeout",
+                   "3", "--out", str(out), "--csv", str(scores), "--json",
+                   str(tmp_path / "all.json"))  # (--class: students as folders and files)
     assert done.returncode == 0, done.stderr[-3000:]
     rows = list(csv.DictReader(scores.open(encoding="utf-8")))
     names = [row["student_id"] for row in rows]
