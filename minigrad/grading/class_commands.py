@@ -111,6 +111,9 @@ def grade_class_run(args: argparse.Namespace, lesson: Optional[Lesson], options:
         print(f"\nminigrad grade: interrupted; the students graded so far are in {out} "
               f"(finishing the ones being graded now)", file=sys.stderr)
         return 130
+    except OSError as error:  # before anyone was graded: the class folder could not be listed
+        print(printable(f"minigrad grade: no one was graded: {error}"), file=sys.stderr)
+        return 2
     finally:
         signal.signal(signal.SIGTERM, previous)
     status = 0

@@ -240,6 +240,10 @@ def run_grade(args: argparse.Namespace) -> int:
     except ValueError as error:  # Ambiguous, or --class for a file
         print(f"minigrad grade: {error}", file=sys.stderr)
         return 2
+    except OSError as error:
+        print(f"minigrad grade: cannot read {args.path}: {error.strerror or error}",
+              file=sys.stderr)
+        return 2
     if args.container:
         from minigrad.grading.container import run_in_container
 
