@@ -51,9 +51,9 @@ def recorded_class_seed(student: str, out: Path) -> tuple[Optional[int], str]:
     try:
         seed = json.loads(recorded.read_text(encoding="utf-8"))["extra_data"]["class_seed"]
     except (OSError, ValueError, KeyError, TypeError):
-        return None, (f"--regrade {student}: no class seed recorded in {recorded}; give the "
-                      f"class run's --seed (printed by that run, and in each student's "
-                      f"results as class_seed)")
+        return None, (f"--regrade {student_id(student)}: no class seed recorded in "
+                      f"{recorded}; give the class run's --seed (printed by that run, and in "
+                      f"each student's results as class_seed)")
     return int(seed), ""
 
 

@@ -13,8 +13,9 @@ Three layouts, one row per student in name order, one column per exercise:
 
 Each student is written as their :func:`.names.student_id` (their folder's or file's name,
 escaped one reversible way), in every layout: two students never share a row, and no name
-is a formula. A student the grader failed on (or could not grade) gets empty cells (an LMS then leaves their grade alone) and,
-in the default layout, the reason in ``error``; ``minigrad grade`` exits with status 1.
+is a formula. A student the grader failed on (or could not grade) gets empty cells (an LMS
+then leaves their grade alone) and, in the default layout, the reason in ``error``;
+``minigrad grade`` exits with status 1.
 """
 
 from __future__ import annotations
