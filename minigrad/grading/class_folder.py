@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Optional
 
 from minigrad.grading.files import SubmissionFolder
+from minigrad.grading.names import student_id
 from minigrad.grading.submission import SKIPPED_DIRECTORIES
 
 #: The folders ``minigrad course`` makes (minigrad.course.folder.PARTS).
@@ -153,5 +154,7 @@ def run_kind(path: Path, asked: Optional[str] = None) -> str:
 
 
 def _some(names: list[str], shown: int = 3) -> str:
+    """The first ``shown`` of ``names``, each as a student id (what the class table shows)."""
     more = len(names) - shown
-    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+    return ", ".join(student_id(name) for name in names[:shown]) + (
+        f" and {more} more" if more > 0 else "")

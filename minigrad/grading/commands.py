@@ -238,7 +238,7 @@ def run_grade(args: argparse.Namespace) -> int:
     try:
         class_run = run_kind(args.path, asked_kind(args)) == "class"
     except ValueError as error:  # Ambiguous, or --class for a file
-        print(f"minigrad grade: {error}", file=sys.stderr)
+        print(printable(f"minigrad grade: {error}"), file=sys.stderr)
         return 2
     except OSError as error:
         print(f"minigrad grade: cannot read {args.path}: {error.strerror or error}",

@@ -629,8 +629,8 @@ def test_student_names_that_only_look_alike_or_do_not_decode_stay_apart(tmp_path
         (klass / name / FILE01).write_text(stub)
     (klass / "bob.py").write_text(stub)
     out, scores, everything = tmp_path / "out", tmp_path / "scores.csv", tmp_path / "all.json"
-    assert cli_main(["grade", str(klass), "--out", str(out), "--csv", str(scores), "--json",
-                     str(everything), "--lesson", "01"]) == 0
+    assert cli_main(["grade", str(klass), "--class", "--out", str(out), "--csv", str(scores),
+                     "--json", str(everything), "--lesson", "01"]) == 0
     names = sorted(path.name for path in out.iterdir())
     assert len(names) == 4 and len({name.casefold() for name in names}) == 4, names
     scores.read_bytes().decode("utf-8")  # valid UTF-8 throughout

@@ -113,6 +113,10 @@ def test_what_the_top_of_a_folder_says(tmp_path: Path) -> None:
     with pytest.raises(Ambiguous, match=r"notes\.py.*alice/, bob/"):
         run_kind(mixed)
     assert run_kind(mixed, "one") == "one" and run_kind(mixed, "class") == "class"
+    (mixed / "carol\u200b").mkdir()  # named as the class table shows it
+    (mixed / "carol\u200b" / FILE01).write_text("x = 1\n")
+    with pytest.raises(Ambiguous, match=r"alice/, bob/, carol\\u\{200b\}/"):
+        run_kind(mixed)
     with pytest.raises(ValueError, match="--class needs a folder"):
         run_kind(tmp_path / "files" / "alice.py", "class")
 
