@@ -2,7 +2,9 @@
 
 A class run grades every member (:func:`.classroom.grade_class`), writes each student's
 results, the gradebook CSV (``--lms``) and ``--json``, prints one row per student, and exits
-with status 1 when the grader itself failed on anyone (they have no score, and the reason).
+with status 1 when anyone was not graded (the grader failed on them, or their entry was gone
+or a link when their turn came: they have no score, and the reason). Students are named by
+their :func:`.names.student_id` in all of these, and ``--regrade`` takes that id.
 """
 
 from __future__ import annotations
@@ -15,26 +17,31 @@ from pathlib import Path
 from typing import Optional
 
 from minigrad.course.catalog import Lesson
-from minigrad.grading.classroom import (grade_class, grade_student, results_name, write_csv,
-                                        write_results, write_text_atomic)
+from minigrad.grading.class_folder import class_members
+from minigrad.grading.classroom import (grade_class, grade_student, results_name,
+                                        student_results, write_csv, write_results,
+                                        write_text_atomic)
 from minigrad.grading.gradebook import gradebook_text, with_row_replaced
 from minigrad.grading.grader import Options, SubmissionResult
-from minigrad.grading.names import printable, visible_name
-from minigrad.grading.reports import format_table, gradescope_results, one_line, readable_key
-from minigrad.grading.submission import class_members
+from minigrad.grading.names import printable, student_id
+from minigrad.grading.reports import format_table, one_line
 
 
 def _interrupt(number: int, frame: object) -> None:
     raise KeyboardInterrupt  # SIGTERM stops a class run the way Ctrl-C does
 
 
-def class_member_named(path: Path, name: str) -> Optional[str]:
-    """The student of the class folder ``path`` called ``name``, or shown as ``name`` in the
-    table and the CSV (``bob\\u{180e}``); None when there is none."""
+def class_member_named(path: Path, name: str) -> tuple[Optional[str], str]:
+    """The student of the class folder ``path`` whose :func:`.names.student_id` is ``name``
+    (as the table, the CSV and the JSON show them: ``bob\\u{180e}``, ``\\u{3d}bob``), or None
+    and why there is none."""
     members = [student for student, _ in class_members(path)]
-    if name in members:
-        return name
-    return next((student for student in members if visible_name(student) == name), None)
+    found = next((student for student in members if student_id(student) == name), None)
+    if found is not None:
+        return found, ""
+    hint = next((f"; the student named {name!r} is written {student_id(name)}: give "
+                 f"--regrade '{student_id(name)}'" for student in members if student == name), "")
+    return None, f"--regrade {name}: no such student in {path}{hint}"
 
 
 def recorded_class_seed(student: str, out: Path) -> tuple[Optional[int], str]:
@@ -44,20 +51,20 @@ def recorded_class_seed(student: str, out: Path) -> tuple[Optional[int], str]:
     try:
         seed = json.loads(recorded.read_text(encoding="utf-8"))["extra_data"]["class_seed"]
     except (OSError, ValueError, KeyError, TypeError):
-        return None, (f"--regrade {student}: no class seed recorded in {recorded}; give the "
-                      f"class run's --seed (printed by that run, and in each student's "
-                      f"results as class_seed)")
+        return None, (f"--regrade {student_id(student)}: no class seed recorded in "
+                      f"{recorded}; give the class run's --seed (printed by that run, and in "
+                      f"each student's results as class_seed)")
     return int(seed), ""
 
 
 def regrade(args: argparse.Namespace, lesson: Optional[Lesson], options: Options, out: Path,
             csv_path: Optional[Path]) -> int:
-    """Grade one student of a class again, with the hidden cases of the class run."""
+    """Grade one student of a class again (``args.regrade``, their name as
+    :func:`class_member_named` found it), with the hidden cases of the class run."""
     members = dict(class_members(args.path))
-    args.regrade = class_member_named(args.path, args.regrade)
-    if args.regrade is None:
-        print(printable(f"minigrad grade: --regrade: no such student in {args.path}"),
-              file=sys.stderr)
+    if args.regrade not in members:  # (gone since it was looked up)
+        print(printable(f"minigrad grade: --regrade {student_id(args.regrade)}: no such "
+                        f"student in {args.path}"), file=sys.stderr)
         return 2
     result = grade_student(args.regrade, members[args.regrade], lesson, options)
     print(printable(format_table(result)))
@@ -73,7 +80,7 @@ def regrade(args: argparse.Namespace, lesson: Optional[Lesson], options: Options
             print(f"minigrad grade: --csv {csv_path} not updated: {error}", file=sys.stderr)
             return 1
         write_text_atomic(csv_path, text)
-        print(printable(f"Scores: {csv_path} ({visible_name(args.regrade)}'s row replaced)"))
+        print(printable(f"Scores: {csv_path} ({student_id(args.regrade)}'s row replaced)"))
     return 1 if result.error else 0
 
 
@@ -84,9 +91,9 @@ def write_json(path: Optional[Path], results: dict[str, SubmissionResult],
         return
     if single:
         (student, result), = results.items()
-        write_text_atomic(path, json.dumps(gradescope_results(result, student), indent=2))
+        write_text_atomic(path, json.dumps(student_results(result, student), indent=2))
         return
-    write_text_atomic(path, json.dumps({readable_key(student): gradescope_results(result, student)
+    write_text_atomic(path, json.dumps({student_id(student): student_results(result, student)
                                         for student, result in results.items()}, indent=2))
 
 
@@ -104,11 +111,20 @@ def grade_class_run(args: argparse.Namespace, lesson: Optional[Lesson], options:
         print(f"\nminigrad grade: interrupted; the students graded so far are in {out} "
               f"(finishing the ones being graded now)", file=sys.stderr)
         return 130
+    except OSError as error:  # before anyone was graded: the class folder could not be listed
+        print(printable(f"minigrad grade: no one was graded: {error}"), file=sys.stderr)
+        return 2
     finally:
         signal.signal(signal.SIGTERM, previous)
-    write_results(results, out)
-    write_csv(results, csv_path, args.lms)
-    write_json(args.json, results, single=False)
+    status = 0
+    for what, write in (("the results in", lambda: write_results(results, out)),
+                        ("the scores in", lambda: write_csv(results, csv_path, args.lms)),
+                        ("--json", lambda: write_json(args.json, results, single=False))):
+        try:
+            write()
+        except OSError as error:
+            print(f"minigrad grade: could not write {what} {error}", file=sys.stderr)
+            status = 1
     lessons = sorted({item.lesson.number for result in results.values()
                       for item in result.exercises})
     from minigrad.exercises.lessons.lesson08_checks import HELD_OUT_FILE
@@ -121,24 +137,31 @@ def grade_class_run(args: argparse.Namespace, lesson: Optional[Lesson], options:
         print(f"minigrad grade: warning: the students' files are for different lessons "
               f"({', '.join(f'{number:02d}' for number in lessons)}); add --lesson N to "
               f"grade everyone on the same exercises", file=sys.stderr)
-    names = {student: visible_name(student)[:60] for student in results}
-    width = max([len(name) for name in names.values()] + [7])
-    print(f"{'student':<{width}}  {'total':>7}  {'max':>5}   (class seed {options.seed})")
-    for student, result in results.items():
-        if result.error:
-            print(printable(f"{names[student]:<{width}}  {'ERROR':>7}  {'':>5}   "
-                            f"{one_line(result.error)}"[:200]))
-            continue
-        note = (f"   {one_line(result.notes[0])}"
-                if result.notes and not result.exercises else "")
-        print(printable(f"{names[student]:<{width}}  {result.score:>7.2f}  "
-                        f"{result.max_score:>5g}{note}"[:200]))
+    print(class_table(results, options.seed))
     print(f"Scores: {csv_path}\nResults per student: {out}")
-    failed = [names[student] for student, result in results.items() if result.error]
+    failed = [student_id(student) for student, result in results.items() if result.error]
     if failed:
-        print(printable(f"minigrad grade: the grader failed on {len(failed)} student(s), who "
-                        f"have no score: {', '.join(failed)} (the error column of {csv_path}); "
-                        f"grade each again with --regrade STUDENT --seed {options.seed}"),
+        print(printable(f"minigrad grade: {len(failed)} student(s) not graded, who have no "
+                        f"score: {', '.join(failed)} (the error column of {csv_path} says "
+                        f"why); grade each again with --regrade STUDENT --seed {options.seed}"),
               file=sys.stderr)
         return 1
-    return 0
+    return status
+
+
+def class_table(results: dict[str, SubmissionResult], seed: int) -> str:
+    """One line per student: their id (whole: two students never share a line), total and
+    maximum, or ERROR and why they were not graded."""
+    names = {student: student_id(student) for student in results}
+    width = min(max([len(name) for name in names.values()] + [7]), 40)
+    lines = [f"{'student':<{width}}  {'total':>7}  {'max':>5}   (class seed {seed})"]
+    for student, result in results.items():
+        if result.error:
+            lines.append(f"{names[student]:<{width}}  {'ERROR':>7}  {'':>5}   "
+                         f"{one_line(result.error)[:120]}")
+            continue
+        note = (f"   {one_line(result.notes[0])[:120]}"
+                if result.notes and not result.exercises else "")
+        lines.append(f"{names[student]:<{width}}  {result.score:>7.2f}  "
+                     f"{result.max_score:>5g}{note}")
+    return printable("\n".join(lines))

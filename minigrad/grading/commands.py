@@ -91,8 +91,12 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write results in Gradescope's results.json format (for a class: "
                              "all students in one file)")
     parser.add_argument("--one", action="store_true",
-                        help="grade PATH as one student's submission even if it looks like a "
-                             "class folder (use it in Gradescope's run_autograder)")
+                        help="grade PATH as one student's submission, whatever it holds (use "
+                             "it in Gradescope's run_autograder)")
+    parser.add_argument("--class", dest="whole_class", action="store_true",
+                        help="PATH is a class: each folder, .py and .ipynb at its top is one "
+                             "student (without --class or --one, a folder of sub-folders is a "
+                             "class, one of files a submission, and a mix is refused)")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                         help="time limit per exercise (all its cases), and for importing "
                              "(default 10)")
@@ -138,6 +142,10 @@ def _usage_error(args: argparse.Namespace) -> str:
     """What is wrong with the options of ``minigrad grade``, or "" when nothing is."""
     if args.path is None:
         return "give the submission or class folder to grade (or --self-test)"
+    if args.whole_class and args.one:
+        return "--class and --one contradict each other: give one of them"
+    if args.one and args.regrade is not None:
+        return f"--regrade {args.regrade} grades a student of a class; it cannot go with --one"
     if not args.path.exists():
         return f"no such file or folder: {args.path}"
     if not (math.isfinite(args.timeout) and args.timeout > 0):
@@ -210,7 +218,8 @@ def run_grade(args: argparse.Namespace) -> int:
     from minigrad.grading.class_commands import (class_member_named, grade_class_run,
                                                  recorded_class_seed, regrade)
     from minigrad.grading.grader import Options, confinement_problem, new_seed
-    from minigrad.grading.submission import is_class_folder, is_course_folder
+    from minigrad.grading.class_folder import is_course_folder, run_kind
+    from minigrad.grading.names import printable
     from minigrad.grading.sandbox import cgroups
     from minigrad.grading.sandbox.probe import sandbox_mode
 
@@ -226,6 +235,15 @@ def run_grade(args: argparse.Namespace) -> int:
     if problem:
         print(f"minigrad grade: {problem}", file=sys.stderr)
         return 2
+    try:
+        class_run = run_kind(args.path, asked_kind(args)) == "class"
+    except ValueError as error:  # Ambiguous, or --class for a file
+        print(printable(f"minigrad grade: {error}"), file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"minigrad grade: cannot read {args.path}: {error.strerror or error}",
+              file=sys.stderr)
+        return 2
     if args.container:
         from minigrad.grading.container import run_in_container
 
@@ -236,16 +254,11 @@ def run_grade(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"minigrad grade: {error}", file=sys.stderr)
         return 2
-    class_run = not args.one and is_class_folder(args.path)
     cgroups.say_fallback(class_run or args.verbose)
-    if is_course_folder(args.path):
+    if not class_run and is_course_folder(args.path):
         print(f"minigrad grade: {args.path} is a course folder (made by `minigrad course`): "
               f"graded as one student's work, its notebooks included; add --lesson N to grade "
               f"one lesson", file=sys.stderr)
-    if args.regrade is not None and not class_run:
-        print(f"minigrad grade: --regrade {args.regrade} needs a class folder; {args.path} is "
-              f"one submission", file=sys.stderr)
-        return 2
     out = csv_path = None
     if class_run:
         out = args.out or args.path.resolve().parent / f"{args.path.resolve().name}-grades"
@@ -287,7 +300,10 @@ def run_grade(args: argparse.Namespace) -> int:
           file=sys.stderr)  # (after the usage checks: their message comes first)
     seed = args.seed
     if args.regrade is not None:
-        args.regrade = class_member_named(args.path, args.regrade) or args.regrade
+        args.regrade, problem = class_member_named(args.path, args.regrade)
+        if args.regrade is None:
+            print(printable(f"minigrad grade: {problem}"), file=sys.stderr)
+            return 2
     if args.regrade is not None and seed is None:
         seed, problem = recorded_class_seed(args.regrade, out)
         if problem:
@@ -301,6 +317,16 @@ def run_grade(args: argparse.Namespace) -> int:
     if class_run:
         return grade_class_run(args, lesson, options, out, csv_path)
     return _grade_one(args, lesson, options)
+
+
+def asked_kind(args: argparse.Namespace) -> Optional[str]:
+    """What the instructor said ``args.path`` is: ``"one"`` (``--one``), ``"class"``
+    (``--class``, or ``--regrade``: a student of a class), or None."""
+    if getattr(args, "one", False):
+        return "one"
+    if getattr(args, "whole_class", False) or getattr(args, "regrade", None) is not None:
+        return "class"
+    return None
 
 
 def _grade_one(args: argparse.Namespace, lesson: Optional[Lesson], options: Options) -> int:

@@ -33,9 +33,10 @@ MAX_RESULT_BYTES = 64 * 2**20
 
 
 def _is_class_run(args: argparse.Namespace) -> bool:
-    from minigrad.grading.submission import is_class_folder
+    from minigrad.grading.class_folder import run_kind
+    from minigrad.grading.commands import asked_kind
 
-    return not getattr(args, "one", False) and is_class_folder(Path(args.path))
+    return run_kind(Path(args.path), asked_kind(args)) == "class"
 
 
 def container_command(args: argparse.Namespace, engine: str, staging: Path) -> list[str]:
@@ -59,8 +60,9 @@ def container_command(args: argparse.Namespace, engine: str, staging: Path) -> l
         inner += ["--out", f"{OUT}/{GRADES}"]  # never beside the read-only submissions
     if args.exercises is not None:
         inner += ["--exercises", mount(Path(args.exercises), "/grading/exercises", False)]
-    for flag in ("one", "verbose"):
-        if getattr(args, flag, False):
+    for flag, given in (("one", args.one), ("class", getattr(args, "whole_class", False)),
+                        ("verbose", getattr(args, "verbose", False))):
+        if given:
             inner.append(f"--{flag}")
     lms = getattr(args, "lms", "minigrad")
     for option, value in (("--lesson", args.lesson), ("--timeout", args.timeout),

@@ -11,8 +11,11 @@ Three layouts, one row per student in name order, one column per exercise:
 - ``moodle``: Moodle's grade import: ``Username`` (map it to the user field that your folder
   names are), one grade column per exercise, then ``Total``; nothing but students' rows.
 
-A student the grader failed on gets empty cells (an LMS then leaves their grade alone) and,
-in the default layout, the reason in ``error``; ``minigrad grade`` exits with status 1.
+Each student is written as their :func:`.names.student_id` (their folder's or file's name,
+escaped one reversible way), in every layout: two students never share a row, and no name
+is a formula. A student the grader failed on (or could not grade) gets empty cells (an LMS
+then leaves their grade alone) and, in the default layout, the reason in ``error``;
+``minigrad grade`` exits with status 1.
 """
 
 from __future__ import annotations
@@ -22,14 +25,15 @@ import io
 from pathlib import Path
 
 from minigrad.grading.grader import SubmissionResult
-from minigrad.grading.names import printable, visible_name
+from minigrad.grading.names import printable, student_id
 
 LAYOUTS = ("minigrad", "canvas", "moodle")
 CANVAS_IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
 
 def csv_cell(text: str) -> str:
-    """A cell spreadsheets will not run as a formula: ``= + - @`` (and tab, CR) get a ``'``."""
+    """A cell spreadsheets will not run as a formula: ``= + - @`` (and tab, CR) get a ``'``.
+    (A student's id never starts with one: :func:`.names.student_id`.)"""
     text = printable(text)
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
@@ -63,11 +67,11 @@ def gradebook_rows(results: dict[str, SubmissionResult], layout: str = "minigrad
     if layout == "canvas":
         rows = [CANVAS_IDENTITY + named,
                 ["Points Possible", "", "", "", ""] + [f"{points:g}" for *_, points in columns]]
-        return rows + [[csv_cell(visible_name(student)), "", "", csv_cell(visible_name(student)),
+        return rows + [[csv_cell(student_id(student)), "", "", csv_cell(student_id(student)),
                         ""] + scores(result) for student, result in results.items()]
     if layout == "moodle":
         rows = [["Username"] + named + ["Total"]]
-        return rows + [[csv_cell(visible_name(student))] + scores(result) + [total(result)]
+        return rows + [[csv_cell(student_id(student))] + scores(result) + [total(result)]
                        for student, result in results.items()]
     if layout != "minigrad":
         raise ValueError(f"unknown gradebook layout {layout!r}; choose one of {LAYOUTS}")
@@ -75,7 +79,7 @@ def gradebook_rows(results: dict[str, SubmissionResult], layout: str = "minigrad
             + [csv_cell(exercise_id) for exercise_id, _, _ in columns]
             + ["error", "seed", "seconds", "graded_at"]]
     for student, result in results.items():
-        rows.append([csv_cell(visible_name(student)), total(result),
+        rows.append([csv_cell(student_id(student)), total(result),
                      "" if result.error else f"{result.max_score:g}"] + scores(result)
                     + [csv_cell(" ".join(result.error.split())), str(result.seed),
                        "" if result.seconds is None else f"{result.seconds:g}", result.started])

@@ -11,6 +11,7 @@ characters that are not in those classes (the Hangul fillers, the Braille blank)
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 #: Default_Ignorable_Code_Point, Unicode 15.1 (DerivedCoreProperties.txt), as ranges.
@@ -55,3 +56,32 @@ def visible_name(name: str) -> str:
     return printable(name.replace("\\", _escape("\\")), keep_lines=False)
 
 
+#: First characters a spreadsheet reads as the start of a formula (``=``, ``+``, ``-``, ``@``)
+#: or as "text follows" (``'``, which it then hides): escaped at the start of a student id.
+FORMULA_START = "=+-@'"
+_ESCAPE = re.compile(r"\\u\{([0-9a-f]{1,6})\}")
+
+
+def student_id(name: str) -> str:
+    """The one way a student (their folder's or file's name) is written everywhere: the
+    class table, every CSV layout, the JSON keys and ``extra_data.student``, the log and
+    ``--regrade``. It is :func:`visible_name` (invisible characters and ``\\`` as
+    ``\\u{…}``; a byte of a name that is not UTF-8, 0xff, as its surrogate ``\\u{dcff}``),
+    with a space at either end escaped too (``carol `` is ``carol\\u{20}``, never a second
+    ``carol``) and a first character in :data:`FORMULA_START` escaped (``=bob`` is
+    ``\\u{3d}bob``), so that no id is a spreadsheet formula. Every ``\\`` in an id starts an
+    escape, so the mapping is one to one: :func:`name_of_id` undoes it."""
+    text = visible_name(name)
+    start = len(text) - len(text.lstrip(" "))
+    end = len(text.rstrip(" "))
+    if start == len(text):
+        return _escape(" ") * len(text)
+    head = text[start]
+    head = _escape(head) if head in FORMULA_START else head
+    return (_escape(" ") * start + head + text[start + 1:end]
+            + _escape(" ") * (len(text) - end))
+
+
+def name_of_id(text: str) -> str:
+    """The name whose :func:`student_id` is ``text`` (the inverse of the escaping)."""
+    return _ESCAPE.sub(lambda match: chr(int(match.group(1), 16)), text)

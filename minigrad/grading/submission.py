@@ -16,7 +16,6 @@ step of its path (:mod:`.files`), and within size limits checked before anything
 from __future__ import annotations
 
 import contextvars
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,8 @@ from minigrad.course.catalog import Lesson
 #: Whether the path given to :func:`find_sources` may itself be a link. The instructor's own
 #: path may; a class member may not: a student who can rename entries of the class folder (a
 #: shared drop folder) could swap their folder for a link to the keys between the listing of
-#: the class and the grading of their folder. Set per thread by the class grader.
+#: the class and the grading of their folder. Set per thread by the class grader
+#: (:mod:`.classroom`; who the members are: :mod:`.class_folder`).
 FOLLOW_TOP_LINK: contextvars.ContextVar[bool] = contextvars.ContextVar("follow_top_link",
                                                                       default=True)
 SKIPPED_DIRECTORIES = {"__pycache__", ".ipynb_checkpoints", ".git", "__MACOSX"}
@@ -304,73 +304,3 @@ def _one_of_each_kind(sources: list[SourceFile], notes: list[str],
                      f"another {source.kind} file for lesson {source.lesson.number:02d} was "
                      f"graded (one .py and one notebook per lesson)")
     return list(kept.values())
-
-
-def is_class_folder(path: Path) -> bool:
-    """True if ``path`` holds one sub-folder per student rather than one submission.
-
-    One submission has its lesson files at the top (as ``minigrad exercises`` writes them); a
-    class folder has sub-folders with code in them and no lesson-named files at the top. A
-    folder whose only content is one such sub-folder is one submission (a student who uploaded
-    their folder, as in Gradescope's ``/autograder/submission/my-work/``).
-    """
-    path = Path(path)
-    if not path.is_dir() or is_course_folder(path):
-        return False
-    entries = _top_entries(path)
-    if any(kind == "file" and lesson_from_name(Path(name)) for name, kind in entries):
-        return False
-    if not any(kind == "folder" and _candidate_files(path / name) for name, kind in entries):
-        return False
-    return len(class_members(path)) > 1
-
-
-def is_course_folder(path: Path) -> bool:
-    """True for a folder ``minigrad course`` made (``lessons/``, ``notebooks/`` and
-    ``assets/`` at its top; ``notebooks/`` and one of the others are enough, should a student
-    have removed one): one student's course, whose notebooks hold their work — its folders
-    are not students."""
-    path = Path(path)
-    if not path.is_dir():
-        return False
-    folders = {name for name, kind in _top_entries(path) if kind == "folder"}
-    return "notebooks" in folders and bool(folders & {"lessons", "assets"})
-
-
-def _top_entries(path: Path) -> list[tuple[str, str]]:
-    """(name, "file" or "folder") of the visible ``.py``/``.ipynb`` files and folders at the
-    top of ``path``, in name order, listed through a descriptor; links are left out (they
-    could point anywhere, the solutions included)."""
-    with SubmissionFolder(path) as folder, os.scandir(folder.fd) as found:
-        entries = []
-        for entry in found:
-            if entry.name.startswith(".") or entry.name in SKIPPED_DIRECTORIES:
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    entries.append((entry.name, "folder"))
-                elif (entry.is_file(follow_symlinks=False)
-                      and entry.name.endswith((".py", ".ipynb"))):
-                    entries.append((entry.name, "file"))
-            except OSError:
-                continue
-    return sorted(entries)
-
-
-def class_members(path: Path) -> list[tuple[str, Path]]:
-    """(student, their submission) for each entry of a class folder, sorted by name.
-
-    A student is named after the folder, or the file without its suffix; when two entries
-    would get the same name (``alice/`` and ``alice.py``), files keep their suffix. Links are
-    left out, and a member swapped for a link after this listing is not followed either
-    (:data:`FOLLOW_TOP_LINK`, which :func:`.classroom.grade_class` clears).
-    """
-    entries = [(Path(path) / name, kind) for name, kind in _top_entries(Path(path))]
-    names = [item.stem if kind == "file" else item.name for item, kind in entries]
-    while True:  # a file given its full name may now clash with another stem (x.py.ipynb)
-        clashing = [k for k, name in enumerate(names)
-                    if names.count(name) > 1 and names[k] != entries[k][0].name]
-        if not clashing:  # (full names are unique within a folder, so this ends)
-            return [(name, item) for name, (item, _) in zip(names, entries)]
-        for k in clashing:
-            names[k] = entries[k][0].name

@@ -328,7 +328,7 @@ def make_class(root: Path) -> Path:
 def test_every_class_member_gets_a_name_of_their_own(tmp_path: Path) -> None:
     """A file named by its full name must not take the stem of another (x.py.ipynb's stem is
     x.py): one result would overwrite the other's."""
-    from minigrad.grading.submission import class_members
+    from minigrad.grading.class_folder import class_members
 
     (tmp_path / "x").mkdir()
     for name in ("x.py", "x.py.ipynb", "y.py", "y.ipynb", "z.ipynb"):
@@ -342,8 +342,9 @@ def test_every_class_member_gets_a_name_of_their_own(tmp_path: Path) -> None:
 def test_a_messy_class_folder(tmp_path: Path) -> None:
     klass = make_class(tmp_path)
     out, scores = tmp_path / "grades", tmp_path / "scores.csv"
-    done = run_cli("grade", str(klass), "--lesson", "01", "--jobs", "2", "--timeout", "3",
-                   "--out", str(out), "--csv", str(scores), "--json", str(tmp_path / "all.json"))
+    done = run_cli("grade", str(klass), "--class", "--lesson", "01", "--jobs", "2", "--timeout",
+                   "3", "--out", str(out), "--csv", str(scores), "--json",
+                   str(tmp_path / "all.json"))  # (--class: students as folders and files)
     assert done.returncode == 0, done.stderr[-3000:]
     rows = list(csv.DictReader(scores.open(encoding="utf-8")))
     names = [row["student_id"] for row in rows]
@@ -628,8 +629,8 @@ def test_student_names_that_only_look_alike_or_do_not_decode_stay_apart(tmp_path
         (klass / name / FILE01).write_text(stub)
     (klass / "bob.py").write_text(stub)
     out, scores, everything = tmp_path / "out", tmp_path / "scores.csv", tmp_path / "all.json"
-    assert cli_main(["grade", str(klass), "--out", str(out), "--csv", str(scores), "--json",
-                     str(everything), "--lesson", "01"]) == 0
+    assert cli_main(["grade", str(klass), "--class", "--out", str(out), "--csv", str(scores),
+                     "--json", str(everything), "--lesson", "01"]) == 0
     names = sorted(path.name for path in out.iterdir())
     assert len(names) == 4 and len({name.casefold() for name in names}) == 4, names
     scores.read_bytes().decode("utf-8")  # valid UTF-8 throughout

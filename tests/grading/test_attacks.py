@@ -434,7 +434,8 @@ def grade_hostile_class(tmp_path: Path) -> None:
     for row in rows:
         assert row["student_id"][:1] not in "=+-@", row["student_id"]
     by_name = {row["student_id"]: float(row["total"]) for row in rows}
-    assert by_name["'=HYPERLINK(\"evil\")"] == 15 and by_name["'+cmd"] == 15
+    # (each is its student id: the formula's first character escaped, never a formula)
+    assert by_name["\\u{3d}HYPERLINK(\"evil\")"] == 15 and by_name["\\u{2b}cmd"] == 15
     for name, score in expected.items():
         if name.isalnum():
             assert by_name[name] == score, (name, by_name[name])

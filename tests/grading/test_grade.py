@@ -483,10 +483,11 @@ def test_class_folder_csv_and_results(tmp_path: Path, capsys) -> None:
         assert json.loads((out / f"{student}.json").read_text())["score"] == totals[student]
 
 
-def test_class_detection_and_names_a_student_cannot_steer(tmp_path: Path) -> None:
+def test_class_detection_and_names_a_student_cannot_steer(tmp_path: Path, capsys) -> None:
     """A top-level file whose name merely contains a lesson slug (``mlpeters.py``) no longer
-    turns a class into one submission; a folder named like another student's hashed results
-    file (``O_Brien-<16 hex>``) no longer overwrites that student's results."""
+    turns a class into one submission (a file at the top beside students' folders is refused
+    as ambiguous until the instructor says --class); a folder named like another student's
+    hashed results file (``O_Brien-<16 hex>``) no longer overwrites that student's results."""
     from minigrad.grading.classroom import results_name
 
     klass = tmp_path / "class"
@@ -495,7 +496,9 @@ def test_class_detection_and_names_a_student_cannot_steer(tmp_path: Path) -> Non
     write_exercises(LESSON01, klass / twin)
     (klass / "mlpeters.py").write_text("print('my own notes')\n")
     out = tmp_path / "out"
-    assert cli_main(["grade", str(klass), "--out", str(out), "--lesson", "01"]) == 0
+    assert cli_main(["grade", str(klass), "--out", str(out), "--lesson", "01"]) == 2
+    assert "mlpeters.py" in capsys.readouterr().err and not out.exists()
+    assert cli_main(["grade", str(klass), "--class", "--out", str(out), "--lesson", "01"]) == 0
     assert json.loads((out / results_name("O'Brien")).read_text())["score"] == 15
     assert json.loads((out / results_name(twin)).read_text())["score"] == 0
     assert results_name(twin) != results_name("O'Brien")

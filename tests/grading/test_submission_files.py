@@ -310,12 +310,13 @@ def test_a_class_member_swapped_for_a_link_after_the_listing_is_not_followed(
     with Swapper([(klass / "mallory", klass / ".mallory")]):
         for _ in range(6):
             shutil.rmtree(out, ignore_errors=True)
+            # 1 when mallory was a link at her turn: not graded, and said so
             assert cli_main(["grade", str(klass), "--exercises", str(key), "--lesson", "1",
-                             "--out", str(out), "--no-sandbox", "--jobs", "1"]) == 0
+                             "--out", str(out), "--no-sandbox", "--jobs", "1"]) in (0, 1)
             scores = {path.stem: json.loads(path.read_text())["score"]
                       for path in out.glob("*.json")}
             assert scores.get("alice") == scores.get("bob") == 0, scores
-            assert scores.get("mallory", 0) == 0, f"mallory got the key graded: {scores}"
+            assert scores["mallory"] in (0, None), f"mallory got the key graded: {scores}"
 
 
 def test_without_openat2_the_walk_takes_over(tmp_path: Path, monkeypatch) -> None:
