@@ -152,13 +152,18 @@ def course_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[list[
 
 
 def instructors_folders(scenario: str) -> None:
-    """What the instructors' commands grade: one submission, a class of two, a private key."""
+    """What the instructors' commands grade: one submission, a class of two, a drop box of three,
+    a private key."""
     if "submission/" not in scenario:
         return
     assert main(["exercises", "2", "--to", "submission", "--solutions"]) == 0
     for student, solved in (("ada", True), ("bob", False)):
         assert main(["exercises", "2", "--to", f"class/{student}",
                      *(["--solutions"] if solved else [])]) == 0
+    # A drop box: a folder, a .py file and a notebook, one per student (graded with --class).
+    shutil.copytree("class/ada", "drop/carol")
+    shutil.copy(next(Path("class/bob").glob("*.py")), "drop/dan.py")
+    shutil.copy(next(Path("class/ada").glob("*.ipynb")), "drop/eve.ipynb")
     key = Path("private-key")
     key.mkdir()
     for lesson in ("lesson01", "lesson02"):  # the sources and their checks, as for the built-in
