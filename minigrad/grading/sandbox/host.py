@@ -1,7 +1,8 @@
 """The grader's side of the sandbox: one confined child process per submission file.
 
 The child (:mod:`.worker`) is forked by the fork server (:mod:`.zygote`), or else started as
-``python -I -S``, with an empty environment, no shell and stdin closed; while single-threaded
+``python -I -S``, with an empty environment (but for numpy's OpenBLAS settings,
+:mod:`.environment`), no shell and stdin closed; while single-threaded
 it confines itself (:mod:`.confine`): a cgroup of its own when the grader can make one
 (:mod:`.cgroups`), its own user, mount, PID, network and IPC namespaces with protected folders
 covered, Landlock, a seccomp allowlist and rlimits. Requests and answers travel over two pipes
@@ -33,6 +34,7 @@ from minigrad.exercises.codec import to_json
 from minigrad.exercises.spec import Runtime
 from minigrad.grading.sandbox import cgroups, cores, probe, runtime, tempdirs, zygote
 from minigrad.grading.sandbox.channel import MAX_ANSWER_BYTES, Channel
+from minigrad.grading.sandbox.environment import child_environment
 from minigrad.grading.sandbox.verdicts import death, kind as _kind, output_tail
 from minigrad.grading.sandbox.worker import BOOTSTRAP
 
@@ -217,7 +219,7 @@ class Sandbox:
         confine_py = runtime.runtime_copy(self.kit) / "minigrad/grading/sandbox/confine.py"
         return subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", BOOTSTRAP, str(confine_py), json.dumps(config)],
-            cwd=work, env={}, stdin=subprocess.DEVNULL, stdout=fds[3],
+            cwd=work, env=child_environment(), stdin=subprocess.DEVNULL, stdout=fds[3],
             stderr=subprocess.STDOUT, pass_fds=tuple(fds[:3]), start_new_session=True,
             close_fds=True)
 

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
+from minigrad.grading.sandbox.environment import child_environment
+
 #: Set to a reason to make the probe fail, to test (or demonstrate) the refusal.
 SIMULATE_ENV = "MINIGRAD_SIMULATE_NO_SANDBOX"
 #: Set to allow only one mode ("namespaces" or "user").
@@ -88,7 +90,8 @@ def _run_probe(mode: Mode) -> str:
                 os.chown(work, mode.uid, mode.gid)
             done = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(CONFINE_PY), work,
                                    json.dumps(mode.config())],
-                                  capture_output=True, text=True, timeout=60, env={})
+                                  capture_output=True, text=True, timeout=60,
+                                  env=child_environment())
     except (OSError, subprocess.SubprocessError) as error:
         return f"a test process could not be started ({error})"
     if done.returncode == 0 and done.stdout.strip() == "ok":

@@ -83,7 +83,8 @@ def main(config: dict[str, Any]) -> None:
     import resource
 
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # also unconfined (--no-sandbox)
-    # Set here, not inherited: the grader gives the child an empty environment.
+    # Set here, not inherited: the grader's environment reaches the child only for OpenBLAS's
+    # processor settings (sandbox/environment.py).
     os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                       NUMBA_NUM_THREADS="1", MPLBACKEND="Agg", HOME=os.getcwd(), TMPDIR=".",
                       MPLCONFIGDIR=os.getcwd(), NUMBA_CACHE_DIR=os.getcwd())

@@ -2,7 +2,7 @@
 
 Starting Python and importing numpy costs about half a second; a class run starts a child per
 student and the tests hundreds. The zygote is started once per grader process (``python -I -S``,
-empty environment, one thread: numpy is told to start none), with the child's ``sys.path``
+empty environment but for :mod:`.environment`'s, one thread: numpy is told to start none), with the child's ``sys.path``
 (no exercise sources). It never runs graded code and never sees an answer key. For each child
 the grader sends the configuration and four descriptors (requests, responses, report, output)
 over a UNIX socket pair; the zygote forks, and the fork confines itself exactly as a freshly
@@ -27,6 +27,8 @@ import threading
 import time
 import traceback
 from typing import Optional
+
+from minigrad.grading.sandbox.environment import child_environment
 
 BOOT = (
     "import os, sys, json\n"
@@ -176,7 +178,7 @@ class Client:
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         config = json.dumps({"path": path, "socket": theirs.fileno()})
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", BOOT, config], env={},
+            [sys.executable, "-I", "-S", "-c", BOOT, config], env=child_environment(),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             pass_fds=(theirs.fileno(),), start_new_session=True, close_fds=True)
         theirs.close()
