@@ -30,6 +30,7 @@ from support.grader_attacks import KEY_LINE, SECRET, attack
 from support.grading_results import by_exercise
 
 from minigrad.course.catalog import find_lesson
+from minigrad.grading.sandbox.environment import child_environment
 from minigrad.data import load_digits
 from minigrad.exercises.authoring.generate import python_file_text
 from minigrad.exercises.authoring.source import source_path, student_file_name
@@ -122,6 +123,8 @@ def container(tmp_path_factory):  # type: ignore[no-untyped-def]
     env = {"PATH": f"{prefix}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
            "HOME": "/root", "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "/wheels",
            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "LANG": "C.UTF-8"}
+    # The machine's OpenBLAS settings, as its Docker users pass them (-e) where it needs them.
+    env.update(child_environment())
     runs = iter(range(1000))
 
     def run(command: str, timeout: float = 600, **extra: str):  # type: ignore[no-untyped-def]
