@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
@@ -118,7 +117,7 @@ class Sandbox:
 
     def close(self) -> None:
         self._stop()
-        shutil.rmtree(self.directory, ignore_errors=True)
+        tempdirs.remove_tree(self.directory)  # (says on stderr what it could not remove)
         if self._lock >= 0:
             os.close(self._lock)
             self._lock = -1
