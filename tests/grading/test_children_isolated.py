@@ -165,3 +165,70 @@ def test_a_child_cannot_reach_its_neighbour(tmp_path: Path, mode: str) -> None:
     assert found["locks"] == [[-1, ENOLCK]] * 3, found
     # A futex keyed by a shared file's page cannot be woken from another child.
     assert found["wake"] == [[-1, EPERM]], found
+
+
+THREADS = '''
+import os, threading, time
+held = []
+
+def start(count):
+    started = 0
+    for _ in range(count):
+        try:
+            thread = threading.Thread(target=time.sleep, args=(30,), daemon=True)
+            thread.start()
+        except RuntimeError:
+            break
+        held.append(thread)
+        started += 1
+    return [started, os.getuid()]
+'''
+
+NEIGHBOURS = """
+import json, sys
+from minigrad.grading.sandbox.host import Sandbox
+with Sandbox(sys.argv[1], timeout=20) as first, Sandbox(sys.argv[1], timeout=20) as second:
+    hog = first.run("start", [(40,)])[0]
+    honest = second.run("start", [(8,)])[0]
+    print(json.dumps([hog.value, honest.value]))
+"""
+
+
+@needs_user_mode
+def test_each_child_of_a_class_run_has_a_user_of_its_own(tmp_path: Path) -> None:
+    """Threads count against their user's RLIMIT_NPROC (32): with one user for every child, one
+    child's 31 sleeping threads left its neighbour none (numpy's and the student's own failed
+    to start). With a user per child (``MINIGRAD_STUDENT_USER=nobody,daemon``: the class run's
+    ``--jobs`` is at most the number of users) each has its own 32."""
+    stash = tmp_path / "stash"
+    stash.mkdir()
+    command = user_mode_command([sys.executable, "-c", NEIGHBOURS, THREADS], stash)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                          env=user_mode_env(MINIGRAD_STUDENT_USER="nobody,daemon"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    (hog, hog_uid), (honest, honest_uid) = json.loads(done.stdout.strip().splitlines()[-1])
+    assert {hog_uid, honest_uid} == {65534, 1}, done.stdout
+    assert hog < 32 and honest == 8, done.stdout
+
+
+@needs_user_mode
+def test_a_class_run_grades_no_more_at_once_than_there_are_users(tmp_path: Path) -> None:
+    from support.grader_attacks import FILE01, LESSON01
+    from support.student_user import grade_in_user_mode
+
+    from minigrad.exercises.authoring.generate import python_file_text
+
+    klass = tmp_path / "class"
+    for name in ("alice", "bob"):
+        (klass / name).mkdir(parents=True)
+        (klass / name / FILE01).write_text(python_file_text(LESSON01, solutions=True))
+    for users, said in (("nobody", True), ("nobody,daemon", False)):
+        out = tmp_path / f"out-{said}"
+        done = grade_in_user_mode(tmp_path, "grade", str(klass), "--lesson", "1", "--jobs", "2",
+                                  "--out", str(out), "--csv", str(tmp_path / f"{said}.csv"),
+                                  MINIGRAD_STUDENT_USER=users)
+        assert done.returncode == 0, done.stderr
+        assert ("--jobs 1: graded code runs as 1 student user here" in done.stderr) is said, \
+            done.stderr
+        rows = (tmp_path / f"{said}.csv").read_text().splitlines()
+        assert len(rows) == 3 and all("15" in row for row in rows[1:]), rows
