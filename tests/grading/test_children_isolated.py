@@ -98,6 +98,15 @@ def probe_locks(path):
     return [_call(lambda: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB) or 0),
             _call(lambda: get(fcntl.F_GETLK, 0)), _call(lambda: get(36, 8))]  # F_OFD_GETLK
 
+def shared_pages(path):
+    fd = os.open(path, os.O_RDONLY)
+    size = 4096
+    address = libc.mmap(None, size, 1, 2, fd, 0)
+    def advise(advice):
+        return libc.madvise(ctypes.c_void_p(address), ctypes.c_size_t(size), advice)
+    return [_call(lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED) or 0),
+            _call(lambda: advise(21)), _call(lambda: advise(20)), _call(lambda: advise(12))]
+
 def wake(path):
     fd = os.open(path, os.O_RDONLY)
     address = libc.mmap(None, 4096, 1, 2, fd, 0)
@@ -130,6 +139,7 @@ with Sandbox(victim_code, timeout=20) as victim, Sandbox(attacker_code, timeout=
     found["signal"] = call(attacker, "signal_it", pid)
     found["locks"] = call(attacker, "probe_locks", runtime_file)
     found["wake"] = call(attacker, "wake", runtime_file)
+    found["pages"] = call(attacker, "shared_pages", runtime_file)
     found["after"] = call(victim, "limits")
 print(json.dumps(found))
 """
@@ -165,6 +175,8 @@ def test_a_child_cannot_reach_its_neighbour(tmp_path: Path, mode: str) -> None:
     assert found["locks"] == [[-1, ENOLCK]] * 3, found
     # A futex keyed by a shared file's page cannot be woken from another child.
     assert found["wake"] == [[-1, EPERM]], found
+    # Nor drop, page out, cool or merge the pages of a file other children read.
+    assert found["pages"] == [[-1, EPERM]] * 4, found
 
 
 THREADS = '''

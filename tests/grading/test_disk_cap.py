@@ -72,3 +72,28 @@ def test_named_files_held_open_are_still_stopped(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     output = only_01_1_lost(json.loads(results.read_text()))
     assert "wrote more than 64 MB of files" in output, output
+
+
+@needs_user_mode
+def test_what_keeps_names_still_works(tmp_path: Path) -> None:
+    """Removing a folder and a rename that replaces nothing (RENAME_NOREPLACE, as
+    ``renameat2`` makes it) still work; removing or replacing a file does not."""
+    body = """
+    libc = ctypes.CDLL(None, use_errno=True)
+    os.mkdir("empty")
+    found.append(_try(lambda: os.rmdir("empty")))
+    open("a", "w").close()
+    found.append(_try(lambda: (libc.syscall(316, -100, b"a", -100, b"b", 1), ctypes.get_errno())))
+    found.append(_try(lambda: sorted(os.listdir("."))))
+    open("c", "w").close()
+    found.append(_try(lambda: os.rename("c", "b")))
+    found.append(_try(lambda: os.unlink("b")))
+    """
+    results = tmp_path / "results.json"
+    done = grade_in_user_mode(tmp_path, "grade", str(attack(tmp_path / "submission", body)),
+                              "--json", str(results), "--timeout", "20", "--lesson", "1")
+    assert done.returncode == 0, done.stderr
+    output = only_01_1_lost(json.loads(results.read_text()))
+    attempts = output.splitlines()[0].split("ValueError: ", 1)[1].split(" | ")
+    assert attempts == ["None", "(0, 0)", "['b']", "PermissionError[1]",
+                        "PermissionError[1]"], output
