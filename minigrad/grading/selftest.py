@@ -6,11 +6,11 @@ runs a submission of attacks in that mode, the way graded code runs: read the an
 forge the results, signal the grader and the process that watches the child, read the grader's
 ``/proc`` files, start a process, open a socket, become root again; reach a second child
 graded beside it, as in a class run with ``--jobs 2`` (lower its limits, signal it, pass it
-data through a lock or a futex on a file both read); hold files without a name past its folder's
-cap; leave a folder chain deeper than Python's recursion limit for the clean-up. Each line says
-whether the protection holds; the exit status is 0 only if every one does (1 if one fails, 3 if no mode
-works at all). The Gradescope ``setup.sh`` runs it, so an image where graded code could not be
-confined fails to build instead of grading a class.
+data through a lock or a futex on a file both read); hold files without a name past its
+folder's cap; leave a folder chain deeper than Python's recursion limit for the clean-up. Each
+line says whether the protection holds; the exit status is 0 only if every one does (1 if one
+fails, 3 if no mode works at all). The Gradescope ``setup.sh`` runs it, so an image where
+graded code could not be confined fails to build instead of grading a class.
 """
 
 from __future__ import annotations

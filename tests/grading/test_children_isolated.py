@@ -41,7 +41,7 @@ def _errno(how):
         return error.errno
 
 def limits():
-    return [resource.getrlimit(resource.RLIMIT_NOFILE)[0], resource.getrlimit(resource.RLIMIT_AS)[0]]
+    return [resource.getrlimit(limit)[0] for limit in (resource.RLIMIT_NOFILE, resource.RLIMIT_AS)]
 
 def hold(path):
     fd = os.open(path, os.O_RDONLY)
