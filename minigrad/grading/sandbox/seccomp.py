@@ -11,20 +11,36 @@ process, namespace, System V or POSIX IPC object (``shmget``, ``msgget``, ``semg
 ``memfd_secret``, ``personality``, nor a change of a file's mode, owner, extended attributes or
 times (which Landlock does not govern), ``fallocate``, inotify, fanotify, AIO.
 
-Four allowed calls have their arguments checked:
+These allowed calls have their arguments checked:
 
 * ``clone`` only with exactly the flags glibc's (or musl's) ``pthread_create`` passes: a
   thread, never a process, and never a thread that also asks for new namespaces;
 * ``fcntl`` without ``F_SETLEASE`` or ``F_NOTIFY`` (a lease on a readable file, such as a
   module's ``.pyc``, blocks every other process that opens it for up to 45 s),
   ``F_SETPIPE_SZ`` (1 MB pipe buffers: kernel memory no rlimit counts) or ``F_SETOWN``,
-  ``F_SETOWN_EX``, ``F_SETSIG`` (signals sent elsewhere);
+  ``F_SETOWN_EX``, ``F_SETSIG`` (signals sent elsewhere), and without record or OFD locks
+  (``ENOLCK``, as ``flock``): two children locking and testing a lock on a file both read, such
+  as the runtime copy, passed data between them;
 * ``ioctl`` with the commands in :data:`IOCTL_ALLOWED` only (a terminal's attributes and size,
   non-blocking and close-on-exec flags, bytes waiting): not ``FS_IOC_SETFLAGS`` and the other
   file-system ioctls, which work on a file opened read-only and which Landlock does not
   govern outside device files;
 * ``prctl`` with the options in :data:`PRCTL_ALLOWED` only (thread names, reading state; not
-  ``PR_SET_PDEATHSIG``, which keeps the child dying with its parent, nor ``PR_SET_MM``...).
+  ``PR_SET_PDEATHSIG``, which keeps the child dying with its parent, nor ``PR_SET_MM``...);
+* ``kill`` and ``tgkill`` on the child's own PID only, ``prlimit64`` on itself only (0 or its
+  PID; ``tkill`` is refused): in the unprivileged-user mode every child of a class run may be
+  one user, whom the kernel's permission checks do not keep apart (``prlimit64`` lowered a
+  neighbour's limits);
+* ``futex``: private operations, and shared waits (glibc's ``pthread_join`` waits so for the
+  kernel's wake at a thread's exit); a shared wake or requeue is refused, since the kernel keys
+  a futex on a page of a file by the file, so that a child could wake one of another child's;
+* ``madvise`` without ``MADV_MERGEABLE``, ``MADV_COLD`` or ``MADV_PAGEOUT``, ``fadvise64``
+  without ``POSIX_FADV_DONTNEED`` (pages other processes share);
+* in the unprivileged-user mode, where the child's folder is not a size-capped tmpfs and its
+  supervisor counts the files that have a name there: no ``unlink`` or ``unlinkat`` of a file
+  (``AT_REMOVEDIR`` stays), no ``rename`` or ``renameat`` (``renameat2`` with
+  ``RENAME_NOREPLACE`` or ``RENAME_EXCHANGE`` stays), no ``O_TMPFILE``: nothing the child
+  holds open loses its name.
 
 ``timer_create`` is left out: each POSIX timer is kernel memory, and nothing limits their
 number. Another system-call ABI (x32, i386) kills the process. With ``strict`` (tests only), a
