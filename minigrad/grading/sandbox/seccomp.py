@@ -27,8 +27,9 @@ These allowed calls have their arguments checked:
   govern outside device files;
 * ``prctl`` with the options in :data:`PRCTL_ALLOWED` only (thread names, reading state; not
   ``PR_SET_PDEATHSIG``, which keeps the child dying with its parent, nor ``PR_SET_MM``...);
-* ``kill`` and ``tgkill`` on the child's own PID only, ``prlimit64`` on itself only (0 or its
-  PID; ``tkill`` is refused): in the unprivileged-user mode every child of a class run may be
+* ``kill`` on the child's own PID or process group only (0: itself and its supervisor, alone
+  in a session of their own), ``tgkill`` on its own PID, ``prlimit64`` on itself only (0 or
+  its PID; ``tkill`` is refused): in the unprivileged-user mode every child of a class run may be
   one user, whom the kernel's permission checks do not keep apart (``prlimit64`` lowered a
   neighbour's limits);
 * ``futex``: private operations, and shared waits (glibc's ``pthread_join`` waits so for the
@@ -173,7 +174,9 @@ def program(audit_arch: int, numbers: dict[str, int], strict: bool = False, pid:
     rule("ioctl", argument(ARG1_LOW, IOCTL_ALLOWED, allow, refuse))
     # Calls that name a process: its own only (another child of a class run runs as the same
     # user in the unprivileged-user mode, where permission checks would not keep them apart).
-    rule("kill", argument(ARG0_LOW, (pid,), allow, refuse))
+    # (kill 0: its own process group, which holds only itself and its supervisor: every child
+    # starts a session of its own)
+    rule("kill", argument(ARG0_LOW, (pid, 0), allow, refuse))
     rule("tgkill", argument(ARG0_LOW, (pid,), allow, refuse))
     rule("prlimit64", argument(ARG0_LOW, (0, pid), allow, refuse))
     rule("madvise", argument(ARG2_LOW, MADVISE_REFUSED, refuse, allow))
