@@ -97,6 +97,23 @@ def write_json(path: Optional[Path], results: dict[str, SubmissionResult],
                                         for student, result in results.items()}, indent=2))
 
 
+def children_at_once(jobs: int, options: Options) -> int:
+    """``--jobs``, or fewer in the unprivileged-user mode: each child graded at once runs as a
+    student user of its own (one user's children share its thread count and its permission
+    checks), so at most as many as there are such users (said on stderr)."""
+    from minigrad.grading.sandbox.probe import USER, sandbox_mode
+
+    mode = sandbox_mode()[0] if options.confine else None
+    if mode is None or mode.name != USER or jobs <= len(mode.users):
+        return jobs
+    allowed = max(1, len(mode.users))
+    print(f"minigrad grade: --jobs {allowed}: graded code runs as {allowed} student "
+          f"user{'s' * (allowed > 1)} here, and no two children graded at once share one "
+          f"(for more at once, add users minigrad-student-2, -3, ...: useradd --system "
+          f"--no-create-home minigrad-student-2)", file=sys.stderr)
+    return allowed
+
+
 def grade_class_run(args: argparse.Namespace, lesson: Optional[Lesson], options: Options,
                     out: Path, csv_path: Path) -> int:
     """Grade the class folder ``args.path``: see the module docstring."""
@@ -105,8 +122,8 @@ def grade_class_run(args: argparse.Namespace, lesson: Optional[Lesson], options:
           file=sys.stderr)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        results = grade_class(args.path, lesson, options, args.jobs, out=out, csv_path=csv_path,
-                              layout=args.lms)
+        results = grade_class(args.path, lesson, options, children_at_once(args.jobs, options),
+                              out=out, csv_path=csv_path, layout=args.lms)
     except KeyboardInterrupt:
         print(f"\nminigrad grade: interrupted; the students graded so far are in {out} "
               f"(finishing the ones being graded now)", file=sys.stderr)

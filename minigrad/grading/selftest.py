@@ -4,10 +4,13 @@ It grades nothing. It picks the mode ``minigrad grade`` would use (:mod:`.sandbo
 runs a submission of attacks in that mode, the way graded code runs: read the answer key (the
 ``--exercises`` sources, else the built-in ones) and a classmate's file, list their folders,
 forge the results, signal the grader and the process that watches the child, read the grader's
-``/proc`` files, start a process, open a socket, become root again. Each line says whether the
-protection holds; the exit status is 0 only if every one does (1 if one fails, 3 if no mode
-works at all). The Gradescope ``setup.sh`` runs it, so an image where graded code could not be
-confined fails to build instead of grading a class.
+``/proc`` files, start a process, open a socket, become root again; reach a second child
+graded beside it, as in a class run with ``--jobs 2`` (lower its limits, signal it, pass it
+data through a lock or a futex on a file both read); hold files without a name past its
+folder's cap; leave a folder chain deeper than Python's recursion limit for the clean-up. Each
+line says whether the protection holds; the exit status is 0 only if every one does (1 if one
+fails, 3 if no mode works at all). The Gradescope ``setup.sh`` runs it, so an image where
+graded code could not be confined fails to build instead of grading a class.
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from minigrad.grading.sandbox.host import Sandbox
 
 #: The attacks, as graded code: each returns "refused (...)" or what it achieved.
 ATTACKS = '''
@@ -59,6 +65,64 @@ def open_socket():
 
 def become_root():
     return _try(lambda: os.setuid(0) or os.getuid())
+
+import ctypes
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                       ctypes.c_int, ctypes.c_long]
+_NUMBERS = {"x86_64": {"prlimit64": 302, "futex": 202}, "aarch64": {"prlimit64": 261, "futex": 98}}
+_held = []
+
+def _syscall(name, *args):
+    number = _NUMBERS[os.uname().machine][name]
+    result = _libc.syscall(number, *args)
+    if result < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return result
+
+def lower_limits(pid):
+    low = (ctypes.c_ulong * 2)(8, 8)
+    return _try(lambda: _syscall("prlimit64", pid, 7, low, None))  # RLIMIT_NOFILE
+
+def open_files_limit():
+    import resource
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+def lock_file(path):
+    import fcntl
+    def lock():
+        handle = open(path, "rb")
+        _held.append(handle)
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return _try(lock)
+
+def wake_shared(path):
+    def wake():
+        address = _libc.mmap(None, 4096, 1, 2, os.open(path, os.O_RDONLY), 0)
+        return _syscall("futex", ctypes.c_void_p(address), 1, 1, 0, 0, 0)  # FUTEX_WAKE
+    return _try(wake)
+
+def hold_nameless_files():
+    def hold():
+        block = b"x" * 3_900_000
+        for index in range(30):
+            handle = open(f"held{index}", "wb")
+            _held.append(handle)
+            handle.write(block)
+            handle.flush()
+            os.unlink(f"held{index}")
+        return "held 117 MB"
+    return _try(hold)
+
+def deep_chain(depth):
+    def chain():
+        for _ in range(depth):
+            os.mkdir("d")
+            os.chdir("d")
+        return f"{depth} folders deep"
+    return _try(chain)
 '''
 
 
@@ -71,10 +135,76 @@ def _key_file(exercises: Optional[Path]) -> Path:
     return files[0] if files else Path(bank.folder)
 
 
+def _attack(box: "Sandbox", function: str, args: tuple,
+            timeout: Optional[float] = None) -> str:
+    """One attack's outcome: its own "refused (...)" or "DONE: ...", or what stopped it."""
+    from minigrad.grading.sandbox.host import ImportFailed
+
+    try:
+        outcome = box.run(function, [args], timeout=timeout)[0]
+    except ImportFailed as error:
+        return f"DONE? the attack could not run: {error.message}"
+    if outcome.ok:
+        return str(outcome.value)
+    if outcome.kind == "disk":
+        return f"refused (stopped: {outcome.message})"
+    return f"DONE? it failed: {outcome.message}"
+
+
+def _neighbour_attacks(protected: list[Path]) -> list[tuple[str, str]]:
+    """A second child graded beside the first, as in a class run with ``--jobs 2``."""
+    from minigrad.grading.sandbox.host import Sandbox
+    from minigrad.grading.sandbox.runtime import runtime_copy
+
+    shared = str(runtime_copy() / "minigrad" / "__init__.py")  # every child reads it
+    checks = []
+    with Sandbox(ATTACKS, timeout=20, protected=protected) as neighbour, \
+            Sandbox(ATTACKS, timeout=20, protected=protected) as box:
+        before = _attack(neighbour, "open_files_limit", ())
+        pid = neighbour.child_pid() or 0
+        neighbour_lock = _attack(neighbour, "lock_file", (shared,))
+        checks += [("lower the limits of a child graded beside it",
+                    _attack(box, "lower_limits", (pid,))),
+                   ("signal a child graded beside it", _attack(box, "signal_process", (pid,))),
+                   ("lock a file a child graded beside it reads (pass it data)",
+                    _attack(box, "lock_file", (shared,)) if neighbour_lock.startswith("refused")
+                    else f"DONE: the neighbour took a lock ({neighbour_lock})"),
+                   ("wake a futex of a file a child graded beside it reads (pass it data)",
+                    _attack(box, "wake_shared", (shared,)))]
+        after = _attack(neighbour, "open_files_limit", ())
+        checks.append(("change a neighbour's limits (checked afterwards)",
+                       f"refused (unchanged: {after})" if after == before
+                       else f"DONE: {before} became {after}"))
+    return checks
+
+
+def _leftover_attacks(protected: list[Path]) -> list[tuple[str, str]]:
+    """What a child leaves behind: files it holds without a name, a folder chain deeper than
+    Python's recursion limit (the clean-up must remove it, and say nothing to the student)."""
+    import contextlib
+    import io
+
+    from minigrad.grading.sandbox.host import Sandbox
+
+    checks = []
+    log = io.StringIO()
+    with contextlib.redirect_stderr(log):
+        with Sandbox(ATTACKS, timeout=20, protected=protected) as box:
+            checks.append(("hold 117 MB of files without a name (the cap is 64 MB)",
+                           _attack(box, "hold_nameless_files", ())))
+            made = _attack(box, "deep_chain", (1500,), timeout=120)
+            folder = box.directory
+    removed = not folder.exists() and "could not remove" not in log.getvalue()
+    checks.append(("leave a folder chain the clean-up cannot remove",
+                   "refused (removed)" if removed else
+                   f"DONE: {made}; left {folder} ({log.getvalue().strip()[:200]})"))
+    return checks
+
+
 def run_self_test(exercises: Optional[Path] = None, out=None) -> int:  # type: ignore[no-untyped-def]
     from minigrad.exercises.authoring.source import ExerciseBank
     from minigrad.grading.grader import Options, confinement_problem
-    from minigrad.grading.sandbox.host import ImportFailed, Sandbox
+    from minigrad.grading.sandbox.host import Sandbox
     from minigrad.grading.sandbox.probe import sandbox_mode
 
     out = out or sys.stdout
@@ -121,17 +251,13 @@ def run_self_test(exercises: Optional[Path] = None, out=None) -> int:  # type: i
                    ("become root again", "become_root", ())]
         with Sandbox(ATTACKS, timeout=20, protected=protected) as box:
             for what, function, args in attacks:
-                try:
-                    outcome = box.run(function, [args])[0]
-                except ImportFailed as error:
-                    checks.append((what, f"DONE? the attack could not run: {error.message}"))
-                    continue
-                text = outcome.value if outcome.ok else f"DONE? it failed: {outcome.message}"
-                checks.append((what, str(text)))
+                checks.append((what, _attack(box, function, args)))
         untouched = results.read_text() == '{"score": 0}' and not (
             classroom / "forged.json").exists()
         checks.append(("change the results (checked afterwards)",
                        "refused (unchanged)" if untouched else "DONE: the results changed"))
+        checks += _neighbour_attacks(protected)
+        checks += _leftover_attacks(protected)
     finally:
         shutil.rmtree(classroom, ignore_errors=True)
     failed = 0

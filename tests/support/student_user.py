@@ -62,3 +62,14 @@ def user_mode_command(argv: list[str], stash: Path) -> list[str]:
               f'mount -t tmpfs -o mode=755 tmpfs "{hidden}"; mkdir -p "{inner}"; '
               f'mount --bind "{stash}" "{inner}"; exec "$@"')
     return ["unshare", "--mount", "sh", "-c", script, "sh", *argv]
+
+
+def grade_in_user_mode(tmp_path: Path, *args: str, **env: str) -> "subprocess.CompletedProcess":
+    """``minigrad ARGS`` as root in the unprivileged-user mode, in a process of its own."""
+    import subprocess
+
+    stash = tmp_path / f"stash-{len(list(tmp_path.glob('stash-*')))}"
+    stash.mkdir()
+    command = user_mode_command([sys.executable, "-m", "minigrad.cli", *args], stash)
+    return subprocess.run(command, capture_output=True, text=True, timeout=600,
+                          env=user_mode_env(**env))

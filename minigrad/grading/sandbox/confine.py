@@ -20,7 +20,9 @@ What :func:`enter` does (every step fails closed: an error stops the child):
    files, no locked memory), the PID namespace's ``pid_max``, ``PR_SET_NO_NEW_PRIVS``.
 3. Landlock (:mod:`.landlock`): read-only access to the runtime, read and write to the work
    folder, nothing else (ABI 6+ in the namespace mode; any ABI, or none, in the user mode).
-4. seccomp (:mod:`.seccomp`): an allowlist of system calls.
+4. seccomp (:mod:`.seccomp`): an allowlist of system calls, for this process's own PID (the
+   only one it may signal or set limits of) and, in the user mode, without the calls that
+   take a file's last name away (its folder's size cap counts named files).
 """
 
 from __future__ import annotations
@@ -152,7 +154,8 @@ def enter(config: dict) -> None:
     else:
         no_new_privileges()  # (Landlock's restrict sets it otherwise)
     arch, table = numbers.ARCHITECTURES[platform.machine()]
-    seccomp.install(arch, table, bool(config.get("strict_seccomp")))
+    seccomp.install(arch, table, bool(config.get("strict_seccomp")),
+                    user_mode=config.get("mode") == USER)
     # Graded code can walk up to the worker's frame: it need not learn the protected paths.
     for key in ("readable", "hidden", "cgroup", "uid", "gid"):
         config.pop(key, None)

@@ -17,10 +17,10 @@ unconfined).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
@@ -32,7 +32,7 @@ from typing import Any, Iterable, Optional
 
 from minigrad.exercises.codec import to_json
 from minigrad.exercises.spec import Runtime
-from minigrad.grading.sandbox import cgroups, cores, probe, runtime, tempdirs, zygote
+from minigrad.grading.sandbox import cgroups, cores, probe, runtime, tempdirs, users, zygote
 from minigrad.grading.sandbox.channel import MAX_ANSWER_BYTES, Channel
 from minigrad.grading.sandbox.environment import child_environment
 from minigrad.grading.sandbox.verdicts import death, kind as _kind, output_tail
@@ -105,8 +105,13 @@ class Sandbox:
         #: How the child is confined (None: not at all); the grader refused before if no mode
         #: works, so a missing one here is only a direct use: the namespace mode then fails.
         self.mode: Optional[probe.Mode] = None
+        self._user: Optional[tuple[int, int]] = None  # the user mode's user, for this child
         if confine:
             self.mode = probe.sandbox_mode()[0] or probe.Mode(probe.NAMESPACES, 0)
+            if self.mode.name == probe.USER and self.mode.users:
+                self._user = users.take(self.mode.users)
+                self.mode = dataclasses.replace(self.mode, uid=self._user[0],
+                                                gid=self._user[1])
         note = cgroups.fallback_note() if confine else ""
         if note:
             print(f"minigrad grade: {note}.", file=sys.stderr)
@@ -120,12 +125,14 @@ class Sandbox:
 
     def close(self) -> None:
         self._stop()
-        shutil.rmtree(self.directory, ignore_errors=True)
+        tempdirs.remove_tree(self.directory)  # (says on stderr what it could not remove)
         if self._lock >= 0:
             os.close(self._lock)
             self._lock = -1
         cores.give_back(self._core)
         self._core = None
+        users.give_back(self._user)
+        self._user = None
 
     def _config(self, work: Path, request_read: int, response_write: int,
                 report_write: int) -> dict[str, Any]:
@@ -222,6 +229,19 @@ class Sandbox:
             cwd=work, env=child_environment(), stdin=subprocess.DEVNULL, stdout=fds[3],
             stderr=subprocess.STDOUT, pass_fds=tuple(fds[:3]), start_new_session=True,
             close_fds=True)
+
+    def child_pid(self) -> Optional[int]:
+        """The running confined child's PID as the grader sees it (None when none runs)."""
+        if self._pidfd < 0:
+            return None
+        try:
+            with open(f"/proc/self/fdinfo/{self._pidfd}") as info:
+                for line in info:
+                    if line.startswith("Pid:"):
+                        return int(line.split()[1])
+        except (OSError, ValueError):
+            pass
+        return None
 
     def _confined_child(self) -> int:
         """A pidfd of the confined child (PID 1 of its namespace), whose parent reports its

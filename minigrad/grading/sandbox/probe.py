@@ -49,6 +49,8 @@ class Mode:
     landlock: int
     uid: int = -1
     gid: int = -1
+    #: The user mode's student users, one per child graded at once (the first is uid, gid).
+    users: tuple[tuple[int, int], ...] = ()
 
     def label(self) -> str:
         """How the mode names itself in the results and the log."""
@@ -56,7 +58,10 @@ class Mode:
         if self.name == NAMESPACES:
             return f"namespaces (user, mount, PID and network namespaces; {landlock}; " \
                    f"seccomp; rlimits)"
-        return f"user (graded code runs as uid {self.uid}, not root; no_new_privs; " \
+        others = len(self.users) - 1
+        each = f" or {others} other user{'s' * (others > 1)}, one per child graded at once" \
+            if others > 0 else ", one child at a time"
+        return f"user (graded code runs as uid {self.uid}{each}, not root; no_new_privs; " \
                f"{landlock}; seccomp; rlimits)"
 
     def config(self) -> dict:
@@ -106,7 +111,8 @@ def _user_mode() -> tuple[Optional[Mode], str]:
     if os.geteuid() != 0:
         return None, "the grader does not run as root, so it cannot run graded code as " \
                      "another user"
-    ids = users.student_ids()
+    pool = users.student_pool()
+    ids = pool[0] if pool else None
     if ids is None:
         name = os.environ.get(users.USER_ENV) or users.DEFAULT_USER
         return None, f"there is no user {name} to run graded code as (the Gradescope " \
@@ -120,14 +126,20 @@ def _user_mode() -> tuple[Optional[Mode], str]:
             return None, f"the student user (uid {ids[0]}) cannot read {what} at {path}: " \
                          f"make the folders above it readable by all (in Gradescope, " \
                          f"Python is in /usr and the venv in /opt)"
+    pool = [other for other in pool if other == ids or all(
+        users.reachable(path, *other) for path in (os.path.realpath(sys.executable),
+                                                   sysconfig.get_paths()["stdlib"],
+                                                   sysconfig.get_paths()["purelib"]))]
     landlock = 0 if os.environ.get(NO_LANDLOCK_ENV) else _confine_module().landlock_abi()
-    mode = Mode(USER, landlock, *ids)
+    mode = Mode(USER, landlock, *ids, users=tuple(pool))
     problem = _run_probe(mode)
     return (None, problem) if problem else (mode, "")
 
 
 @functools.lru_cache(maxsize=None)
-def _choose(allowed: str, simulated: str, no_landlock: str) -> tuple[Optional[Mode], str]:
+def _choose(allowed: str, simulated: str, no_landlock: str,
+            student_users: str) -> tuple[Optional[Mode], str]:
+    """The mode (``student_users``: ``MINIGRAD_STUDENT_USER``, which the user mode reads)."""
     if simulated:
         return None, simulated
     if sys.platform != "linux":
@@ -152,7 +164,8 @@ def _choose(allowed: str, simulated: str, no_landlock: str) -> tuple[Optional[Mo
 def sandbox_mode() -> tuple[Optional[Mode], str]:
     """The mode graded code is confined in on this machine, or (None, why none works)."""
     return _choose(os.environ.get(MODE_ENV, ""), os.environ.get(SIMULATE_ENV, ""),
-                   os.environ.get(NO_LANDLOCK_ENV, ""))
+                   os.environ.get(NO_LANDLOCK_ENV, ""),
+                   os.environ.get("MINIGRAD_STUDENT_USER", ""))
 
 
 def sandbox_problem() -> str:

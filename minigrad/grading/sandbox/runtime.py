@@ -56,7 +56,7 @@ def runtime_copy(runtime: Optional[Runtime] = None) -> Path:
         if not _copy:
             root, lock = tempdirs.make("minigrad-runtime-")
             _locks.append(lock)  # held while this grader lives (see tempdirs)
-            atexit.register(shutil.rmtree, root, True)
+            atexit.register(tempdirs.remove_tree, root)
             target = root / "minigrad"
             shutil.copytree(PACKAGE, target, symlinks=False,
                             ignore=lambda folder, names: ["exercises"]
@@ -87,7 +87,7 @@ def _copy_without(runtime: Runtime) -> Path:
         if runtime not in _copies_without:
             root, lock = tempdirs.make("minigrad-runtime-")
             _locks.append(lock)
-            atexit.register(shutil.rmtree, root, True)
+            atexit.register(tempdirs.remove_tree, root)
             # (no __pycache__: a compiled absent module must not stay behind to be loaded)
             shutil.copytree(base / "minigrad", root / "minigrad", symlinks=False,
                             ignore=shutil.ignore_patterns("__pycache__"))

@@ -14,12 +14,22 @@ grader, the supervisor) or write anything root owns. :mod:`.confine` then adds t
 parent-death signal, rlimits (the process count now binds: it is not root), ``no_new_privs``,
 Landlock where the kernel has it and the seccomp allowlist, as in the namespace mode.
 
+Children graded at once (a class run's ``--jobs``) must not share a user: the kernel counts
+a user's threads against one ``RLIMIT_NPROC`` (one child's 31 sleeping threads left its
+neighbour none), and its permission checks do not separate processes of one user. So each
+child runs as a user of its own from :func:`student_pool` (``minigrad-student``,
+``minigrad-student-2``, ... as far as they exist, or the users ``MINIGRAD_STUDENT_USER``
+names, separated by commas), and a class run grades at most that many students at once.
+
 Loaded by path, without the package (see :mod:`.confine`).
 """
 
 from __future__ import annotations
 
 import os
+import threading
+
+_taking = threading.Lock()
 
 #: The user graded code runs as in this mode (``MINIGRAD_STUDENT_USER`` names another).
 DEFAULT_USER = "minigrad-student"
@@ -31,12 +41,55 @@ def student_ids(name: str | None = None) -> tuple[int, int] | None:
     import pwd
 
     try:
-        entry = pwd.getpwnam(name or os.environ.get(USER_ENV) or DEFAULT_USER)
+        entry = pwd.getpwnam(name or (os.environ.get(USER_ENV) or DEFAULT_USER).split(",")[0])
     except KeyError:
         return None
     if entry.pw_uid == 0 or entry.pw_gid == 0:
         return None
     return entry.pw_uid, entry.pw_gid
+
+
+def student_pool(names: str | None = None) -> list[tuple[int, int]]:
+    """(uid, gid) of each student user, in order, without root or a uid given twice: the users
+    ``names`` (or ``MINIGRAD_STUDENT_USER``) lists, separated by commas; else
+    ``minigrad-student``, then ``minigrad-student-2``, ``-3``... up to the first missing one."""
+    listed = names or os.environ.get(USER_ENV)
+    if listed:
+        candidates = [name.strip() for name in listed.split(",") if name.strip()]
+    else:
+        candidates = [DEFAULT_USER] + [f"{DEFAULT_USER}-{number}" for number in range(2, 257)]
+    pool: list[tuple[int, int]] = []
+    for name in candidates:
+        ids = student_ids(name)
+        if ids is None:
+            if listed:
+                continue
+            break
+        if ids[0] not in {uid for uid, _ in pool}:
+            pool.append(ids)
+    return pool
+
+
+_taken: dict[tuple[int, int], int] = {}
+
+
+def take(pool: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+    """The user of ``pool`` (not empty) that the fewest living children run as now: with no
+    more children at once than users (a class run sees to it), one nobody else has."""
+    with _taking:
+        ids = min(pool, key=lambda item: _taken.get(item, 0))
+        _taken[ids] = _taken.get(ids, 0) + 1
+        return ids
+
+
+def give_back(ids: tuple[int, int] | None) -> None:
+    """The child that ran as ``ids`` is gone."""
+    if ids is None:
+        return
+    with _taking:
+        _taken[ids] = _taken.get(ids, 1) - 1
+        if _taken[ids] <= 0:
+            del _taken[ids]
 
 
 def become(uid: int, gid: int) -> None:
