@@ -5,10 +5,12 @@ It never raises: a function that still raises ``NotImplementedError`` is reporte
 attempted yet", any other error is printed, so a notebook runs top to bottom either way.
 (Hidden cases run only in the grader, in a separate process.)
 
-Hints come in tiers, so that a failed check points the way without giving the answer away:
-the first failed check of an exercise prints its *idea* (what to think about); from the second
-on, where in the reading the idea is worked out (the lesson file and the section). The formula
-comes only when asked for, ``check("05.1", fn, show="formula")``, and never as code.
+Hints come in tiers, so that a failed check points the way without giving the answer away.
+Each case line says what is wrong (and names the mistake, when the checks know it); under them
+the first failed check of an exercise prints its *idea* (what to think about); the second adds
+where in the reading the idea is worked out (the lesson file and the section); from the third
+on, how to ask for the formula. The formula comes only when asked for,
+``check("05.1", fn, show="formula")``, and never as code.
 """
 
 from __future__ import annotations
@@ -121,9 +123,10 @@ def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> Che
 
 
 def hint_for(exercise: Exercise, lesson: Lesson | None = None, show: str = "") -> str:
-    """The hint for a failed check, one tier more at each failure: the idea; then where the
-    reading works it out; the formula only with ``show="formula"``. An exercise without an
-    ``idea`` has one tier, its ``hint``."""
+    """The hint for a failed check, one tier more at each failure of the exercise: 1) its idea;
+    2) the idea and the section of the reading that works it out; 3) from the third on, the
+    same and how to ask for the formula. The formula itself only with ``show="formula"``, at
+    any tier. An exercise without an ``idea`` has one tier, its ``hint``."""
     failures = _failed_checks[exercise.id] = _failed_checks.get(exercise.id, 0) + 1
     if not exercise.idea:
         return f"Hint: {exercise.hint}"
@@ -133,8 +136,10 @@ def hint_for(exercise: Exercise, lesson: Lesson | None = None, show: str = "") -
         text += f" Read “{exercise.reading}” in {where}."
     if show == "formula":
         return f"{text} Formula: {exercise.hint}"
-    return text + (f' (check("{exercise.id}", ..., show="formula") shows the formula.)'
-                   if failures > 1 else "")
+    if failures > 2:
+        text += (f' Still stuck after that: check("{exercise.id}", ..., show="formula") '
+                 "shows the formula (never the code).")
+    return text
 
 
 def _fail(result: CheckResult, number: int, call: str, message: str) -> None:

@@ -257,3 +257,10 @@ def test_a_backward_without_grad_output_fails_every_case_and_is_named() -> None:
     messages = caught("04.5", wrong)
     assert len(messages) == sum(len(cases) for cases in _case_sets("04.5"))
     assert all("grad_output" in m and "from above" in m for m in messages), messages
+
+
+def test_the_numpy_backward_message_is_not_the_solution_line() -> None:
+    """It said "compute it with minigrad operations on ctx.saved_tensors (x.sigmoid(), *)"."""
+    for message in caught("04.5", _softplus_with(numpy_backward=True)):
+        assert "sigmoid" not in message and "saved_tensors" not in message, message
+        assert "cannot be differentiated again" in message

@@ -196,6 +196,10 @@ EXERCISES = [
     Exercise(
         id="02.1", function="backward_rule", points=3,
         title="The backward rule of one node",
+        reading="1. What a node stores",
+        idea="Each input gets its own local derivative, taken at the input values of this node, "
+             "times the gradient that arrived from above; the table in the task lists the local "
+             "derivatives, and a kink belongs to one side of it.",
         hint="Each input receives (local derivative of the output w.r.t. that input) × "
              "grad_output; for aᵇ the exponent's derivative is a^b·ln(a).",
         visible=lambda: [("*", [2.0, 3.0], 10.0), ("+", [1.5, -2.0], 3.0),
@@ -208,6 +212,10 @@ EXERCISES = [
     Exercise(
         id="02.2", function="topological_sort", points=3,
         title="A topological order of a graph",
+        reading="2. Backward is one pass in reverse topological order",
+        idea="A node may be listed only once every node it was computed from is listed. Keep "
+             "count of how many parents each node still waits for, and work with a loop and a "
+             "queue of ready nodes, not recursion.",
         hint="Emit a node only once all of its parents have been emitted (count the parents "
              "still waiting, or run a depth-first search with your own stack, not recursion).",
         visible=lambda: [({"u": ["a", "b"], "a": [], "b": []},),
@@ -220,6 +228,10 @@ EXERCISES = [
     Exercise(
         id="02.3", function="backpropagate", points=5,
         title="Backpropagation through a graph",
+        reading="3. Fan-in accumulates",
+        idea="Forward once to get every value, then visit the steps in reverse: each step hands "
+             "its gradient on to its operands, and a node used in several places collects one "
+             "contribution per use.",
         hint="Visit the steps in reverse and ADD (+=) each contribution to the operand's "
              "gradient: a node used twice, as in x * x, gets two contributions.",
         visible=lambda: [([["x", "input", 3.0], ["y", "*", "x", "x"]],),
@@ -232,6 +244,9 @@ EXERCISES = [
     Exercise(
         id="02.4", function="accumulated_gradient", points=3,
         title="Gradients accumulate until reset",
+        reading="4. Leaf gradients accumulate across backward calls",
+        idea="Follow w and w.grad event by event: each backward adds to the gradient, only a "
+             "reset clears it, and a step moves w without touching its gradient.",
         hint="backward() adds to w.grad (+=); only zero_grad sets it back to 0; d(w·w)/dw = 2w "
              "at the current w; a step changes w but not w.grad.",
         visible=lambda: [(2.0, [["mul", 3.0], ["mul", 4.0]]),
@@ -243,6 +258,10 @@ EXERCISES = [
     Exercise(
         id="02.5", function="neuron_gradients", points=4,
         title="One neuron, forward and backward",
+        reading="6. A neuron, a layer, a network",
+        idea="Chain the derivatives from the loss back to each weight: the loss's with respect to "
+             "out, then tanh's, then the weighted sum's, each taken at the values of the forward "
+             "pass.",
         hint="dloss/dout = 2(out − target), not 2·out; dout/dz = 1 − out²; then z = w·x + b "
              "gives x_i to w_i, w_i to x_i and 1 to b.",
         visible=lambda: [([0.5, -1.0], [1.0, 2.0], 0.1, 0.5),
@@ -253,6 +272,10 @@ EXERCISES = [
     Exercise(
         id="02.6", function="value_sin", points=3,
         title="Add an operation to Value: sin",
+        reading="1. What a node stores",
+        idea="A new node needs its value, its parent and its local rule; the rule gives the "
+             "parent its share, sin's local derivative at the parent's value times the gradient "
+             "arriving, added to what the parent already holds.",
         hint="sin's local derivative is cos of the parent's value; the rule adds it, times "
              "grad_output, to the parent's grad (+=, as in exp's rule), and the new Value "
              "lists a as its parent.",

@@ -136,6 +136,10 @@ EXERCISES = [
     Exercise(
         id="03.1", function="sum_to_shape", points=3,
         title="Summing a gradient over broadcast axes",
+        reading="5. Broadcasting: copies in forward, sums in backward",
+        idea="Broadcasting copied entries along some axes; in backward the gradient of every copy "
+             "comes home to its original, so sum those axes away until the result has exactly the "
+             "target's shape.",
         hint="Sum over the extra leading axes, then over each axis where the target has length 1 "
              "(keepdims=True); the result must have exactly the target shape.",
         visible=lambda: [(_arange(4, 2, 3), (2, 1)), (_arange(2, 3), (3,)),
@@ -146,6 +150,10 @@ EXERCISES = [
     Exercise(
         id="03.2", function="matmul_backward", points=3,
         title="The backward pass of a matrix product",
+        reading="3. Jacobians: what backward really computes",
+        idea="Each gradient has the shape of its own input, and it comes from one product of the "
+             "output's gradient with the other factor, one of the two turned on its side: let the "
+             "shapes tell you which and in what order.",
         hint="Match the shapes: dL/dA (n, k) = G (n, m) @ Bᵀ (m, k); dL/dB (k, m) = Aᵀ (k, n) "
              "@ G (n, m).",
         visible=lambda: [(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[5.0, 6.0], [7.0, 8.0]]),
@@ -157,6 +165,10 @@ EXERCISES = [
     Exercise(
         id="03.3", function="mean_backward", points=3,
         title="The backward pass of a mean",
+        reading="3. Jacobians: what backward really computes",
+        idea="Every entry that went into a mean gets an equal share of that mean's gradient; "
+             "without keepdim the averaged axes are gone from the gradient and must come back "
+             "before it can spread along them.",
         hint="Divide by N, the number of entries averaged together; with keepdim=False first "
              "give the reduced axes back with length 1, then broadcast.",
         visible=lambda: [(np.array(1.0), (2, 2), (0, 1), False),
@@ -169,6 +181,10 @@ EXERCISES = [
     Exercise(
         id="03.4", function="softmax_vjp", points=4,
         title="The softmax VJP without the Jacobian",
+        reading="4. Why the Jacobian is never built",
+        idea="softmax's outputs share one normaliser, so each input moves them all. Work out what "
+             "the Jacobian does to a vector, row by row, without building it; and keep the "
+             "exponentials finite for large inputs.",
         hint="Per row: s ⊙ (v − Σ s·v), with s = softmax(x) computed from x − max(x); the sum "
              "runs over the last axis only.",
         visible=lambda: [(np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0, 0.0])),
@@ -181,6 +197,10 @@ EXERCISES = [
     Exercise(
         id="03.5", function="cube_function", points=3,
         title="Your first Function: Cube",
+        reading="6. Anatomy of an op: following `a * b`",
+        idea="forward keeps what backward needs; backward multiplies the gradient arriving from "
+             "above by the local derivative of the cube at the saved input, and leaves that input "
+             "as it is.",
         hint="y = x³; dy/dx = 3x², so the gradient is grad_output · 3x², with x the "
              "saved input.",
         visible=lambda: [(np.array([1.0, 2.0]), np.array([1.0, 1.0])),
@@ -191,6 +211,9 @@ EXERCISES = [
     Exercise(
         id="03.6", function="broadcast_mul_function", points=4,
         title="A broadcasting Mul",
+        reading="5. Broadcasting: copies in forward, sums in backward",
+        idea="Each factor's gradient is the gradient arriving times the other factor, entry by "
+             "entry; then undo the broadcast of each input separately, as in 03.1.",
         hint="d(out)/da = b and d(out)/db = a, entry by entry; then sum each product down to its "
              "own input's shape (leading axes, and axes of length 1 that were stretched).",
         visible=lambda: [(_arange(2, 3), np.array([1.0, -1.0, 2.0]), np.ones((2, 3))),
@@ -202,6 +225,10 @@ EXERCISES = [
     Exercise(
         id="03.7", function="sum_function", points=4,
         title="A reduction: Sum(dim, keepdim)",
+        reading="3. Jacobians: what backward really computes",
+        idea="A sum hands its gradient, unchanged, to every entry it summed; without keepdim the "
+             "summed axes are gone from the gradient and must come back before it can spread "
+             "along them.",
         hint="Every input entry that was summed gets the gradient of its sum; with "
              "keepdim=False give the gradient its summed axes back with length 1, "
              "then broadcast it to the input's shape.",
@@ -214,6 +241,10 @@ EXERCISES = [
     Exercise(
         id="03.8", function="forward_mode", points=4,
         title="Forward mode with dual numbers",
+        reading="8. Forward mode and reverse mode",
+        idea="Carry beside every value how fast it moves in the chosen direction; each op "
+             "combines its operands' values and rates by the rules of lesson 01, and an input "
+             "absent from the direction does not move.",
         hint="Keep (value, tangent) per step; inputs start with their direction entry (0 if "
              "absent); the product rule gives (a·b)' = a'·b + a·b' — x·x gives 2x·x'.",
         visible=lambda: [([["x", "input", 3.0], ["y", "*", "x", "x"]], {"x": 1.0}),

@@ -55,9 +55,10 @@ def _softplus_hidden(rng: np.random.Generator) -> list[tuple]:
 SOFTPLUS_MISTAKES = [
     Mistake("your dL/dx is softplus' alone: multiply it by grad_output, the gradient arriving "
             "from above", part=1, gives=lambda case: 1 / (1 + np.exp(-np.asarray(case.x)))),
-    Mistake("your backward cannot be differentiated again: with create_graph=True its result "
-            "carries no graph back to x — compute it with minigrad operations on "
-            "ctx.saved_tensors (x.sigmoid(), *), not with numpy",
+    Mistake("your backward cannot be differentiated again, which is what this exercise is "
+            "about: with create_graph=True its result carries no graph back to x. "
+            "The engine records only the operations it runs itself, and a result computed on "
+            "numpy arrays has none",
             when=lambda case: case.got[2] is None and case.expected[2] is not None),
     Mistake("a second backward through your node ran without retain_graph: keep x with "
             "ctx.save_for_backward (the engine frees it after backward), not as an attribute "
