@@ -18,10 +18,15 @@ from __future__ import annotations
 import copy
 import inspect
 import os
+import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numpy as np
+
+from minigrad.exercises import harness
 from minigrad.exercises.codec import CodecError, changed_argument, from_json, to_json
+from minigrad.exercises.mistakes import name_raised, plain_words
 from minigrad.exercises.authoring.source import all_exercises, reference_function
 from minigrad.exercises.spec import Exercise, describe, judge, mutation_message
 from minigrad.course.catalog import Lesson
@@ -78,6 +83,7 @@ def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> Che
         print(f"  expected a function, got {type(function).__name__}")
         result.attempted = False
         return result
+    said: dict[str, int] = {}  # each sentence of a message, and the case that first said it
     for number, args in enumerate(cases, start=1):
         call = f"{exercise.function}({', '.join(describe(arg, 60) for arg in args)})"
         given = copy.deepcopy(args)
@@ -88,16 +94,16 @@ def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> Che
             result.attempted = False
             return result
         except Exception as error:  # noqa: BLE001 — report, never raise
-            _fail(result, number, call, f"raised {type(error).__name__}: {error}")
+            _fail(result, number, call, _raised(exercise, reference, args, error), said)
             continue
         try:
             got = from_json(to_json(answer))  # exactly what the grader would receive
         except CodecError as error:
-            _fail(result, number, call, f"returned something that cannot be graded: {error}")
+            _fail(result, number, call, f"returned something that cannot be graded: {error}", said)
             continue
         changed = changed_argument(to_json(args), given)
         if changed is not None:
-            _fail(result, number, call, mutation_message(function, changed))
+            _fail(result, number, call, mutation_message(function, changed), said)
             continue
         # The reference runs only now: a stub is told "not attempted" at once, and an
         # exercise that trains a network (the capstone) does not train the reference first.
@@ -105,7 +111,7 @@ def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> Che
         expected = from_json(to_json(solve(*copy.deepcopy(args))))
         message, _credit = judge(exercise, expected, got, args)
         if message:
-            _fail(result, number, call, message)
+            _fail(result, number, call, message, said)
         else:
             result.passed += 1
             print(f"  ✓ case {number}: {call}")
@@ -142,10 +148,66 @@ def hint_for(exercise: Exercise, lesson: Lesson | None = None, show: str = "") -
     return text
 
 
-def _fail(result: CheckResult, number: int, call: str, message: str) -> None:
-    line = f"  ✗ case {number}: {call}: {message}"
+def _fail(result: CheckResult, number: int, call: str, message: str,
+          said: dict[str, int]) -> None:
+    """Print a failed case. A sentence an earlier case said already (a mistake's name, an
+    error) is not said again: the line points at that case instead."""
+    pieces = message.split("; ")
+    kept = [pieces[0]] if pieces[0] not in said else []
+    earlier = sorted({said[piece] for piece in pieces if piece in said})
+    kept += [piece for piece in pieces[1:] if piece not in said]
+    for piece in pieces:
+        said.setdefault(piece, number)
+    if earlier:
+        cases = " and ".join(f"case {k}" for k in earlier)
+        kept.append(f"see {cases}" if kept else f"the same as {cases}")
+    line = f"  ✗ case {number}: {call}: {'; '.join(kept)}"
     result.messages.append(line.strip())
     print(line)
+
+
+def _raised(exercise: Exercise, reference: Callable[..., Any], args: tuple,
+            error: Exception) -> str:
+    """What the student's function raised, in plain words, where in their code, and the
+    mistake that raises it when the checks know one."""
+    text = plain_words(f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}")
+    if getattr(exercise.compare, "names_raised", False):
+        try:
+            solve = exercise.answer or reference
+            expected = from_json(to_json(solve(*copy.deepcopy(args))))
+            text = name_raised(exercise.compare, expected, text, args)
+        except Exception:  # noqa: BLE001 — the error itself is said all the same
+            pass
+    return f"raised {text}{your_line(error)}"
+
+
+def your_line(error: BaseException) -> str:
+    """" (line 12 of lesson03_tensors.py, in backward: y = x ** 3)": the deepest frame of the
+    traceback in the student's own code; the given runners' frames and minigrad's, numpy's
+    and Python's own are not the student's. Empty when there is none."""
+    mine = [frame for frame in traceback.extract_tb(error.__traceback__)
+            if _is_yours(frame.filename) and frame.name not in GIVEN_NAMES]
+    if not mine:
+        return ""
+    frame = mine[-1]
+    where = ("your notebook cell" if "ipykernel" in frame.filename or frame.filename.startswith("<")
+             else os.path.basename(frame.filename))
+    code = f": {frame.line.strip()}" if frame.line else ""
+    return f" (line {frame.lineno} of {where}, in {frame.name}{code})"
+
+
+#: Folders whose code is not the student's: minigrad, numpy and Python's own library.
+_NOT_YOURS = tuple(os.path.dirname(os.path.abspath(path)) + os.sep for path in (
+    __file__.rsplit(os.sep, 2)[0] + os.sep + "__init__.py", np.__file__, os.__file__))
+#: The given code in a student's file: the runners and what they use (see harness).
+GIVEN_NAMES = frozenset(name for name, value in vars(harness).items()
+                        if callable(value) and getattr(value, "__module__", "") == harness.__name__)
+
+
+def _is_yours(filename: str) -> bool:
+    path = os.path.abspath(filename) if not filename.startswith("<") else filename
+    return not path.startswith(_NOT_YOURS) and "site-packages" not in path \
+        and not filename.startswith("<frozen")
 
 
 def _refused_source(exercise: Exercise, function: Callable[..., Any]) -> str | None:
