@@ -94,10 +94,19 @@ def run_function(function: type, inputs: list[np.ndarray], grad_output: np.ndarr
                  **settings: Any) -> tuple[np.ndarray, list[np.ndarray]]:
     """Given (not an exercise): run a Function forward and backward on float64 leaves.
 
-    Checks the op with ``gradcheck`` first (it raises, naming the worst entry, if backward
-    disagrees with central differences); then returns the output and each input's gradient
-    for the upstream gradient ``grad_output``.
+    Refuses a forward that changes its input in place (the engine cannot see that: backward
+    would read the output where it saved the input). Checks the op with ``gradcheck`` (it
+    raises, naming the worst entry, if backward disagrees with central differences); then
+    returns the output and each input's gradient for the upstream gradient ``grad_output``.
     """
+    leaves = [mg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True) for x in inputs]
+    function.apply(*leaves, **settings)
+    for number, (leaf, x) in enumerate(zip(leaves, inputs), start=1):
+        if not np.array_equal(leaf.numpy(), np.asarray(x, dtype=np.float64)):
+            raise ValueError(
+                f"your forward changed its input number {number} in place (x **= 3, x *= …): "
+                "the array it saved for backward now holds something else. Leave the input "
+                "as it is and compute a new array")
     leaves = [mg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True) for x in inputs]
     gradcheck(lambda *tensors: function.apply(*tensors, **settings), tuple(leaves))
     output = function.apply(*leaves, **settings)

@@ -97,9 +97,33 @@ def test_matmul_backward_mistakes_are_caught(wrong: Callable) -> None:
     caught("03.2", wrong)
 
 
+@pytest.mark.parametrize("wrong, words", [
+    (lambda a, b, g: (g @ b.T, g.T @ a), "your dL/dB is the right one transposed"),
+    (lambda a, b, g: ((g @ b.T).T, a.T @ g), "your dL/dA is the right one transposed"),
+    (lambda a, b, g: (a.T @ g, g @ b.T), "are swapped"),
+    (lambda a, b, g: (g @ b.T, (a.T @ g) / len(a)), "your dL/dB is divided by n"),
+], ids=["dB-transposed", "dA-transposed", "swapped", "extra-division"])
+def test_matmul_backward_mistakes_are_named(wrong, words) -> None:  # type: ignore[no-untyped-def]
+    messages = caught("03.2", wrong)
+    assert all(words in message for message in messages), messages
+
+
+def test_matmul_backward_with_da_right_earns_its_part() -> None:
+    """dL/dA right and dL/dB transposed earned 0 of 3 points: no parts."""
+    from minigrad.exercises.spec import judge
+
+    exercise = BY_ID["03.2"]
+    for args in _case_sets("03.2")[1]:
+        a, b, g = args
+        message, credit = judge(exercise, reference.matmul_backward(a, b, g),
+                                (g @ b.T, g.T @ a), args)
+        assert credit == 0.5 and "right: dL/dA; wrong: dL/dB" in message, message
+
+
 def test_matmul_backward_message_names_the_shapes() -> None:
     transposed_b = failures("03.2", lambda a, b, g: (g @ b.T, g.T @ a), _case_sets("03.2")[:1])
-    assert "expected an array of shape (3, 4) in result[1], got shape (4, 3)" in transposed_b
+    assert any("expected an array of shape (3, 4) in result[1], got shape (4, 3)" in message
+               for message in transposed_b), transposed_b
 
 
 # ---------------------------------------------------------------------------- 03.3
@@ -209,6 +233,23 @@ def _cube_with(backward):  # type: ignore[no-untyped-def]
 ], ids=["3x", "no-upstream", "x-squared"])
 def test_cube_mistakes_are_caught(backward) -> None:  # type: ignore[no-untyped-def]
     caught("03.5", _cube_with(backward))
+
+
+def test_an_in_place_change_of_the_saved_input_is_named() -> None:
+    """x **= 3 after saving x: gradcheck blamed "a wrong backward formula, an input at a
+    kink, or inputs that are not float64"."""
+    def forward(ctx, x):  # type: ignore[no-untyped-def]
+        ctx.save_for_backward(x)
+        x **= 3
+        return x
+
+    def run(x, grad_output):  # type: ignore[no-untyped-def]
+        op = _student_op(forward, lambda ctx, g: g * 3 * ctx.saved_tensors[0] ** 2)
+        return reference.run_function(op, [x], grad_output)
+
+    messages = caught("03.5", run)
+    assert all("changed its input number 1 in place" in message for message in messages)
+    assert not any("GradcheckError" in message for message in messages)
 
 
 def test_cube_gradient_matches_the_engine() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.exercises.lessons.lesson02_checks import WORKED_PROGRAM, _random_program
+from minigrad.exercises.mistakes import Mistake, comparator, near
 from minigrad.exercises.spec import Exercise, close
 
 def _arange(*shape: int) -> np.ndarray:
@@ -36,6 +37,26 @@ def _matmul_case(rng: np.random.Generator, square: bool) -> tuple:
     if square:
         n = k = m
     return (rng.normal(size=(n, k)), rng.normal(size=(k, m)), rng.normal(size=(n, m)))
+
+
+# 03.2's answer: (dL/dA, dL/dB), each scored on its own.
+MATMUL_MISTAKES = [
+    Mistake("your dL/dA and dL/dB are swapped: dL/dA comes first, with A's shape",
+            when=lambda case: near(case.got[0], case.expected[1])
+            and near(case.got[1], case.expected[0])),
+    Mistake("your dL/dA is the right one transposed: it must have A's shape, and the shapes "
+            "fix the order of the factors", part=0, gives=lambda case: case.expected[0].T),
+    Mistake("your dL/dB is the right one transposed: it must have B's shape, and the shapes "
+            "fix the order of the factors", part=1, gives=lambda case: case.expected[1].T),
+    Mistake("your dL/dA multiplies by B as it is: B must be transposed", part=0,
+            gives=lambda case: case.grad_output @ case.b),
+    Mistake("your dL/dB multiplies by A as it is: A must be transposed", part=1,
+            gives=lambda case: case.a @ case.grad_output),
+    Mistake("your dL/dB is divided by n: a matrix product sums over the rows of A, it does "
+            "not average them", part=1, gives=lambda case: case.expected[1] / len(case.a)),
+    Mistake("your dL/dA is divided by m: a matrix product sums, it does not average", part=0,
+            gives=lambda case: case.expected[0] / case.b.shape[1]),
+]
 
 
 # ---------------------------------------------------------------------------- 03.3 cases
@@ -160,7 +181,9 @@ EXERCISES = [
                           np.array([[1.0, 0.0], [0.0, 0.0]])),
                          (_arange(2, 3), _arange(3, 4), np.ones((2, 4)))],
         hidden=lambda rng: [_matmul_case(rng, square) for square in (False, False, True, True)],
-        compare=close(rtol=1e-9, atol=1e-9),
+        compare=comparator(MATMUL_MISTAKES, names=("a", "b", "grad_output"),
+                           compare=close(rtol=1e-9, atol=1e-9)),
+        parts=("dL/dA", "dL/dB"),
     ),
     Exercise(
         id="03.3", function="mean_backward", points=3,
