@@ -277,7 +277,13 @@ def _conv_bias_summed_over_everything(*args):
     return _answer(args, grad_b=args[3].sum())
 
 
+def _conv_float32(*args):
+    y, dx, dw, db, _ = _answer(args)
+    return (y.astype(np.float32), dx.astype(np.float32), dw, db, False)
+
+
 @pytest.mark.parametrize("wrong, words", [
+    (_conv_float32, "your y and dL/dx are float32"),
     (_conv_one_input_channel, "y uses one input channel only"),
     (_conv_one_output_channel, "dL/dx holds one output channel's share only"),
     (_conv_not_dilated_right_shape, "δ was not dilated"),

@@ -577,3 +577,14 @@ def test_adamw_counting_from_zero_in_arrays_is_named_too() -> None:
         assert not np.isfinite(got[0][0]).all()
         message = exercise.compare(reference.adamw_optimizer(*args), got, args)
         assert "your first step divides by zero" in message, message
+
+
+def test_a_capstone_whose_loss_rose_is_told_about_zero_grad() -> None:
+    """Without zero_grad (loss 1.97 → 2.34) it said "check each piece on its own exercise
+    first, then train longer or adjust the learning rate"; the pieces had passed the probe."""
+    from minigrad.exercises.lessons.lesson08_checks import low_accuracy
+
+    rose = low_accuracy(0.097, 0.97, "the 360 test images", [1.97, 2.1, 2.34])
+    assert "9.7%" in rose and "the loss rose" in rose and "zero_grad" in rose
+    fell = low_accuracy(0.9, 0.97, "the 360 test images", [2.3, 0.4])
+    assert "zero_grad" not in fell and "train longer" in fell

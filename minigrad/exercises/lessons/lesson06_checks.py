@@ -252,7 +252,19 @@ def _missing(case: Case) -> list[str]:
 
 # 06.5's answer: (y, dL/dx, dL/dw, dL/db, gradcheck passed). Within a group, the first that
 # the answer shows is named: the groups go from the most specific mistake to the vaguest.
+def _low_precision(case: Case) -> list[str]:
+    """The parts of the answer computed in fewer digits than float64 (float32, float16)."""
+    names = ("y", "dL/dx", "dL/dw", "dL/db")
+    return [name for name, value in zip(names, case.got)
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.itemsize < 8]
+
+
 CONV_MISTAKES = [
+    Mistake(lambda case: f"your {' and '.join(_low_precision(case))} "
+                         f"{'is' if len(_low_precision(case)) == 1 else 'are'} float32, about 7 "
+                         "digits: too few for gradcheck's finite differences and for these "
+                         "checks. Keep every array float64, as the inputs are",
+            when=lambda case: bool(_low_precision(case))),
     backward_not_written(4, "y"),
     backward_raised(4, "each gradient must come out with the shape of its input"),
     Mistake(lambda case: f"backward returned {len(case.got) - 2} gradient(s): it must return "

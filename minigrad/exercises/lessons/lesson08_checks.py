@@ -482,11 +482,23 @@ def _compare_capstone(expected: dict, got: Any, args: tuple = ()) -> Optional[st
     predictions = network.forward(layers, expected["images"]).argmax(axis=1)
     accuracy = float((predictions == expected["labels"]).mean())
     if not accuracy >= expected["pass_mark"]:
-        return (f"your network gets {accuracy:.1%} of {expected['name']} right, below "
-                f"{expected['pass_mark']:.1%} (losses from {losses[0]:.3g} to {losses[-1]:.3g}): "
-                f"check each piece on its own exercise first, then train longer or adjust the "
-                f"learning rate")
+        return low_accuracy(accuracy, expected["pass_mark"], expected["name"], losses)
     return None
+
+
+def low_accuracy(accuracy: float, pass_mark: float, images: str, losses: list) -> str:
+    """What to say of a network whose pieces pass the probe but whose accuracy is too low:
+    a loss that rose over the epochs is a training loop that climbs (most often gradients
+    that were never cleared); one that fell too little needs more or better training."""
+    said = (f"your network gets {accuracy:.1%} of {images} right, below {pass_mark:.1%} "
+            f"(losses from {losses[0]:.3g} to {losses[-1]:.3g})")
+    if losses[-1] >= losses[0]:
+        return (f"{said}: the loss rose, and your pieces' gradients are right, so the training "
+                "loop goes the wrong way. Most often the gradients are never cleared: backward "
+                "adds into .grad, so without zero_grad before each backward every step follows "
+                "the sum of all the gradients so far (05.6 checks the same loop)")
+    return (f"{said}: your pieces' gradients are right; train longer or adjust the learning "
+            "rate")
 
 
 def _gradient_problem(layers: list, expected: dict, got: Any) -> Optional[str]:
