@@ -121,13 +121,6 @@ class Mistake:
         return self.says(case) if callable(self.says) else self.says
 
 
-def told(sentence: Callable[[Case], Optional[str]]) -> Mistake:
-    """A mistake whose test writes its own sentence (None when the answer does not show it):
-    for a diagnosis that has to look at the answer in several steps before it can say what
-    went wrong."""
-    return Mistake(says=lambda case: sentence(case) or "", when=lambda case: bool(sentence(case)))
-
-
 def explain(message: Optional[str], mistakes: Sequence[Mistake], case: Case,
             first_only: bool = False, otherwise: Sequence[Mistake] = ()) -> Optional[str]:
     """``message`` followed by the sentence of every mistake the answer shows (of the first

@@ -297,5 +297,7 @@ def _compare_arrays(expected: np.ndarray, got: Any, path: str, rtol: float, atol
         return None
     index = tuple(int(i) for i in np.argwhere(~ok)[0])
     count = int((~ok).sum())
+    shown = [int(value) if kind in "biu" and float(value).is_integer() else float(value)
+             for kind, value in ((expected.dtype.kind, want[index]), (got.dtype.kind, have[index]))]
     return (f"{count} of {want.size} entries differ{_where(path)}; first at index {index}: "
-            f"expected {float(want[index])!r}, got {float(have[index])!r}")
+            f"expected {shown[0]!r}, got {shown[1]!r}")

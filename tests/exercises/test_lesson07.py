@@ -3,6 +3,8 @@ common mistakes do not pass (cases run as the grader runs them: see tests/exerci
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from support.exercise_cases import ExerciseCases
@@ -453,3 +455,33 @@ def test_the_pool_watch_lets_numpy_and_the_right_answers_through() -> None:
     for exercise in ("07.5", "07.6"):
         for args in BY_ID[exercise].visible():
             getattr(reference, BY_ID[exercise].function)(*args)  # no error: nothing borrowed
+
+
+def _split_maximum(x, g, kernel, stride):
+    grad = np.zeros_like(x, dtype=float)
+    for i in range(g.shape[0]):
+        for j in range(g.shape[1]):
+            window = x[i * stride:i * stride + kernel, j * stride:j * stride + kernel]
+            maxima = window == window.max()
+            grad[i * stride:i * stride + kernel, j * stride:j * stride + kernel] += \
+                g[i, j] * maxima / maxima.sum()
+    return grad
+
+
+def test_a_tie_shared_among_the_maxima_is_named() -> None:
+    """It got numbers only (every-copy and last-one were recognised)."""
+    assert "shares the gradient among the copies" in _message_for("07.2", _split_maximum)
+
+
+def test_integer_indices_are_shown_as_integers() -> None:
+    """07.1's argmax indices read "expected 4.0, got 2.0"."""
+    messages = caught("07.1", _last_maximum_forward)
+    assert any(re.search(r"expected \d+, got \d+\b(?!\.)", m) for m in messages), messages
+    assert not any(re.search(r"expected \d+\.0, got", m) for m in messages), messages
+
+
+def test_no_lesson_writes_a_mistake_as_a_function() -> None:
+    """One idiom: Mistake(says, gives=…) rows; the told(...) functions are gone."""
+    import minigrad.exercises.mistakes as mistakes
+
+    assert not hasattr(mistakes, "told")
