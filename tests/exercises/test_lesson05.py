@@ -251,7 +251,7 @@ def _own(function, x, weight, bias):  # type: ignore[no-untyped-def]
 def test_a_forward_that_returns_numpy_is_named() -> None:
     wrong = _module_variant(_uniform, lambda f, x, w, b: f.apply(x, w, b).numpy())
     named("05.5", wrong, "no graph: forward returned a numpy.ndarray, not a Tensor")
-    assert set(credits("05.5", wrong)) == {3 / 5}  # parameters, init, output
+    assert set(credits("05.5", wrong)) == {3 / 8}  # parameters, init, output (2.4/4 before)
 
 
 def test_a_detached_weight_is_named() -> None:

@@ -308,7 +308,7 @@ def test_each_part_of_a_conv2d_answer_earns_its_share() -> None:
     args = BY_ID["06.5"].visible()[1]
     expected = reference.conv2d_function(*args)
     message, credit = judge(BY_ID["06.5"], expected, _conv_unrotated(*args), args)
-    assert credit == pytest.approx(3 / 5)
+    assert credit == pytest.approx(4 / 8)  # y 1, dL/dw 2, dL/db 1 of 1 + 2 + 2 + 1 + 2
     assert "NOT rotated" in message and "right: y, dL/dw, dL/db; wrong: dL/dx, gradcheck" in message
 
 
@@ -316,7 +316,7 @@ def test_a_forward_only_answer_fails_every_visible_case() -> None:
     for args in BY_ID["06.5"].visible():
         message, credit = judge(BY_ID["06.5"], reference.conv2d_function(*args),
                                 _conv_forward_only(*args), args)
-        assert message and credit == pytest.approx(1 / 5)
+        assert message and credit == pytest.approx(1 / 8)
 
 
 def test_a_real_function_without_rotation_fails_gradcheck_and_is_named() -> None:
@@ -345,7 +345,7 @@ def test_a_real_function_without_rotation_fails_gradcheck_and_is_named() -> None
     got = reference.run_conv2d(Unrotated, *args)
     assert got[4] is False
     message, credit = judge(BY_ID["06.5"], reference.conv2d_function(*args), got, args)
-    assert "NOT rotated by 180°" in message and credit == pytest.approx(3 / 5)
+    assert "NOT rotated by 180°" in message and credit == pytest.approx(4 / 8)
 
 
 def _library_function(forward_with, backward_with):
@@ -457,3 +457,37 @@ def test_a_loop_by_loop_conv2d_has_time_for_every_case() -> None:
     """Seven nested loops, gradchecked, took up to 21 s for 06.5's cases on a loaded 2-core
     machine (see the checks): more than the grader's default 10 s per exercise."""
     assert BY_ID["06.5"].timeout is not None and BY_ID["06.5"].timeout >= 40
+
+
+@pytest.mark.parametrize("wrong, words", [
+    (lambda size, k, s, p: (size + 2 * p - k) // s, "one short"),
+    (lambda size, k, s, p: (size + 2 * p - k) // s + 2, "one too many"),
+    (lambda size, k, s, p: (size + p - k) // s + 1, "padded one end only"),
+    (lambda size, k, s, p: (size - k) // s + 1, "left the padding out"),
+    (lambda size, k, s, p: size + 2 * p - k + 1, "as if the stride were 1"),
+    (lambda size, k, s, p: -(-(size + 2 * p - k) // s) + 1, "rounded up"),
+], ids=["one-short", "one-too-many", "one-end", "no-padding", "no-stride", "ceil"])
+def test_output_size_mistakes_are_named(wrong, words) -> None:
+    """An off-by-one said "expected 2, got 1" on every case, never "one short"."""
+    messages = caught("06.3", wrong)
+    assert any(words in message for message in messages), messages
+    assert sum(words in message for message in messages) >= len(messages) / 2, messages
+
+
+
+def test_06_5_points_follow_the_backward() -> None:
+    """Every strided dL/dx wrong earned 4/5 of 06.5, a float32 forward 3.1/5: the weights of
+    its parts put the backward first."""
+    from minigrad.exercises.spec import judge
+
+    exercise = BY_ID["06.5"]
+    strided = [args for args in exercise.visible() if args[4] > 1]
+    assert strided
+    for args in strided:
+        message, credit = judge(exercise, reference.conv2d_function(*args),
+                                _conv_not_dilated_right_shape(*args), args)
+        assert credit == pytest.approx(4 / 8), message  # y, dL/dw, dL/db; not dL/dx, gradcheck
+    for args in exercise.visible():
+        message, credit = judge(exercise, reference.conv2d_function(*args), _conv_float32(*args),
+                                args)
+        assert credit == pytest.approx(3 / 8) and "float32" in message, message

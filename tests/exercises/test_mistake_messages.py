@@ -147,7 +147,7 @@ def test_06_5_a_right_forward_earns_its_part_when_backward_is_not_written() -> N
                            "            raise NotImplementedError\n" + CONV_BACKWARD_START))
     for message, credit in _conv_messages(student):
         assert "backward is not written yet" in message, message
-        assert credit == pytest.approx(1 / 5)  # y
+        assert credit == pytest.approx(1 / 8)  # y
 
 
 def test_06_5_one_example_is_not_all_1_examples() -> None:

@@ -140,5 +140,6 @@ EXERCISES = [
         hidden=_softplus_hidden,
         compare=comparator(SOFTPLUS_MISTAKES, names=("x", "v")),
         parts=("y", "dL/dx", "second derivative", "second backward", "retain_graph"),
+        weights=(1, 1, 4, 1, 1),  # the point: a backward create_graph can differentiate
     ),
 ]

@@ -518,6 +518,7 @@ EXERCISES = [
         hidden=lambda rng: [_module_case(rng) for _ in range(3)],
         compare=comparator(MODULE_MISTAKES, compare=_LINEAR_CLOSE),
         parts=("parameters", "init", "graph", "output", "gradients"),
+        weights=(1, 1, 3, 1, 2),  # the point: a layer whose graph runs through your Function
     ),
     Exercise(
         id="05.6", function="train_mlp", points=4,

@@ -15,7 +15,7 @@ import numpy as np
 
 from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
                                          comparator, near)
-from minigrad.exercises.spec import Exercise, close, exact
+from minigrad.exercises.spec import Comparator, Exercise, close, exact
 
 # The worked case of the lesson: 3×3 input, 2×2 kernel, 2×2 upstream gradient.
 WORKED_X = np.arange(1.0, 10.0).reshape(3, 3)
@@ -259,6 +259,19 @@ def _low_precision(case: Case) -> list[str]:
             if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.itemsize < 8]
 
 
+def _float64(compare: Comparator) -> Comparator:
+    """``compare``, and an answer with a part in float32 is wrong there even where its digits
+    happen to pass: its backward cannot be gradchecked, which is what 06.5 asks for."""
+    def judge(expected: Any, got: Any, args: tuple = ()) -> Optional[str]:
+        message = compare(expected, got, args)
+        if message is None and isinstance(got, (list, tuple)):
+            low = _low_precision(Case(args, expected, got))
+            if low:
+                return f"{' and '.join(low)} in float32"
+        return message
+    return judge
+
+
 CONV_MISTAKES = [
     Mistake(lambda case: f"your {' and '.join(_low_precision(case))} "
                          f"{'is' if len(_low_precision(case)) == 1 else 'are'} float32, about 7 "
@@ -359,6 +372,30 @@ CONV_MISTAKES = [
 CONV_OTHERWISE = [
     Mistake("gradcheck failed: your backward does not agree with finite differences of your "
             "forward", when=lambda case: case.got[4] is False),
+]
+
+
+# ---------------------------------------------------------------------------- 06.3
+def _positions(size: int, kernel: int, stride: int, padding: float, up: bool = False) -> int:
+    """Window positions along an axis padded with ``padding`` zeros in all (both ends
+    together: 2·p for the right count); ``up`` rounds a window that sticks out in."""
+    room = size + padding - kernel
+    return int(-(-room // stride) if up else room // stride) + 1
+
+
+SIZE_MISTAKES = [
+    Mistake("you padded one end only: the padding goes on both ends of the axis, 2·padding "
+            "in all", gives=lambda c: _positions(c.size, c.kernel, c.stride, c.padding)),
+    Mistake("you left the padding out: the window slides over the padded axis",
+            gives=lambda c: _positions(c.size, c.kernel, c.stride, 0)),
+    Mistake("you counted as if the stride were 1: the window moves stride pixels at a time",
+            gives=lambda c: _positions(c.size, c.kernel, 1, 2 * c.padding)),
+    Mistake("you rounded up: a window that would stick out past the end is not counted",
+            gives=lambda c: _positions(c.size, c.kernel, c.stride, 2 * c.padding, up=True)),
+    Mistake("one short: the window at position 0 counts too",
+            gives=lambda c: c.expected - 1),
+    Mistake("one too many: the last window must still fit entirely inside the padded axis",
+            gives=lambda c: c.expected + 1),
 ]
 
 
@@ -474,7 +511,8 @@ EXERCISES = [
              "not fit entirely is not counted.",
         visible=lambda: [(3, 2, 1, 0), (28, 3, 1, 1), (28, 5, 2, 2), (7, 3, 3, 0), (5, 3, 2, 1)],
         hidden=_size_cases,
-        compare=exact(),
+        compare=comparator(SIZE_MISTAKES, names=("size", "kernel", "stride", "padding"),
+                           compare=exact(), first_only=True),
     ),
     Exercise(
         id="06.4", function="strided_input_grad", points=3,
@@ -509,8 +547,9 @@ EXERCISES = [
         hidden=_conv2d_hidden,
         compare=comparator(CONV_MISTAKES, names=("x", "weight", "bias", "delta", "stride",
                                           "padding"),
-                           compare=_CLOSE, otherwise=CONV_OTHERWISE),
+                           compare=_float64(_CLOSE), otherwise=CONV_OTHERWISE),
         parts=("y", "dL/dx", "dL/dw", "dL/db", "gradcheck"),
+        weights=(1, 2, 2, 1, 2),  # the point: the backward (dL/dx, dL/dw, and gradcheck's word)
         # A student's first Conv2d is seven nested Python loops, and run_conv2d gradchecks it
         # (two forwards per input entry). Such a Conv2d took 2.6-12 s for all 8 cases on most
         # seeds and 21 s on the costliest of 2000 (3 × 3 channels, a 7 × 7 plane) on a
