@@ -70,7 +70,29 @@ def test_numerical_jacobian_mistakes_are_caught(wrong: Callable) -> None:
 
 def test_a_transposed_jacobian_is_told_its_shape() -> None:
     messages = failures("04.1", _jacobian_with(transpose=True), _case_sets("04.1")[:1])
-    assert messages[0] == "expected an array of shape (2, 3), got shape (3, 2)"
+    assert messages[0].startswith("expected an array of shape (2, 3), got shape (3, 2); your J "
+                                  "is transposed")
+
+
+def _jacobian_of_f_alone(f, weights, x, eps=1e-6):  # type: ignore[no-untyped-def]
+    columns = []
+    for j in range(x.size):
+        step = np.zeros_like(x)
+        step[j] = eps
+        columns.append((f(x + step) - f(x - step)) / (2 * eps))
+    return np.stack(columns, axis=1)
+
+
+@pytest.mark.parametrize("wrong, words", [
+    (_jacobian_with(one_sided=True), "one-sided differences"),
+    (_jacobian_with(halves=True), "twice the right one"),
+    (_jacobian_with(transpose=True), "your J is transposed"),
+    (_jacobian_of_f_alone, "misses the layer's weights"),
+], ids=["one-sided", "divides-by-eps", "transposed", "no-weights"])
+def test_numerical_jacobian_mistakes_are_named(wrong: Callable, words: str) -> None:
+    """A one-sided difference got numbers only ("expected 0.98, got 0.97")."""
+    messages = caught("04.1", wrong)
+    assert sum(words in message for message in messages) >= len(messages) / 2, messages
 
 
 # ---------------------------------------------------------------------------- 04.2

@@ -491,3 +491,18 @@ def test_06_5_points_follow_the_backward() -> None:
         message, credit = judge(exercise, reference.conv2d_function(*args), _conv_float32(*args),
                                 args)
         assert credit == pytest.approx(3 / 8) and "float32" in message, message
+
+
+def test_a_batch_of_one_is_not_called_a_batch_that_shares() -> None:
+    """It said "the parameters are shared by the one example of this batch"."""
+    from minigrad.exercises.spec import judge
+
+    exercise = BY_ID["06.5"]
+    ones = [args for cases in _cases.case_sets("06.5") for args in cases
+            if args[0].shape[0] == 1]
+    assert ones
+    for args in ones:
+        message, _ = judge(exercise, reference.conv2d_function(*args),
+                           _conv_batch_axis_kept(*args), args)
+        assert "keeps the batch axis, of length 1 here" in message, message
+        assert "one example of this batch" not in message

@@ -221,9 +221,12 @@ def _all_zero(case: Case, part: int) -> bool:
         and bool(np.any(case.expected[part]))
 
 
-def _examples(case: Case) -> str:
+def _shared(case: Case) -> str:
+    """Why a parameter's gradient adds up its examples', in this case's words."""
     batch = _conv(case).batch
-    return "the one example of this batch" if batch == 1 else f"all {batch} examples"
+    if batch == 1:
+        return "it keeps the batch axis, of length 1 here"
+    return f"the parameters are shared by all {batch} examples, so add up their gradients"
 
 
 def _not_summed(name: str, part: int, per_example: str, right_shape: Callable) -> Mistake:
@@ -231,9 +234,8 @@ def _not_summed(name: str, part: int, per_example: str, right_shape: Callable) -
         values = getattr(_conv(case), per_example)
         return _shape(case.got[part]) == values.shape or (
             values.shape[0] > 1 and any(near(case.got[part], one) for one in values))
-    return Mistake(lambda case: f"{name} is not summed over the batch: the parameters are shared "
-                                f"by {_examples(case)}, so add up their gradients; {name} has "
-                                f"shape {right_shape(case)}", when=shown, group=name)
+    return Mistake(lambda case: f"{name} is not summed over the batch: {_shared(case)}; "
+                                f"{name} has shape {right_shape(case)}", when=shown, group=name)
 
 
 def _divided_by_batch(name: str, part: int) -> Mistake:
