@@ -400,3 +400,15 @@ def test_the_grader_catches_broadcast_and_backward_mistakes(tmp_path) -> None:
     assert "GradcheckError" in results["03.5"].feedback or "gradcheck" in results["03.5"].feedback
     assert all(results[key].status == "passed" for key in ("03.2", "03.3", "03.4", "03.6", "03.7",
                                                         "03.8"))
+
+
+@pytest.mark.parametrize("backward, words", [
+    (lambda ctx, g: 3 * ctx.saved_tensors[0] ** 2, "whatever grad_output is"),
+    (lambda ctx, g: g * ctx.saved_tensors[0] ** 2, "0.3333 times the right one"),
+], ids=["no-upstream", "x-squared"])
+def test_cube_backward_mistakes_are_named(backward, words) -> None:  # type: ignore[no-untyped-def]
+    """A backward without grad_output got gradcheck's Jacobian entries, not its name."""
+    messages = caught("03.5", _cube_with(backward))
+    assert sum(words in message.splitlines()[0] for message in messages) > len(messages) / 2
+    assert all(words in message or "local derivative alone" in message  # gradcheck let it pass
+               or "lacks the factor 3" in message for message in messages), messages

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from minigrad.exercises.lessons.lesson02_checks import WORKED_PROGRAM, _random_program
-from minigrad.exercises.mistakes import Mistake, comparator, near
+from minigrad.exercises.mistakes import Case, Mistake, comparator, near
 from minigrad.exercises.spec import Exercise, close
 
 def _arange(*shape: int) -> np.ndarray:
@@ -56,6 +58,29 @@ MATMUL_MISTAKES = [
             "not average them", part=1, gives=lambda case: case.expected[1] / len(case.a)),
     Mistake("your dL/dA is divided by m: a matrix product sums, it does not average", part=0,
             gives=lambda case: case.expected[0] / case.b.shape[1]),
+]
+
+
+def _cube_with(gradient: Callable[[np.ndarray, np.ndarray], np.ndarray]
+               ) -> Callable[[Case], Any]:
+    """03.5's answer, (y, [dL/dx]), with dL/dx = ``gradient(x, grad_output)``."""
+    def answer(case: Case) -> Any:
+        x, g = np.asarray(case.x, dtype=float), np.asarray(case.grad_output, dtype=float)
+        return [x ** 3, [gradient(x, g)]]
+    return answer
+
+
+# 03.5's answer: (y, [dL/dx]). A backward gradcheck refuses makes run_function raise, and its
+# message says what it can (the runner's vjp_diagnosis); these are the answers it lets through.
+CUBE_MISTAKES = [
+    Mistake("your backward gives the local derivative alone: multiply it by grad_output, the "
+            "gradient arriving from above", gives=_cube_with(lambda x, g: 3 * x ** 2)),
+    Mistake("your backward lacks the factor 3 of the cube's derivative",
+            gives=_cube_with(lambda x, g: g * x ** 2)),
+    Mistake("your backward has one factor x too few: the cube's derivative grows like x²",
+            gives=_cube_with(lambda x, g: 3 * g * x)),
+    Mistake("your backward uses the output y = x³ where the saved input x belongs",
+            gives=_cube_with(lambda x, g: 3 * g * x ** 6)),
 ]
 
 
@@ -229,7 +254,8 @@ EXERCISES = [
         visible=lambda: [(np.array([1.0, 2.0]), np.array([1.0, 1.0])),
                          (np.array([[-1.0, 0.5], [2.0, -3.0]]), np.array([[1.0, 2.0], [0.5, -1.0]]))],
         hidden=_cube_hidden,
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=comparator(CUBE_MISTAKES, names=("x", "grad_output"),
+                           compare=close(rtol=1e-9, atol=1e-12)),
     ),
     Exercise(
         id="03.6", function="broadcast_mul_function", points=4,
