@@ -224,9 +224,22 @@ _PLAIN_WORDS = (
 )
 
 
+#: gradcheck's "worst entry d output[0][1, 0] / d input[0][2]".
+_WORST_ENTRY = re.compile(r"worst entry d output\[(\d+)\](\[[^\]]*\])? / "
+                          r"d input\[(\d+)\](\[[^\]]*\])?")
+
+
+def _worst_entry(match: re.Match) -> str:
+    output, out_entry, source, in_entry = match.groups()
+    out = f"entry {out_entry} of output {output}" if out_entry else f"output {output}"
+    into = f"entry {in_entry} of input {source}" if in_entry else f"input {source}"
+    return f"the derivative that is most wrong: how {out} moves with {into}"
+
+
 def plain_words(error: str) -> str:
-    """An error's text with numpy's jargon ("gufunc signature", "remapped shapes") said in the
-    course's words; any other text as it is."""
+    """An error's text with numpy's jargon ("gufunc signature", "remapped shapes") and
+    gradcheck's "worst entry d output[0][0] / d input[0][1]" said in the course's words; any
+    other text as it is."""
     for pattern, words in _PLAIN_WORDS:
         error = pattern.sub(words, error)
-    return error
+    return _WORST_ENTRY.sub(_worst_entry, error)

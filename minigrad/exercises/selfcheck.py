@@ -170,7 +170,8 @@ def _raised(exercise: Exercise, reference: Callable[..., Any], args: tuple,
             error: Exception) -> str:
     """What the student's function raised, in plain words, where in their code, and the
     mistake that raises it when the checks know one."""
-    text = plain_words(f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}")
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()][:4]
+    text = plain_words(f"{type(error).__name__}: {'; '.join(lines)}".replace(":; ", ": "))
     if getattr(exercise.compare, "names_raised", False):
         try:
             solve = exercise.answer or reference

@@ -357,3 +357,24 @@ def test_a_sentence_every_case_shares_is_said_once(capsys) -> None:
     out = capsys.readouterr().out
     assert out.count("your update matches Adam without weight decay") == 1, out
     assert "; see case 1" in out
+
+
+def test_a_gradcheck_error_is_shown_whole_in_plain_words(capsys) -> None:
+    """check() showed gradcheck's "worst entry d output[0][0] / d input[0][1]"."""
+    from minigrad.autograd import Function
+    from minigrad.exercises.lessons import lesson03
+
+    class Cube(Function):
+        @staticmethod
+        def forward(ctx, x):  # type: ignore[no-untyped-def]
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, grad_output):  # type: ignore[no-untyped-def]
+            return 2 * ctx.saved_tensors[0] ** 2  # forgot grad_output, and 3 is 2
+
+    assert not check("03.5", lambda x, g: lesson03.run_function(Cube, [x], g))
+    out = capsys.readouterr().out
+    assert "whatever grad_output is" in out and "numerical = " in out, out
+    assert "the derivative that is most wrong" in out and "worst entry d output" not in out

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
-                                         comparator, near)
+                                         comparator, near, plain_words)
 from minigrad.exercises.spec import Exercise, close
 
 # The classic worked example (see the lesson): inputs, targets, w1..w8, b1, b2.
@@ -100,7 +100,8 @@ LINEAR_MISTAKES = [
               "order of forward's arguments",
               when=lambda case, index=index: not _raised(case) and case.got[index] is None)
       for index, name in ((1, "dL/dX"), (2, "dL/dW"), (3, "dL/db"))),
-    Mistake(lambda case: f"gradcheck says: {_verdict(case)} (input 0 is X, 1 is W, 2 is b)",
+    Mistake(lambda case: f"gradcheck says: {plain_words(_verdict(case))} (input 0 is X, 1 is "
+                         "W, 2 is b)",
             when=lambda case: _verdict(case) not in ("", "passed") and not _raised(case)),
 ]
 
