@@ -66,7 +66,8 @@ def test_sum_to_shape_mistakes_are_caught(wrong: Callable) -> None:
 
 def test_sum_to_shape_names_both_shapes() -> None:
     messages = failures("03.1", _drops_kept_axes, _case_sets("03.1")[:1])
-    assert messages[0] == "expected an array of shape (2, 1), got shape (2,)"
+    assert messages[0].startswith("expected an array of shape (2, 1), got shape (2,); the "
+                                  "target keeps its axes of length 1")
 
 
 # ---------------------------------------------------------------------------- 03.2
@@ -412,3 +413,24 @@ def test_cube_backward_mistakes_are_named(backward, words) -> None:  # type: ign
     assert sum(words in message.splitlines()[0] for message in messages) > len(messages) / 2
     assert all(words in message or "local derivative alone" in message  # gradcheck let it pass
                or "lacks the factor 3" in message for message in messages), messages
+
+
+@pytest.mark.parametrize("exercise_id, wrong, words", [
+    ("03.1", _only_leading_axes, "the extra leading axes only"),
+    ("03.1", _drops_kept_axes, "keeps its axes of length 1"),
+    ("03.1", _takes_one_copy, "kept one copy of each entry"),
+    ("03.1", _averages, "you averaged the copies"),
+    ("03.3", _mean_with(divide=False), "not divided by N"),
+    ("03.3", _mean_with(expand=False), "broadcast along the wrong axes"),
+    ("03.3", _mean_with(by_total=True), "the size of the whole input"),
+    ("03.4", lambda x, v: _softmax(x) * v, "only the diagonal"),
+    ("03.4", lambda x, v: _softmax(x) * (v - np.sum(_softmax(x) * v)), "runs over the whole batch"),
+    ("03.4", lambda x, v: v - np.sum(_softmax(x) * v, axis=-1, keepdims=True),
+     "lacks the factor s"),
+    ("03.4", lambda x, v: (lambda s: s * (v - (s * v).sum(axis=-1, keepdims=True)))(
+        np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)), "overflows"),
+])
+def test_lesson03_mistakes_are_named(exercise_id, wrong, words) -> None:  # type: ignore
+    """They got numbers only ("1 of 4 entries differ …")."""
+    messages = caught(exercise_id, wrong)
+    assert any(words in message for message in messages), messages

@@ -250,7 +250,8 @@ def test_a_numpy_backward_is_named_and_earns_the_other_parts() -> None:
     messages = caught("04.5", wrong)
     assert len(messages) == sum(len(cases) for cases in _case_sets("04.5"))
     assert all("cannot be differentiated again" in m for m in messages), messages
-    assert set(_credits("04.5", wrong)) == {1 / 2}  # the second derivative is half a case (3.2/4 before)
+    # the second derivative is half a case (3.2 of 4 points before)
+    assert set(_credits("04.5", wrong)) == {1 / 2}
 
 
 def test_a_ctx_attribute_instead_of_save_for_backward_is_named() -> None:

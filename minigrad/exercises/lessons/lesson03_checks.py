@@ -33,6 +33,37 @@ def _sum_to_shape_hidden(rng: np.random.Generator) -> list[tuple]:
     return cases
 
 
+def _leading(grad: np.ndarray, shape: tuple) -> tuple[int, ...]:
+    return tuple(range(np.ndim(grad) - len(shape)))
+
+
+def _stretched(grad: np.ndarray, shape: tuple) -> tuple[int, ...]:
+    extra = np.ndim(grad) - len(shape)
+    return tuple(extra + axis for axis, size in enumerate(shape)
+                 if size == 1 and np.shape(grad)[extra + axis] != 1)
+
+
+SUM_TO_MISTAKES = [
+    Mistake("you summed the extra leading axes only: an axis where the target has length 1 was "
+            "stretched by broadcasting too, and its copies add up as well",
+            gives=lambda c: np.sum(c.grad, axis=_leading(c.grad, c.shape))),
+    Mistake("the target keeps its axes of length 1: sum the stretched ones with keepdims, so "
+            "that they stay, with length 1",
+            gives=lambda c: np.sum(c.grad, axis=_leading(c.grad, c.shape)
+                                   + _stretched(c.grad, c.shape))),
+    Mistake("you averaged the copies: each copy's gradient adds to its original's, so sum "
+            "them", when=lambda c: np.size(c.grad) > int(np.prod(c.shape)) and near(
+                c.got, c.expected * np.prod(c.shape) / np.size(c.grad))),
+    Mistake("you kept one copy of each entry: every copy's gradient comes home, so add them "
+            "all up", gives=lambda c: np.asarray(c.grad)[
+                (0,) * len(_leading(c.grad, c.shape)) + tuple(
+                    slice(0, 1) if size == 1 else slice(None) for size in c.shape)
+            ].reshape(c.shape)),
+    Mistake("you summed every axis: the target's axes of full length were not broadcast, so "
+            "they stay", gives=lambda c: np.sum(c.grad) if len(c.shape) else None),
+]
+
+
 # ---------------------------------------------------------------------------- 03.2 cases
 def _matmul_case(rng: np.random.Generator, square: bool) -> tuple:
     n, k, m = (int(v) for v in rng.integers(2, 6, size=3))
@@ -113,6 +144,57 @@ def _mean_hidden(rng: np.random.Generator) -> list[tuple]:
     return cases
 
 
+def _reduced(case: Case) -> tuple[int, ...]:
+    shape, dim = case.shape, case.dim
+    return tuple(sorted(axis % len(shape) for axis in ((dim,) if isinstance(dim, int) else dim)))
+
+
+def _mean_gradient(case: Case, count: float, expand: bool = True) -> np.ndarray:
+    grad = np.asarray(case.grad_output, dtype=float)
+    if expand and not case.keepdim:
+        grad = np.expand_dims(grad, _reduced(case))
+    return np.broadcast_to(grad / count, case.shape).copy()
+
+
+def _averaged(case: Case) -> int:
+    return int(np.prod([case.shape[axis] for axis in _reduced(case)]))
+
+
+MEAN_MISTAKES = [
+    Mistake(lambda c: f"your gradient is not divided by N = {_averaged(c)}, the number of "
+                      "entries each mean averages", gives=lambda c: _mean_gradient(c, 1.0)),
+    Mistake("you divided by the size of the whole input: N counts only the entries that went "
+            "into one mean (the averaged axes)",
+            gives=lambda c: _mean_gradient(c, float(np.prod(c.shape)))
+            if np.prod(c.shape) != _averaged(c) else None),
+    Mistake("your gradient was broadcast along the wrong axes: without keepdim, first give "
+            "the averaged axes back with length 1, then broadcast",
+            gives=lambda c: _mean_gradient(c, _averaged(c), expand=False)
+            if not c.keepdim else None),
+]
+
+
+def _softmax_of(x: np.ndarray) -> np.ndarray:
+    shifted = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return shifted / shifted.sum(axis=-1, keepdims=True)
+
+
+SOFTMAX_MISTAKES = [
+    Mistake("your VJP keeps only the diagonal of the Jacobian: softmax's outputs share one "
+            "normaliser, so every input moves every output of its row",
+            gives=lambda c: _softmax_of(c.x) * c.v),
+    Mistake("your Σ s·v runs over the whole batch: each row is its own softmax, so sum over "
+            "the last axis only",
+            gives=lambda c: _softmax_of(c.x) * (c.v - np.sum(_softmax_of(c.x) * c.v))
+            if np.ndim(c.x) > 1 else None),
+    Mistake("your VJP lacks the factor s in front", gives=lambda c: c.v - np.sum(
+        _softmax_of(c.x) * c.v, axis=-1, keepdims=True)),
+    Mistake("your softmax overflows for large inputs (inf or nan): subtract each row's "
+            "maximum before the exponential; softmax does not change",
+            when=lambda c: not np.all(np.isfinite(np.asarray(c.got, dtype=float)))),
+]
+
+
 # ---------------------------------------------------------------------------- 03.4 cases
 def _softmax_hidden(rng: np.random.Generator) -> list[tuple]:
     n = int(rng.integers(3, 7))
@@ -191,7 +273,8 @@ EXERCISES = [
         visible=lambda: [(_arange(4, 2, 3), (2, 1)), (_arange(2, 3), (3,)),
                          (_arange(2, 3), (1, 3)), (_arange(2, 3), (2, 3)), (_arange(2, 3), ())],
         hidden=_sum_to_shape_hidden,
-        compare=close(rtol=1e-9, atol=1e-9),
+        compare=comparator(SUM_TO_MISTAKES, names=("grad", "shape"),
+                           compare=close(rtol=1e-9, atol=1e-9), first_only=True),
     ),
     Exercise(
         id="03.2", function="matmul_backward", points=3,
@@ -224,7 +307,8 @@ EXERCISES = [
                          (np.array([[3.0, 6.0, 9.0]]), (2, 3), 0, True),
                          (np.array([1.0, 2.0, 3.0]), (3, 3), -1, False)],
         hidden=_mean_hidden,
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=comparator(MEAN_MISTAKES, names=("grad_output", "shape", "dim", "keepdim"),
+                           compare=close(rtol=1e-9, atol=1e-12)),
     ),
     Exercise(
         id="03.4", function="softmax_vjp", points=4,
@@ -240,7 +324,8 @@ EXERCISES = [
                          (_arange(2, 3) / 2, np.array([[1.0, -1.0, 0.0], [0.0, 2.0, 1.0]])),
                          (np.array([1000.0, 1001.0, 999.0]), np.array([0.0, 1.0, 0.0]))],
         hidden=_softmax_hidden,
-        compare=close(rtol=1e-7, atol=1e-10),
+        compare=comparator(SOFTMAX_MISTAKES, names=("x", "v"),
+                           compare=close(rtol=1e-7, atol=1e-10), first_only=True),
     ),
     Exercise(
         id="03.5", function="cube_function", points=3,
