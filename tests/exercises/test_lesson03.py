@@ -434,3 +434,38 @@ def test_lesson03_mistakes_are_named(exercise_id, wrong, words) -> None:  # type
     """They got numbers only ("1 of 4 entries differ …")."""
     messages = caught(exercise_id, wrong)
     assert any(words in message for message in messages), messages
+
+
+
+def _mul_op(backward):  # type: ignore[no-untyped-def]
+    def forward(ctx, a, b):  # type: ignore[no-untyped-def]
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    def run(a, b, grad_output):  # type: ignore[no-untyped-def]
+        return reference.run_function(_student_op(forward, backward), [a, b], grad_output)
+    return run
+
+
+def _sum_op(backward):  # type: ignore[no-untyped-def]
+    def forward(ctx, x, dim, keepdim):  # type: ignore[no-untyped-def]
+        ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+        return x.sum(axis=dim if isinstance(dim, int) else tuple(dim), keepdims=keepdim)
+
+    def run(x, dim, keepdim, grad_output):  # type: ignore[no-untyped-def]
+        return reference.run_function(_student_op(forward, backward), [x], grad_output,
+                                      dim=dim, keepdim=keepdim)
+    return run
+
+
+@pytest.mark.parametrize("exercise_id, wrong, words", [
+    ("03.6", _mul_op(lambda ctx, g: (g * ctx.saved_tensors[1], g * ctx.saved_tensors[0])),
+     "its own input's shape"),
+    ("03.7", _sum_op(lambda ctx, g: np.broadcast_to(g.numpy(), ctx.shape).copy()),
+     "the summed axes"),
+    ("03.7", _sum_op(lambda ctx, g: (np.ones(ctx.shape), None, None)), "one gradient per tensor"),
+], ids=["mul-without-sum-to", "sum-without-expand", "sum-gradients-for-settings"])
+def test_functions_that_raise_are_named(exercise_id, wrong, words) -> None:  # type: ignore
+    """The engine's "returned an invalid gradient" or numpy's broadcast error, alone."""
+    messages = caught(exercise_id, wrong)
+    assert sum(words in message for message in messages) >= len(messages) / 2, messages

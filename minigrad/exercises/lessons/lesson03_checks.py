@@ -7,7 +7,7 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.exercises.lessons.lesson02_checks import WORKED_PROGRAM, _random_program
-from minigrad.exercises.mistakes import Case, Mistake, comparator, near
+from minigrad.exercises.mistakes import Case, Mistake, Raised, comparator, near
 from minigrad.exercises.spec import Exercise, close
 
 def _arange(*shape: int) -> np.ndarray:
@@ -112,6 +112,86 @@ CUBE_MISTAKES = [
             gives=_cube_with(lambda x, g: 3 * g * x)),
     Mistake("your backward uses the output y = x³ where the saved input x belongs",
             gives=_cube_with(lambda x, g: 3 * g * x ** 6)),
+]
+
+
+def _summed_to(gradient: np.ndarray, shape: tuple) -> np.ndarray:
+    """``gradient`` summed down to ``shape`` (03.1's rule)."""
+    extra = gradient.ndim - len(shape)
+    gradient = gradient.sum(axis=tuple(range(extra)))
+    stretched = tuple(axis for axis, size in enumerate(shape) if size == 1
+                      and gradient.shape[axis] != 1)
+    return gradient.sum(axis=stretched, keepdims=True).reshape(shape)
+
+
+def _mul_with(first: Callable[[Case], np.ndarray], second: Callable[[Case], np.ndarray]
+              ) -> Callable[[Case], Any]:
+    """03.6's answer, (out, [dL/da, dL/db]), with the two gradients before the sum-to."""
+    def answer(case: Case) -> Any:
+        a, b = np.asarray(case.a, dtype=float), np.asarray(case.b, dtype=float)
+        return [a * b, [_summed_to(np.broadcast_to(first(case), np.broadcast_shapes(
+            a.shape, b.shape)), a.shape), _summed_to(np.broadcast_to(second(case),
+            np.broadcast_shapes(a.shape, b.shape)), b.shape)]]
+    return answer
+
+
+def _raised_saying(*words: str) -> Callable[[Case], bool]:
+    return lambda case: isinstance(case.got, Raised) and all(word in case.got for word in words)
+
+
+# 03.6's answer: (out, [dL/da, dL/db]).
+MUL_MISTAKES = [
+    Mistake("a gradient must have its own input's shape: sum each product down over the axes "
+            "broadcasting added or stretched, as in 03.1", raises=True,
+            when=_raised_saying("returned an invalid gradient")),
+    Mistake("each factor's gradient carries the OTHER factor: yours are swapped",
+            gives=_mul_with(lambda c: np.asarray(c.grad_output) * c.a,
+                            lambda c: np.asarray(c.grad_output) * c.b)),
+    Mistake("your gradients leave out grad_output, the gradient arriving from above",
+            gives=_mul_with(lambda c: np.asarray(c.b, dtype=float) + 0 * c.a,
+                            lambda c: np.asarray(c.a, dtype=float) + 0 * c.b)),
+]
+
+
+def _sum_gradient(case: Case, expand: bool = True, divide: bool = False) -> Any:
+    """03.7's answer, (y, [dL/dx]), right or mistaken: not expanded, or divided by N."""
+    x = np.asarray(case.x, dtype=float)
+    dims = tuple(sorted(axis % x.ndim for axis in ((case.dim,) if isinstance(case.dim, int)
+                                                   else case.dim)))
+    grad = np.asarray(case.grad_output, dtype=float)
+    if expand and not case.keepdim:
+        grad = np.expand_dims(grad, dims)
+    if divide:
+        grad = grad / np.prod([x.shape[axis] for axis in dims])
+    return [x.sum(axis=dims, keepdims=case.keepdim), [np.broadcast_to(grad, x.shape).copy()]]
+
+
+def _broadcasts(array: Any, shape: tuple) -> bool:
+    try:
+        np.broadcast_to(np.asarray(array), shape)
+    except ValueError:
+        return False
+    return True
+
+
+# 03.7's answer: (y, [dL/dx]).
+SUM_MISTAKES = [
+    Mistake("backward returns one gradient per tensor given to forward, here x alone: dim and "
+            "keepdim are settings, given by keyword, and get none", raises=True,
+            when=_raised_saying("incorrect number of gradients")),
+    Mistake("without keepdim the summed axes are gone from the gradient: give them back with "
+            "length 1 first, then broadcast to x's shape", raises=True,
+            when=_raised_saying("broadcast")),
+    Mistake("your gradient was broadcast along the wrong axes: without keepdim, first give "
+            "the summed axes back with length 1, then broadcast",
+            gives=lambda case: None if case.keepdim else _sum_gradient(case, expand=False)),
+    Mistake("if your backward broadcasts the gradient as it is: without keepdim that puts it "
+            "along the wrong axes; give the summed axes back with length 1 first",
+            raises=True, when=lambda case: _raised_saying("GradcheckError")(case)
+            and not case.keepdim and _broadcasts(case.grad_output, np.shape(case.x))),
+    Mistake("your gradient is divided by the number of entries summed: a sum passes its "
+            "gradient on unchanged (that was the mean)",
+            gives=lambda case: _sum_gradient(case, divide=True)),
 ]
 
 
@@ -354,7 +434,8 @@ EXERCISES = [
                          (np.array([[1.0], [2.0]]), np.array([[3.0, 4.0, 5.0]]), _arange(2, 3)),
                          (np.array(2.0), _arange(2, 2), np.ones((2, 2)))],
         hidden=_broadcast_mul_hidden,
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=comparator(MUL_MISTAKES, names=("a", "b", "grad_output"),
+                           compare=close(rtol=1e-9, atol=1e-12)),
     ),
     Exercise(
         id="03.7", function="sum_function", points=4,
@@ -370,7 +451,8 @@ EXERCISES = [
                          (_arange(2, 3), 0, True, np.array([[1.0, 2.0, 3.0]])),
                          (_arange(2, 3, 2), [0, -1], False, np.array([1.0, -1.0, 2.0]))],
         hidden=_sum_hidden,
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=comparator(SUM_MISTAKES, names=("x", "dim", "keepdim", "grad_output"),
+                           compare=close(rtol=1e-9, atol=1e-12)),
     ),
     Exercise(
         id="03.8", function="forward_mode", points=4,
