@@ -155,7 +155,8 @@ def test_06_5_one_example_is_not_all_1_examples() -> None:
     student = _student(6, (CONV_BIAS, "            grad_bias = delta.sum(axis=(2, 3))\n"))
     message, _ = _conv_messages(student)[0]  # the worked case: a batch of one
     assert "not summed over the batch" in message, message
-    assert "all 1 examples" not in message and "the one example" in message
+    assert "all 1 examples" not in message and "the one example" not in message
+    assert "keeps the batch axis, of length 1 here" in message
 
 
 # ---------------------------------------------------------------------------- 07.5, 07.6
