@@ -276,7 +276,7 @@ def _with_value_engine(w: float, events: list[list]) -> dict[str, float]:
 
 
 def _accumulate_with(assign: bool = False, square: float = 2.0, keeps_zero: bool = False,
-                     step_resets: bool = False):
+                     step_resets: bool = False, square_value: bool = False):
     def wrong(w: float, events: list[list]) -> dict[str, float]:
         grad = 0.0
         for event in events:
@@ -284,7 +284,7 @@ def _accumulate_with(assign: bool = False, square: float = 2.0, keeps_zero: bool
             if event[0] == "mul":
                 contribution = event[1]
             elif event[0] == "square":
-                contribution = square * w
+                contribution = w * w if square_value else square * w
             elif event[0] == "zero_grad" and not keeps_zero:
                 grad = 0.0
             elif event[0] == "step":
@@ -324,11 +324,13 @@ def _neuron_with_value_engine(w, x, b, target):  # type: ignore[no-untyped-def]
             "grad_x": [v.grad for v in xs], "grad_b": bias.grad}
 
 
-def _neuron_with(errata: bool = False, no_tanh: bool = False, swapped: bool = False):
+def _neuron_with(errata: bool = False, no_tanh: bool = False, swapped: bool = False,
+                 no_two: bool = False):
     def wrong(w, x, b, target):  # type: ignore[no-untyped-def]
         result = reference.neuron_gradients(w, x, b, target)
         out = result["out"]
-        grad_z = 2.0 * (out if errata else out - target) * (1.0 if no_tanh else 1.0 - out**2)
+        grad_z = (1.0 if no_two else 2.0) * (out if errata else out - target) * (
+            1.0 if no_tanh else 1.0 - out**2)
         result["grad_b"] = grad_z
         result["grad_w"] = [grad_z * v for v in (w if swapped else x)]
         result["grad_x"] = [grad_z * v for v in (x if swapped else w)]
@@ -406,6 +408,10 @@ def _sin_with(mistake: str):  # type: ignore[no-untyped-def]
                 (parent,) = out.parents
                 if mistake == "sin":
                     parent.grad += math.sin(parent.data) * grad_output
+                elif mistake == "minus cos":
+                    parent.grad += -math.cos(parent.data) * grad_output
+                elif mistake == "no slope":
+                    parent.grad += grad_output
                 else:  # forgets grad_output
                     parent.grad += math.cos(parent.data)
             return Value(math.sin(a.data), "", (a,), "sin", rule)
@@ -439,6 +445,13 @@ def _sin_with(mistake: str):  # type: ignore[no-untyped-def]
     ("02.6", _sin_that_assigns, "your rule replaces the parent's grad (=)"),
     ("02.6", _sin_with("sin"), "the local derivative of sin is cos"),
     ("02.6", _sin_with("no grad_output"), "your rule sends the local derivative alone"),
+    ("02.6", _sin_with("minus cos"), "sin's local derivative is +cos"),
+    ("02.6", _sin_with("no slope"), "without sin's local derivative"),
+    ("02.2", lambda parents: list(parents), "the dict's own"),
+    ("02.2", lambda parents: reference.topological_sort(parents)[::-1], "your order is reversed"),
+    ("02.2", lambda parents: reference.topological_sort(parents) * 2, "listed twice"),
+    ("02.4", _accumulate_with(square_value=True), "sends its value, w²"),
+    ("02.5", _neuron_with(no_two=True), "half the right ones"),
 ])
 def test_each_mistake_gets_its_sentence(exercise_id: str, wrong: Callable, words: str) -> None:
     """Lesson 02's checks said only which number differed ("expected 6.0, got 3.0")."""

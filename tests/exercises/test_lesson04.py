@@ -287,3 +287,29 @@ def test_the_numpy_backward_message_is_not_the_solution_line() -> None:
     for message in caught("04.5", _softplus_with(numpy_backward=True)):
         assert "sigmoid" not in message and "saved_tensors" not in message, message
         assert "cannot be differentiated again" in message
+
+
+
+def _softplus_backward(derivative):  # type: ignore[no-untyped-def]
+    from minigrad.autograd import Function
+
+    class Softplus(Function):
+        @staticmethod
+        def forward(ctx, x):  # type: ignore[no-untyped-def]
+            ctx.save_for_backward(x)
+            return np.logaddexp(0.0, x)
+
+        @staticmethod
+        def backward(ctx, grad_output):  # type: ignore[no-untyped-def]
+            return grad_output * derivative(ctx.saved_tensors[0])
+
+    return lambda x, v: reference.run_graph_behaviour(Softplus, x, v)
+
+
+@pytest.mark.parametrize("derivative, words", [
+    (lambda x: (1 + x.exp()).log(), "by softplus itself"),
+    (lambda x: x.sigmoid() * (1 - x.sigmoid()), "second derivative"),
+], ids=["softplus", "second-derivative"])
+def test_softplus_backward_mistakes_are_named(derivative, words) -> None:  # type: ignore
+    messages = caught("04.5", _softplus_backward(derivative))
+    assert all(words in message for message in messages), messages

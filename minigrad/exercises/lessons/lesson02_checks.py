@@ -277,6 +277,16 @@ ORDER_MISTAKES = [
             and case.got.startswith("RecursionError"), raises=True),
     Mistake("a node that uses one parent twice (x * x) waits for it twice in your count, and "
             "never gets ready: count each parent once", when=_stuck_on_repeats),
+    Mistake("your order is the dict's own: its keys come in any order, not parents first",
+            when=lambda case: isinstance(case.got, (list, tuple))
+            and list(case.got) == list(case.parents)),
+    Mistake("your order is reversed: every node must come after its parents (backward then "
+            "visits the list from its end)",
+            when=lambda case: isinstance(case.got, (list, tuple))
+            and valid_topological_order(None, list(case.got)[::-1], (case.parents,)) is None),
+    Mistake("a node reached along two paths is listed twice: mark the nodes you have listed, "
+            "and list each once", when=lambda case: isinstance(case.got, (list, tuple))
+            and len(case.got) > len(set(case.got)) and set(case.got) == set(case.parents)),
 ]
 
 
@@ -327,7 +337,8 @@ BACKPROP_MISTAKES = [
 
 
 def _accumulated(w: float, events: list[list], assign: bool = False, square: float = 2.0,
-                 keeps_zero: bool = False, step_resets: bool = False) -> dict:
+                 keeps_zero: bool = False, step_resets: bool = False,
+                 value: bool = False) -> dict:
     """02.4's answer, or a mistaken one."""
     grad = 0.0
     for event in events:
@@ -335,7 +346,7 @@ def _accumulated(w: float, events: list[list], assign: bool = False, square: flo
         if event[0] == "mul":
             contribution = event[1]
         elif event[0] == "square":
-            contribution = square * w
+            contribution = w * w if value else square * w
         elif event[0] == "zero_grad" and not keeps_zero:
             grad = 0.0
         elif event[0] == "step":
@@ -357,16 +368,19 @@ ACCUMULATION_MISTAKES = [
            "your zero_grad left the gradient as it was: it sets w.grad back to 0"),
     _gives(lambda case: _accumulated(case.w, case.events, step_resets=True),
            "your step cleared the gradient: a step changes w and leaves w.grad as it is"),
+    _gives(lambda case: _accumulated(case.w, case.events, value=True),
+           "your w·w sends its value, w², where its derivative belongs"),
 ]
 
 
 def _neuron(w: list[float], x: list[float], b: float, target: float, mistake: str = "") -> dict:
     """02.5's answer, or a mistaken one: "no target" (2·out), "no tanh", "swapped" (grad_w
-    and grad_x exchanged), "tanh of z" (1 − z²)."""
+    and grad_x exchanged), "tanh of z" (1 − z²), "no 2" (the square's 2 left out)."""
     z = sum(w_i * x_i for w_i, x_i in zip(w, x)) + b
     out = math.tanh(z)
     slope = 1.0 if mistake == "no tanh" else 1.0 - (z * z if mistake == "tanh of z" else out ** 2)
-    grad_z = 2.0 * (out if mistake == "no target" else out - target) * slope
+    grad_z = (1.0 if mistake == "no 2" else 2.0) * (
+        out if mistake == "no target" else out - target) * slope
     first, second = (w, x) if mistake == "swapped" else (x, w)
     return {"out": out, "loss": (out - target) ** 2, "grad_w": [grad_z * v for v in first],
             "grad_x": [grad_z * v for v in second], "grad_b": grad_z}
@@ -384,18 +398,22 @@ NEURON_MISTAKES = [
     _gives(lambda case: _neuron(case.w, case.x, case.b, case.target, "swapped"),
            "your grad_w and grad_x are swapped: w_i's gradient carries x_i, and x_i's "
            "carries w_i"),
+    _gives(lambda case: _neuron(case.w, case.x, case.b, case.target, "no 2"),
+           "your gradients are half the right ones: the square's derivative brings a factor "
+           "2 down"),
 ]
 
 
 def _sin_graph(x: float, mistake: str) -> dict:
     """02.6's L = sin(x·x)·sin(x) + sin(x) and dL/dx, with a mistaken sin rule: "assigns"
-    (=), "sin" (sin for cos), "no grad_output"."""
+    (=), "sin" (sin for cos), "minus cos", "no slope" (grad_output alone), "no grad_output"."""
     from minigrad import Value
 
     def sin(a: Value) -> Value:
         def rule(out: Value, grad_output: float) -> None:
             (parent,) = out.parents
-            slope = math.sin(parent.data) if mistake == "sin" else math.cos(parent.data)
+            slope = {"sin": math.sin(parent.data), "minus cos": -math.cos(parent.data),
+                     "no slope": 1.0}.get(mistake, math.cos(parent.data))
             share = slope * (1.0 if mistake == "no grad_output" else grad_output)
             parent.grad = share if mistake == "assigns" else parent.grad + share
         return Value(math.sin(a.data), "", (a,), "sin", rule)
@@ -416,6 +434,11 @@ SIN_MISTAKES = [
     _gives(lambda case: _sin_graph(case.x, "no grad_output"),
            "your rule sends the local derivative alone: multiply it by grad_output, the "
            "gradient arriving from above"),
+    _gives(lambda case: _sin_graph(case.x, "minus cos"),
+           "your rule has the wrong sign: sin's local derivative is +cos"),
+    _gives(lambda case: _sin_graph(case.x, "no slope"),
+           "your rule passes grad_output on without sin's local derivative, cos of the "
+           "parent's value"),
 ]
 
 

@@ -99,9 +99,19 @@ def _softplus_hidden(rng: np.random.Generator) -> list[tuple]:
 
 
 # 04.5's answer: (y, dL/dx, second derivative, "second backward" verdict, retain_graph verdict).
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-np.asarray(x, dtype=float)))
+
+
 SOFTPLUS_MISTAKES = [
     Mistake("your dL/dx is softplus' alone: multiply it by grad_output, the gradient arriving "
-            "from above", part=1, gives=lambda case: 1 / (1 + np.exp(-np.asarray(case.x)))),
+            "from above", part=1, gives=lambda case: _sigmoid(case.x)),
+    Mistake("your dL/dx multiplies grad_output by softplus itself: its derivative is another "
+            "function, one you already have on Tensors", part=1,
+            gives=lambda case: np.asarray(case.v) * np.logaddexp(0.0, case.x)),
+    Mistake("your dL/dx multiplies grad_output by softplus' second derivative: backward "
+            "needs the first", part=1,
+            gives=lambda case: np.asarray(case.v) * _sigmoid(case.x) * (1 - _sigmoid(case.x))),
     Mistake("your backward cannot be differentiated again, which is what this exercise is "
             "about: with create_graph=True its result carries no graph back to x. "
             "The engine records only the operations it runs itself, and a result computed on "
