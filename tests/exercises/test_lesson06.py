@@ -506,3 +506,24 @@ def test_a_batch_of_one_is_not_called_a_batch_that_shares() -> None:
                            _conv_batch_axis_kept(*args), args)
         assert "keeps the batch axis, of length 1 here" in message, message
         assert "one example of this batch" not in message
+
+
+def _weight_grad_last_term(x, delta):  # type: ignore[no-untyped-def]
+    rows, columns = delta.shape
+    k = x.shape[0] - rows + 1, x.shape[1] - columns + 1
+    grad = np.zeros(k)
+    for i in range(rows):
+        for j in range(columns):
+            grad = delta[i, j] * x[i:i + k[0], j:j + k[1]]  # `=` where `+=` was meant
+    return grad
+
+
+@pytest.mark.parametrize("exercise_id, wrong, words", [
+    ("06.1", _weight_grad_last_term, "keeps only the last output's term"),
+    ("06.1", lambda x, d: reference.conv_weight_grad(x, d) / d.size, "the mean of the outputs'"),
+    ("06.1", lambda x, d: reference.conv_weight_grad(x, d)[:-1], "the kernel's shape"),
+    ("06.2", lambda w, d: reference.conv_input_grad(w, np.ones_like(d)), "without δ"),
+], ids=["last-term", "mean", "shape", "no-delta"])
+def test_plane_gradient_mistakes_are_named(exercise_id, wrong, words) -> None:  # type: ignore
+    messages = caught(exercise_id, wrong)
+    assert sum(words in message for message in messages) >= len(messages) / 2, messages

@@ -485,3 +485,41 @@ def test_no_lesson_writes_a_mistake_as_a_function() -> None:
     import minigrad.exercises.mistakes as mistakes
 
     assert not hasattr(mistakes, "told")
+
+
+def _forward_with(values=None, index=None):  # type: ignore[no-untyped-def]
+    """07.1's answer with the values or the indices computed another (wrong) way."""
+    def wrong(x, kernel, stride):  # type: ignore[no-untyped-def]
+        right_values, flat = reference.max_pool_forward(x, kernel, stride)
+        rows, columns = flat // x.shape[1], flat % x.shape[1]
+        starts_r = (np.arange(flat.shape[0]) * stride)[:, None]
+        starts_c = (np.arange(flat.shape[1]) * stride)[None, :]
+        if index == "window":
+            flat = (rows - starts_r) * kernel + (columns - starts_c)
+        elif index == "columns":
+            flat = columns * x.shape[0] + rows
+        if values == "mean":
+            right_values = np.array([[x[s:s + kernel, t:t + kernel].mean()
+                                      for t in range(0, stride * flat.shape[1], stride)]
+                                     for s in range(0, stride * flat.shape[0], stride)])
+        return right_values, flat
+    return wrong
+
+
+def _avg_to_first_pixel(g, shape, kernel, stride):  # type: ignore[no-untyped-def]
+    grad = np.zeros(shape)
+    for i in range(g.shape[0]):
+        for j in range(g.shape[1]):
+            grad[i * stride, j * stride] += g[i, j] / kernel ** 2
+    return grad
+
+
+@pytest.mark.parametrize("exercise_id, wrong, words", [
+    ("07.1", _forward_with(index="window"), "count within each window"),
+    ("07.1", _forward_with(index="columns"), "along the columns first"),
+    ("07.1", _forward_with(values="mean"), "the windows' means"),
+    ("07.3", _avg_to_first_pixel, "goes to one pixel of each window"),
+], ids=["window-index", "column-major", "mean", "one-pixel"])
+def test_pooling_mistakes_are_named(exercise_id, wrong, words) -> None:  # type: ignore
+    messages = caught(exercise_id, wrong)
+    assert sum(words in message for message in messages) >= len(messages) / 2, messages

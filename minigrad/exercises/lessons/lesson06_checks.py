@@ -94,10 +94,27 @@ NOT_ROTATED = ("your dL/dx is what the kernel NOT rotated by 180° gives: rotate
 
 
 # ---------------------------------------------------------------------------- 06.1, 06.2, 06.4
+def _last_output_only(case: Case) -> np.ndarray:
+    """06.1 with `=` for `+=`: only the last output's term stays."""
+    delta = np.asarray(case.delta, dtype=float)
+    rows, columns = delta.shape
+    k = np.shape(case.x)[0] - rows + 1, np.shape(case.x)[1] - columns + 1
+    x = np.asarray(case.x, dtype=float)
+    return delta[-1, -1] * x[rows - 1:rows - 1 + k[0], columns - 1:columns - 1 + k[1]]
+
+
 WEIGHT_GRAD_MISTAKES = [
     Mistake("your dL/dw is the right one rotated by 180°: slide δ over x (dL/dw[m, n] pairs "
             "δ[i, j] with x[i + m, j + n]), not x over δ",
             gives=lambda case: case.expected[::-1, ::-1]),
+    Mistake(lambda case: f"dL/dw has the kernel's shape {np.shape(case.expected)}: one entry "
+                         "per kernel offset, each adding up what every output sends back",
+            when=lambda case: _shape(case.got) not in (None, np.shape(case.expected))),
+    Mistake("your dL/dw keeps only the last output's term: each output (i, j) adds its share "
+            "(+=); `=` replaces what the earlier ones put there", gives=_last_output_only),
+    Mistake("your dL/dw is the mean of the outputs' contributions: the kernel is shared by "
+            "every output position, so their contributions add up",
+            gives=lambda case: case.expected / np.size(case.delta)),
 ]
 
 
@@ -105,7 +122,14 @@ def _plane_input_grad(weight: np.ndarray, delta: np.ndarray, stride: int, shape:
     return padded_input_grad(delta[None, None], weight[None, None], (1, 1, *shape), stride)[0, 0]
 
 
+def _kernel_without_delta(case: Case) -> np.ndarray:
+    return _plane_input_grad(np.asarray(case.weight, dtype=float),
+                             np.ones(np.shape(case.delta)), 1, case.expected.shape)
+
+
 INPUT_GRAD_MISTAKES = [
+    Mistake("your dL/dx adds up the kernel without δ: each window sends back w times its own "
+            "δ[i, j]", group="dx", gives=_kernel_without_delta),
     Mistake(NOT_ROTATED, group="dx", gives=lambda case: _plane_input_grad(
         case.weight[::-1, ::-1], case.delta, 1, case.expected.shape)),
     Mistake("dL/dx has the input's shape (R + k − 1, S + k − 1), not δ's: pad δ with k − 1 zeros "
@@ -486,7 +510,7 @@ EXERCISES = [
                          (np.arange(16.0).reshape(4, 4), np.ones((2, 2))),
                          (np.eye(4), np.array([[1.0, 0.0, -1.0]]).T @ np.ones((1, 2)))],
         hidden=lambda rng: [_weight_case(rng) for _ in range(3)],
-        compare=comparator(WEIGHT_GRAD_MISTAKES, compare=_CLOSE),
+        compare=comparator(WEIGHT_GRAD_MISTAKES, names=("x", "delta"), compare=_CLOSE),
     ),
     Exercise(
         id="06.2", function="conv_input_grad", points=3,

@@ -167,7 +167,27 @@ def _tied(part: Optional[int] = None) -> list[Mistake]:
                 c.x, c.g, c.kernel, c.stride))]
 
 
+def _window_positions(case: Case) -> tuple[np.ndarray, np.ndarray]:
+    """Each window's first maximum as (row, column) in x, and as the index within its window."""
+    x = np.asarray(case.x, dtype=float)
+    flat = np.asarray(case.expected[1])
+    rows, columns = flat // x.shape[1], flat % x.shape[1]
+    shape = flat.shape
+    starts_r = (np.arange(shape[0]) * case.stride)[:, None]
+    starts_c = (np.arange(shape[1]) * case.stride)[None, :]
+    return (rows, columns), (rows - starts_r) * case.kernel + (columns - starts_c)
+
+
 FORWARD_MISTAKES = [
+    Mistake("your indices count within each window: an index is the position r·W + c in x "
+            "itself, flattened row by row", part=1, gives=lambda c: _window_positions(c)[1]),
+    Mistake("your indices count along the columns first (c·H + r): flatten x row by row, "
+            "r·W + c", part=1, gives=lambda c: _window_positions(c)[0][1] * np.shape(c.x)[0]
+            + _window_positions(c)[0][0]),
+    Mistake("your values are the windows' means: max pooling keeps each window's largest "
+            "entry", part=0, gives=lambda c: np.array([[np.mean(np.asarray(c.x)[rows, columns])
+                                                        for _, _, rows, columns in row]
+                                                       for row in _window_rows(c)])),
     Mistake(lambda c: f"the pooled output must have shape "
                       f"{_pooled_shape(c.x.shape, c.kernel, c.stride)}: a {c.kernel}×{c.kernel} "
                       f"window with stride {c.stride} fits (H − k) // s + 1 times down an input "
@@ -180,8 +200,27 @@ MAX_BACKWARD_MISTAKES = [
     Mistake(OVERWRITE, when=lambda c: _overwritten(c.got, c.expected,
                                                    _wins(c.x, c.kernel, c.stride))),
 ]
+def _window_rows(case: Case) -> list[list[tuple]]:
+    """The windows of 07.1's plane, row by row."""
+    shape = np.shape(case.x)
+    windows = list(_windows(shape, case.kernel, case.stride))
+    columns = (shape[-1] - case.kernel) // case.stride + 1
+    return [windows[i:i + columns] for i in range(0, len(windows), columns)]
+
+
+def _avg_first_pixel(case: Case) -> np.ndarray:
+    """07.3 with each window's share sent to its first pixel only."""
+    grad = np.zeros(case.shape)
+    g = np.asarray(case.g, dtype=float)
+    for i, j, rows, columns in _windows(case.shape, case.kernel, case.stride):
+        grad[rows.start, columns.start] += g[i, j] / case.kernel ** 2
+    return grad
+
+
 AVG_BACKWARD_MISTAKES = [
     *_scaled("gradient"),
+    Mistake("your gradient goes to one pixel of each window: all k·k pixels of a window "
+            "share its gradient equally", gives=_avg_first_pixel),
     Mistake(OVERWRITE, when=lambda c: _overwritten(
         c.got, c.expected, _window_count(c.shape, c.kernel, c.stride))),
 ]
