@@ -506,6 +506,14 @@ def _forward_with(values=None, index=None):  # type: ignore[no-untyped-def]
     return wrong
 
 
+def _spread_over_window(x, g, kernel, stride):  # type: ignore[no-untyped-def]
+    grad = np.zeros_like(x, dtype=float)
+    for i in range(g.shape[0]):
+        for j in range(g.shape[1]):
+            grad[i * stride:i * stride + kernel, j * stride:j * stride + kernel] += g[i, j]
+    return grad
+
+
 def _avg_to_first_pixel(g, shape, kernel, stride):  # type: ignore[no-untyped-def]
     grad = np.zeros(shape)
     for i in range(g.shape[0]):
@@ -519,7 +527,8 @@ def _avg_to_first_pixel(g, shape, kernel, stride):  # type: ignore[no-untyped-de
     ("07.1", _forward_with(index="columns"), "along the columns first"),
     ("07.1", _forward_with(values="mean"), "the windows' means"),
     ("07.3", _avg_to_first_pixel, "goes to one pixel of each window"),
-], ids=["window-index", "column-major", "mean", "one-pixel"])
+    ("07.2", lambda x, g, k, s: _spread_over_window(x, g, k, s), "every pixel of a window"),
+], ids=["window-index", "column-major", "mean", "one-pixel", "spread"])
 def test_pooling_mistakes_are_named(exercise_id, wrong, words) -> None:  # type: ignore
     messages = caught(exercise_id, wrong)
     assert sum(words in message for message in messages) >= len(messages) / 2, messages

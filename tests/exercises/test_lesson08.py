@@ -588,3 +588,14 @@ def test_a_capstone_whose_loss_rose_is_told_about_zero_grad() -> None:
     assert "9.7%" in rose and "the loss rose" in rose and "zero_grad" in rose
     fell = low_accuracy(0.9, 0.97, "the 360 test images", [2.3, 0.4])
     assert "zero_grad" not in fell and "train longer" in fell
+
+
+
+@pytest.mark.parametrize("wrong, words", [
+    (lambda grads, counts: sum(n * g for n, g in zip(counts, grads)) / len(grads),
+     "divided by the number of micro-batches"),
+    (lambda grads, counts: sum(grads), "adds the micro-batches' means as they are"),
+    (lambda grads, counts: grads[-1], "the last micro-batch's gradient"),
+], ids=["over-count", "plain-sum", "last-only"])
+def test_more_micro_batch_mistakes_are_named(wrong, words) -> None:
+    caught_saying("08.3", wrong, words)

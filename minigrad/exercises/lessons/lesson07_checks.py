@@ -195,8 +195,19 @@ FORWARD_MISTAKES = [
             when=lambda c: _wrong_shape(c.got[0], c.x.shape, c.kernel, c.stride)),
     Mistake(LAST_MAXIMUM, part=1, gives=lambda c: _max_indices(c.x, c.kernel, c.stride, True)),
 ]
+def _spread(case: Case) -> np.ndarray:
+    """07.2 with each window's gradient given to every pixel of the window."""
+    grad = np.zeros(np.shape(case.x))
+    g = np.asarray(case.g, dtype=float)
+    for i, j, rows, columns in _windows(np.shape(case.x), case.kernel, case.stride):
+        grad[rows, columns] += g[i, j]
+    return grad
+
+
 MAX_BACKWARD_MISTAKES = [
     *_tied(),
+    Mistake("your gradient reaches every pixel of a window: only the window's maximum moved "
+            "y, so only it gets the gradient", gives=_spread),
     Mistake(OVERWRITE, when=lambda c: _overwritten(c.got, c.expected,
                                                    _wins(c.x, c.kernel, c.stride))),
 ]

@@ -341,6 +341,14 @@ MICRO_MISTAKES = [
             "number of examples n_i", gives=lambda case: sum(case.grads) / len(case.grads)),
     Mistake("your Σ n_i·g_i is right, now divide by N = Σ n_i",
             gives=lambda case: sum(n * g for n, g in zip(case.counts, case.grads))),
+    Mistake("your Σ n_i·g_i is divided by the number of micro-batches: divide by N = Σ n_i, "
+            "the number of examples",
+            gives=lambda case: sum(n * g for n, g in zip(case.counts, case.grads))
+            / len(case.grads)),
+    Mistake("your result adds the micro-batches' means as they are: weight each by its "
+            "number of examples n_i, then divide by N", gives=lambda case: sum(case.grads)),
+    Mistake("your result is the last micro-batch's gradient: every micro-batch counts, each "
+            "by its number of examples", gives=lambda case: case.grads[-1]),
 ]
 
 
