@@ -571,3 +571,13 @@ def test_a_bias_drawn_from_one_over_root_out_features_is_named() -> None:
     for seed in range(20):  # the right draw is never taken for it
         for args in BY_ID["05.5"].hidden(np.random.default_rng(seed)):
             assert reference.linear_module(*args)[1] == "like PyTorch"
+
+
+
+def test_the_other_activations_slope_is_named() -> None:
+    def swapped(name, y, g):  # type: ignore[no-untyped-def]
+        other = {"sigmoid": "tanh", "tanh": "sigmoid"}.get(name, name)
+        return reference.activation_backward(other, y, g) if name != "relu" else g * (y > 0)
+    messages = caught("05.2", swapped)
+    assert any("tanh's slope for sigmoid" in m for m in messages), messages
+    assert any("sigmoid's slope for tanh" in m for m in messages), messages

@@ -265,6 +265,7 @@ def _arrays(case: Case) -> tuple[np.ndarray, np.ndarray]:
 
 
 # 05.2: ReLU's y ≥ 0 (the erratum), f' taken at y as if it were x, and a missing Δ.
+_OTHER = {"sigmoid": "tanh", "tanh": "sigmoid"}  # the activation whose slope is mistaken for it
 ACTIVATION_MISTAKES = [
     Mistake("where y = 0 your gradient passes through: ReLU's output is 0 there, so the input "
             "was ≤ 0 and the slope is 0 — it is 1 only where y > 0", group="slope",
@@ -276,6 +277,10 @@ ACTIVATION_MISTAKES = [
     Mistake("you returned the activation's own slope: multiply it, entry by entry, by the "
             "gradient arriving from above (grad_output)", group="slope",
             gives=lambda c: _if(not np.all(_arrays(c)[1] == 1), _slope(c.name, _arrays(c)[0]))),
+    Mistake(lambda c: f"you used {_OTHER[c.name]}'s slope for {c.name}: each activation has its "
+                      "own derivative, written with its own output", group="slope",
+            gives=lambda c: _if(c.name in _OTHER,
+                                _arrays(c)[1] * _slope(_OTHER.get(c.name, c.name), _arrays(c)[0]))),
 ]
 
 
