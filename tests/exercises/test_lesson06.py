@@ -527,3 +527,24 @@ def _weight_grad_last_term(x, delta):  # type: ignore[no-untyped-def]
 def test_plane_gradient_mistakes_are_named(exercise_id, wrong, words) -> None:  # type: ignore
     messages = caught(exercise_id, wrong)
     assert sum(words in message for message in messages) >= len(messages) / 2, messages
+
+
+
+def _strided_overwrites(w, delta, stride, height, width):  # type: ignore[no-untyped-def]
+    grad, k = np.zeros((height, width)), w.shape[0]
+    for i, j in np.ndindex(delta.shape):
+        grad[stride * i:stride * i + k, stride * j:stride * j + k] = w * delta[i, j]
+    return grad
+
+
+def test_strided_input_grad_without_delta_is_named() -> None:
+    messages = caught("06.4", lambda w, d, s, h, width: reference.strided_input_grad(
+        w, np.ones_like(d), s, h, width))
+    assert all("without δ" in message for message in messages), messages
+
+
+def test_strided_overwriting_is_named_where_windows_overlap() -> None:
+    sets = [[args for args in cases if args[0].shape[0] > args[2]]
+            for cases in _cases.case_sets("06.4")]
+    messages = _cases.failures("06.4", _strided_overwrites, [s for s in sets if s])
+    assert messages and all("shares add up (+=)" in m for m in messages), messages

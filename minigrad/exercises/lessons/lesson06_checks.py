@@ -158,7 +158,24 @@ def _reached_shape(case: Case) -> tuple:
     return (stride * (rows - 1) + k, stride * (columns - 1) + k)
 
 
+def _strided_overwritten(case: Case) -> np.ndarray:
+    """06.4 with `=` for `+=`: where windows overlap, the last one's share stays."""
+    weight, delta = np.asarray(case.weight, dtype=float), np.asarray(case.delta, dtype=float)
+    k, s = weight.shape[0], case.stride
+    grad = np.zeros(case.expected.shape)
+    for i, j in np.ndindex(delta.shape):
+        grad[s * i:s * i + k, s * j:s * j + k] = weight * delta[i, j]
+    return grad
+
+
 STRIDED_MISTAKES = [
+    Mistake("your dL/dx keeps only the last window's share where windows overlap: their "
+            "shares add up (+=)", group="dx", when=lambda case: case.weight.shape[0] > case.stride
+            and near(case.got, _strided_overwritten(case))),
+    Mistake("your dL/dx adds up the kernel without δ: each window sends back w times its own "
+            "δ[i, j]", group="dx", gives=lambda case: _plane_input_grad(
+                np.asarray(case.weight, dtype=float), np.ones(np.shape(case.delta)), case.stride,
+                case.expected.shape)),
     Mistake(NOT_ROTATED, group="dx", gives=lambda case: _plane_input_grad(
         case.weight[::-1, ::-1], case.delta, case.stride, case.expected.shape)),
     Mistake(lambda case: f"δ was not dilated: with stride {case.stride}, output i read the window "
