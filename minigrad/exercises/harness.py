@@ -24,6 +24,7 @@ import numpy as np
 
 import minigrad as mg
 from minigrad.autograd import gradcheck
+from minigrad.autograd.gradcheck import GradcheckError
 from minigrad.tensor import Tensor
 
 
@@ -94,15 +95,74 @@ def run_function(function: type, inputs: list[np.ndarray], grad_output: np.ndarr
                  **settings: Any) -> tuple[np.ndarray, list[np.ndarray]]:
     """Given (not an exercise): run a Function forward and backward on float64 leaves.
 
-    Checks the op with ``gradcheck`` first (it raises, naming the worst entry, if backward
-    disagrees with central differences); then returns the output and each input's gradient
-    for the upstream gradient ``grad_output``.
+    Refuses a forward that changes its input in place (the engine cannot see that: backward
+    would read the output where it saved the input). Checks the op with ``gradcheck`` (it
+    raises, naming the worst entry, if backward disagrees with central differences); then
+    returns the output and each input's gradient for the upstream gradient ``grad_output``.
     """
     leaves = [mg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True) for x in inputs]
-    gradcheck(lambda *tensors: function.apply(*tensors, **settings), tuple(leaves))
+    function.apply(*leaves, **settings)
+    for number, (leaf, x) in enumerate(zip(leaves, inputs), start=1):
+        if not np.array_equal(leaf.numpy(), np.asarray(x, dtype=np.float64)):
+            raise ValueError(
+                f"your forward changed its input number {number} in place (x **= 3, x *= …): "
+                "the array it saved for backward now holds something else. Leave the input "
+                "as it is and compute a new array")
+    leaves = [mg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True) for x in inputs]
+    try:
+        gradcheck(lambda *tensors: function.apply(*tensors, **settings), tuple(leaves))
+    except GradcheckError as error:
+        what = vjp_diagnosis(function, inputs, grad_output, settings)
+        if what is None:
+            raise
+        raise GradcheckError(f"{what}\n{error}") from None
     output = function.apply(*leaves, **settings)
     output.backward(mg.tensor(np.asarray(grad_output, dtype=np.float64)))
     return output.numpy(), [leaf.grad.numpy() for leaf in leaves]
+
+def vjp_diagnosis(function: type, inputs: list[np.ndarray], grad_output: np.ndarray,
+                  settings: dict) -> Optional[str]:
+    """Given (not an exercise): what a backward that gradcheck refuses does wrong, when it is
+    one of two things: it ignores grad_output (the same gradients for two different ones), or
+    it is the right gradient times one number c (central differences of forward, along
+    grad_output, give the right one). None otherwise."""
+    def backward(upstream: np.ndarray) -> list[np.ndarray]:
+        leaves = [float64_leaf(x) for x in inputs]
+        function.apply(*leaves, **settings).backward(mg.tensor(upstream, dtype=mg.float64))
+        return [leaf.grad.numpy() for leaf in leaves]
+
+    v = np.asarray(grad_output, dtype=np.float64)
+    try:
+        mine, other = backward(v), backward(2 * v + 1)
+    except Exception:  # noqa: BLE001 — gradcheck's own message says what went wrong
+        return None
+    if all(np.allclose(a, b, rtol=1e-12, atol=1e-12) for a, b in zip(mine, other)):
+        return ("your backward gives the same gradient whatever grad_output is: multiply by "
+                "grad_output, the gradient arriving from above")
+    numeric = []
+    for index, x in enumerate(inputs):
+        x = np.asarray(x, dtype=np.float64)
+        column = np.zeros_like(x)
+        for entry in np.ndindex(x.shape):
+            ends = []
+            for sign in (1.0, -1.0):
+                moved = [np.array(a, dtype=np.float64) for a in inputs]
+                moved[index][entry] += sign * 1e-6
+                with mg.no_grad():
+                    out = function.apply(*[mg.tensor(a, dtype=mg.float64) for a in moved],
+                                         **settings)
+                ends.append(float(np.sum(as_array(out) * v)))
+            column[entry] = (ends[0] - ends[1]) / 2e-6
+        numeric.append(column)
+    right = np.concatenate([n.ravel() for n in numeric])
+    given = np.concatenate([m.ravel() for m in mine])
+    if not right.any() or given.shape != right.shape:
+        return None
+    factor = float(given @ right / (right @ right))
+    if abs(factor - 1) > 1e-3 and np.allclose(given, factor * right, rtol=1e-5, atol=1e-7):
+        return (f"your gradient is {factor:.4g} times the right one everywhere: a constant "
+                "factor of the local derivative is missing or extra")
+    return None
 
 def run_linear_function(function: type, x: np.ndarray, weight: np.ndarray, bias: np.ndarray,
                         grad_output: np.ndarray) -> tuple:

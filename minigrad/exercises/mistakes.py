@@ -8,7 +8,9 @@ adds the sentence of each one that reproduces the answer to the comparator's mes
     "expected 0.85, got 0.95; your update matches Adam without weight decay: ..."
 
 A few mistakes show in what the answer *is* rather than in its numbers (a gradient of the
-wrong shape, a backward that raised): those give a test, ``when``, instead of ``gives``.
+wrong shape, a backward that raised): those give a test, ``when``, instead of ``gives``. A
+mistake that makes the student's function raise is a ``when`` too: it sees the error's text as
+``case.got``, a :class:`Raised` (see :func:`name_raised`, which ``check`` and the grader call).
 
     MISTAKES = [
         Mistake("your dL/db is not summed over the batch", part=3,
@@ -22,6 +24,7 @@ Every check uses the one tolerance, :func:`near`, to decide "this is what that m
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence, Union
 
@@ -58,6 +61,11 @@ class Case:
             setattr(self, name, value)
 
 
+class Raised(str):
+    """What a student's function raised, as its text ("ZeroDivisionError: float division by
+    zero"): the ``case.got`` a ``when`` mistake sees when the function gave no answer."""
+
+
 Sentence = Union[str, Callable[[Case], str]]
 
 
@@ -75,6 +83,8 @@ class Mistake:
             the answer is (a shape, a None, a verdict) rather than in its numbers.
         group: mistakes of one group explain the same thing in different ways (the shape of
             dL/dx, say): only the first of a group that the answer shows is named.
+        raises: the mistake can make the function raise: its ``when`` is also asked when
+            there is no answer, with the error's text (a :class:`Raised`) as ``case.got``.
     """
 
     says: Sentence
@@ -82,6 +92,7 @@ class Mistake:
     part: Optional[int] = None
     when: Optional[Callable[[Case], bool]] = None
     group: str = ""
+    raises: bool = False
 
     def __post_init__(self) -> None:
         if (self.gives is None) == (self.when is None):
@@ -90,6 +101,8 @@ class Mistake:
     def shown_by(self, case: Case) -> bool:
         """Does the student's answer show this mistake?"""
         try:
+            if isinstance(case.got, Raised) and not self.raises:
+                return False
             if self.when is not None:
                 return bool(self.when(case))
             got, expected = case.got, case.expected
@@ -106,13 +119,6 @@ class Mistake:
 
     def sentence(self, case: Case) -> str:
         return self.says(case) if callable(self.says) else self.says
-
-
-def told(sentence: Callable[[Case], Optional[str]]) -> Mistake:
-    """A mistake whose test writes its own sentence (None when the answer does not show it):
-    for a diagnosis that has to look at the answer in several steps before it can say what
-    went wrong."""
-    return Mistake(says=lambda case: sentence(case) or "", when=lambda case: bool(sentence(case)))
 
 
 def explain(message: Optional[str], mistakes: Sequence[Mistake], case: Case,
@@ -174,7 +180,66 @@ def comparator(mistakes: Sequence[Mistake], names: Sequence[str] = (),
     compare = compare or close(rtol=RTOL, atol=ATOL)
 
     def judge(expected: Any, got: Any, args: tuple = ()) -> Optional[str]:
-        return explain(compare(expected, got, args), mistakes,
-                       Case(args, expected, got, names), first_only, otherwise)
+        case = Case(args, expected, got, names)
+        if isinstance(got, Raised):  # no answer: only the sentences of what raised it
+            raising = [mistake for mistake in mistakes if mistake.raises]
+            return "; ".join(_named(raising, case, first_only)) or None
+        return explain(compare(expected, got, args), mistakes, case, first_only, otherwise)
 
+    judge.names_raised = True  # type: ignore[attr-defined]
     return judge
+
+
+def name_raised(compare: Comparator, expected: Any, error: str, args: tuple) -> str:
+    """``error`` (what the student's function raised, in words; its first line, then perhaps
+    where) with, after its first line, the sentence of each mistake of the exercise known to
+    raise it; the comparator of an exercise without such mistakes leaves it as it is."""
+    if not getattr(compare, "names_raised", False):
+        return error
+    first, newline, rest = error.partition("\n")
+    try:
+        named = compare(expected, Raised(first), args)
+    except Exception:  # noqa: BLE001 — a diagnosis must never hide the error itself
+        named = None
+    return f"{first}; {named}{newline}{rest}" if named else error
+
+
+#: numpy's words for a shape error, and the course's: (pattern, replacement).
+_PLAIN_WORDS = (
+    (re.compile(r"matmul: Input operand \d+ has a mismatch in its core dimension \d+, with "
+                r"gufunc signature \S+ \(size (\d+) is different from (\d+)\)"),
+     r"a matrix product A @ B whose sizes do not fit: B has \1 rows where A has \2 columns "
+     r"(the last size of A must equal the first size of B)"),
+    (re.compile(r"operands could not be broadcast together with remapped shapes "
+                r"\[original->remapped\]: ([^-\s]+)->\S+ ([^-\s]+)->\S+"),
+     r"arrays of shapes \1 and \2 whose sizes do not fit together"),
+    (re.compile(r"operands could not be broadcast together with remapped shapes "
+                r"\[original->remapped\]: (\S+)\s+and requested shape (\S+)"),
+     r"an array of shape \1 that cannot be stretched (broadcast) to shape \2"),
+    (re.compile(r"operands could not be broadcast together with shapes (\S+) (\S+)\s*"),
+     r"arrays of shapes \1 and \2 cannot be combined entry by entry: compare the shapes from "
+     r"the right; each pair of sizes must be equal or one of them 1"),
+    (re.compile(r"shapes (\S+) and (\S+) not aligned: (\d+) \(dim \d+\) != (\d+) \(dim \d+\)"),
+     r"a matrix product of shapes \1 and \2 whose sizes do not fit (\3 against \4)"),
+)
+
+
+#: gradcheck's "worst entry d output[0][1, 0] / d input[0][2]".
+_WORST_ENTRY = re.compile(r"worst entry d output\[(\d+)\](\[[^\]]*\])? / "
+                          r"d input\[(\d+)\](\[[^\]]*\])?")
+
+
+def _worst_entry(match: re.Match) -> str:
+    output, out_entry, source, in_entry = match.groups()
+    out = f"entry {out_entry} of output {output}" if out_entry else f"output {output}"
+    into = f"entry {in_entry} of input {source}" if in_entry else f"input {source}"
+    return f"the derivative that is most wrong: how {out} moves with {into}"
+
+
+def plain_words(error: str) -> str:
+    """An error's text with numpy's jargon ("gufunc signature", "remapped shapes") and
+    gradcheck's "worst entry d output[0][0] / d input[0][1]" said in the course's words; any
+    other text as it is."""
+    for pattern, words in _PLAIN_WORDS:
+        error = pattern.sub(words, error)
+    return _WORST_ENTRY.sub(_worst_entry, error)

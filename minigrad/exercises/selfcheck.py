@@ -5,10 +5,12 @@ It never raises: a function that still raises ``NotImplementedError`` is reporte
 attempted yet", any other error is printed, so a notebook runs top to bottom either way.
 (Hidden cases run only in the grader, in a separate process.)
 
-Hints come in tiers, so that a failed check points the way without giving the answer away:
-the first failed check of an exercise prints its *idea* (what to think about); from the second
-on, where in the reading the idea is worked out (the lesson file and the section). The formula
-comes only when asked for, ``check("05.1", fn, show="formula")``, and never as code.
+Hints come in tiers, so that a failed check points the way without giving the answer away.
+Each case line says what is wrong (and names the mistake, when the checks know it); under them
+the first failed check of an exercise prints its *idea* (what to think about); the second adds
+where in the reading the idea is worked out (the lesson file and the section); from the third
+on, how to ask for the formula. The formula comes only when asked for,
+``check("05.1", fn, show="formula")``, and never as code.
 """
 
 from __future__ import annotations
@@ -16,10 +18,15 @@ from __future__ import annotations
 import copy
 import inspect
 import os
+import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numpy as np
+
+from minigrad.exercises import harness
 from minigrad.exercises.codec import CodecError, changed_argument, from_json, to_json
+from minigrad.exercises.mistakes import name_raised, plain_words
 from minigrad.exercises.authoring.source import all_exercises, reference_function
 from minigrad.exercises.spec import Exercise, describe, judge, mutation_message
 from minigrad.course.catalog import Lesson
@@ -76,6 +83,7 @@ def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> Che
         print(f"  expected a function, got {type(function).__name__}")
         result.attempted = False
         return result
+    said: dict[str, int] = {}  # each sentence of a message, and the case that first said it
     for number, args in enumerate(cases, start=1):
         call = f"{exercise.function}({', '.join(describe(arg, 60) for arg in args)})"
         given = copy.deepcopy(args)
@@ -86,16 +94,16 @@ def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> Che
             result.attempted = False
             return result
         except Exception as error:  # noqa: BLE001 — report, never raise
-            _fail(result, number, call, f"raised {type(error).__name__}: {error}")
+            _fail(result, number, call, _raised(exercise, reference, args, error), said)
             continue
         try:
             got = from_json(to_json(answer))  # exactly what the grader would receive
         except CodecError as error:
-            _fail(result, number, call, f"returned something that cannot be graded: {error}")
+            _fail(result, number, call, f"returned something that cannot be graded: {error}", said)
             continue
         changed = changed_argument(to_json(args), given)
         if changed is not None:
-            _fail(result, number, call, mutation_message(function, changed))
+            _fail(result, number, call, mutation_message(function, changed), said)
             continue
         # The reference runs only now: a stub is told "not attempted" at once, and an
         # exercise that trains a network (the capstone) does not train the reference first.
@@ -103,7 +111,7 @@ def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> Che
         expected = from_json(to_json(solve(*copy.deepcopy(args))))
         message, _credit = judge(exercise, expected, got, args)
         if message:
-            _fail(result, number, call, message)
+            _fail(result, number, call, message, said)
         else:
             result.passed += 1
             print(f"  ✓ case {number}: {call}")
@@ -121,9 +129,10 @@ def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> Che
 
 
 def hint_for(exercise: Exercise, lesson: Lesson | None = None, show: str = "") -> str:
-    """The hint for a failed check, one tier more at each failure: the idea; then where the
-    reading works it out; the formula only with ``show="formula"``. An exercise without an
-    ``idea`` has one tier, its ``hint``."""
+    """The hint for a failed check, one tier more at each failure of the exercise: 1) its idea;
+    2) the idea and the section of the reading that works it out; 3) from the third on, the
+    same and how to ask for the formula. The formula itself only with ``show="formula"``, at
+    any tier. An exercise without an ``idea`` has one tier, its ``hint``."""
     failures = _failed_checks[exercise.id] = _failed_checks.get(exercise.id, 0) + 1
     if not exercise.idea:
         return f"Hint: {exercise.hint}"
@@ -133,14 +142,73 @@ def hint_for(exercise: Exercise, lesson: Lesson | None = None, show: str = "") -
         text += f" Read “{exercise.reading}” in {where}."
     if show == "formula":
         return f"{text} Formula: {exercise.hint}"
-    return text + (f' (check("{exercise.id}", ..., show="formula") shows the formula.)'
-                   if failures > 1 else "")
+    if failures > 2:
+        text += (f' Still stuck after that: check("{exercise.id}", ..., show="formula") '
+                 "shows the formula (never the code).")
+    return text
 
 
-def _fail(result: CheckResult, number: int, call: str, message: str) -> None:
-    line = f"  ✗ case {number}: {call}: {message}"
+def _fail(result: CheckResult, number: int, call: str, message: str,
+          said: dict[str, int]) -> None:
+    """Print a failed case. A sentence an earlier case said already (a mistake's name, an
+    error) is not said again: the line points at that case instead."""
+    pieces = message.split("; ")
+    kept = [pieces[0]] if pieces[0] not in said else []
+    earlier = sorted({said[piece] for piece in pieces if piece in said})
+    kept += [piece for piece in pieces[1:] if piece not in said]
+    for piece in pieces:
+        said.setdefault(piece, number)
+    if earlier:
+        cases = " and ".join(f"case {k}" for k in earlier)
+        kept.append(f"see {cases}" if kept else f"the same as {cases}")
+    line = f"  ✗ case {number}: {call}: {'; '.join(kept)}"
     result.messages.append(line.strip())
     print(line)
+
+
+def _raised(exercise: Exercise, reference: Callable[..., Any], args: tuple,
+            error: Exception) -> str:
+    """What the student's function raised, in plain words, where in their code, and the
+    mistake that raises it when the checks know one."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()][:4]
+    text = plain_words(f"{type(error).__name__}: {'; '.join(lines)}".replace(":; ", ": "))
+    if getattr(exercise.compare, "names_raised", False):
+        try:
+            solve = exercise.answer or reference
+            expected = from_json(to_json(solve(*copy.deepcopy(args))))
+            text = name_raised(exercise.compare, expected, text, args)
+        except Exception:  # noqa: BLE001 — the error itself is said all the same
+            pass
+    return f"raised {text}{your_line(error)}"
+
+
+def your_line(error: BaseException) -> str:
+    """" (line 12 of lesson03_tensors.py, in backward: y = x ** 3)": the deepest frame of the
+    traceback in the student's own code; the given runners' frames and minigrad's, numpy's
+    and Python's own are not the student's. Empty when there is none."""
+    mine = [frame for frame in traceback.extract_tb(error.__traceback__)
+            if _is_yours(frame.filename) and frame.name not in GIVEN_NAMES]
+    if not mine:
+        return ""
+    frame = mine[-1]
+    where = ("your notebook cell" if "ipykernel" in frame.filename or frame.filename.startswith("<")
+             else os.path.basename(frame.filename))
+    code = f": {frame.line.strip()}" if frame.line else ""
+    return f" (line {frame.lineno} of {where}, in {frame.name}{code})"
+
+
+#: Folders whose code is not the student's: minigrad, numpy and Python's own library.
+_NOT_YOURS = tuple(os.path.dirname(os.path.abspath(path)) + os.sep for path in (
+    __file__.rsplit(os.sep, 2)[0] + os.sep + "__init__.py", np.__file__, os.__file__))
+#: The given code in a student's file: the runners and what they use (see harness).
+GIVEN_NAMES = frozenset(name for name, value in vars(harness).items()
+                        if callable(value) and getattr(value, "__module__", "") == harness.__name__)
+
+
+def _is_yours(filename: str) -> bool:
+    path = os.path.abspath(filename) if not filename.startswith("<") else filename
+    return not path.startswith(_NOT_YOURS) and "site-packages" not in path \
+        and not filename.startswith("<frozen")
 
 
 def _refused_source(exercise: Exercise, function: Callable[..., Any]) -> str | None:

@@ -70,6 +70,9 @@ class Exercise:
         parts: names of the values the function returns, when it returns several (say
             ``("E", "dE/dw", "new weights")``): each is scored on its own, an equal share of
             the case. Empty: the case is right or wrong as a whole.
+        weights: what each of ``parts`` is worth, relative to the others, when they are not
+            worth the same: the parts that carry the exercise's point weigh more (say
+            ``(1, 1, 4, 1, 1)``: the third is half the case). Empty: equal shares.
         source_check: ``(source) -> message or None``, run by ``check`` and by the grader on
             the submitted file's code before the cases: a message fails every case with it (an
             early, readable message; see source_rules).
@@ -95,6 +98,7 @@ class Exercise:
     idea: str = ""
     reading: str = ""
     parts: tuple[str, ...] = ()
+    weights: tuple[float, ...] = ()
     timeout: Optional[float] = None
     source_check: Optional[Callable[[str], Optional[str]]] = None
     answer: Optional[Callable[..., Any]] = None
@@ -105,6 +109,10 @@ class Exercise:
             raise ValueError(f"exercise {self.id}: points must be positive, got {self.points!r}")
         if not self.function.isidentifier():
             raise ValueError(f"exercise {self.id}: function {self.function!r} is not a name")
+        if self.weights and (len(self.weights) != len(self.parts) or not all(
+                isinstance(w, (int, float)) and w > 0 for w in self.weights)):
+            raise ValueError(f"exercise {self.id}: weights must give each of the "
+                             f"{len(self.parts)} parts a positive number, got {self.weights!r}")
         if self.timeout is not None and not (isinstance(self.timeout, (int, float))
                                              and math.isfinite(self.timeout) and self.timeout > 0):
             raise ValueError(f"exercise {self.id}: timeout must be a positive number of "
@@ -116,8 +124,9 @@ def judge(exercise: Exercise, expected: Any, got: Any, args: tuple) -> tuple[Opt
 
     Without ``exercise.parts`` the credit is 1 or 0. With parts, each returned value is
     judged in context by the exercise's own comparator: the expected answer with only that
-    value replaced by the student's. The message (the comparator's, on the whole answer) then
-    says which parts are right.
+    value replaced by the student's; the credit is the right parts' share of the
+    ``exercise.weights`` (equal shares without). The message (the comparator's, on the whole
+    answer) then says which parts are right.
     """
     message = exercise.compare(expected, got, copy.deepcopy(args))
     if message is None:
@@ -139,7 +148,9 @@ def judge(exercise: Exercise, expected: Any, got: Any, args: tuple) -> tuple[Opt
     if right:
         wrong = [name for name in parts if name not in right]
         message = f"{message} (right: {', '.join(right)}; wrong: {', '.join(wrong)})"
-    return message, len(right) / len(parts)
+    weights = exercise.weights or (1.0,) * len(parts)
+    earned = sum(weight for name, weight in zip(parts, weights) if name in right)
+    return message, earned / sum(weights)
 
 
 # ---------------------------------------------------------------------------- comparators
@@ -297,5 +308,7 @@ def _compare_arrays(expected: np.ndarray, got: Any, path: str, rtol: float, atol
         return None
     index = tuple(int(i) for i in np.argwhere(~ok)[0])
     count = int((~ok).sum())
+    shown = [int(value) if kind in "biu" and float(value).is_integer() else float(value)
+             for kind, value in ((expected.dtype.kind, want[index]), (got.dtype.kind, have[index]))]
     return (f"{count} of {want.size} entries differ{_where(path)}; first at index {index}: "
-            f"expected {float(want[index])!r}, got {float(have[index])!r}")
+            f"expected {shown[0]!r}, got {shown[1]!r}")

@@ -28,6 +28,8 @@ from typing import Any, Optional
 import numpy as np
 
 from minigrad.exercises.codec import CodecError, from_json, to_json
+from minigrad.exercises.mistakes import name_raised, plain_words
+from minigrad.exercises.selfcheck import GIVEN_NAMES
 from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
 from minigrad.grading.sandbox import tempdirs
 from minigrad.grading.sandbox.host import DEFAULT_MEMORY_MB, ImportFailed, Sandbox
@@ -265,7 +267,11 @@ def _grade_exercise(sandbox: Sandbox, source: SourceFile, exercise: Exercise,
         return result
     for case, outcome in zip(cases, outcomes):
         if not outcome.ok:
-            result.cases.append(CaseResult(case.visible, False, outcome.kind, outcome.message,
+            message = outcome.message
+            if outcome.kind == "exception":
+                message = name_raised(exercise.compare, case.expected, _students_error(message),
+                                      case.args)
+            result.cases.append(CaseResult(case.visible, False, outcome.kind, message,
                                            case.call))
             continue
         try:
@@ -282,6 +288,16 @@ def _grade_exercise(sandbox: Sandbox, source: SourceFile, exercise: Exercise,
         result.cases.append(CaseResult(case.visible, not message, "wrong" if message else "",
                                        message or "", case.call, credit))
     return result
+
+
+def _students_error(message: str) -> str:
+    """An error the student's code raised, in plain words, with the lines of the student's
+    own code it came through and not those of the given code in their file (the runners)."""
+    first, *lines = message.split("\n")
+    given = [line for line in lines
+             if any(line.strip().startswith("line ") and f", in {name}:" in line
+                    for name in GIVEN_NAMES)]
+    return "\n".join([plain_words(first), *(line for line in lines if line not in given)])
 
 
 # ---------------------------------------------------------------------------- a submission

@@ -31,9 +31,9 @@ def unrun(result: ExerciseResult) -> bool:
 
 
 def first_hint(result: ExerciseResult) -> str:
-    """The grader shows the first tier of an exercise's hint (the idea, not the formula):
-    ``check`` in the notebook gives the formula after a second failed try."""
-    return result.exercise.idea or result.exercise.hint
+    """The grader shows the first tier of an exercise's hint, its idea, and never the formula
+    (``check(..., show="formula")`` in the notebook gives that, to a student who asks)."""
+    return result.exercise.idea
 
 
 def gradescope_results(result: SubmissionResult,

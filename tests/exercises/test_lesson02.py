@@ -256,7 +256,7 @@ def test_backpropagate_mistakes_are_caught(wrong: Callable) -> None:
 def test_forgetting_to_accumulate_fails_the_first_visible_case() -> None:
     x_times_x = [BY_ID["02.3"].visible()[0]]
     (message,) = failures("02.3", _backprop_with(assign=True), [x_times_x])
-    assert message == "expected 6.0 in result['grad']['x'], got 3.0"
+    assert message.startswith("expected 6.0 in result['grad']['x'], got 3.0; a node used more")
 
 
 # ---------------------------------------------------------------------------- 02.4
@@ -276,7 +276,7 @@ def _with_value_engine(w: float, events: list[list]) -> dict[str, float]:
 
 
 def _accumulate_with(assign: bool = False, square: float = 2.0, keeps_zero: bool = False,
-                     step_resets: bool = False):
+                     step_resets: bool = False, square_value: bool = False):
     def wrong(w: float, events: list[list]) -> dict[str, float]:
         grad = 0.0
         for event in events:
@@ -284,7 +284,7 @@ def _accumulate_with(assign: bool = False, square: float = 2.0, keeps_zero: bool
             if event[0] == "mul":
                 contribution = event[1]
             elif event[0] == "square":
-                contribution = square * w
+                contribution = w * w if square_value else square * w
             elif event[0] == "zero_grad" and not keeps_zero:
                 grad = 0.0
             elif event[0] == "step":
@@ -324,11 +324,13 @@ def _neuron_with_value_engine(w, x, b, target):  # type: ignore[no-untyped-def]
             "grad_x": [v.grad for v in xs], "grad_b": bias.grad}
 
 
-def _neuron_with(errata: bool = False, no_tanh: bool = False, swapped: bool = False):
+def _neuron_with(errata: bool = False, no_tanh: bool = False, swapped: bool = False,
+                 no_two: bool = False):
     def wrong(w, x, b, target):  # type: ignore[no-untyped-def]
         result = reference.neuron_gradients(w, x, b, target)
         out = result["out"]
-        grad_z = 2.0 * (out if errata else out - target) * (1.0 if no_tanh else 1.0 - out**2)
+        grad_z = (1.0 if no_two else 2.0) * (out if errata else out - target) * (
+            1.0 if no_tanh else 1.0 - out**2)
         result["grad_b"] = grad_z
         result["grad_w"] = [grad_z * v for v in (w if swapped else x)]
         result["grad_x"] = [grad_z * v for v in (x if swapped else w)]
@@ -382,6 +384,81 @@ def _sin_that_assigns(x):  # type: ignore[no-untyped-def]
 
 def test_a_sin_rule_that_assigns_is_caught() -> None:
     _cases.caught("02.6", _sin_that_assigns)
+
+
+# ---------------------------------------------------------------------------- named mistakes
+def _relu_at_zero_passes(op: str, inputs: list[float], grad_output: float) -> list[float]:
+    if op == "relu" and inputs[0] == 0:
+        return [grad_output]
+    return reference.backward_rule(op, inputs, grad_output)
+
+
+def _product_swapped(op: str, inputs: list[float], grad_output: float) -> list[float]:
+    if op == "*":
+        return [inputs[0] * grad_output, inputs[1] * grad_output]
+    return reference.backward_rule(op, inputs, grad_output)
+
+
+def _sin_with(mistake: str):  # type: ignore[no-untyped-def]
+    import math
+
+    def answer(x):  # type: ignore[no-untyped-def]
+        def sin(a):  # type: ignore[no-untyped-def]
+            def rule(out, grad_output):  # type: ignore[no-untyped-def]
+                (parent,) = out.parents
+                if mistake == "sin":
+                    parent.grad += math.sin(parent.data) * grad_output
+                elif mistake == "minus cos":
+                    parent.grad += -math.cos(parent.data) * grad_output
+                elif mistake == "no slope":
+                    parent.grad += grad_output
+                else:  # forgets grad_output
+                    parent.grad += math.cos(parent.data)
+            return Value(math.sin(a.data), "", (a,), "sin", rule)
+
+        leaf = Value(float(x), "x")
+        loss = sin(leaf * leaf) * sin(leaf) + sin(leaf)
+        loss.backward()
+        return {"L": loss.data, "dL_dx": leaf.grad}
+    return answer
+
+
+@pytest.mark.parametrize("exercise_id, wrong, words", [
+    ("02.1", _forgets_grad_output, "the local derivatives alone"),
+    ("02.1", _tanh_from_input, "from its output, tanh(a), not from the input"),
+    ("02.1", _power_without_log, "lacks the factor ln(a)"),
+    ("02.1", _relu_always_passes, "ReLU's"),
+    ("02.1", _relu_at_zero_passes, "at a = 0 exactly, ReLU's local derivative is 0"),
+    ("02.1", _product_swapped, "the OTHER input: yours are swapped"),
+    ("02.2", _counts_repeated_parents_twice, "waits for it twice"),
+    ("02.2", _recursive_order, "your search is recursive"),
+    ("02.3", _backprop_with(assign=True), "must add up its gradients (+=)"),
+    ("02.3", _backprop_with(forward_order=True), "in the order they ran"),
+    ("02.3", _backprop_with(seed=0.0), "starts from dL/dL = 1"),
+    ("02.4", _accumulate_with(assign=True), "your backward replaces w.grad"),
+    ("02.4", _accumulate_with(square=1.0), "both of its factors are w"),
+    ("02.4", _accumulate_with(keeps_zero=True), "your zero_grad left the gradient"),
+    ("02.4", _accumulate_with(step_resets=True), "your step cleared the gradient"),
+    ("02.5", _neuron_with(errata=True), "leaves the target out"),
+    ("02.5", _neuron_with(no_tanh=True), "your gradients skip tanh"),
+    ("02.5", _neuron_with(swapped=True), "your grad_w and grad_x are swapped"),
+    ("02.6", _sin_that_assigns, "your rule replaces the parent's grad (=)"),
+    ("02.6", _sin_with("sin"), "the local derivative of sin is cos"),
+    ("02.6", _sin_with("no grad_output"), "your rule sends the local derivative alone"),
+    ("02.6", _sin_with("minus cos"), "sin's local derivative is +cos"),
+    ("02.6", _sin_with("no slope"), "without sin's local derivative"),
+    ("02.2", lambda parents: list(parents), "the dict's own"),
+    ("02.2", lambda parents: reference.topological_sort(parents)[::-1], "your order is reversed"),
+    ("02.2", lambda parents: reference.topological_sort(parents) * 2, "listed twice"),
+    ("02.4", _accumulate_with(square_value=True), "sends its value, w²"),
+    ("02.5", _neuron_with(no_two=True), "half the right ones"),
+])
+def test_each_mistake_gets_its_sentence(exercise_id: str, wrong: Callable, words: str) -> None:
+    """Lesson 02's checks said only which number differed ("expected 6.0, got 3.0")."""
+    messages = failures(exercise_id, wrong)
+    assert messages and any(words in message for message in messages), messages
+    named = [message for message in messages if words in message]
+    assert len(named) >= len(messages) / 2, messages  # where the mistake shows, it is named
 
 
 # ---------------------------------------------------------------------------- through the grader
@@ -464,5 +541,6 @@ def test_check_reports_a_mistake_with_the_hint(capsys) -> None:  # type: ignore[
     result = check("02.4", _accumulate_with(assign=True))
     printed = capsys.readouterr().out
     assert not result and "✗ case 1" in printed and "expected 7.0 in result['grad'], got 4.0" in printed
-    assert BY_ID["02.4"].hint in printed
+    assert "your backward replaces w.grad" in printed  # the mistake, by name
+    assert f"Idea: {BY_ID['02.4'].idea}" in printed and BY_ID["02.4"].hint not in printed
     assert check("02.4", reference.accumulated_gradient)

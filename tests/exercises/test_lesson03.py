@@ -66,7 +66,8 @@ def test_sum_to_shape_mistakes_are_caught(wrong: Callable) -> None:
 
 def test_sum_to_shape_names_both_shapes() -> None:
     messages = failures("03.1", _drops_kept_axes, _case_sets("03.1")[:1])
-    assert messages[0] == "expected an array of shape (2, 1), got shape (2,)"
+    assert messages[0].startswith("expected an array of shape (2, 1), got shape (2,); the "
+                                  "target keeps its axes of length 1")
 
 
 # ---------------------------------------------------------------------------- 03.2
@@ -97,9 +98,33 @@ def test_matmul_backward_mistakes_are_caught(wrong: Callable) -> None:
     caught("03.2", wrong)
 
 
+@pytest.mark.parametrize("wrong, words", [
+    (lambda a, b, g: (g @ b.T, g.T @ a), "your dL/dB is the right one transposed"),
+    (lambda a, b, g: ((g @ b.T).T, a.T @ g), "your dL/dA is the right one transposed"),
+    (lambda a, b, g: (a.T @ g, g @ b.T), "are swapped"),
+    (lambda a, b, g: (g @ b.T, (a.T @ g) / len(a)), "your dL/dB is divided by n"),
+], ids=["dB-transposed", "dA-transposed", "swapped", "extra-division"])
+def test_matmul_backward_mistakes_are_named(wrong, words) -> None:  # type: ignore[no-untyped-def]
+    messages = caught("03.2", wrong)
+    assert all(words in message for message in messages), messages
+
+
+def test_matmul_backward_with_da_right_earns_its_part() -> None:
+    """dL/dA right and dL/dB transposed earned 0 of 3 points: no parts."""
+    from minigrad.exercises.spec import judge
+
+    exercise = BY_ID["03.2"]
+    for args in _case_sets("03.2")[1]:
+        a, b, g = args
+        message, credit = judge(exercise, reference.matmul_backward(a, b, g),
+                                (g @ b.T, g.T @ a), args)
+        assert credit == 0.5 and "right: dL/dA; wrong: dL/dB" in message, message
+
+
 def test_matmul_backward_message_names_the_shapes() -> None:
     transposed_b = failures("03.2", lambda a, b, g: (g @ b.T, g.T @ a), _case_sets("03.2")[:1])
-    assert "expected an array of shape (3, 4) in result[1], got shape (4, 3)" in transposed_b
+    assert any("expected an array of shape (3, 4) in result[1], got shape (4, 3)" in message
+               for message in transposed_b), transposed_b
 
 
 # ---------------------------------------------------------------------------- 03.3
@@ -209,6 +234,23 @@ def _cube_with(backward):  # type: ignore[no-untyped-def]
 ], ids=["3x", "no-upstream", "x-squared"])
 def test_cube_mistakes_are_caught(backward) -> None:  # type: ignore[no-untyped-def]
     caught("03.5", _cube_with(backward))
+
+
+def test_an_in_place_change_of_the_saved_input_is_named() -> None:
+    """x **= 3 after saving x: gradcheck blamed "a wrong backward formula, an input at a
+    kink, or inputs that are not float64"."""
+    def forward(ctx, x):  # type: ignore[no-untyped-def]
+        ctx.save_for_backward(x)
+        x **= 3
+        return x
+
+    def run(x, grad_output):  # type: ignore[no-untyped-def]
+        op = _student_op(forward, lambda ctx, g: g * 3 * ctx.saved_tensors[0] ** 2)
+        return reference.run_function(op, [x], grad_output)
+
+    messages = caught("03.5", run)
+    assert all("changed its input number 1 in place" in message for message in messages)
+    assert not any("GradcheckError" in message for message in messages)
 
 
 def test_cube_gradient_matches_the_engine() -> None:
@@ -359,3 +401,71 @@ def test_the_grader_catches_broadcast_and_backward_mistakes(tmp_path) -> None:
     assert "GradcheckError" in results["03.5"].feedback or "gradcheck" in results["03.5"].feedback
     assert all(results[key].status == "passed" for key in ("03.2", "03.3", "03.4", "03.6", "03.7",
                                                         "03.8"))
+
+
+@pytest.mark.parametrize("backward, words", [
+    (lambda ctx, g: 3 * ctx.saved_tensors[0] ** 2, "whatever grad_output is"),
+    (lambda ctx, g: g * ctx.saved_tensors[0] ** 2, "0.3333 times the right one"),
+], ids=["no-upstream", "x-squared"])
+def test_cube_backward_mistakes_are_named(backward, words) -> None:  # type: ignore[no-untyped-def]
+    """A backward without grad_output got gradcheck's Jacobian entries, not its name."""
+    messages = caught("03.5", _cube_with(backward))
+    assert sum(words in message.splitlines()[0] for message in messages) > len(messages) / 2
+    assert all(words in message or "local derivative alone" in message  # gradcheck let it pass
+               or "lacks the factor 3" in message for message in messages), messages
+
+
+@pytest.mark.parametrize("exercise_id, wrong, words", [
+    ("03.1", _only_leading_axes, "the extra leading axes only"),
+    ("03.1", _drops_kept_axes, "keeps its axes of length 1"),
+    ("03.1", _takes_one_copy, "kept one copy of each entry"),
+    ("03.1", _averages, "you averaged the copies"),
+    ("03.3", _mean_with(divide=False), "not divided by N"),
+    ("03.3", _mean_with(expand=False), "broadcast along the wrong axes"),
+    ("03.3", _mean_with(by_total=True), "the size of the whole input"),
+    ("03.4", lambda x, v: _softmax(x) * v, "only the diagonal"),
+    ("03.4", lambda x, v: _softmax(x) * (v - np.sum(_softmax(x) * v)), "runs over the whole batch"),
+    ("03.4", lambda x, v: v - np.sum(_softmax(x) * v, axis=-1, keepdims=True),
+     "lacks the factor s"),
+    ("03.4", lambda x, v: (lambda s: s * (v - (s * v).sum(axis=-1, keepdims=True)))(
+        np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)), "overflows"),
+])
+def test_lesson03_mistakes_are_named(exercise_id, wrong, words) -> None:  # type: ignore
+    """They got numbers only ("1 of 4 entries differ …")."""
+    messages = caught(exercise_id, wrong)
+    assert any(words in message for message in messages), messages
+
+
+
+def _mul_op(backward):  # type: ignore[no-untyped-def]
+    def forward(ctx, a, b):  # type: ignore[no-untyped-def]
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    def run(a, b, grad_output):  # type: ignore[no-untyped-def]
+        return reference.run_function(_student_op(forward, backward), [a, b], grad_output)
+    return run
+
+
+def _sum_op(backward):  # type: ignore[no-untyped-def]
+    def forward(ctx, x, dim, keepdim):  # type: ignore[no-untyped-def]
+        ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+        return x.sum(axis=dim if isinstance(dim, int) else tuple(dim), keepdims=keepdim)
+
+    def run(x, dim, keepdim, grad_output):  # type: ignore[no-untyped-def]
+        return reference.run_function(_student_op(forward, backward), [x], grad_output,
+                                      dim=dim, keepdim=keepdim)
+    return run
+
+
+@pytest.mark.parametrize("exercise_id, wrong, words", [
+    ("03.6", _mul_op(lambda ctx, g: (g * ctx.saved_tensors[1], g * ctx.saved_tensors[0])),
+     "its own input's shape"),
+    ("03.7", _sum_op(lambda ctx, g: np.broadcast_to(g.numpy(), ctx.shape).copy()),
+     "the summed axes"),
+    ("03.7", _sum_op(lambda ctx, g: (np.ones(ctx.shape), None, None)), "one gradient per tensor"),
+], ids=["mul-without-sum-to", "sum-without-expand", "sum-gradients-for-settings"])
+def test_functions_that_raise_are_named(exercise_id, wrong, words) -> None:  # type: ignore
+    """The engine's "returned an invalid gradient" or numpy's broadcast error, alone."""
+    messages = caught(exercise_id, wrong)
+    assert sum(words in message for message in messages) >= len(messages) / 2, messages

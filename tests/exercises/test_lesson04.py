@@ -70,7 +70,29 @@ def test_numerical_jacobian_mistakes_are_caught(wrong: Callable) -> None:
 
 def test_a_transposed_jacobian_is_told_its_shape() -> None:
     messages = failures("04.1", _jacobian_with(transpose=True), _case_sets("04.1")[:1])
-    assert messages[0] == "expected an array of shape (2, 3), got shape (3, 2)"
+    assert messages[0].startswith("expected an array of shape (2, 3), got shape (3, 2); your J "
+                                  "is transposed")
+
+
+def _jacobian_of_f_alone(f, weights, x, eps=1e-6):  # type: ignore[no-untyped-def]
+    columns = []
+    for j in range(x.size):
+        step = np.zeros_like(x)
+        step[j] = eps
+        columns.append((f(x + step) - f(x - step)) / (2 * eps))
+    return np.stack(columns, axis=1)
+
+
+@pytest.mark.parametrize("wrong, words", [
+    (_jacobian_with(one_sided=True), "one-sided differences"),
+    (_jacobian_with(halves=True), "twice the right one"),
+    (_jacobian_with(transpose=True), "your J is transposed"),
+    (_jacobian_of_f_alone, "misses the layer's weights"),
+], ids=["one-sided", "divides-by-eps", "transposed", "no-weights"])
+def test_numerical_jacobian_mistakes_are_named(wrong: Callable, words: str) -> None:
+    """A one-sided difference got numbers only ("expected 0.98, got 0.97")."""
+    messages = caught("04.1", wrong)
+    assert sum(words in message for message in messages) >= len(messages) / 2, messages
 
 
 # ---------------------------------------------------------------------------- 04.2
@@ -228,7 +250,8 @@ def test_a_numpy_backward_is_named_and_earns_the_other_parts() -> None:
     messages = caught("04.5", wrong)
     assert len(messages) == sum(len(cases) for cases in _case_sets("04.5"))
     assert all("cannot be differentiated again" in m for m in messages), messages
-    assert set(_credits("04.5", wrong)) == {4 / 5}
+    # the second derivative is half a case (3.2 of 4 points before)
+    assert set(_credits("04.5", wrong)) == {1 / 2}
 
 
 def test_a_ctx_attribute_instead_of_save_for_backward_is_named() -> None:
@@ -257,3 +280,36 @@ def test_a_backward_without_grad_output_fails_every_case_and_is_named() -> None:
     messages = caught("04.5", wrong)
     assert len(messages) == sum(len(cases) for cases in _case_sets("04.5"))
     assert all("grad_output" in m and "from above" in m for m in messages), messages
+
+
+def test_the_numpy_backward_message_is_not_the_solution_line() -> None:
+    """It said "compute it with minigrad operations on ctx.saved_tensors (x.sigmoid(), *)"."""
+    for message in caught("04.5", _softplus_with(numpy_backward=True)):
+        assert "sigmoid" not in message and "saved_tensors" not in message, message
+        assert "cannot be differentiated again" in message
+
+
+
+def _softplus_backward(derivative):  # type: ignore[no-untyped-def]
+    from minigrad.autograd import Function
+
+    class Softplus(Function):
+        @staticmethod
+        def forward(ctx, x):  # type: ignore[no-untyped-def]
+            ctx.save_for_backward(x)
+            return np.logaddexp(0.0, x)
+
+        @staticmethod
+        def backward(ctx, grad_output):  # type: ignore[no-untyped-def]
+            return grad_output * derivative(ctx.saved_tensors[0])
+
+    return lambda x, v: reference.run_graph_behaviour(Softplus, x, v)
+
+
+@pytest.mark.parametrize("derivative, words", [
+    (lambda x: (1 + x.exp()).log(), "by softplus itself"),
+    (lambda x: x.sigmoid() * (1 - x.sigmoid()), "second derivative"),
+], ids=["softplus", "second-derivative"])
+def test_softplus_backward_mistakes_are_named(derivative, words) -> None:  # type: ignore
+    messages = caught("04.5", _softplus_backward(derivative))
+    assert all(words in message for message in messages), messages

@@ -251,7 +251,7 @@ def _own(function, x, weight, bias):  # type: ignore[no-untyped-def]
 def test_a_forward_that_returns_numpy_is_named() -> None:
     wrong = _module_variant(_uniform, lambda f, x, w, b: f.apply(x, w, b).numpy())
     named("05.5", wrong, "no graph: forward returned a numpy.ndarray, not a Tensor")
-    assert set(credits("05.5", wrong)) == {3 / 5}  # parameters, init, output
+    assert set(credits("05.5", wrong)) == {3 / 8}  # parameters, init, output (2.4/4 before)
 
 
 def test_a_detached_weight_is_named() -> None:
@@ -558,3 +558,26 @@ def test_the_transpose_messages_name_the_mistake_not_the_formula() -> None:
     wrong_dx = _linear_variant(_right_forward, lambda x, w, g: (g @ w.T, g.T @ x, g.sum(0)))
     messages = caught("05.1", wrong_dw) + _cases.failures("05.1", wrong_dx, square)
     assert messages and not any("Gᵀ X" in m or "G W:" in m for m in messages), messages
+
+
+def test_a_bias_drawn_from_one_over_root_out_features_is_named() -> None:
+    """With out_features ≥ in_features such a bias stays inside ±1/√in_features: it passed."""
+    def out_bound(in_features, out_features):  # type: ignore[no-untyped-def]
+        bound = 1 / np.sqrt(out_features)
+        return _uniform(in_features, out_features)[0], mg.rand(out_features) * 2 * bound - bound
+    messages = caught("05.5", _module_variant(out_bound, _own))
+    assert all("bias stays within" in m or "bias reaches" in m for m in messages), messages
+    assert any("is it drawn from ±1/√out_features?" in m for m in messages)
+    for seed in range(20):  # the right draw is never taken for it
+        for args in BY_ID["05.5"].hidden(np.random.default_rng(seed)):
+            assert reference.linear_module(*args)[1] == "like PyTorch"
+
+
+
+def test_the_other_activations_slope_is_named() -> None:
+    def swapped(name, y, g):  # type: ignore[no-untyped-def]
+        other = {"sigmoid": "tanh", "tanh": "sigmoid"}.get(name, name)
+        return reference.activation_backward(other, y, g) if name != "relu" else g * (y > 0)
+    messages = caught("05.2", swapped)
+    assert any("tanh's slope for sigmoid" in m for m in messages), messages
+    assert any("sigmoid's slope for tanh" in m for m in messages), messages

@@ -277,7 +277,13 @@ def _conv_bias_summed_over_everything(*args):
     return _answer(args, grad_b=args[3].sum())
 
 
+def _conv_float32(*args):
+    y, dx, dw, db, _ = _answer(args)
+    return (y.astype(np.float32), dx.astype(np.float32), dw, db, False)
+
+
 @pytest.mark.parametrize("wrong, words", [
+    (_conv_float32, "your y and dL/dx are float32"),
     (_conv_one_input_channel, "y uses one input channel only"),
     (_conv_one_output_channel, "dL/dx holds one output channel's share only"),
     (_conv_not_dilated_right_shape, "δ was not dilated"),
@@ -302,7 +308,7 @@ def test_each_part_of_a_conv2d_answer_earns_its_share() -> None:
     args = BY_ID["06.5"].visible()[1]
     expected = reference.conv2d_function(*args)
     message, credit = judge(BY_ID["06.5"], expected, _conv_unrotated(*args), args)
-    assert credit == pytest.approx(3 / 5)
+    assert credit == pytest.approx(4 / 8)  # y 1, dL/dw 2, dL/db 1 of 1 + 2 + 2 + 1 + 2
     assert "NOT rotated" in message and "right: y, dL/dw, dL/db; wrong: dL/dx, gradcheck" in message
 
 
@@ -310,7 +316,7 @@ def test_a_forward_only_answer_fails_every_visible_case() -> None:
     for args in BY_ID["06.5"].visible():
         message, credit = judge(BY_ID["06.5"], reference.conv2d_function(*args),
                                 _conv_forward_only(*args), args)
-        assert message and credit == pytest.approx(1 / 5)
+        assert message and credit == pytest.approx(1 / 8)
 
 
 def test_a_real_function_without_rotation_fails_gradcheck_and_is_named() -> None:
@@ -339,7 +345,7 @@ def test_a_real_function_without_rotation_fails_gradcheck_and_is_named() -> None
     got = reference.run_conv2d(Unrotated, *args)
     assert got[4] is False
     message, credit = judge(BY_ID["06.5"], reference.conv2d_function(*args), got, args)
-    assert "NOT rotated by 180°" in message and credit == pytest.approx(3 / 5)
+    assert "NOT rotated by 180°" in message and credit == pytest.approx(4 / 8)
 
 
 def _library_function(forward_with, backward_with):
@@ -451,3 +457,94 @@ def test_a_loop_by_loop_conv2d_has_time_for_every_case() -> None:
     """Seven nested loops, gradchecked, took up to 21 s for 06.5's cases on a loaded 2-core
     machine (see the checks): more than the grader's default 10 s per exercise."""
     assert BY_ID["06.5"].timeout is not None and BY_ID["06.5"].timeout >= 40
+
+
+@pytest.mark.parametrize("wrong, words", [
+    (lambda size, k, s, p: (size + 2 * p - k) // s, "one short"),
+    (lambda size, k, s, p: (size + 2 * p - k) // s + 2, "one too many"),
+    (lambda size, k, s, p: (size + p - k) // s + 1, "padded one end only"),
+    (lambda size, k, s, p: (size - k) // s + 1, "left the padding out"),
+    (lambda size, k, s, p: size + 2 * p - k + 1, "as if the stride were 1"),
+    (lambda size, k, s, p: -(-(size + 2 * p - k) // s) + 1, "rounded up"),
+], ids=["one-short", "one-too-many", "one-end", "no-padding", "no-stride", "ceil"])
+def test_output_size_mistakes_are_named(wrong, words) -> None:
+    """An off-by-one said "expected 2, got 1" on every case, never "one short"."""
+    messages = caught("06.3", wrong)
+    assert any(words in message for message in messages), messages
+    assert sum(words in message for message in messages) >= len(messages) / 2, messages
+
+
+
+def test_06_5_points_follow_the_backward() -> None:
+    """Every strided dL/dx wrong earned 4/5 of 06.5, a float32 forward 3.1/5: the weights of
+    its parts put the backward first."""
+    from minigrad.exercises.spec import judge
+
+    exercise = BY_ID["06.5"]
+    strided = [args for args in exercise.visible() if args[4] > 1]
+    assert strided
+    for args in strided:
+        message, credit = judge(exercise, reference.conv2d_function(*args),
+                                _conv_not_dilated_right_shape(*args), args)
+        assert credit == pytest.approx(4 / 8), message  # y, dL/dw, dL/db; not dL/dx, gradcheck
+    for args in exercise.visible():
+        message, credit = judge(exercise, reference.conv2d_function(*args), _conv_float32(*args),
+                                args)
+        assert credit == pytest.approx(3 / 8) and "float32" in message, message
+
+
+def test_a_batch_of_one_is_not_called_a_batch_that_shares() -> None:
+    """It said "the parameters are shared by the one example of this batch"."""
+    from minigrad.exercises.spec import judge
+
+    exercise = BY_ID["06.5"]
+    ones = [args for cases in _cases.case_sets("06.5") for args in cases
+            if args[0].shape[0] == 1]
+    assert ones
+    for args in ones:
+        message, _ = judge(exercise, reference.conv2d_function(*args),
+                           _conv_batch_axis_kept(*args), args)
+        assert "keeps the batch axis, of length 1 here" in message, message
+        assert "one example of this batch" not in message
+
+
+def _weight_grad_last_term(x, delta):  # type: ignore[no-untyped-def]
+    rows, columns = delta.shape
+    k = x.shape[0] - rows + 1, x.shape[1] - columns + 1
+    grad = np.zeros(k)
+    for i in range(rows):
+        for j in range(columns):
+            grad = delta[i, j] * x[i:i + k[0], j:j + k[1]]  # `=` where `+=` was meant
+    return grad
+
+
+@pytest.mark.parametrize("exercise_id, wrong, words", [
+    ("06.1", _weight_grad_last_term, "keeps only the last output's term"),
+    ("06.1", lambda x, d: reference.conv_weight_grad(x, d) / d.size, "the mean of the outputs'"),
+    ("06.1", lambda x, d: reference.conv_weight_grad(x, d)[:-1], "the kernel's shape"),
+    ("06.2", lambda w, d: reference.conv_input_grad(w, np.ones_like(d)), "without δ"),
+], ids=["last-term", "mean", "shape", "no-delta"])
+def test_plane_gradient_mistakes_are_named(exercise_id, wrong, words) -> None:  # type: ignore
+    messages = caught(exercise_id, wrong)
+    assert sum(words in message for message in messages) >= len(messages) / 2, messages
+
+
+
+def _strided_overwrites(w, delta, stride, height, width):  # type: ignore[no-untyped-def]
+    grad, k = np.zeros((height, width)), w.shape[0]
+    for i, j in np.ndindex(delta.shape):
+        grad[stride * i:stride * i + k, stride * j:stride * j + k] = w * delta[i, j]
+    return grad
+
+
+def test_strided_input_grad_without_delta_is_named() -> None:
+    messages = caught("06.4", lambda w, d, s, h, width: reference.strided_input_grad(
+        w, np.ones_like(d), s, h, width))
+    assert all("without δ" in message for message in messages), messages
+
+
+def test_strided_overwriting_is_named_where_windows_overlap() -> None:
+    sets = [[args for args in cases if args[0].shape[0] > args[2]]
+            for cases in _cases.case_sets("06.4")]
+    messages = _cases.failures("06.4", _strided_overwrites, [s for s in sets if s])
+    assert messages and all("shares add up (+=)" in m for m in messages), messages

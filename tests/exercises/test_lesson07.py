@@ -3,6 +3,8 @@ common mistakes do not pass (cases run as the grader runs them: see tests/exerci
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from support.exercise_cases import ExerciseCases
@@ -453,3 +455,80 @@ def test_the_pool_watch_lets_numpy_and_the_right_answers_through() -> None:
     for exercise in ("07.5", "07.6"):
         for args in BY_ID[exercise].visible():
             getattr(reference, BY_ID[exercise].function)(*args)  # no error: nothing borrowed
+
+
+def _split_maximum(x, g, kernel, stride):
+    grad = np.zeros_like(x, dtype=float)
+    for i in range(g.shape[0]):
+        for j in range(g.shape[1]):
+            window = x[i * stride:i * stride + kernel, j * stride:j * stride + kernel]
+            maxima = window == window.max()
+            grad[i * stride:i * stride + kernel, j * stride:j * stride + kernel] += \
+                g[i, j] * maxima / maxima.sum()
+    return grad
+
+
+def test_a_tie_shared_among_the_maxima_is_named() -> None:
+    """It got numbers only (every-copy and last-one were recognised)."""
+    assert "shares the gradient among the copies" in _message_for("07.2", _split_maximum)
+
+
+def test_integer_indices_are_shown_as_integers() -> None:
+    """07.1's argmax indices read "expected 4.0, got 2.0"."""
+    messages = caught("07.1", _last_maximum_forward)
+    assert any(re.search(r"expected \d+, got \d+\b(?!\.)", m) for m in messages), messages
+    assert not any(re.search(r"expected \d+\.0, got", m) for m in messages), messages
+
+
+def test_no_lesson_writes_a_mistake_as_a_function() -> None:
+    """One idiom: Mistake(says, gives=…) rows; the told(...) functions are gone."""
+    import minigrad.exercises.mistakes as mistakes
+
+    assert not hasattr(mistakes, "told")
+
+
+def _forward_with(values=None, index=None):  # type: ignore[no-untyped-def]
+    """07.1's answer with the values or the indices computed another (wrong) way."""
+    def wrong(x, kernel, stride):  # type: ignore[no-untyped-def]
+        right_values, flat = reference.max_pool_forward(x, kernel, stride)
+        rows, columns = flat // x.shape[1], flat % x.shape[1]
+        starts_r = (np.arange(flat.shape[0]) * stride)[:, None]
+        starts_c = (np.arange(flat.shape[1]) * stride)[None, :]
+        if index == "window":
+            flat = (rows - starts_r) * kernel + (columns - starts_c)
+        elif index == "columns":
+            flat = columns * x.shape[0] + rows
+        if values == "mean":
+            right_values = np.array([[x[s:s + kernel, t:t + kernel].mean()
+                                      for t in range(0, stride * flat.shape[1], stride)]
+                                     for s in range(0, stride * flat.shape[0], stride)])
+        return right_values, flat
+    return wrong
+
+
+def _spread_over_window(x, g, kernel, stride):  # type: ignore[no-untyped-def]
+    grad = np.zeros_like(x, dtype=float)
+    for i in range(g.shape[0]):
+        for j in range(g.shape[1]):
+            grad[i * stride:i * stride + kernel, j * stride:j * stride + kernel] += g[i, j]
+    return grad
+
+
+def _avg_to_first_pixel(g, shape, kernel, stride):  # type: ignore[no-untyped-def]
+    grad = np.zeros(shape)
+    for i in range(g.shape[0]):
+        for j in range(g.shape[1]):
+            grad[i * stride, j * stride] += g[i, j] / kernel ** 2
+    return grad
+
+
+@pytest.mark.parametrize("exercise_id, wrong, words", [
+    ("07.1", _forward_with(index="window"), "count within each window"),
+    ("07.1", _forward_with(index="columns"), "along the columns first"),
+    ("07.1", _forward_with(values="mean"), "the windows' means"),
+    ("07.3", _avg_to_first_pixel, "goes to one pixel of each window"),
+    ("07.2", lambda x, g, k, s: _spread_over_window(x, g, k, s), "every pixel of a window"),
+], ids=["window-index", "column-major", "mean", "one-pixel", "spread"])
+def test_pooling_mistakes_are_named(exercise_id, wrong, words) -> None:  # type: ignore
+    messages = caught(exercise_id, wrong)
+    assert sum(words in message for message in messages) >= len(messages) / 2, messages

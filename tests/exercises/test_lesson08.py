@@ -80,7 +80,7 @@ def test_the_l2_cases_have_a_unit_at_exactly_zero() -> None:
 
 # ---------------------------------------------------------------------------- 08.1 mistakes
 def _sgd_with(direction, buffer_start=lambda d, tau: d.clone(), sign=1.0, after=None,
-              shared=False, use_momentum=True):
+              shared=False, use_momentum=True, nesterov=False, decay_from_defaults=False):
     """An 08.1 answer whose SGD step is built from the given (wrong) pieces."""
     class WrongSGD(Optimizer):
         def __init__(self, params, lr, momentum=0.0, dampening=0.0, weight_decay=0.0):
@@ -92,7 +92,9 @@ def _sgd_with(direction, buffer_start=lambda d, tau: d.clone(), sign=1.0, after=
             for group in self.param_groups:
                 s = {**self.defaults, "params": None} if shared else group
                 for p in group["params"]:
-                    d = direction(p.grad, p, s["weight_decay"])
+                    lam = self.defaults["weight_decay"] if decay_from_defaults \
+                        else s["weight_decay"]
+                    d = direction(p.grad, p, lam)
                     if s["momentum"] and use_momentum:
                         state = self.state.setdefault(p, {})
                         if "buffer" not in state:
@@ -100,7 +102,8 @@ def _sgd_with(direction, buffer_start=lambda d, tau: d.clone(), sign=1.0, after=
                         else:
                             state["buffer"] = state["buffer"] * s["momentum"] \
                                 + d * (1 - s["dampening"])
-                        d = state["buffer"]
+                        d = d + s["momentum"] * state["buffer"] if nesterov \
+                            else state["buffer"]
                     if after is not None:
                         d = after(d, p, s["weight_decay"])
                     p.sub_(d * sign * s["lr"])
@@ -119,8 +122,10 @@ RIGHT = lambda g, p, lam: g + lam * p  # noqa: E731
     (_sgd_with(RIGHT, buffer_start=lambda d, tau: d * (1 - tau)), "buffer starts at 0"),
     (_sgd_with(lambda g, p, lam: g, after=lambda d, p, lam: d + lam * p),
      "after the momentum buffer"),
+    (_sgd_with(RIGHT, nesterov=True), "your step is Nesterov's"),
+    (_sgd_with(RIGHT, decay_from_defaults=True), "λ is the optimizer's default"),
 ], ids=["no-decay", "decay-sign", "update-sign", "times-1-plus-lambda", "zero-buffer",
-        "decay-outside"])
+        "decay-outside", "nesterov", "decay-from-defaults"])
 def test_sgd_mistakes_get_their_message(wrong, words) -> None:
     caught_saying("08.1", wrong, words)
 
@@ -196,7 +201,11 @@ def test_sgd_without_momentum_earns_the_first_step() -> None:
 
 
 # ---------------------------------------------------------------------------- 08.4 mistakes
-def _adamw_with(decay="decoupled", bias_correction=True, sign=1.0):
+def _adamw_with(decay="decoupled", bias_correction=True, sign=1.0, counter="parameter",
+                first_t=1):
+    """An 08.4 answer; ``decay`` "after" and "no lr" are the decay after the Adam step and
+    p·(1 − λ); ``counter`` "optimizer": one t for all, bumped at each parameter; ``first_t``:
+    the t of the first step (its bias corrections are Python floats: 0 raises)."""
     class WrongAdamW(Optimizer):
         def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
             super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
@@ -215,10 +224,13 @@ def _adamw_with(decay="decoupled", bias_correction=True, sign=1.0):
                         p.mul_(1 - lr * lam)
                     elif decay == "plus":
                         p.mul_(1 + lr * lam)
-                    state = self.state.setdefault(p, {"t": 0, "m": mg.zeros_like(p),
+                    elif decay == "no lr":
+                        p.mul_(1 - lam)
+                    state = self.state.setdefault(p, {"t": first_t - 1, "m": mg.zeros_like(p),
                                                       "v": mg.zeros_like(p)})
-                    state["t"] += 1
-                    t = state["t"]
+                    counted = self.__dict__ if counter == "optimizer" else state
+                    counted["t"] = counted.get("t", first_t - 1) + 1
+                    t = counted["t"]
                     state["m"] = b1 * state["m"] + (1 - b1) * g
                     state["v"] = b2 * state["v"] + (1 - b2) * g * g
                     if bias_correction:
@@ -227,6 +239,8 @@ def _adamw_with(decay="decoupled", bias_correction=True, sign=1.0):
                     else:
                         step = lr * state["m"] / (state["v"].sqrt() + eps)
                     p.sub_(step * sign)
+                    if decay == "after":
+                        p.mul_(1 - lr * lam)
 
     return lambda *args: reference.run_optimizer(WrongAdamW, *args)
 
@@ -238,7 +252,12 @@ def _adamw_with(decay="decoupled", bias_correction=True, sign=1.0):
     (_adamw_with(decay="plus"), "p·(1 + lr·λ)"),
     (_adamw_with(sign=-1.0), "wrong sign: subtract"),
     (_adamw_with(bias_correction=False), "no bias correction"),
-], ids=["adam-l2", "no-decay", "decay-sign", "update-sign", "no-bias-correction"])
+    (_adamw_with(decay="after"), "your decay comes after the Adam step"),
+    (_adamw_with(decay="no lr"), "without the learning rate"),
+    (_adamw_with(counter="optimizer"), "one for the whole optimizer"),
+    (_adamw_with(first_t=0), "your first step divides by zero"),
+], ids=["adam-l2", "no-decay", "decay-sign", "update-sign", "no-bias-correction",
+        "decay-after-step", "decay-without-lr", "one-counter", "t-from-0"])
 def test_adamw_mistakes_get_their_message(wrong, words) -> None:
     caught_saying("08.4", wrong, words)
 
@@ -533,3 +552,50 @@ def test_the_capstone_limit_leaves_room_for_an_honest_network_on_a_busy_machine(
     machine under load and 67-80 s when a second job shared it; two runs must fit."""
     capstone = next(e for e in EXERCISES if e.id == "08.5")
     assert capstone.timeout is not None and capstone.timeout >= 300
+
+
+def test_adamw_counting_from_zero_in_floats_is_named_where_it_raises(capsys) -> None:
+    """t = 0 with the bias corrections in Python floats raised a bare ZeroDivisionError."""
+    from minigrad.exercises import selfcheck
+
+    wrong = _adamw_with(first_t=0)
+    with pytest.raises(ZeroDivisionError):
+        wrong(*BY_ID["08.4"].visible()[0])
+    assert not selfcheck.check("08.4", wrong)
+    printed = capsys.readouterr().out
+    assert "raised ZeroDivisionError" in printed and "your first step divides by zero" in printed
+    assert "line " in printed and "in step" in printed, printed  # the student's own line
+
+
+def test_adamw_counting_from_zero_in_arrays_is_named_too() -> None:
+    """With the corrections computed on arrays, t = 0 gives a first step that is not finite."""
+    from minigrad.exercises.lessons.lesson08_checks import ADAMW_DEFAULTS, _adamw_update, _replay
+
+    exercise = BY_ID["08.4"]
+    for args in exercise.visible():
+        got = list(_replay(args, ADAMW_DEFAULTS, _adamw_update(first_t=0)))
+        assert not np.isfinite(got[0][0]).all()
+        message = exercise.compare(reference.adamw_optimizer(*args), got, args)
+        assert "your first step divides by zero" in message, message
+
+
+def test_a_capstone_whose_loss_rose_is_told_about_zero_grad() -> None:
+    """Without zero_grad (loss 1.97 → 2.34) it said "check each piece on its own exercise
+    first, then train longer or adjust the learning rate"; the pieces had passed the probe."""
+    from minigrad.exercises.lessons.lesson08_checks import low_accuracy
+
+    rose = low_accuracy(0.097, 0.97, "the 360 test images", [1.97, 2.1, 2.34])
+    assert "9.7%" in rose and "the loss rose" in rose and "zero_grad" in rose
+    fell = low_accuracy(0.9, 0.97, "the 360 test images", [2.3, 0.4])
+    assert "zero_grad" not in fell and "train longer" in fell
+
+
+
+@pytest.mark.parametrize("wrong, words", [
+    (lambda grads, counts: sum(n * g for n, g in zip(counts, grads)) / len(grads),
+     "divided by the number of micro-batches"),
+    (lambda grads, counts: sum(grads), "adds the micro-batches' means as they are"),
+    (lambda grads, counts: grads[-1], "the last micro-batch's gradient"),
+], ids=["over-count", "plain-sum", "last-only"])
+def test_more_micro_batch_mistakes_are_named(wrong, words) -> None:
+    caught_saying("08.3", wrong, words)

@@ -281,7 +281,8 @@ def test_the_printed_table_is_followed_by_whole_feedback_and_hints(tmp_path: Pat
     printed = capsys.readouterr().out
     details = printed[printed.index("  total"):]
     assert "01.1: composite_derivative(1.0): expected" in details and "got 1234.5678" in details
-    assert "hint: exp'(s) = exp(s)" in details and "01.2:" not in details
+    assert "hint: Peel the three functions" in details and "01.2:" not in details
+    assert "exp'(s) = exp(s)" not in details  # the formula is shown only to who asks
 
 
 def test_forged_array_encodings_are_bad_output_not_a_grader_crash(tmp_path: Path) -> None:
@@ -601,3 +602,25 @@ def test_a_grader_process_leaves_no_socket_or_process_behind(tmp_path: Path) -> 
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "ResourceWarning" not in done.stderr, done.stderr
+
+
+def test_an_error_is_said_in_plain_words_with_the_students_own_line(tmp_path: Path) -> None:
+    """numpy's "gufunc signature (n?,k),(k,m?)->(n?,m?)" reached the student as it was."""
+    path = solution_with(tmp_path, """
+        def composite_derivative(x):
+            product = np.ones((2, 3)) @ np.ones((2, 3))
+            return float(product[0, 0])
+        """)
+    output = by_exercise(grade_cli(path, tmp_path))["01.1"][2]
+    assert "gufunc" not in output and "a matrix product A @ B whose sizes do not fit" in output
+    assert "in composite_derivative: product = np.ones((2, 3)) @ np.ones((2, 3))" in output
+
+
+def test_the_given_runners_lines_are_left_out_of_an_error() -> None:
+    from minigrad.grading.grader import _students_error
+
+    message = ("ZeroDivisionError: float division by zero\n"
+               "  line 301, in run_optimizer: optimizer.step()\n"
+               "  line 77, in step: corrected = lr / (1 - beta1 ** t)")
+    assert _students_error(message) == ("ZeroDivisionError: float division by zero\n"
+                                        "  line 77, in step: corrected = lr / (1 - beta1 ** t)")

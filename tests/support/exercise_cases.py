@@ -1,7 +1,8 @@
 """Run an exercise's checks in-process, as the grader would, to test the checks themselves.
 
 Each case goes through the JSON codec both ways, as it does between the grader and a student
-process, and is judged by the exercise's own comparator against the reference.
+process, and is judged by the exercise's own comparator against the reference; an error the function
+raises is named as the grader names it (``mistakes.name_raised``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from minigrad.exercises.codec import decode, encode
+from minigrad.exercises.mistakes import name_raised
 from minigrad.exercises.spec import Exercise
 
 
@@ -56,7 +58,8 @@ class ExerciseCases:
                         with np.errstate(all="ignore"):
                             got = decode(encode(function(*decode(encode(args)))))
                     except Exception as error:  # a wrong answer may crash: a failure too
-                        messages.append(f"{type(error).__name__}: {error}")
+                        messages.append(name_raised(exercise.compare, expected,
+                                                    f"{type(error).__name__}: {error}", args))
                         continue
                 message = exercise.compare(expected, got, args)
                 if message:

@@ -25,6 +25,9 @@ EXERCISES = [
     Exercise(
         id="01.1", function="composite_derivative", points=2,
         title="The chain rule through three functions",
+        reading="1. The chain rule",
+        idea="Peel the three functions from the outside in: each one's derivative is taken at the "
+             "value of what is inside it, and the derivatives multiply.",
         hint="exp'(s) = exp(s) at s = sin(x²), times sin'(t) = cos(t) at t = x², times "
              "(x²)' = 2x.",
         visible=lambda: [(1.0,), (-0.5,), (0.0,)],
@@ -34,6 +37,9 @@ EXERCISES = [
     Exercise(
         id="01.2", function="several_paths", points=3,
         title="Several paths add up",
+        reading="2. Several paths add",
+        idea="u reaches L along two paths, directly and through v: each path gives a product of "
+             "local derivatives, and the paths add. a and b reach L only through u.",
         hint="∂L/∂v = u + 1; u reaches L directly (∂L/∂u gets v) and through v (∂L/∂v · c); "
              "add both, then ∂L/∂a = ∂L/∂b = ∂L/∂u.",
         visible=lambda: [(1.0, 1.0, 3.0), (2.0, -0.5, 0.25)],
@@ -43,6 +49,9 @@ EXERCISES = [
     Exercise(
         id="01.3", function="small_network", points=3,
         title="Gradients of a network with a skip connection",
+        reading="4. A small network, symbolically",
+        idea="Go back from L one node at a time, each node's gradient from the one after it; a "
+             "reaches d along two paths, and their contributions add.",
         hint="∂L/∂d = 2(d − 1); a gets one contribution directly (∂L/∂d · w3) and one through "
              "b (∂L/∂d · w4 · w2 · w1).",
         visible=lambda: [(1.0, 2.0, 3.0, 4.0, 5.0), (0.5, -1.0, 0.25, 2.0, -3.0)],
@@ -52,6 +61,9 @@ EXERCISES = [
     Exercise(
         id="01.4", function="central_difference_estimate", points=3,
         title="A central-difference derivative",
+        reading="5. Checking a derivative numerically",
+        idea="Look at f on both sides of x, the same distance ε away, and divide the change by "
+             "the distance between the two points you looked at.",
         hint="Evaluate f on both sides of x, (f(x + ε) − f(x − ε)), and divide by 2ε — not by ε.",
         visible=lambda: [(NamedFunction("cube"), 2.0, 0.1), (NamedFunction("sin"), 0.5, 1e-3)],
         hidden=lambda rng: _function_cases(rng, 5),
@@ -60,6 +72,9 @@ EXERCISES = [
     Exercise(
         id="01.5", function="central_difference_errors", points=4,
         title="The error of the estimate across ε",
+        reading="5. Checking a derivative numerically",
+        idea="One estimate per ε, each compared with the exact derivative that f carries; an "
+             "error is a distance, never negative, one per ε in the same shape.",
         hint="One central-difference estimate per ε; the error is the absolute value of "
              "(estimate − the exact f′(x)), in a float64 array shaped like eps_values.",
         visible=lambda: [(NamedFunction("cube"), 2.0, np.logspace(-1, -4, 4)),

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from minigrad.exercises.lessons.lesson02_checks import WORKED_PROGRAM, _random_program
+from minigrad.exercises.mistakes import Case, Mistake, Raised, comparator, near
 from minigrad.exercises.spec import Exercise, close
 
 def _arange(*shape: int) -> np.ndarray:
@@ -30,12 +33,166 @@ def _sum_to_shape_hidden(rng: np.random.Generator) -> list[tuple]:
     return cases
 
 
+def _leading(grad: np.ndarray, shape: tuple) -> tuple[int, ...]:
+    return tuple(range(np.ndim(grad) - len(shape)))
+
+
+def _stretched(grad: np.ndarray, shape: tuple) -> tuple[int, ...]:
+    extra = np.ndim(grad) - len(shape)
+    return tuple(extra + axis for axis, size in enumerate(shape)
+                 if size == 1 and np.shape(grad)[extra + axis] != 1)
+
+
+SUM_TO_MISTAKES = [
+    Mistake("you summed the extra leading axes only: an axis where the target has length 1 was "
+            "stretched by broadcasting too, and its copies add up as well",
+            gives=lambda c: np.sum(c.grad, axis=_leading(c.grad, c.shape))),
+    Mistake("the target keeps its axes of length 1: sum the stretched ones with keepdims, so "
+            "that they stay, with length 1",
+            gives=lambda c: np.sum(c.grad, axis=_leading(c.grad, c.shape)
+                                   + _stretched(c.grad, c.shape))),
+    Mistake("you averaged the copies: each copy's gradient adds to its original's, so sum "
+            "them", when=lambda c: np.size(c.grad) > int(np.prod(c.shape)) and near(
+                c.got, c.expected * np.prod(c.shape) / np.size(c.grad))),
+    Mistake("you kept one copy of each entry: every copy's gradient comes home, so add them "
+            "all up", gives=lambda c: np.asarray(c.grad)[
+                (0,) * len(_leading(c.grad, c.shape)) + tuple(
+                    slice(0, 1) if size == 1 else slice(None) for size in c.shape)
+            ].reshape(c.shape)),
+    Mistake("you summed every axis: the target's axes of full length were not broadcast, so "
+            "they stay", gives=lambda c: np.sum(c.grad) if len(c.shape) else None),
+]
+
+
 # ---------------------------------------------------------------------------- 03.2 cases
 def _matmul_case(rng: np.random.Generator, square: bool) -> tuple:
     n, k, m = (int(v) for v in rng.integers(2, 6, size=3))
     if square:
         n = k = m
     return (rng.normal(size=(n, k)), rng.normal(size=(k, m)), rng.normal(size=(n, m)))
+
+
+# 03.2's answer: (dL/dA, dL/dB), each scored on its own.
+MATMUL_MISTAKES = [
+    Mistake("your dL/dA and dL/dB are swapped: dL/dA comes first, with A's shape",
+            when=lambda case: near(case.got[0], case.expected[1])
+            and near(case.got[1], case.expected[0])),
+    Mistake("your dL/dA is the right one transposed: it must have A's shape, and the shapes "
+            "fix the order of the factors", part=0, gives=lambda case: case.expected[0].T),
+    Mistake("your dL/dB is the right one transposed: it must have B's shape, and the shapes "
+            "fix the order of the factors", part=1, gives=lambda case: case.expected[1].T),
+    Mistake("your dL/dA multiplies by B as it is: B must be transposed", part=0,
+            gives=lambda case: case.grad_output @ case.b),
+    Mistake("your dL/dB multiplies by A as it is: A must be transposed", part=1,
+            gives=lambda case: case.a @ case.grad_output),
+    Mistake("your dL/dB is divided by n: a matrix product sums over the rows of A, it does "
+            "not average them", part=1, gives=lambda case: case.expected[1] / len(case.a)),
+    Mistake("your dL/dA is divided by m: a matrix product sums, it does not average", part=0,
+            gives=lambda case: case.expected[0] / case.b.shape[1]),
+]
+
+
+def _cube_with(gradient: Callable[[np.ndarray, np.ndarray], np.ndarray]
+               ) -> Callable[[Case], Any]:
+    """03.5's answer, (y, [dL/dx]), with dL/dx = ``gradient(x, grad_output)``."""
+    def answer(case: Case) -> Any:
+        x, g = np.asarray(case.x, dtype=float), np.asarray(case.grad_output, dtype=float)
+        return [x ** 3, [gradient(x, g)]]
+    return answer
+
+
+# 03.5's answer: (y, [dL/dx]). A backward gradcheck refuses makes run_function raise, and its
+# message says what it can (the runner's vjp_diagnosis); these are the answers it lets through.
+CUBE_MISTAKES = [
+    Mistake("your backward gives the local derivative alone: multiply it by grad_output, the "
+            "gradient arriving from above", gives=_cube_with(lambda x, g: 3 * x ** 2)),
+    Mistake("your backward lacks the factor 3 of the cube's derivative",
+            gives=_cube_with(lambda x, g: g * x ** 2)),
+    Mistake("your backward has one factor x too few: the cube's derivative grows like x²",
+            gives=_cube_with(lambda x, g: 3 * g * x)),
+    Mistake("your backward uses the output y = x³ where the saved input x belongs",
+            gives=_cube_with(lambda x, g: 3 * g * x ** 6)),
+]
+
+
+def _summed_to(gradient: np.ndarray, shape: tuple) -> np.ndarray:
+    """``gradient`` summed down to ``shape`` (03.1's rule)."""
+    extra = gradient.ndim - len(shape)
+    gradient = gradient.sum(axis=tuple(range(extra)))
+    stretched = tuple(axis for axis, size in enumerate(shape) if size == 1
+                      and gradient.shape[axis] != 1)
+    return gradient.sum(axis=stretched, keepdims=True).reshape(shape)
+
+
+def _mul_with(first: Callable[[Case], np.ndarray], second: Callable[[Case], np.ndarray]
+              ) -> Callable[[Case], Any]:
+    """03.6's answer, (out, [dL/da, dL/db]), with the two gradients before the sum-to."""
+    def answer(case: Case) -> Any:
+        a, b = np.asarray(case.a, dtype=float), np.asarray(case.b, dtype=float)
+        return [a * b, [_summed_to(np.broadcast_to(first(case), np.broadcast_shapes(
+            a.shape, b.shape)), a.shape), _summed_to(np.broadcast_to(second(case),
+            np.broadcast_shapes(a.shape, b.shape)), b.shape)]]
+    return answer
+
+
+def _raised_saying(*words: str) -> Callable[[Case], bool]:
+    return lambda case: isinstance(case.got, Raised) and all(word in case.got for word in words)
+
+
+# 03.6's answer: (out, [dL/da, dL/db]).
+MUL_MISTAKES = [
+    Mistake("a gradient must have its own input's shape: sum each product down over the axes "
+            "broadcasting added or stretched, as in 03.1", raises=True,
+            when=_raised_saying("returned an invalid gradient")),
+    Mistake("each factor's gradient carries the OTHER factor: yours are swapped",
+            gives=_mul_with(lambda c: np.asarray(c.grad_output) * c.a,
+                            lambda c: np.asarray(c.grad_output) * c.b)),
+    Mistake("your gradients leave out grad_output, the gradient arriving from above",
+            gives=_mul_with(lambda c: np.asarray(c.b, dtype=float) + 0 * c.a,
+                            lambda c: np.asarray(c.a, dtype=float) + 0 * c.b)),
+]
+
+
+def _sum_gradient(case: Case, expand: bool = True, divide: bool = False) -> Any:
+    """03.7's answer, (y, [dL/dx]), right or mistaken: not expanded, or divided by N."""
+    x = np.asarray(case.x, dtype=float)
+    dims = tuple(sorted(axis % x.ndim for axis in ((case.dim,) if isinstance(case.dim, int)
+                                                   else case.dim)))
+    grad = np.asarray(case.grad_output, dtype=float)
+    if expand and not case.keepdim:
+        grad = np.expand_dims(grad, dims)
+    if divide:
+        grad = grad / np.prod([x.shape[axis] for axis in dims])
+    return [x.sum(axis=dims, keepdims=case.keepdim), [np.broadcast_to(grad, x.shape).copy()]]
+
+
+def _broadcasts(array: Any, shape: tuple) -> bool:
+    try:
+        np.broadcast_to(np.asarray(array), shape)
+    except ValueError:
+        return False
+    return True
+
+
+# 03.7's answer: (y, [dL/dx]).
+SUM_MISTAKES = [
+    Mistake("backward returns one gradient per tensor given to forward, here x alone: dim and "
+            "keepdim are settings, given by keyword, and get none", raises=True,
+            when=_raised_saying("incorrect number of gradients")),
+    Mistake("without keepdim the summed axes are gone from the gradient: give them back with "
+            "length 1 first, then broadcast to x's shape", raises=True,
+            when=_raised_saying("broadcast")),
+    Mistake("your gradient was broadcast along the wrong axes: without keepdim, first give "
+            "the summed axes back with length 1, then broadcast",
+            gives=lambda case: None if case.keepdim else _sum_gradient(case, expand=False)),
+    Mistake("if your backward broadcasts the gradient as it is: without keepdim that puts it "
+            "along the wrong axes; give the summed axes back with length 1 first",
+            raises=True, when=lambda case: _raised_saying("GradcheckError")(case)
+            and not case.keepdim and _broadcasts(case.grad_output, np.shape(case.x))),
+    Mistake("your gradient is divided by the number of entries summed: a sum passes its "
+            "gradient on unchanged (that was the mean)",
+            gives=lambda case: _sum_gradient(case, divide=True)),
+]
 
 
 # ---------------------------------------------------------------------------- 03.3 cases
@@ -65,6 +222,57 @@ def _mean_hidden(rng: np.random.Generator) -> list[tuple]:
     cases.append(_mean_case(rng, (n, n), 1, False))
     cases.append(_mean_case(rng, (2, n, n), -1, False))
     return cases
+
+
+def _reduced(case: Case) -> tuple[int, ...]:
+    shape, dim = case.shape, case.dim
+    return tuple(sorted(axis % len(shape) for axis in ((dim,) if isinstance(dim, int) else dim)))
+
+
+def _mean_gradient(case: Case, count: float, expand: bool = True) -> np.ndarray:
+    grad = np.asarray(case.grad_output, dtype=float)
+    if expand and not case.keepdim:
+        grad = np.expand_dims(grad, _reduced(case))
+    return np.broadcast_to(grad / count, case.shape).copy()
+
+
+def _averaged(case: Case) -> int:
+    return int(np.prod([case.shape[axis] for axis in _reduced(case)]))
+
+
+MEAN_MISTAKES = [
+    Mistake(lambda c: f"your gradient is not divided by N = {_averaged(c)}, the number of "
+                      "entries each mean averages", gives=lambda c: _mean_gradient(c, 1.0)),
+    Mistake("you divided by the size of the whole input: N counts only the entries that went "
+            "into one mean (the averaged axes)",
+            gives=lambda c: _mean_gradient(c, float(np.prod(c.shape)))
+            if np.prod(c.shape) != _averaged(c) else None),
+    Mistake("your gradient was broadcast along the wrong axes: without keepdim, first give "
+            "the averaged axes back with length 1, then broadcast",
+            gives=lambda c: _mean_gradient(c, _averaged(c), expand=False)
+            if not c.keepdim else None),
+]
+
+
+def _softmax_of(x: np.ndarray) -> np.ndarray:
+    shifted = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return shifted / shifted.sum(axis=-1, keepdims=True)
+
+
+SOFTMAX_MISTAKES = [
+    Mistake("your VJP keeps only the diagonal of the Jacobian: softmax's outputs share one "
+            "normaliser, so every input moves every output of its row",
+            gives=lambda c: _softmax_of(c.x) * c.v),
+    Mistake("your Σ s·v runs over the whole batch: each row is its own softmax, so sum over "
+            "the last axis only",
+            gives=lambda c: _softmax_of(c.x) * (c.v - np.sum(_softmax_of(c.x) * c.v))
+            if np.ndim(c.x) > 1 else None),
+    Mistake("your VJP lacks the factor s in front", gives=lambda c: c.v - np.sum(
+        _softmax_of(c.x) * c.v, axis=-1, keepdims=True)),
+    Mistake("your softmax overflows for large inputs (inf or nan): subtract each row's "
+            "maximum before the exponential; softmax does not change",
+            when=lambda c: not np.all(np.isfinite(np.asarray(c.got, dtype=float)))),
+]
 
 
 # ---------------------------------------------------------------------------- 03.4 cases
@@ -136,27 +344,42 @@ EXERCISES = [
     Exercise(
         id="03.1", function="sum_to_shape", points=3,
         title="Summing a gradient over broadcast axes",
+        reading="5. Broadcasting: copies in forward, sums in backward",
+        idea="Broadcasting copied entries along some axes; in backward the gradient of every copy "
+             "comes home to its original, so sum those axes away until the result has exactly the "
+             "target's shape.",
         hint="Sum over the extra leading axes, then over each axis where the target has length 1 "
              "(keepdims=True); the result must have exactly the target shape.",
         visible=lambda: [(_arange(4, 2, 3), (2, 1)), (_arange(2, 3), (3,)),
                          (_arange(2, 3), (1, 3)), (_arange(2, 3), (2, 3)), (_arange(2, 3), ())],
         hidden=_sum_to_shape_hidden,
-        compare=close(rtol=1e-9, atol=1e-9),
+        compare=comparator(SUM_TO_MISTAKES, names=("grad", "shape"),
+                           compare=close(rtol=1e-9, atol=1e-9), first_only=True),
     ),
     Exercise(
         id="03.2", function="matmul_backward", points=3,
         title="The backward pass of a matrix product",
+        reading="3. Jacobians: what backward really computes",
+        idea="Each gradient has the shape of its own input, and it comes from one product of the "
+             "output's gradient with the other factor, one of the two turned on its side: let the "
+             "shapes tell you which and in what order.",
         hint="Match the shapes: dL/dA (n, k) = G (n, m) @ Bᵀ (m, k); dL/dB (k, m) = Aᵀ (k, n) "
              "@ G (n, m).",
         visible=lambda: [(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[5.0, 6.0], [7.0, 8.0]]),
                           np.array([[1.0, 0.0], [0.0, 0.0]])),
                          (_arange(2, 3), _arange(3, 4), np.ones((2, 4)))],
         hidden=lambda rng: [_matmul_case(rng, square) for square in (False, False, True, True)],
-        compare=close(rtol=1e-9, atol=1e-9),
+        compare=comparator(MATMUL_MISTAKES, names=("a", "b", "grad_output"),
+                           compare=close(rtol=1e-9, atol=1e-9)),
+        parts=("dL/dA", "dL/dB"),
     ),
     Exercise(
         id="03.3", function="mean_backward", points=3,
         title="The backward pass of a mean",
+        reading="3. Jacobians: what backward really computes",
+        idea="Every entry that went into a mean gets an equal share of that mean's gradient; "
+             "without keepdim the averaged axes are gone from the gradient and must come back "
+             "before it can spread along them.",
         hint="Divide by N, the number of entries averaged together; with keepdim=False first "
              "give the reduced axes back with length 1, then broadcast.",
         visible=lambda: [(np.array(1.0), (2, 2), (0, 1), False),
@@ -164,11 +387,16 @@ EXERCISES = [
                          (np.array([[3.0, 6.0, 9.0]]), (2, 3), 0, True),
                          (np.array([1.0, 2.0, 3.0]), (3, 3), -1, False)],
         hidden=_mean_hidden,
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=comparator(MEAN_MISTAKES, names=("grad_output", "shape", "dim", "keepdim"),
+                           compare=close(rtol=1e-9, atol=1e-12)),
     ),
     Exercise(
         id="03.4", function="softmax_vjp", points=4,
         title="The softmax VJP without the Jacobian",
+        reading="4. Why the Jacobian is never built",
+        idea="softmax's outputs share one normaliser, so each input moves them all. Work out what "
+             "the Jacobian does to a vector, row by row, without building it; and keep the "
+             "exponentials finite for large inputs.",
         hint="Per row: s ⊙ (v − Σ s·v), with s = softmax(x) computed from x − max(x); the sum "
              "runs over the last axis only.",
         visible=lambda: [(np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0, 0.0])),
@@ -176,32 +404,46 @@ EXERCISES = [
                          (_arange(2, 3) / 2, np.array([[1.0, -1.0, 0.0], [0.0, 2.0, 1.0]])),
                          (np.array([1000.0, 1001.0, 999.0]), np.array([0.0, 1.0, 0.0]))],
         hidden=_softmax_hidden,
-        compare=close(rtol=1e-7, atol=1e-10),
+        compare=comparator(SOFTMAX_MISTAKES, names=("x", "v"),
+                           compare=close(rtol=1e-7, atol=1e-10), first_only=True),
     ),
     Exercise(
         id="03.5", function="cube_function", points=3,
         title="Your first Function: Cube",
+        reading="6. Anatomy of an op: following `a * b`",
+        idea="forward keeps what backward needs; backward multiplies the gradient arriving from "
+             "above by the local derivative of the cube at the saved input, and leaves that input "
+             "as it is.",
         hint="y = x³; dy/dx = 3x², so the gradient is grad_output · 3x², with x the "
              "saved input.",
         visible=lambda: [(np.array([1.0, 2.0]), np.array([1.0, 1.0])),
                          (np.array([[-1.0, 0.5], [2.0, -3.0]]), np.array([[1.0, 2.0], [0.5, -1.0]]))],
         hidden=_cube_hidden,
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=comparator(CUBE_MISTAKES, names=("x", "grad_output"),
+                           compare=close(rtol=1e-9, atol=1e-12)),
     ),
     Exercise(
         id="03.6", function="broadcast_mul_function", points=4,
         title="A broadcasting Mul",
+        reading="5. Broadcasting: copies in forward, sums in backward",
+        idea="Each factor's gradient is the gradient arriving times the other factor, entry by "
+             "entry; then undo the broadcast of each input separately, as in 03.1.",
         hint="d(out)/da = b and d(out)/db = a, entry by entry; then sum each product down to its "
              "own input's shape (leading axes, and axes of length 1 that were stretched).",
         visible=lambda: [(_arange(2, 3), np.array([1.0, -1.0, 2.0]), np.ones((2, 3))),
                          (np.array([[1.0], [2.0]]), np.array([[3.0, 4.0, 5.0]]), _arange(2, 3)),
                          (np.array(2.0), _arange(2, 2), np.ones((2, 2)))],
         hidden=_broadcast_mul_hidden,
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=comparator(MUL_MISTAKES, names=("a", "b", "grad_output"),
+                           compare=close(rtol=1e-9, atol=1e-12)),
     ),
     Exercise(
         id="03.7", function="sum_function", points=4,
         title="A reduction: Sum(dim, keepdim)",
+        reading="3. Jacobians: what backward really computes",
+        idea="A sum hands its gradient, unchanged, to every entry it summed; without keepdim the "
+             "summed axes are gone from the gradient and must come back before it can spread "
+             "along them.",
         hint="Every input entry that was summed gets the gradient of its sum; with "
              "keepdim=False give the gradient its summed axes back with length 1, "
              "then broadcast it to the input's shape.",
@@ -209,11 +451,16 @@ EXERCISES = [
                          (_arange(2, 3), 0, True, np.array([[1.0, 2.0, 3.0]])),
                          (_arange(2, 3, 2), [0, -1], False, np.array([1.0, -1.0, 2.0]))],
         hidden=_sum_hidden,
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=comparator(SUM_MISTAKES, names=("x", "dim", "keepdim", "grad_output"),
+                           compare=close(rtol=1e-9, atol=1e-12)),
     ),
     Exercise(
         id="03.8", function="forward_mode", points=4,
         title="Forward mode with dual numbers",
+        reading="8. Forward mode and reverse mode",
+        idea="Carry beside every value how fast it moves in the chosen direction; each op "
+             "combines its operands' values and rates by the rules of lesson 01, and an input "
+             "absent from the direction does not move.",
         hint="Keep (value, tangent) per step; inputs start with their direction entry (0 if "
              "absent); the product rule gives (a·b)' = a'·b + a·b' — x·x gives 2x·x'.",
         visible=lambda: [([["x", "input", 3.0], ["y", "*", "x", "x"]], {"x": 1.0}),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.exercises.codec import NamedFunction
-from minigrad.exercises.mistakes import Mistake, comparator
+from minigrad.exercises.mistakes import Case, Mistake, comparator, near
 from minigrad.exercises.spec import Exercise, close
 
 # Smooth on the whole real line and tame on |z| ≲ 3, so central differences are well behaved.
@@ -21,6 +21,53 @@ def _jacobian_case(rng: np.random.Generator) -> tuple:
     weights = rng.normal(size=(m, n)) / np.sqrt(n)
     return (NamedFunction(str(rng.choice(SMOOTH))), weights, rng.normal(size=n),
             float(rng.choice([1e-4, 3e-4])))
+
+
+def _differences(case: Case, kind: str) -> np.ndarray:
+    """04.1's Jacobian by a mistaken difference: "forward" (y(x + ε) − y(x)) / ε, "backward"
+    (y(x) − y(x − ε)) / ε, "over eps" (a central difference divided by ε)."""
+    weights, x, eps = np.asarray(case.weights, float), np.asarray(case.x, float), case.eps
+    layer = lambda inputs: np.asarray(case.f(weights @ inputs), dtype=float)  # noqa: E731
+    columns = []
+    for j in range(x.size):
+        step = np.zeros_like(x)
+        step[j] = eps
+        ahead = layer(x + step) if kind != "backward" else layer(x)
+        behind = layer(x - step) if kind != "forward" else layer(x)
+        columns.append((ahead - behind) / eps)
+    return np.stack(columns, axis=1)
+
+
+def _loosely(got: np.ndarray, wrong: np.ndarray) -> bool:
+    """Near at the rounding a difference quotient carries (its ε amplifies it)."""
+    return near(got, wrong, rtol=1e-6, atol=1e-9)
+
+
+JACOBIAN_MISTAKES = [
+    Mistake("your J is transposed: row i is output i, column j is input j, so J has shape "
+            "(outputs, inputs)", gives=lambda case: case.expected.T),
+    Mistake("your columns are one-sided differences, from x to one side only: their error "
+            "shrinks like ε, not ε²; look at both sides of x, the same distance away",
+            when=lambda case: any(_loosely(case.got, _differences(case, kind))
+                                  for kind in ("forward", "backward"))),
+    Mistake("your J is twice the right one: the two points x − ε and x + ε are 2ε apart",
+            when=lambda case: _loosely(case.got, _differences(case, "over eps"))),
+    Mistake("your J is half the right one: the two points x − ε and x + ε are 2ε apart, not 4ε",
+            gives=lambda case: case.expected / 2),
+    Mistake("your J misses the layer's weights: y = f(W x), so each column goes through W "
+            "before f", when=lambda case: _loosely(case.got, _without_weights(case))),
+]
+
+
+def _without_weights(case: Case) -> np.ndarray:
+    """The Jacobian of f alone (a square matrix, when W is not)."""
+    x, eps = np.asarray(case.x, float), case.eps
+    columns = []
+    for j in range(x.size):
+        step = np.zeros_like(x)
+        step[j] = eps
+        columns.append((np.asarray(case.f(x + step)) - np.asarray(case.f(x - step))) / (2 * eps))
+    return np.stack(columns, axis=1)
 
 
 # ---------------------------------------------------------------------------- 04.2 cases
@@ -52,12 +99,23 @@ def _softplus_hidden(rng: np.random.Generator) -> list[tuple]:
 
 
 # 04.5's answer: (y, dL/dx, second derivative, "second backward" verdict, retain_graph verdict).
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-np.asarray(x, dtype=float)))
+
+
 SOFTPLUS_MISTAKES = [
     Mistake("your dL/dx is softplus' alone: multiply it by grad_output, the gradient arriving "
-            "from above", part=1, gives=lambda case: 1 / (1 + np.exp(-np.asarray(case.x)))),
-    Mistake("your backward cannot be differentiated again: with create_graph=True its result "
-            "carries no graph back to x — compute it with minigrad operations on "
-            "ctx.saved_tensors (x.sigmoid(), *), not with numpy",
+            "from above", part=1, gives=lambda case: _sigmoid(case.x)),
+    Mistake("your dL/dx multiplies grad_output by softplus itself: its derivative is another "
+            "function, one you already have on Tensors", part=1,
+            gives=lambda case: np.asarray(case.v) * np.logaddexp(0.0, case.x)),
+    Mistake("your dL/dx multiplies grad_output by softplus' second derivative: backward "
+            "needs the first", part=1,
+            gives=lambda case: np.asarray(case.v) * _sigmoid(case.x) * (1 - _sigmoid(case.x))),
+    Mistake("your backward cannot be differentiated again, which is what this exercise is "
+            "about: with create_graph=True its result carries no graph back to x. "
+            "The engine records only the operations it runs itself, and a result computed on "
+            "numpy arrays has none",
             when=lambda case: case.got[2] is None and case.expected[2] is not None),
     Mistake("a second backward through your node ran without retain_graph: keep x with "
             "ctx.save_for_backward (the engine frees it after backward), not as an attribute "
@@ -82,7 +140,8 @@ EXERCISES = [
         hidden=lambda rng: [_jacobian_case(rng) for _ in range(4)],
         # A central difference (or the exact Jacobian) agrees with the reference to ~ε²; a
         # one-sided difference is off by ~ε.
-        compare=close(rtol=1e-5, atol=2e-6),
+        compare=comparator(JACOBIAN_MISTAKES, names=("f", "weights", "x", "eps"),
+                           compare=close(rtol=1e-5, atol=2e-6), first_only=True),
     ),
     Exercise(
         id="04.2", function="higher_derivatives", points=3,
@@ -139,5 +198,6 @@ EXERCISES = [
         hidden=_softplus_hidden,
         compare=comparator(SOFTPLUS_MISTAKES, names=("x", "v")),
         parts=("y", "dL/dx", "second derivative", "second backward", "retain_graph"),
+        weights=(1, 1, 4, 1, 1),  # the point: a backward create_graph can differentiate
     ),
 ]

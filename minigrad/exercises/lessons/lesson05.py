@@ -50,6 +50,8 @@ def run_linear_module(module: type, function: type, x: np.ndarray, weight: np.nd
     named = dict(layer.named_parameters())
     parameters = sorted([name, list(p.shape)] for name, p in named.items())
     init = _init_verdict(named, in_features)
+    if init == "like PyTorch":  # and a wide layer, whose 64 biases show the range they come from
+        init = _init_verdict(dict(module(4, 64).named_parameters()), 4, wide=True)
     with mg.no_grad():
         for name, value in (("weight", weight), ("bias", bias)):
             if name in named:
@@ -76,8 +78,9 @@ def run_linear_module(module: type, function: type, x: np.ndarray, weight: np.nd
     return (parameters, init, graph, output.numpy(), [as_array(g) for g in grads])
 
 
-def _init_verdict(named: dict, in_features: int) -> str:
-    """"like PyTorch" when weight and bias are uniform in ±1/√in_features; otherwise why not."""
+def _init_verdict(named: dict, in_features: int, wide: bool = False) -> str:
+    """"like PyTorch" when weight and bias are uniform in ±1/√in_features; otherwise why not.
+    A ``wide`` layer has enough biases to tell their range too."""
     bound = 1 / math.sqrt(in_features)
     for name in ("weight", "bias"):
         if name not in named:
@@ -88,9 +91,10 @@ def _init_verdict(named: dict, in_features: int) -> str:
             return (f"{name} reaches {largest:.3g}, beyond 1/√in_features = {bound:.3g}")
         if not np.any(values):
             return f"{name} is all zeros"
-        if name == "weight" and largest < bound / 2:
-            return (f"weight stays within ±{largest:.3g}, far inside ±1/√in_features = "
-                    f"{bound:.3g}: draw from the whole range")
+        if (name == "weight" or wide) and largest < bound / 2:
+            return (f"{name} stays within ±{largest:.3g}, far inside ±1/√in_features = "
+                    f"{bound:.3g}: draw from the whole range" + (
+                        " (is it drawn from ±1/√out_features?)" if name == "bias" else ""))
     return "like PyTorch"
 
 

@@ -9,12 +9,12 @@ update with the wrong sign, a module whose forward leaves the graph.
 from __future__ import annotations
 
 from functools import lru_cache, partial
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
-                                         comparator, near, told)
+                                         comparator, near, plain_words)
 from minigrad.exercises.spec import Exercise, close
 
 # The classic worked example (see the lesson): inputs, targets, w1..w8, b1, b2.
@@ -100,7 +100,8 @@ LINEAR_MISTAKES = [
               "order of forward's arguments",
               when=lambda case, index=index: not _raised(case) and case.got[index] is None)
       for index, name in ((1, "dL/dX"), (2, "dL/dW"), (3, "dL/db"))),
-    Mistake(lambda case: f"gradcheck says: {_verdict(case)} (input 0 is X, 1 is W, 2 is b)",
+    Mistake(lambda case: f"gradcheck says: {plain_words(_verdict(case))} (input 0 is X, 1 is "
+                         "W, 2 is b)",
             when=lambda case: _verdict(case) not in ("", "passed") and not _raised(case)),
 ]
 
@@ -113,34 +114,50 @@ def _module_case(rng: np.random.Generator) -> tuple:
             rng.normal(size=(batch, h)), int(rng.integers(0, 2**31)))
 
 
-def _module_notes(got: Any, args: tuple) -> list[str]:
-    if not isinstance(got, (list, tuple)) or len(got) != 5:
-        return []
-    parameters, init, graph, _output, grads = got
-    h, d = np.shape(args[1])
-    notes = []
-    if parameters != [["bias", [h]], ["weight", [h, d]]]:
-        notes.append(f"your layer registers {parameters}: it needs two Parameters, `weight` "
-                     f"{(h, d)} and `bias` {(h,)} (a plain Tensor attribute is not registered)")
-    if isinstance(init, str) and init != "like PyTorch":
-        notes.append(f"init: {init} (PyTorch draws weight and bias uniformly from "
-                     "±1/√in_features)")
-    if isinstance(graph, str) and graph.startswith("no graph"):
-        notes.append(f"{graph}: return the Tensor LinearFunction.apply gives — a numpy array "
-                     "(.numpy(), .data, np.…) has no graph, so no gradient can reach the "
-                     "parameters")
-    elif isinstance(graph, str) and graph != "your Function":
-        notes.append(f"your output comes from {graph}, not from your LinearFunction: call "
-                     "LinearFunction.apply(x, self.weight, self.bias)")
-    if isinstance(grads, (list, tuple)) and len(grads) == 3:
-        for name, value in (("weight", grads[1]), ("bias", grads[2])):
-            if value is None and not (isinstance(graph, str) and graph.startswith("no graph")):
-                notes.append(f"after backward, {name}.grad is None: the graph does not reach "
-                             f"self.{name} (a .detach(), .data or copy in forward cuts it)")
-    return notes
+def _module_answer(case: Case) -> Optional[tuple]:
+    """05.5's answer as (parameters, init, graph, output, grads), or None if it is not one."""
+    got = case.got
+    return tuple(got) if isinstance(got, (list, tuple)) and len(got) == 5 else None
 
 
-MODULE_MISTAKES = [told(lambda case: "; ".join(_module_notes(case.got, case.args)))]
+def _sizes(case: Case) -> tuple[int, int]:
+    return np.shape(case.args[1])  # (out_features, in_features)
+
+
+def _no_graph(case: Case) -> bool:
+    graph = _module_answer(case)[2]
+    return isinstance(graph, str) and graph.startswith("no graph")
+
+
+def _grad_missing(name: str, index: int) -> Mistake:
+    return Mistake(f"after backward, {name}.grad is None: the graph does not reach "
+                   f"self.{name} (a .detach(), .data or copy in forward cuts it)",
+                   when=lambda case: isinstance(_module_answer(case)[4], (list, tuple))
+                   and len(_module_answer(case)[4]) == 3
+                   and _module_answer(case)[4][index] is None and not _no_graph(case))
+
+
+# 05.5's answer: (parameters, init, graph, output, [dL/dx, dL/dW, dL/db]).
+MODULE_MISTAKES = [
+    Mistake(lambda case: f"your layer registers {_module_answer(case)[0]}: it needs two "
+                         f"Parameters, `weight` {tuple(_sizes(case))} and `bias` "
+                         f"{(_sizes(case)[0],)} (a plain Tensor attribute is not registered)",
+            when=lambda case: _module_answer(case)[0] != [["bias", [_sizes(case)[0]]],
+                                                          ["weight", list(_sizes(case))]]),
+    Mistake(lambda case: f"init: {_module_answer(case)[1]} (PyTorch draws weight and bias "
+                         "uniformly from ±1/√in_features)",
+            when=lambda case: isinstance(_module_answer(case)[1], str)
+            and _module_answer(case)[1] != "like PyTorch"),
+    Mistake(lambda case: f"{_module_answer(case)[2]}: return the Tensor LinearFunction.apply "
+                         "gives — a numpy array (.numpy(), .data, np.…) has no graph, so no "
+                         "gradient can reach the parameters", when=_no_graph),
+    Mistake(lambda case: f"your output comes from {_module_answer(case)[2]}, not from your "
+                         "LinearFunction: call LinearFunction.apply(x, self.weight, self.bias)",
+            when=lambda case: isinstance(_module_answer(case)[2], str) and not _no_graph(case)
+            and _module_answer(case)[2] != "your Function"),
+    _grad_missing("weight", 1),
+    _grad_missing("bias", 2),
+]
 
 
 # ---------------------------------------------------------------------------- 05.6 training
@@ -174,45 +191,54 @@ def _moons_case(rng: np.random.Generator, count: int, hidden: int, steps: int) -
 _TRAINING_CLOSE = close(rtol=1e-7, atol=1e-10)
 
 
-def _training_notes(expected: tuple, got: Any, args: tuple) -> list[str]:
-    if not isinstance(got, (list, tuple)) or len(got) != 2:
-        return []
-    want = np.asarray(expected[0], dtype=np.float64)
-    try:
-        losses = np.asarray(got[0], dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        return []
-    if losses.shape != want.shape:
-        return [f"you returned {losses.size} losses for {want.size} steps: one per step"]
-    batch = len(args[1])
-    if _near(losses, want):
-        return ["your losses are right; the accuracy is counted after the last step: one more "
-                "forward with the updated parameters"]
-    if _near(losses[:-1], want[1:]):
-        return ["your losses are one step late: record each step's loss before its update "
-                "(the loss that backward differentiates)"]
-    if _near(losses[0], want[0]):
-        if _near(losses[:2], want[:2]) and not _near(losses[2:], want[2:]):
-            return ["your first two losses are right, then they drift: each backward adds to "
-                    ".grad (+=), so gradients pile up across steps — zero them at the start of "
-                    "every step"]
-        if losses[1] > losses[0] and want[1] < want[0]:
-            return ["your loss grows from the first step on: the update climbs the gradient; "
-                    "it is p ← p − lr · p.grad"]
-        if _near(losses, np.full_like(losses, losses[0])):
-            return ["your loss never changes: the update does not reach the layers' own "
-                    "Parameters (zeroed before the step, or applied to copies?)"]
-    elif _near(losses[0], want[0] / batch):
-        return [f"your loss is the mean divided by B = {batch} again: cross_entropy already "
-                "averages, and a second 1/B shrinks every gradient"]
-    elif _near(losses[0], want[0] * batch):
-        return [f"your loss is B = {batch} times the mean (a sum over the batch): the loss is "
-                "the mean, with the 1/B once"]
-    return []
+def _losses(case: Case) -> np.ndarray:
+    """05.6's losses, the student's: one per step (raises when there are none to read)."""
+    return np.asarray(case.got[0], dtype=np.float64).reshape(-1)
 
 
-TRAINING_MISTAKES = [told(lambda case: "; ".join(_training_notes(case.expected, case.got,
-                                                                case.args)))]
+def _right_losses(case: Case) -> np.ndarray:
+    return np.asarray(case.expected[0], dtype=np.float64)
+
+
+def _first_right(case: Case) -> bool:
+    return bool(_near(_losses(case)[0], _right_losses(case)[0]))
+
+
+def _loss_times(factor: Callable[[int], float]) -> Callable[[Case], bool]:
+    return lambda case: not _first_right(case) and bool(
+        _near(_losses(case)[0], _right_losses(case)[0] * factor(len(case.args[1]))))
+
+
+# 05.6's answer: (losses, accuracy). The first row the answer shows is named.
+TRAINING_MISTAKES = [
+    Mistake(lambda case: f"you returned {_losses(case).size} losses for "
+                         f"{_right_losses(case).size} steps: one per step",
+            when=lambda case: _losses(case).shape != _right_losses(case).shape),
+    Mistake("your losses are right; the accuracy is counted after the last step: one more "
+            "forward with the updated parameters",
+            when=lambda case: _near(_losses(case), _right_losses(case))),
+    Mistake("your losses are one step late: record each step's loss before its update (the "
+            "loss that backward differentiates)",
+            when=lambda case: _near(_losses(case)[:-1], _right_losses(case)[1:])),
+    Mistake("your first two losses are right, then they drift: each backward adds to .grad "
+            "(+=), so gradients pile up across steps — zero them at the start of every step",
+            when=lambda case: _near(_losses(case)[:2], _right_losses(case)[:2])
+            and not _near(_losses(case)[2:], _right_losses(case)[2:])),
+    Mistake("your loss grows from the first step on: the update climbs the gradient; it is "
+            "p ← p − lr · p.grad",
+            when=lambda case: _first_right(case) and _losses(case)[1] > _losses(case)[0]
+            and _right_losses(case)[1] < _right_losses(case)[0]),
+    Mistake("your loss never changes: the update does not reach the layers' own Parameters "
+            "(zeroed before the step, or applied to copies?)",
+            when=lambda case: _first_right(case)
+            and _near(_losses(case), np.full_like(_losses(case), _losses(case)[0]))),
+    Mistake(lambda case: f"your loss is the mean divided by B = {len(case.args[1])} again: "
+                         "cross_entropy already averages, and a second 1/B shrinks every "
+                         "gradient", when=_loss_times(lambda batch: 1 / batch)),
+    Mistake(lambda case: f"your loss is B = {len(case.args[1])} times the mean (a sum over the "
+                         "batch): the loss is the mean, with the 1/B once",
+            when=_loss_times(lambda batch: batch)),
+]
 
 
 # ---------------------------------------------------------------------------- 05.2–05.4
@@ -239,6 +265,7 @@ def _arrays(case: Case) -> tuple[np.ndarray, np.ndarray]:
 
 
 # 05.2: ReLU's y ≥ 0 (the erratum), f' taken at y as if it were x, and a missing Δ.
+_OTHER = {"sigmoid": "tanh", "tanh": "sigmoid"}  # the activation whose slope is mistaken for it
 ACTIVATION_MISTAKES = [
     Mistake("where y = 0 your gradient passes through: ReLU's output is 0 there, so the input "
             "was ≤ 0 and the slope is 0 — it is 1 only where y > 0", group="slope",
@@ -250,6 +277,10 @@ ACTIVATION_MISTAKES = [
     Mistake("you returned the activation's own slope: multiply it, entry by entry, by the "
             "gradient arriving from above (grad_output)", group="slope",
             gives=lambda c: _if(not np.all(_arrays(c)[1] == 1), _slope(c.name, _arrays(c)[0]))),
+    Mistake(lambda c: f"you used {_OTHER[c.name]}'s slope for {c.name}: each activation has its "
+                      "own derivative, written with its own output", group="slope",
+            gives=lambda c: _if(c.name in _OTHER,
+                                _arrays(c)[1] * _slope(_OTHER.get(c.name, c.name), _arrays(c)[0]))),
 ]
 
 
@@ -348,46 +379,49 @@ def _one_path_unit(hidden: Any, right: np.ndarray, through_o1: np.ndarray,
     return None
 
 
-def _network_notes(expected: tuple, got: Any, args: tuple) -> list[str]:
-    """One output path only, `=` for `+=`, and a step up the gradient."""
-    if not isinstance(got, (list, tuple)) or len(got) != 4:
-        return []
-    inputs, targets, weights, biases, lr = args
-    hidden = got[1]
-    notes = []
-    if _near(got[0], 2 * expected[0]):
-        notes.append("your E is twice the right one: each squared error has ½ in front of it")
-    if not _near(hidden, expected[1]):
-        through_o1 = one_path_gradients(inputs, targets, weights, biases, 0)
-        through_o2 = one_path_gradients(inputs, targets, weights, biases, 1)
-        unit = _one_path_unit(hidden, expected[1], through_o1, through_o2)
-        if unit:
-            notes.append(unit)
-        elif _near(hidden, through_o1):
-            notes.append(f"your hidden-unit δ uses only one output path, through o1 (your "
-                         f"dE/dw1 = {through_o1[0]:.6g}; with both paths it is "
-                         f"{expected[1][0]:.6g} — in the reading's example the one-path number "
-                         "is 0.000668 against 0.000439): h1 and h2 feed o1 and o2, and the two "
-                         "paths add")
-        elif _near(hidden, through_o2):
-            notes.append("your hidden-unit δ keeps only the path through o2 — an `=` where `+=` "
-                         "should add the second path? h1 and h2 feed both outputs")
-    w = np.asarray(weights, dtype=np.float64)
+def _through(case: Case, path: int) -> np.ndarray:
+    """dE/dw1…w4 through output o1 (``path`` 0) or o2 (1) alone."""
+    inputs, targets, weights, biases, _ = case.args
+    return one_path_gradients(inputs, targets, weights, biases, path)
+
+
+def _unit_on_one_path(case: Case) -> Optional[str]:
+    return _one_path_unit(case.got[1], case.expected[1], _through(case, 0), _through(case, 1))
+
+
+def _climbs(case: Case) -> bool:
+    """The new weights are w + lr·(the right gradient, or the student's own)."""
+    weights, lr = np.asarray(case.args[2], dtype=np.float64), case.args[4]
+    right = np.concatenate([case.expected[1], case.expected[2]])
     try:
-        theirs = np.concatenate([np.asarray(got[1], dtype=np.float64).reshape(-1),
-                                 np.asarray(got[2], dtype=np.float64).reshape(-1)])
+        theirs = np.concatenate([np.asarray(case.got[1], dtype=np.float64).reshape(-1),
+                                 np.asarray(case.got[2], dtype=np.float64).reshape(-1)])
     except (TypeError, ValueError):
         theirs = None
-    right = np.concatenate([expected[1], expected[2]])
-    if _near(got[3], w + lr * right) or (theirs is not None and theirs.shape == (8,)
-                                         and not _near(theirs, right)
-                                         and _near(got[3], w + lr * theirs)):
-        notes.append("your step goes up the gradient: new w = w − lr · dE/dw")
-    return notes
+    return bool(_near(case.got[3], weights + lr * right) or (
+        theirs is not None and theirs.shape == (8,) and not _near(theirs, right)
+        and _near(case.got[3], weights + lr * theirs)))
 
 
-NETWORK_MISTAKES = [told(lambda case: "; ".join(_network_notes(case.expected, case.got,
-                                                              case.args)))]
+# 05.4's answer: (E, dE/dw1…w4, dE/dw5…w8, new weights); of the "hidden" group, the first the
+# answer shows is named.
+NETWORK_MISTAKES = [
+    Mistake("your E is twice the right one: each squared error has ½ in front of it", part=0,
+            gives=lambda case: 2 * case.expected[0]),
+    Mistake(lambda case: _unit_on_one_path(case) or "", group="hidden",
+            when=lambda case: not _near(case.got[1], case.expected[1])
+            and bool(_unit_on_one_path(case))),
+    Mistake(lambda case: f"your hidden-unit δ uses only one output path, through o1 (your "
+                         f"dE/dw1 = {_through(case, 0)[0]:.6g}; with both paths it is "
+                         f"{case.expected[1][0]:.6g} — in the reading's example the one-path "
+                         "number is 0.000668 against 0.000439): h1 and h2 feed o1 and o2, and "
+                         "the two paths add", part=1, group="hidden",
+            gives=lambda case: _through(case, 0)),
+    Mistake("your hidden-unit δ keeps only the path through o2 — an `=` where `+=` should add "
+            "the second path? h1 and h2 feed both outputs", part=1, group="hidden",
+            gives=lambda case: _through(case, 1)),
+    Mistake("your step goes up the gradient: new w = w − lr · dE/dw", when=_climbs),
+]
 
 
 _NETWORK_VISIBLE_SECOND = (np.array([1.0, -1.0]), np.array([0.0, 1.0]),
@@ -490,6 +524,7 @@ EXERCISES = [
         hidden=lambda rng: [_module_case(rng) for _ in range(3)],
         compare=comparator(MODULE_MISTAKES, compare=_LINEAR_CLOSE),
         parts=("parameters", "init", "graph", "output", "gradients"),
+        weights=(1, 1, 3, 1, 2),  # the point: a layer whose graph runs through your Function
     ),
     Exercise(
         id="05.6", function="train_mlp", points=4,
@@ -507,7 +542,8 @@ EXERCISES = [
                          _moons_case(np.random.default_rng(6), 80, 8, 30)],
         hidden=lambda rng: [_digits_case(rng, 100, int(rng.integers(8, 17)), 20),
                             _moons_case(rng, 60, int(rng.integers(4, 9)), 20)],
-        compare=comparator(TRAINING_MISTAKES, compare=_TRAINING_CLOSE),
+        compare=comparator(TRAINING_MISTAKES, compare=_TRAINING_CLOSE,
+                           first_only=True),
         parts=("losses", "accuracy"),
     ),
 ]

@@ -15,7 +15,7 @@ import numpy as np
 
 from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
                                          comparator, near)
-from minigrad.exercises.spec import Exercise, close, exact
+from minigrad.exercises.spec import Comparator, Exercise, close, exact
 
 # The worked case of the lesson: 3×3 input, 2×2 kernel, 2×2 upstream gradient.
 WORKED_X = np.arange(1.0, 10.0).reshape(3, 3)
@@ -94,10 +94,27 @@ NOT_ROTATED = ("your dL/dx is what the kernel NOT rotated by 180° gives: rotate
 
 
 # ---------------------------------------------------------------------------- 06.1, 06.2, 06.4
+def _last_output_only(case: Case) -> np.ndarray:
+    """06.1 with `=` for `+=`: only the last output's term stays."""
+    delta = np.asarray(case.delta, dtype=float)
+    rows, columns = delta.shape
+    k = np.shape(case.x)[0] - rows + 1, np.shape(case.x)[1] - columns + 1
+    x = np.asarray(case.x, dtype=float)
+    return delta[-1, -1] * x[rows - 1:rows - 1 + k[0], columns - 1:columns - 1 + k[1]]
+
+
 WEIGHT_GRAD_MISTAKES = [
     Mistake("your dL/dw is the right one rotated by 180°: slide δ over x (dL/dw[m, n] pairs "
             "δ[i, j] with x[i + m, j + n]), not x over δ",
             gives=lambda case: case.expected[::-1, ::-1]),
+    Mistake(lambda case: f"dL/dw has the kernel's shape {np.shape(case.expected)}: one entry "
+                         "per kernel offset, each adding up what every output sends back",
+            when=lambda case: _shape(case.got) not in (None, np.shape(case.expected))),
+    Mistake("your dL/dw keeps only the last output's term: each output (i, j) adds its share "
+            "(+=); `=` replaces what the earlier ones put there", gives=_last_output_only),
+    Mistake("your dL/dw is the mean of the outputs' contributions: the kernel is shared by "
+            "every output position, so their contributions add up",
+            gives=lambda case: case.expected / np.size(case.delta)),
 ]
 
 
@@ -105,7 +122,14 @@ def _plane_input_grad(weight: np.ndarray, delta: np.ndarray, stride: int, shape:
     return padded_input_grad(delta[None, None], weight[None, None], (1, 1, *shape), stride)[0, 0]
 
 
+def _kernel_without_delta(case: Case) -> np.ndarray:
+    return _plane_input_grad(np.asarray(case.weight, dtype=float),
+                             np.ones(np.shape(case.delta)), 1, case.expected.shape)
+
+
 INPUT_GRAD_MISTAKES = [
+    Mistake("your dL/dx adds up the kernel without δ: each window sends back w times its own "
+            "δ[i, j]", group="dx", gives=_kernel_without_delta),
     Mistake(NOT_ROTATED, group="dx", gives=lambda case: _plane_input_grad(
         case.weight[::-1, ::-1], case.delta, 1, case.expected.shape)),
     Mistake("dL/dx has the input's shape (R + k − 1, S + k − 1), not δ's: pad δ with k − 1 zeros "
@@ -134,7 +158,24 @@ def _reached_shape(case: Case) -> tuple:
     return (stride * (rows - 1) + k, stride * (columns - 1) + k)
 
 
+def _strided_overwritten(case: Case) -> np.ndarray:
+    """06.4 with `=` for `+=`: where windows overlap, the last one's share stays."""
+    weight, delta = np.asarray(case.weight, dtype=float), np.asarray(case.delta, dtype=float)
+    k, s = weight.shape[0], case.stride
+    grad = np.zeros(case.expected.shape)
+    for i, j in np.ndindex(delta.shape):
+        grad[s * i:s * i + k, s * j:s * j + k] = weight * delta[i, j]
+    return grad
+
+
 STRIDED_MISTAKES = [
+    Mistake("your dL/dx keeps only the last window's share where windows overlap: their "
+            "shares add up (+=)", group="dx", when=lambda case: case.weight.shape[0] > case.stride
+            and near(case.got, _strided_overwritten(case))),
+    Mistake("your dL/dx adds up the kernel without δ: each window sends back w times its own "
+            "δ[i, j]", group="dx", gives=lambda case: _plane_input_grad(
+                np.asarray(case.weight, dtype=float), np.ones(np.shape(case.delta)), case.stride,
+                case.expected.shape)),
     Mistake(NOT_ROTATED, group="dx", gives=lambda case: _plane_input_grad(
         case.weight[::-1, ::-1], case.delta, case.stride, case.expected.shape)),
     Mistake(lambda case: f"δ was not dilated: with stride {case.stride}, output i read the window "
@@ -221,9 +262,12 @@ def _all_zero(case: Case, part: int) -> bool:
         and bool(np.any(case.expected[part]))
 
 
-def _examples(case: Case) -> str:
+def _shared(case: Case) -> str:
+    """Why a parameter's gradient adds up its examples', in this case's words."""
     batch = _conv(case).batch
-    return "the one example of this batch" if batch == 1 else f"all {batch} examples"
+    if batch == 1:
+        return "it keeps the batch axis, of length 1 here"
+    return f"the parameters are shared by all {batch} examples, so add up their gradients"
 
 
 def _not_summed(name: str, part: int, per_example: str, right_shape: Callable) -> Mistake:
@@ -231,9 +275,8 @@ def _not_summed(name: str, part: int, per_example: str, right_shape: Callable) -
         values = getattr(_conv(case), per_example)
         return _shape(case.got[part]) == values.shape or (
             values.shape[0] > 1 and any(near(case.got[part], one) for one in values))
-    return Mistake(lambda case: f"{name} is not summed over the batch: the parameters are shared "
-                                f"by {_examples(case)}, so add up their gradients; {name} has "
-                                f"shape {right_shape(case)}", when=shown, group=name)
+    return Mistake(lambda case: f"{name} is not summed over the batch: {_shared(case)}; "
+                                f"{name} has shape {right_shape(case)}", when=shown, group=name)
 
 
 def _divided_by_batch(name: str, part: int) -> Mistake:
@@ -252,7 +295,32 @@ def _missing(case: Case) -> list[str]:
 
 # 06.5's answer: (y, dL/dx, dL/dw, dL/db, gradcheck passed). Within a group, the first that
 # the answer shows is named: the groups go from the most specific mistake to the vaguest.
+def _low_precision(case: Case) -> list[str]:
+    """The parts of the answer computed in fewer digits than float64 (float32, float16)."""
+    names = ("y", "dL/dx", "dL/dw", "dL/db")
+    return [name for name, value in zip(names, case.got)
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.itemsize < 8]
+
+
+def _float64(compare: Comparator) -> Comparator:
+    """``compare``, and an answer with a part in float32 is wrong there even where its digits
+    happen to pass: its backward cannot be gradchecked, which is what 06.5 asks for."""
+    def judge(expected: Any, got: Any, args: tuple = ()) -> Optional[str]:
+        message = compare(expected, got, args)
+        if message is None and isinstance(got, (list, tuple)):
+            low = _low_precision(Case(args, expected, got))
+            if low:
+                return f"{' and '.join(low)} in float32"
+        return message
+    return judge
+
+
 CONV_MISTAKES = [
+    Mistake(lambda case: f"your {' and '.join(_low_precision(case))} "
+                         f"{'is' if len(_low_precision(case)) == 1 else 'are'} float32, about 7 "
+                         "digits: too few for gradcheck's finite differences and for these "
+                         "checks. Keep every array float64, as the inputs are",
+            when=lambda case: bool(_low_precision(case))),
     backward_not_written(4, "y"),
     backward_raised(4, "each gradient must come out with the shape of its input"),
     Mistake(lambda case: f"backward returned {len(case.got) - 2} gradient(s): it must return "
@@ -350,6 +418,30 @@ CONV_OTHERWISE = [
 ]
 
 
+# ---------------------------------------------------------------------------- 06.3
+def _positions(size: int, kernel: int, stride: int, padding: float, up: bool = False) -> int:
+    """Window positions along an axis padded with ``padding`` zeros in all (both ends
+    together: 2·p for the right count); ``up`` rounds a window that sticks out in."""
+    room = size + padding - kernel
+    return int(-(-room // stride) if up else room // stride) + 1
+
+
+SIZE_MISTAKES = [
+    Mistake("you padded one end only: the padding goes on both ends of the axis, 2·padding "
+            "in all", gives=lambda c: _positions(c.size, c.kernel, c.stride, c.padding)),
+    Mistake("you left the padding out: the window slides over the padded axis",
+            gives=lambda c: _positions(c.size, c.kernel, c.stride, 0)),
+    Mistake("you counted as if the stride were 1: the window moves stride pixels at a time",
+            gives=lambda c: _positions(c.size, c.kernel, 1, 2 * c.padding)),
+    Mistake("you rounded up: a window that would stick out past the end is not counted",
+            gives=lambda c: _positions(c.size, c.kernel, c.stride, 2 * c.padding, up=True)),
+    Mistake("one short: the window at position 0 counts too",
+            gives=lambda c: c.expected - 1),
+    Mistake("one too many: the last window must still fit entirely inside the padded axis",
+            gives=lambda c: c.expected + 1),
+]
+
+
 # ---------------------------------------------------------------------------- cases
 def _weight_case(rng: np.random.Generator) -> tuple:
     k = int(rng.integers(2, 5))
@@ -435,7 +527,7 @@ EXERCISES = [
                          (np.arange(16.0).reshape(4, 4), np.ones((2, 2))),
                          (np.eye(4), np.array([[1.0, 0.0, -1.0]]).T @ np.ones((1, 2)))],
         hidden=lambda rng: [_weight_case(rng) for _ in range(3)],
-        compare=comparator(WEIGHT_GRAD_MISTAKES, compare=_CLOSE),
+        compare=comparator(WEIGHT_GRAD_MISTAKES, names=("x", "delta"), compare=_CLOSE),
     ),
     Exercise(
         id="06.2", function="conv_input_grad", points=3,
@@ -462,7 +554,8 @@ EXERCISES = [
              "not fit entirely is not counted.",
         visible=lambda: [(3, 2, 1, 0), (28, 3, 1, 1), (28, 5, 2, 2), (7, 3, 3, 0), (5, 3, 2, 1)],
         hidden=_size_cases,
-        compare=exact(),
+        compare=comparator(SIZE_MISTAKES, names=("size", "kernel", "stride", "padding"),
+                           compare=exact(), first_only=True),
     ),
     Exercise(
         id="06.4", function="strided_input_grad", points=3,
@@ -497,8 +590,9 @@ EXERCISES = [
         hidden=_conv2d_hidden,
         compare=comparator(CONV_MISTAKES, names=("x", "weight", "bias", "delta", "stride",
                                           "padding"),
-                           compare=_CLOSE, otherwise=CONV_OTHERWISE),
+                           compare=_float64(_CLOSE), otherwise=CONV_OTHERWISE),
         parts=("y", "dL/dx", "dL/dw", "dL/db", "gradcheck"),
+        weights=(1, 2, 2, 1, 2),  # the point: the backward (dL/dx, dL/dw, and gradcheck's word)
         # A student's first Conv2d is seven nested Python loops, and run_conv2d gradchecks it
         # (two forwards per input entry). Such a Conv2d took 2.6-12 s for all 8 cases on most
         # seeds and 21 s on the costliest of 2000 (3 × 3 channels, a 7 × 7 plane) on a

@@ -1,7 +1,8 @@
 """Checks for lesson 07's exercises: visible cases, fresh random hidden cases, comparators.
 
 The comparators recognise the lesson's typical mistakes from the case's arguments and say
-so in words: the gradient routed to the *last* maximum of a tie (or to every maximum),
+so in words: the gradient routed to the *last* maximum of a tie (or to every maximum, or
+shared among them),
 ``=`` where overlapping windows must add (``+=``), average pooling without its 1/(k·k), a
 pooled output of the wrong shape, and the ReLU erratum (passing the gradient where z = 0).
 """
@@ -13,7 +14,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
-                                         comparator, near, told)
+                                         comparator, near)
 from minigrad.exercises.spec import Comparator, Exercise, close
 
 
@@ -91,127 +92,180 @@ def _pooled_shape(shape: tuple, kernel: int, stride: int) -> tuple:
     return (*shape[:-2], (shape[-2] - kernel) // stride + 1, (shape[-1] - kernel) // stride + 1)
 
 
-# ---------------------------------------------------------------------------- messages
+# ---------------------------------------------------------------------------- mistakes
 _ARRAYS = close(rtol=1e-9, atol=1e-12)
 
 
-def _same(got: Any, want: np.ndarray) -> bool:
-    return near(got, want)
+def _split_routing(x: np.ndarray, g: np.ndarray, kernel: int, stride: int) -> np.ndarray:
+    """The mistake of sharing a tied window's gradient equally among its maxima."""
+    x3 = np.asarray(x, dtype=float).reshape(-1, *np.shape(x)[-2:])
+    g3 = np.asarray(g, dtype=float).reshape(x3.shape[0], *np.shape(g)[-2:])
+    grad = np.zeros_like(x3)
+    for plane in range(x3.shape[0]):
+        for i, j, rows, columns in _windows(x3.shape, kernel, stride):
+            window = x3[plane, rows, columns]
+            maxima = window == window.max()
+            grad[plane, rows, columns] += g3[plane, i, j] * maxima / maxima.sum()
+    return grad.reshape(np.shape(x))
 
 
-def _last_maximum_message(got: Any, want: np.ndarray, last: np.ndarray) -> Optional[str]:
-    if not _same(got, want) and _same(got, last):
-        return ("where a window holds its maximum twice, yours goes to the LAST one; PyTorch "
-                "keeps the FIRST in row-by-row order (a later value must be strictly larger to "
-                "replace it — np.argmax does this)")
-    return None
-
-
-def _every_maximum_message(got: Any, want: np.ndarray, every: np.ndarray) -> Optional[str]:
-    if not _same(got, want) and _same(got, every):
-        return ("where a window holds its maximum twice, yours sends the gradient to every "
-                "copy; only one entry was selected — the FIRST in row-by-row order gets it all")
-    return None
-
-
-def _overwrite_message(got: Any, want: np.ndarray, wins: np.ndarray) -> Optional[str]:
+def _overwritten(got: Any, want: np.ndarray, wins: np.ndarray) -> bool:
     """Wrong only at pixels that several windows send gradient to: = where += was needed."""
     try:
         got = np.asarray(got, dtype=float)
         if got.shape != want.shape:
-            return None
+            return False
         wrong = ~np.isclose(got, want, rtol=1e-9, atol=1e-12)
     except (TypeError, ValueError):
-        return None
-    if wrong.any() and (wins[wrong] >= 2).all():
-        return ("your gradient is wrong only at pixels that several overlapping windows send "
-                "gradient to: there the gradients add up (+=, or np.add.at; note that "
-                "`a[index] += g` with a repeated index adds only once)")
-    return None
+        return False
+    return bool(wrong.any() and (wins[wrong] >= 2).all())
 
 
-def _scale_message(got: Any, want: np.ndarray, kernel: int, what: str) -> Optional[str]:
-    area = kernel * kernel
-    if _same(got, want):
-        return None
-    if _same(got, want * area):
-        return (f"your {what} is k·k = {area} times the right one: an average divides by the "
-                f"k·k pixels of its window")
-    if _same(got, want * kernel):
-        return f"your {what} is k = {kernel} times the right one: divide by k·k, not k"
-    return None
-
-
-def _shape_message(got: Any, input_shape: tuple, kernel: int, stride: int) -> Optional[str]:
-    want = _pooled_shape(input_shape, kernel, stride)
+def _wrong_shape(got: Any, input_shape: tuple, kernel: int, stride: int) -> bool:
     shape = np.shape(got) if isinstance(got, (np.ndarray, list)) else None
-    if shape is not None and tuple(shape) != want:
-        return (f"the pooled output must have shape {want}: a {kernel}×{kernel} window with "
-                f"stride {stride} fits (H − k) // s + 1 times down an input of height H "
-                f"(input shape {tuple(input_shape)}), and N, C stay as they are")
-    return None
+    return shape is not None and tuple(shape) != _pooled_shape(input_shape, kernel, stride)
+
+
+LAST_MAXIMUM = ("where a window holds its maximum twice, yours goes to the LAST one; PyTorch "
+                "keeps the FIRST in row-by-row order (a later value must be strictly larger to "
+                "replace it — np.argmax does this)")
+EVERY_MAXIMUM = ("where a window holds its maximum twice, yours sends the gradient to every "
+                 "copy; only one entry was selected — the FIRST in row-by-row order gets it all")
+SPLIT_MAXIMUM = ("where a window holds its maximum twice, yours shares the gradient among the "
+                 "copies; only one entry was selected — the FIRST in row-by-row order gets it "
+                 "all, the others nothing")
+OVERWRITE = ("your gradient is wrong only at pixels that several overlapping windows send "
+             "gradient to: there the gradients add up (+=, or np.add.at; note that "
+             "`a[index] += g` with a repeated index adds only once)")
+GRADCHECK = ("gradcheck disagrees with your backward: the finite differences of your own "
+             "forward are not the gradient your backward returns")
+RELU_AT_ZERO = ("your gradient passes the ReLU where z = 0 exactly: its derivative is 1 only "
+                "where z > 0 ('where the output ≥ 0' is every pixel, since a ReLU's output is "
+                "never negative)")
+
+
+def _scaled(what: str, part: Optional[int] = None) -> list[Mistake]:
+    """An average's output or gradient k·k or k times too large."""
+    return [Mistake(lambda c: f"your {what} is k·k = {c.kernel ** 2} times the right one: an "
+                              "average divides by the k·k pixels of its window", part=part,
+                    gives=lambda c: np.asarray(c.expected if part is None else c.expected[part])
+                    * c.kernel ** 2),
+            Mistake(lambda c: f"your {what} is k = {c.kernel} times the right one: divide by "
+                              "k·k, not k", part=part,
+                    gives=lambda c: np.asarray(c.expected if part is None else c.expected[part])
+                    * c.kernel)]
+
+
+def _tied(part: Optional[int] = None) -> list[Mistake]:
+    """The three wrong ways to route a tied window's gradient (07.2's answer, or 07.5's at
+    ``part``)."""
+    return [Mistake(LAST_MAXIMUM, part=part, gives=lambda c: _max_routing(
+                c.x, c.g, c.kernel, c.stride, last=True)),
+            Mistake(EVERY_MAXIMUM, part=part, gives=lambda c: _every_maximum_routing(
+                c.x, c.g, c.kernel, c.stride)),
+            Mistake(SPLIT_MAXIMUM, part=part, gives=lambda c: _split_routing(
+                c.x, c.g, c.kernel, c.stride))]
+
+
+def _window_positions(case: Case) -> tuple[np.ndarray, np.ndarray]:
+    """Each window's first maximum as (row, column) in x, and as the index within its window."""
+    x = np.asarray(case.x, dtype=float)
+    flat = np.asarray(case.expected[1])
+    rows, columns = flat // x.shape[1], flat % x.shape[1]
+    shape = flat.shape
+    starts_r = (np.arange(shape[0]) * case.stride)[:, None]
+    starts_c = (np.arange(shape[1]) * case.stride)[None, :]
+    return (rows, columns), (rows - starts_r) * case.kernel + (columns - starts_c)
 
 
 FORWARD_MISTAKES = [
-    told(lambda c: _shape_message(c.got[0], c.x.shape, c.kernel, c.stride)),
-    told(lambda c: _last_maximum_message(c.got[1], c.expected[1],
-                                          _max_indices(c.x, c.kernel, c.stride, True))),
+    Mistake("your indices count within each window: an index is the position r·W + c in x "
+            "itself, flattened row by row", part=1, gives=lambda c: _window_positions(c)[1]),
+    Mistake("your indices count along the columns first (c·H + r): flatten x row by row, "
+            "r·W + c", part=1, gives=lambda c: _window_positions(c)[0][1] * np.shape(c.x)[0]
+            + _window_positions(c)[0][0]),
+    Mistake("your values are the windows' means: max pooling keeps each window's largest "
+            "entry", part=0, gives=lambda c: np.array([[np.mean(np.asarray(c.x)[rows, columns])
+                                                        for _, _, rows, columns in row]
+                                                       for row in _window_rows(c)])),
+    Mistake(lambda c: f"the pooled output must have shape "
+                      f"{_pooled_shape(c.x.shape, c.kernel, c.stride)}: a {c.kernel}×{c.kernel} "
+                      f"window with stride {c.stride} fits (H − k) // s + 1 times down an input "
+                      f"of height H (input shape {tuple(c.x.shape)}), and N, C stay as they are",
+            when=lambda c: _wrong_shape(c.got[0], c.x.shape, c.kernel, c.stride)),
+    Mistake(LAST_MAXIMUM, part=1, gives=lambda c: _max_indices(c.x, c.kernel, c.stride, True)),
 ]
+def _spread(case: Case) -> np.ndarray:
+    """07.2 with each window's gradient given to every pixel of the window."""
+    grad = np.zeros(np.shape(case.x))
+    g = np.asarray(case.g, dtype=float)
+    for i, j, rows, columns in _windows(np.shape(case.x), case.kernel, case.stride):
+        grad[rows, columns] += g[i, j]
+    return grad
+
+
 MAX_BACKWARD_MISTAKES = [
-    told(lambda c: _last_maximum_message(c.got, c.expected, _max_routing(
-        c.x, c.g, c.kernel, c.stride, last=True))),
-    told(lambda c: _every_maximum_message(c.got, c.expected, _every_maximum_routing(
-        c.x, c.g, c.kernel, c.stride))),
-    told(lambda c: _overwrite_message(c.got, c.expected, _wins(c.x, c.kernel, c.stride))),
+    *_tied(),
+    Mistake("your gradient reaches every pixel of a window: only the window's maximum moved "
+            "y, so only it gets the gradient", gives=_spread),
+    Mistake(OVERWRITE, when=lambda c: _overwritten(c.got, c.expected,
+                                                   _wins(c.x, c.kernel, c.stride))),
 ]
+def _window_rows(case: Case) -> list[list[tuple]]:
+    """The windows of 07.1's plane, row by row."""
+    shape = np.shape(case.x)
+    windows = list(_windows(shape, case.kernel, case.stride))
+    columns = (shape[-1] - case.kernel) // case.stride + 1
+    return [windows[i:i + columns] for i in range(0, len(windows), columns)]
+
+
+def _avg_first_pixel(case: Case) -> np.ndarray:
+    """07.3 with each window's share sent to its first pixel only."""
+    grad = np.zeros(case.shape)
+    g = np.asarray(case.g, dtype=float)
+    for i, j, rows, columns in _windows(case.shape, case.kernel, case.stride):
+        grad[rows.start, columns.start] += g[i, j] / case.kernel ** 2
+    return grad
+
+
 AVG_BACKWARD_MISTAKES = [
-    told(lambda c: _scale_message(c.got, c.expected, c.kernel, "gradient")),
-    told(lambda c: _overwrite_message(c.got, c.expected,
-                                       _window_count(c.shape, c.kernel, c.stride))),
+    *_scaled("gradient"),
+    Mistake("your gradient goes to one pixel of each window: all k·k pixels of a window "
+            "share its gradient equally", gives=_avg_first_pixel),
+    Mistake(OVERWRITE, when=lambda c: _overwritten(
+        c.got, c.expected, _window_count(c.shape, c.kernel, c.stride))),
 ]
-
-
-def _gradcheck_message(case: Case) -> Optional[str]:
-    if case.expected[2] is True and case.got[2] is False:
-        return ("gradcheck disagrees with your backward: the finite differences of your own "
-                "forward are not the gradient your backward returns")
-    return None
-
+_GRADCHECK_FAILED = Mistake(GRADCHECK, when=lambda c: c.expected[2] is True
+                            and c.got[2] is False)
 
 # 07.5 and 07.6 answer (y, dL/dx, gradcheck); run_pool puts at 2 what a backward raised.
 MAX_FUNCTION_MISTAKES = [
     backward_not_written(2, "y"),
     backward_raised(2, "dL/dx must come out with x's shape"),
-    told(lambda c: _last_maximum_message(c.got[1], c.expected[1], _max_routing(
-        c.x, c.g, c.kernel, c.stride, last=True))),
-    told(lambda c: _every_maximum_message(c.got[1], c.expected[1], _every_maximum_routing(
-        c.x, c.g, c.kernel, c.stride))),
-    told(lambda c: _overwrite_message(c.got[1], c.expected[1], _wins(c.x, c.kernel, c.stride))),
-    told(_gradcheck_message),
+    *_tied(part=1),
+    Mistake(OVERWRITE, when=lambda c: _overwritten(c.got[1], c.expected[1],
+                                                   _wins(c.x, c.kernel, c.stride))),
+    _GRADCHECK_FAILED,
 ]
 AVG_FUNCTION_MISTAKES = [
     backward_not_written(2, "y"),
     backward_raised(2, "dL/dx must come out with x's shape"),
-    told(lambda c: _scale_message(c.got[0], c.expected[0], c.kernel, "output")),
-    told(lambda c: _scale_message(c.got[1], c.expected[1], c.kernel, "gradient")),
-    told(lambda c: _overwrite_message(c.got[1], c.expected[1], np.broadcast_to(
+    *_scaled("output", part=0),
+    *_scaled("gradient", part=1),
+    Mistake(OVERWRITE, when=lambda c: _overwritten(c.got[1], c.expected[1], np.broadcast_to(
         _window_count(c.x.shape, c.kernel, c.stride), c.x.shape))),
-    told(_gradcheck_message),
+    _GRADCHECK_FAILED,
 ]
 
 
-def _relu_at_zero_message(case: Case) -> Optional[str]:
+def _passes_relu_at_zero(case: Case) -> bool:
     erratum = _conv_pool(case.x, case.weight, case.bias, case.g, relu_at_zero=True)
     got, expected = case.got, case.expected
-    passes_zero = all(_same(mine, right) for mine, right in zip(got[1:], erratum[1:]))
-    if passes_zero and not all(_same(mine, right) for mine, right in zip(got[1:], expected[1:])):
-        return ("your gradient passes the ReLU where z = 0 exactly: its derivative is 1 only "
-                "where z > 0 ('where the output ≥ 0' is every pixel, since a ReLU's output is "
-                "never negative)")
-    return None
+    return all(near(mine, right) for mine, right in zip(got[1:], erratum[1:])) and not all(
+        near(mine, right) for mine, right in zip(got[1:], expected[1:]))
 
 
-CONV_POOL_MISTAKES = [told(_relu_at_zero_message)]
+CONV_POOL_MISTAKES = [Mistake(RELU_AT_ZERO, when=_passes_relu_at_zero)]
 
 
 def _explained(mistakes: list[Mistake], names: tuple[str, ...]) -> Comparator:

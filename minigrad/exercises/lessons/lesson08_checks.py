@@ -19,7 +19,7 @@ from minigrad.data import load_digits
 from minigrad.data.digits import read_digits_file
 from minigrad.exercises import network
 from minigrad.exercises.source_rules import SourceRules, check_source
-from minigrad.exercises.mistakes import Case, Mistake, comparator, near
+from minigrad.exercises.mistakes import Case, Mistake, Raised, comparator, near
 from minigrad.exercises.spec import Comparator, Exercise, Runtime, close
 # The training images whose scores the report sends back, and the weights R of the probe loss
 # L = mean_n Σ_k scores[n, k]·R[n, k] whose gradients it sends: the given code's own constants
@@ -66,29 +66,39 @@ SGD_DEFAULTS = {"momentum": 0.0, "dampening": 0.0, "weight_decay": 0.0}
 ADAMW_DEFAULTS = {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 1e-2}
 
 
-def _settings(args: tuple, base: dict, shared: bool) -> list[tuple[list[int], dict]]:
+def _settings(args: tuple, base: dict, shared: bool,
+              from_defaults: tuple[str, ...] = ()) -> list[tuple[list[int], dict]]:
+    """Each group's parameters and settings; ``shared``: every setting from the defaults,
+    ``from_defaults``: these settings only."""
     groups, defaults = args[3], args[4]
     return [(list(group["params"]),
-             {**base, **defaults, **({} if shared else group)}) for group in groups]
+             {**base, **defaults, **({} if shared else group),
+              **{key: {**base, **defaults}[key] for key in from_defaults}}) for group in groups]
 
 
-def _replay(args: tuple, base: dict, update: Callable, shared: bool = False) -> tuple:
-    """Run the case's steps in numpy; ``update(p, g, settings, state)`` returns the new p."""
+def _replay(args: tuple, base: dict, update: Callable, shared: bool = False,
+            from_defaults: tuple[str, ...] = ()) -> tuple:
+    """Run the case's steps in numpy; ``update(p, g, settings, state)`` returns the new p.
+    Each parameter's ``state`` holds, under "optimizer", one dict shared by all of them."""
     weights, scales, targets, _, _, steps = args
     params = [np.array(w, dtype=float) for w in weights]
+    optimizer: dict = {}
     states: dict[int, dict] = {}
     history = []
-    for _ in range(steps):
-        grads = [a * (a * p - b) for a, p, b in zip(scales, params, targets)]
-        for indices, settings in _settings(args, base, shared):
-            for i in indices:
-                params[i] = update(params[i], grads[i], settings, states.setdefault(i, {}))
-        history.append([p.copy() for p in params])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for _ in range(steps):
+            grads = [a * (a * p - b) for a, p, b in zip(scales, params, targets)]
+            for indices, settings in _settings(args, base, shared, from_defaults):
+                for i in indices:
+                    state = states.setdefault(i, {"optimizer": optimizer})
+                    params[i] = update(params[i], grads[i], settings, state)
+            history.append([p.copy() for p in params])
     return history[0], history[-1]
 
 
 def _sgd_update(decay: str = "add", first: str = "gradient", sign: float = 1.0,
-                decay_outside: bool = False) -> Callable:
+                decay_outside: bool = False, nesterov: bool = False) -> Callable:
+    """SGD's step, or a mistaken one; ``nesterov``: the step goes along d + μ·buf."""
     def update(p: np.ndarray, g: np.ndarray, s: dict, state: dict) -> np.ndarray:
         lam, mu, tau = s["weight_decay"], s["momentum"], s["dampening"]
         d = {"add": g + lam * p, "none": g, "minus": g - lam * p, "times": g * (1 + lam)}[decay]
@@ -99,7 +109,7 @@ def _sgd_update(decay: str = "add", first: str = "gradient", sign: float = 1.0,
                 state["buffer"] = d.copy() if first == "gradient" else (1 - tau) * d
             else:
                 state["buffer"] = mu * state["buffer"] + (1 - tau) * d
-            d = state["buffer"]
+            d = d + mu * state["buffer"] if nesterov else state["buffer"]
         if decay_outside:
             d = d + lam * p
         return p - sign * s["lr"] * d
@@ -107,15 +117,21 @@ def _sgd_update(decay: str = "add", first: str = "gradient", sign: float = 1.0,
 
 
 def _adamw_update(decay: str = "decoupled", bias_correction: bool = True,
-                  sign: float = 1.0, kept: str = "both") -> Callable:
-    """AdamW's step, or a mistaken one; ``kept``: which of the two changes reach the model
-    ("decay": the Adam step made a new tensor, "step": the decay did)."""
+                  sign: float = 1.0, kept: str = "both", counter: str = "parameter",
+                  first_t: int = 1) -> Callable:
+    """AdamW's step, or a mistaken one. ``decay``: "decoupled" (right), "after" (the step
+    first), "no lr" (p·(1 − λ)), "plus", "l2" or "none"; ``kept``: which of the two changes
+    reach the model ("decay": the Adam step made a new tensor, "step": the decay did);
+    ``counter``: "parameter" (right) or "optimizer" (one t, bumped at every parameter);
+    ``first_t``: the t of the first step."""
     def update(p: np.ndarray, g: np.ndarray, s: dict, state: dict) -> np.ndarray:
         lr, lam, eps = s["lr"], s["weight_decay"], s["eps"]
         beta1, beta2 = s["betas"]
         start = p
         if decay == "decoupled":
             p = p * (1 - lr * lam)
+        elif decay == "no lr":
+            p = p * (1 - lam)
         elif decay == "plus":
             p = p * (1 + lr * lam)
         elif decay == "l2":
@@ -123,21 +139,25 @@ def _adamw_update(decay: str = "decoupled", bias_correction: bool = True,
         decayed = p
         if kept == "step":
             p = start
-        t = state["t"] = state.get("t", 0) + 1
+        counted = state["optimizer"] if counter == "optimizer" else state
+        t = counted["t"] = counted.get("t", first_t - 1) + 1
         m = state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * g
         v = state["v"] = beta2 * state.get("v", 0.0) + (1 - beta2) * g * g
         if kept == "decay":
             return decayed
         if bias_correction:
-            return p - sign * lr / (1 - beta1 ** t) * m / (np.sqrt(v) / math.sqrt(1 - beta2 ** t)
-                                                           + eps)
-        return p - sign * lr * m / (np.sqrt(v) + eps)
+            first, second = np.float64(1 - beta1 ** t), np.float64(1 - beta2 ** t)
+            p = p - sign * lr / first * m / (np.sqrt(v) / np.sqrt(second) + eps)
+        else:
+            p = p - sign * lr * m / (np.sqrt(v) + eps)
+        return p * (1 - lr * lam) if decay == "after" else p
     return update
 
 
-def _replayed(base: dict, update: Callable, shared: bool = False) -> Callable[[Case], list]:
+def _replayed(base: dict, update: Callable, shared: bool = False,
+              from_defaults: tuple[str, ...] = ()) -> Callable[[Case], list]:
     """The answer a mistaken ``update`` gives on the case (see _replay)."""
-    return lambda case: list(_replay(case.args, base, update, shared))
+    return lambda case: list(_replay(case.args, base, update, shared, from_defaults))
 
 
 def _unchanged(case: Case) -> list:
@@ -147,6 +167,19 @@ def _unchanged(case: Case) -> list:
 
 IN_PLACE = ("your step did not change the model's tensors: `p = p - ...` makes a new tensor and "
             "the model keeps the old one. Update in place: p.sub_(...) or p.data -= ...")
+
+STEP_ZERO = ("your first step divides by zero: the bias corrections 1 − β₁ᵗ and 1 − β₂ᵗ are 0 "
+             "when t = 0, so count the step before using it (t is 1 at a parameter's first "
+             "step)")
+
+
+def _step_zero(case: Case) -> bool:
+    """t started at 0: a float division raised, or the first step is not finite."""
+    if isinstance(case.got, Raised):
+        return case.got.startswith("ZeroDivisionError")
+    first = case.got[0]
+    return not all(np.isfinite(np.asarray(p, dtype=float)).all() for p in first)
+
 
 SGD_MISTAKES = [
     Mistake(
@@ -174,6 +207,14 @@ SGD_MISTAKES = [
         "every group got the same settings: read lr, momentum, dampening and weight_decay from "
         "each group's dict (group[\"lr\"]), not from the defaults",
         gives=_replayed(SGD_DEFAULTS, update=_sgd_update(), shared=True)),
+    Mistake(
+        "your weight decay λ is the optimizer's default in every group: a group that sets its "
+        "own weight_decay must decay with it; read λ from the group, as you do lr",
+        gives=_replayed(SGD_DEFAULTS, update=_sgd_update(), from_defaults=("weight_decay",))),
+    Mistake(
+        "your step is Nesterov's: it goes along d + μ·buf, the direction plus the momentum "
+        "again; this SGD steps along the momentum buffer alone",
+        gives=_replayed(SGD_DEFAULTS, update=_sgd_update(nesterov=True))),
 ]
 
 ADAMW_MISTAKES = [
@@ -213,6 +254,19 @@ ADAMW_MISTAKES = [
         "and the model keeps the old one — change p in place for both: p.mul_(…) and "
         "p.sub_(…)",
         gives=_replayed(ADAMW_DEFAULTS, update=_adamw_update(kept="step"))),
+    Mistake(
+        "your decay comes after the Adam step: AdamW shrinks the weight as it was before the "
+        "step, then takes the step, so the step is not decayed too",
+        gives=_replayed(ADAMW_DEFAULTS, update=_adamw_update(decay="after"))),
+    Mistake(
+        "your decay shrinks p by the factor (1 − λ), without the learning rate: in AdamW the "
+        "decay is a step too, as long as lr times λ",
+        gives=_replayed(ADAMW_DEFAULTS, update=_adamw_update(decay="no lr"))),
+    Mistake(
+        "your step counter t is one for the whole optimizer, counted up at every parameter: "
+        "each parameter needs its own t in its state, one more at each of its steps",
+        gives=_replayed(ADAMW_DEFAULTS, update=_adamw_update(counter="optimizer"))),
+    Mistake(STEP_ZERO, when=lambda case: _step_zero(case), raises=True),
 ]
 
 
@@ -287,6 +341,14 @@ MICRO_MISTAKES = [
             "number of examples n_i", gives=lambda case: sum(case.grads) / len(case.grads)),
     Mistake("your Σ n_i·g_i is right, now divide by N = Σ n_i",
             gives=lambda case: sum(n * g for n, g in zip(case.counts, case.grads))),
+    Mistake("your Σ n_i·g_i is divided by the number of micro-batches: divide by N = Σ n_i, "
+            "the number of examples",
+            gives=lambda case: sum(n * g for n, g in zip(case.counts, case.grads))
+            / len(case.grads)),
+    Mistake("your result adds the micro-batches' means as they are: weight each by its "
+            "number of examples n_i, then divide by N", gives=lambda case: sum(case.grads)),
+    Mistake("your result is the last micro-batch's gradient: every micro-batch counts, each "
+            "by its number of examples", gives=lambda case: case.grads[-1]),
 ]
 
 
@@ -428,11 +490,23 @@ def _compare_capstone(expected: dict, got: Any, args: tuple = ()) -> Optional[st
     predictions = network.forward(layers, expected["images"]).argmax(axis=1)
     accuracy = float((predictions == expected["labels"]).mean())
     if not accuracy >= expected["pass_mark"]:
-        return (f"your network gets {accuracy:.1%} of {expected['name']} right, below "
-                f"{expected['pass_mark']:.1%} (losses from {losses[0]:.3g} to {losses[-1]:.3g}): "
-                f"check each piece on its own exercise first, then train longer or adjust the "
-                f"learning rate")
+        return low_accuracy(accuracy, expected["pass_mark"], expected["name"], losses)
     return None
+
+
+def low_accuracy(accuracy: float, pass_mark: float, images: str, losses: list) -> str:
+    """What to say of a network whose pieces pass the probe but whose accuracy is too low:
+    a loss that rose over the epochs is a training loop that climbs (most often gradients
+    that were never cleared); one that fell too little needs more or better training."""
+    said = (f"your network gets {accuracy:.1%} of {images} right, below {pass_mark:.1%} "
+            f"(losses from {losses[0]:.3g} to {losses[-1]:.3g})")
+    if losses[-1] >= losses[0]:
+        return (f"{said}: the loss rose, and your pieces' gradients are right, so the training "
+                "loop goes the wrong way. Most often the gradients are never cleared: backward "
+                "adds into .grad, so without zero_grad before each backward every step follows "
+                "the sum of all the gradients so far (05.6 checks the same loop)")
+    return (f"{said}: your pieces' gradients are right; train longer or adjust the learning "
+            "rate")
 
 
 def _gradient_problem(layers: list, expected: dict, got: Any) -> Optional[str]:

@@ -171,8 +171,17 @@ def _prefixes() -> list[Path]:
                                              sys.base_exec_prefix)})
 
 
+def _within(path: Path, root: Path) -> bool:
+    """``path`` is ``root`` or inside it, both resolved: ``Path.is_relative_to`` by their text
+    (pathlib parses both paths at every call, and a child that may read numpy alone has a
+    protected path for every other installed package)."""
+    text, folder = str(path), str(root)
+    return text == folder or text.startswith(folder if folder.endswith(os.sep)
+                                             else folder + os.sep)
+
+
 def _holds(path: Path, protected: list[Path]) -> bool:
-    return any(path == item or path.is_relative_to(item) for item in protected)
+    return any(_within(path, item) for item in protected)
 
 
 def readable_paths(extra_protected: Iterable[Path] = (),
@@ -191,11 +200,12 @@ def readable_paths(extra_protected: Iterable[Path] = (),
 def _protected(path: Path, protected: list[Path]) -> bool:
     """True if ``path`` is (in) a protected path. The exception: the interpreter's own folder
     (a virtualenv) strictly inside a protected checkout stays readable; the package never."""
+    around = {str(path), *map(str, path.parents)}  # what ``path`` can be inside of
     for item in protected:
-        if not (path == item or path.is_relative_to(item)):
+        if str(item) not in around:
             continue
-        if item != PACKAGE and any(prefix != item and prefix.is_relative_to(item)
-                                   and path.is_relative_to(prefix) for prefix in _prefixes()):
+        if item != PACKAGE and any(prefix != item and _within(prefix, item)
+                                   and _within(path, prefix) for prefix in _prefixes()):
             continue
         return True
     return False
@@ -211,7 +221,7 @@ def _grant(path: Path, protected: list[Path], grants: list[list], depth: int) ->
         return
     if any(item == str(real) for item, _ in grants):
         return
-    inside = [item for item in protected if item.is_relative_to(real)]
+    inside = [item for item in protected if _within(item, real)]
     if not inside:
         grants.append([str(real), READ_FILE | READ_DIR])
         return
