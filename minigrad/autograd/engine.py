@@ -17,7 +17,8 @@ backward pass itself is recorded (and can be differentiated again).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+from operator import attrgetter
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -25,6 +26,8 @@ from minigrad.autograd.function import AccumulateGrad, Node
 from minigrad.autograd.grad_mode import set_grad_enabled
 from minigrad.tensor.dtypes import type_name
 from minigrad.tensor.tensor import Tensor
+
+NextNodes = Callable[[Node], Iterable[Node | None]]  # a node -> the nodes of its inputs
 
 
 def _as_tensor_list(values: Any) -> list[Any]:
@@ -68,13 +71,13 @@ def _node_of(tensor: Tensor) -> Node:
     return tensor.grad_fn if tensor.grad_fn is not None else tensor._get_accumulator()
 
 
-def _count_dependencies(roots: Iterable[Node]) -> dict[Node, int]:
+def _count_dependencies(roots: Iterable[Node], next_nodes: NextNodes) -> dict[Node, int]:
     """For each node reachable from the roots, the number of edges pointing into it."""
     dependencies: dict[Node, int] = {}
     stack = list(dict.fromkeys(roots))
     seen = set(stack)
     while stack:
-        for child in stack.pop()._next:
+        for child in next_nodes(stack.pop()):
             if child is None:
                 continue
             dependencies[child] = dependencies.get(child, 0) + 1
@@ -82,6 +85,27 @@ def _count_dependencies(roots: Iterable[Node]) -> dict[Node, int]:
                 seen.add(child)
                 stack.append(child)
     return dependencies
+
+
+def schedule(roots: Iterable[Node], next_nodes: NextNodes = attrgetter("_next")) -> Iterator[Node]:
+    """Every node reachable from `roots`, once each, and each only after all its consumers:
+    the order backward runs them in.
+
+    Count the edges into each node; keep a stack of the nodes no edge points into any more
+    (`ready`): pop the last one pushed, yield it, then take its edges away, pushing an input
+    whose count drops to zero (in argument order). `next_nodes(node)` gives a node's inputs'
+    nodes (`node._next`; a drawing of a PyTorch graph reads `next_functions`).
+    """
+    dependencies = _count_dependencies(roots, next_nodes)
+    ready = [node for node in dict.fromkeys(roots) if node not in dependencies]
+    while ready:
+        node = ready.pop()
+        yield node  # the caller sends the node's gradient on before its inputs count down
+        for child in next_nodes(node):
+            if child is not None:
+                dependencies[child] -= 1
+                if dependencies[child] == 0:
+                    ready.append(child)
 
 
 def _owner_id(array: np.ndarray) -> int:
@@ -199,37 +223,30 @@ def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_grap
     through the node's backward (see the module docstring). The memory of every gradient a
     hook saw or returned is added to `handed_out` (a leaf's .grad must not share it).
     """
-    dependencies = _count_dependencies(roots)
     pending: dict[Node, Tensor] = {}
     for node, gradient in zip(roots, gradients):
         _add(pending, node, gradient)
-    ready = [node for node in dict.fromkeys(roots) if node not in dependencies]
     with set_grad_enabled(create_graph):
-        while ready:
-            node = ready.pop()
+        for node in schedule(roots):
             gradient = pending.pop(node, None)
-            input_grads = None
-            if gradient is not None:
-                if node._pre_hooks:
-                    gradient = _run_hooks(node, gradient)
-                    if handed_out is not None:
-                        handed_out.add(_owner_id(gradient._data))
-                if visit(node, gradient):
-                    input_grads = _call_backward(node, gradient, retain_graph)
+            if gradient is None:
+                continue
+            if node._pre_hooks:
+                gradient = _run_hooks(node, gradient)
+                if handed_out is not None:
+                    handed_out.add(_owner_id(gradient._data))
+            if not visit(node, gradient):
+                continue
+            input_grads = _call_backward(node, gradient, retain_graph)
             for index, child in enumerate(node._next):
-                if child is None:
+                child_grad = input_grads[index]
+                if child is None or child_grad is None:
                     continue
-                child_grad = input_grads[index] if input_grads is not None else None
-                if child_grad is not None:
-                    expected = node.inputs[index]
-                    if type(child_grad) is not Tensor or child_grad._data.shape != expected.shape \
-                            or child_grad._data.dtype != expected.dtype:
-                        child_grad = _checked(child_grad, expected, node, index)
-                    _add(pending, child, child_grad)
-                count = dependencies[child] - 1
-                dependencies[child] = count
-                if count == 0:
-                    ready.append(child)
+                expected = node.inputs[index]
+                if type(child_grad) is not Tensor or child_grad._data.shape != expected.shape \
+                        or child_grad._data.dtype != expected.dtype:
+                    child_grad = _checked(child_grad, expected, node, index)
+                _add(pending, child, child_grad)
 
 
 def _add(pending: dict[Node, Tensor], node: Node, gradient: Tensor) -> None:

@@ -3,46 +3,27 @@
 It runs the same engine as `backward()` (minigrad.autograd.engine.run_backward) with a
 different visit: at an input's node it *captures* the gradient that arrived there, and it
 goes on through a node only if some input can be reached from it (the rest of the graph is
-pruned: found by walking from the inputs' nodes to their consumers).
+pruned: found by reading the engine's schedule backwards, inputs before their consumers).
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from minigrad.autograd.engine import (
-    _as_tensor_list, _node_of, _root_gradients, run_backward, store_retained,
+    _as_tensor_list, _node_of, _root_gradients, run_backward, schedule, store_retained,
 )
 from minigrad.autograd.function import AccumulateGrad, Node
 from minigrad.tensor.tensor import Tensor
 
 
-def _consumers(roots: Iterable[Node]) -> dict[Node, list[Node]]:
-    """For each node reachable from the roots, the nodes that use its output."""
-    consumers: dict[Node, list[Node]] = {}
-    stack = list(dict.fromkeys(roots))
-    seen = set(stack)
-    while stack:
-        node = stack.pop()
-        for child in node._next:
-            if child is None:
-                continue
-            consumers.setdefault(child, []).append(node)
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return consumers
-
-
-def _ancestors(targets: Iterable[Node], consumers: dict[Node, list[Node]]) -> set[Node]:
-    """Nodes from which some target is reachable: the only ones autograd.grad must run."""
+def _leading_to(targets: set[Node], order: list[Node]) -> set[Node]:
+    """The nodes from which some target can be reached: the only ones autograd.grad must run.
+    `order` is a schedule (each node before its inputs), read backwards: inputs first."""
     found: set[Node] = set()
-    stack = list(targets)
-    while stack:
-        for consumer in consumers.get(stack.pop(), ()):
-            if consumer not in found:
-                found.add(consumer)
-                stack.append(consumer)
+    for node in reversed(order):
+        if any(child in targets or child in found for child in node._next):
+            found.add(node)
     return found
 
 
@@ -53,7 +34,7 @@ def capture(outputs: Sequence[Tensor], gradients: Sequence[Tensor], inputs: Sequ
     (`handed_out`: as in run_backward)."""
     roots = [_node_of(output) for output in outputs]
     targets = {_node_of(tensor) for tensor in inputs}
-    needed = _ancestors(targets, _consumers(roots))
+    needed = _leading_to(targets, list(schedule(roots)))
     captured: dict[Node, Tensor] = {}
 
     def visit(node: Node, gradient: Tensor) -> bool:

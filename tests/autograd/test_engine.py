@@ -572,3 +572,51 @@ def test_a_hook_returning_an_array_or_a_hook_that_is_not_a_function_is_named():
         y.sum().backward()
     with pytest.raises(TypeError, match="a hook must be a function of the gradient, got int"):
         (x * 3).register_hook(5)
+
+
+# ---- the schedule: the one walk of the graph ----------------------------------------------
+def _diamond() -> tuple[mg.Tensor, list[mg.Tensor]]:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    a = x * 2
+    b = a.exp()
+    c = a + x
+    out = (b * c).sum()
+    return out, [a, b, c]
+
+
+def test_backward_runs_the_nodes_in_the_schedules_order():
+    from minigrad.autograd.engine import schedule
+
+    out, intermediates = _diamond()
+    ran = []
+    for tensor in intermediates:
+        tensor.register_hook(lambda grad, node=tensor.grad_fn: ran.append(node))
+    out.backward()
+    order = list(schedule([out.grad_fn]))
+    assert [node.name() for node in order] == [
+        "SumBackward0", "MulBackward0", "AddBackward0", "ExpBackward0", "MulBackward0",
+        "AccumulateGrad"]
+    assert ran == [node for node in order if node in ran]
+    assert len(ran) == 3
+
+
+def test_the_replay_walks_the_engines_schedule():
+    from minigrad.autograd.engine import schedule
+    from minigrad.viz.replay import engine_order, replay
+
+    out, _ = _diamond()
+    order = list(schedule([out.grad_fn]))
+    assert engine_order(out.grad_fn) == order
+    assert [node.source for node in replay(out).nodes] == order
+
+
+def test_autograd_grad_prunes_what_leads_to_no_input_on_a_deep_graph():
+    x = mg.tensor([1.0], requires_grad=True)
+    y = mg.tensor([2.0], requires_grad=True)
+    unused = y
+    for _ in range(3000):  # deeper than any recursion limit
+        unused = unused * 1.0
+    out = (x * 3 + unused).sum()
+    (grad_x,) = mg.autograd.grad(out, [x])
+    np.testing.assert_array_equal(grad_x.numpy(), [3.0])
+    assert unused.grad_fn._saved  # pruned: its backward never ran, its saved values are kept
