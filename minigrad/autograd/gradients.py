@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from minigrad.autograd.engine import (
-    _as_tensor_list, _node_of, _root_gradients, run_backward, schedule, store_retained,
-)
+from minigrad.autograd.accumulate import LeafGradients, store_retained
+from minigrad.autograd.checks import root_gradients
+from minigrad.autograd.engine import as_tensor_list, node_of, run_backward, schedule
 from minigrad.autograd.function import AccumulateGrad, Node
 from minigrad.tensor.tensor import Tensor
 
@@ -29,21 +29,23 @@ def _leading_to(targets: set[Node], order: list[Node]) -> set[Node]:
 
 def capture(outputs: Sequence[Tensor], gradients: Sequence[Tensor], inputs: Sequence[Tensor],
             retain_graph: bool, create_graph: bool,
-            handed_out: set[int] | None = None) -> dict[Node, Tensor]:
+            leaves: LeafGradients | None = None) -> dict[Node, Tensor]:
     """Run backward only where it leads to `inputs`; the gradient arriving at each input's node
-    (`handed_out`: as in run_backward)."""
-    roots = [_node_of(output) for output in outputs]
-    targets = {_node_of(tensor) for tensor in inputs}
+    (`leaves`: told of every gradient a hook saw, when backward(inputs=...) stores them)."""
+    roots = [node_of(output) for output in outputs]
+    targets = {node_of(tensor) for tensor in inputs}
     needed = _leading_to(targets, list(schedule(roots)))
     captured: dict[Node, Tensor] = {}
 
     def visit(node: Node, gradient: Tensor) -> bool:
+        if leaves is not None and node._pre_hooks:
+            leaves.hand_out(gradient)
         if node in targets:
             captured[node] = gradient
         store_retained(node, gradient)
         return node in needed and type(node) is not AccumulateGrad
 
-    run_backward(roots, gradients, retain_graph, create_graph, visit, handed_out)
+    run_backward(roots, gradients, retain_graph, create_graph, visit)
     return captured
 
 
@@ -55,8 +57,8 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
 
     >>> dx, = grad(y, x)           # like y.backward(); x.grad — but returned, not stored
     """
-    output_list = _as_tensor_list(outputs)
-    input_list = _as_tensor_list(inputs)
+    output_list = as_tensor_list(outputs)
+    input_list = as_tensor_list(inputs)
     for index, tensor_input in enumerate(input_list):
         if not isinstance(tensor_input, Tensor):
             raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "
@@ -68,14 +70,14 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     if grad_outputs is None:
         grad_list: list[Any] = [None] * len(output_list)
     else:
-        grad_list = _as_tensor_list(grad_outputs)
-    gradients = _root_gradients(output_list, grad_list)
+        grad_list = as_tensor_list(grad_outputs)
+    gradients = root_gradients(output_list, grad_list)
     if retain_graph is None:
         retain_graph = create_graph
     captured = capture(output_list, gradients, input_list, retain_graph, create_graph)
     results = []
     for index, tensor_input in enumerate(input_list):
-        result = captured.get(_node_of(tensor_input))
+        result = captured.get(node_of(tensor_input))
         if result is None and not allow_unused:
             # Both wordings: the classic one and PyTorch 2.x's, which names the index.
             raise RuntimeError("One of the differentiated Tensors appears to not have been "

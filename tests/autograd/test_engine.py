@@ -620,3 +620,27 @@ def test_autograd_grad_prunes_what_leads_to_no_input_on_a_deep_graph():
     (grad_x,) = mg.autograd.grad(out, [x])
     np.testing.assert_array_equal(grad_x.numpy(), [3.0])
     assert unused.grad_fn._saved  # pruned: its backward never ran, its saved values are kept
+
+
+# ---- PyTorch's rules beside the algorithm ---------------------------------------------------
+@pytest.mark.parametrize("only_inputs", [False, True])
+def test_a_gradient_a_hook_kept_never_becomes_a_grad(only_inputs):
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    kept = []
+    h = x + 0                                    # passes its gradient on unchanged
+    h.register_hook(kept.append)
+    (h * 2).backward(mg.ones(2), inputs=[x] if only_inputs else None)
+    x.grad.add_(5)                               # in place: must not reach what the hook kept
+    np.testing.assert_array_equal(kept[0].numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [7.0, 7.0])
+
+
+def test_the_backward_loop_and_its_helpers_fit_on_one_slide():
+    """PyTorch's ownership and wording rules live in autograd/accumulate.py and checks.py."""
+    import inspect
+
+    from minigrad.autograd import engine
+
+    loop = [engine.run_backward, engine._run_hooks, engine._call_backward, engine._add]
+    assert sum(len(inspect.getsource(part).splitlines()) for part in loop) <= 60
+    assert "handed_out" not in inspect.getsource(engine)
