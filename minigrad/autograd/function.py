@@ -202,8 +202,16 @@ class Function:
     node_base: type[BackwardNode] = BackwardNode  # the class its nodes extend (adds a name)
     _node_class: type[BackwardNode] = BackwardNode
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, node_name: str | None = None, is_view: bool | None = None,
+                          **kwargs: Any) -> None:
+        """Make the node class of `cls`, named `node_name` or `<cls>Backward0`. A variant that
+        keeps its parent's rule and changes only the node's name (or whether it is a view)
+        says so in its class statement: `class Dot(Matmul, node_name="DotBackward0")`."""
         super().__init_subclass__(**kwargs)
+        if node_name is not None:
+            cls.node_name = node_name
+        if is_view is not None:
+            cls.is_view = is_view
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward0"
         attributes = {"_function": cls, "__module__": cls.__module__}
         cls._node_class = type(name, (cls.node_base,), attributes)

@@ -644,3 +644,24 @@ def test_the_backward_loop_and_its_helpers_fit_on_one_slide():
     loop = [engine.run_backward, engine._run_hooks, engine._call_backward, engine._add]
     assert sum(len(inspect.getsource(part).splitlines()) for part in loop) <= 60
     assert "handed_out" not in inspect.getsource(engine)
+
+
+def test_a_variant_that_only_renames_its_node_says_so_in_its_class_statement():
+    import inspect
+
+    from minigrad.ops import index, inplace, matmul, reduce, rounding, shape
+
+    variants = {matmul.Dot: "DotBackward0", matmul.Mv: "MvBackward0",
+                index.SelectBackward: "SelectBackwardBackward0",
+                index.SliceBackward: "SliceBackwardBackward0",
+                index.IndexBackward: "IndexPutImplBackward0",
+                index.AliasBackward: "AliasBackwardBackward0", inplace.Zero: "ZeroBackward0",
+                reduce.MinDim: "MinBackward0", rounding.RemainderTensor: "RemainderBackward1",
+                shape.SqueezeDim: "SqueezeBackward1", shape.SqueezeDims: "SqueezeBackward2"}
+    for variant, name in variants.items():
+        source = inspect.getsource(variant).splitlines()
+        assert f'node_name="{name}"' in source[0] and len(source) == 2, variant  # + docstring
+        assert variant._node_class.__name__ == name
+    a = mg.ones(3, requires_grad=True)
+    assert [(a @ a).grad_fn.name(), a.min(0).values.grad_fn.name()] == ["DotBackward0",
+                                                                          "MinBackward0"]
