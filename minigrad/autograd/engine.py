@@ -79,8 +79,8 @@ def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_grap
     through the node's backward (see the module docstring).
     """
     pending: dict[Node, Tensor] = {}
-    for node, gradient in zip(roots, gradients):
-        _add(pending, node, gradient)
+    for root, gradient in zip(roots, gradients):
+        pending[root] = gradient if root not in pending else pending[root] + gradient
     with set_grad_enabled(create_graph):
         for node in schedule(roots):
             gradient = pending.pop(node, None)
@@ -93,7 +93,7 @@ def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_grap
             input_grads = _call_backward(node, gradient, retain_graph)
             for index, child in enumerate(node._next):
                 if child is not None and input_grads[index] is not None:
-                    _add(pending, child, checks.input_gradient(input_grads[index], node, index))
+                    _add(pending, child, input_grads[index], node.inputs[index], node, index)
 
 
 def _run_hooks(node: Node, gradient: Tensor) -> Tensor:
@@ -110,13 +110,20 @@ def _call_backward(node: Node, gradient: Tensor, retain_graph: bool) -> tuple:
     input_grads = node._function.backward(node, gradient)
     if not retain_graph:
         node._release()
-    return checks.gradient_count(input_grads, node)
+    if type(input_grads) is not tuple or len(input_grads) != len(node._next):
+        input_grads = checks.gradient_count(input_grads, node)
+    return input_grads
 
 
-def _add(pending: dict[Node, Tensor], node: Node, gradient: Tensor) -> None:
-    """Fan-in: the gradients a node receives from its consumers add up."""
-    earlier = pending.get(node)
-    pending[node] = gradient if earlier is None else earlier + gradient
+def _add(pending: dict[Node, Tensor], child: Node, gradient: Any, expected: Any, node: Node,
+         index: int) -> None:
+    """Fan-in: the gradients a node receives from its consumers add up. (`gradient` is what
+    `node` sent to its input `index`; one not of that input's shape and dtype is checked.)"""
+    if type(gradient) is not Tensor or gradient._data.shape != expected.shape \
+            or gradient._data.dtype != expected.dtype:
+        gradient = checks.input_gradient(gradient, node, index)
+    earlier = pending.get(child)
+    pending[child] = gradient if earlier is None else earlier + gradient
 
 
 def node_of(tensor: Tensor) -> Node:

@@ -229,11 +229,12 @@ class Function:
         """Run `forward` on the inputs' arrays; in grad mode, when an input requires grad,
         record the call as a node of the backward graph (the `ctx` forward received)."""
         ctx = cls._node_class()
+        grad_mode = GradMode.enabled
         arrays, needs_grad = [], []
         for arg in args:
             if isinstance(arg, Tensor):
                 arrays.append(arg._data)
-                needs_grad.append(GradMode.enabled and arg.requires_grad)
+                needs_grad.append(grad_mode and arg.requires_grad)
             else:
                 arrays.append(_constant(arg, cls))
                 needs_grad.append(False)
@@ -254,10 +255,13 @@ def _record(ctx: BackwardNode, args: tuple, arrays: list, result: Tensor,
     themselves only under minigrad.viz.record(), for drawing forward graphs), the nodes their
     gradients go on to (`next_functions`), and what forward saved for backward."""
     inputs, next_nodes = [], []
-    for arg, array, needs_grad in zip(args, arrays, ctx.needs_input_grad):
-        is_tensor = isinstance(arg, Tensor)
-        inputs.append(tuple.__new__(InputInfo, _shape_and_dtype(array)) if is_tensor else arg)
-        next_nodes.append((arg._grad_fn or arg._get_accumulator()) if needs_grad else None)
+    for arg, needs_grad in zip(args, ctx.needs_input_grad):
+        if isinstance(arg, Tensor):
+            inputs.append(tuple.__new__(InputInfo, _shape_and_dtype(arg._data)))
+            next_nodes.append((arg._grad_fn or arg._get_accumulator()) if needs_grad else None)
+        else:
+            inputs.append(arg)
+            next_nodes.append(None)
     ctx.inputs = args if GradMode.keep_inputs else tuple(inputs)
     ctx._next = tuple(next_nodes)
     if ctx._to_save:

@@ -22,8 +22,10 @@ def _leading_to(targets: set[Node], order: list[Node]) -> set[Node]:
     `order` is a schedule (each node before its inputs), read backwards: inputs first."""
     found: set[Node] = set()
     for node in reversed(order):
-        if any(child in targets or child in found for child in node._next):
-            found.add(node)
+        for child in node._next:
+            if child in targets or child in found:
+                found.add(node)
+                break
     return found
 
 

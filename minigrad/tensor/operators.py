@@ -32,14 +32,13 @@ _T_DEPRECATED = (  # PyTorch 2.x's warning, with minigrad's names
     "dimensions of a tensor.")
 
 
-def _refuse(symbol: str, other: Any, reflected: bool = False) -> None:
-    """Raise Python's TypeError for an operand that is not a tensor, an array or a number
+def _unsupported(symbol: str, other: Any, reflected: bool = False) -> TypeError:
+    """Python's error for an operand that is not a tensor, an array or a number
     ("unsupported operand type(s) for *: 'Tensor' and 'str'"; reflected: the other way round)."""
-    if not isinstance(other, _OPERANDS):
-        left, right = "Tensor", type(other).__name__
-        if reflected:
-            left, right = right, left
-        raise TypeError(f"unsupported operand type(s) for {symbol}: '{left}' and '{right}'")
+    left, right = "Tensor", type(other).__name__
+    if reflected:
+        left, right = right, left
+    return TypeError(f"unsupported operand type(s) for {symbol}: '{left}' and '{right}'")
 
 
 class TensorOperators:
@@ -50,67 +49,83 @@ class TensorOperators:
 
     # ---- arithmetic operators (the ops live in minigrad.ops.arithmetic) --------------
     def __add__(self, other: Any) -> Tensor:
-        _refuse("+", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("+", other)
         return ops.arithmetic.add(self, other)
 
     def __radd__(self, other: Any) -> Tensor:  # other + self
-        _refuse("+", other, reflected=True)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("+", other, reflected=True)
         return ops.arithmetic.add(self, other)
 
     def __sub__(self, other: Any) -> Tensor:
-        _refuse("-", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("-", other)
         return ops.arithmetic.sub(self, other)
 
     def __rsub__(self, other: Any) -> Tensor:  # other - self
-        _refuse("-", other, reflected=True)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("-", other, reflected=True)
         return ops.arithmetic.sub(other, self)
 
     def __mul__(self, other: Any) -> Tensor:
-        _refuse("*", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("*", other)
         return ops.arithmetic.mul(self, other)
 
     def __rmul__(self, other: Any) -> Tensor:  # other * self
-        _refuse("*", other, reflected=True)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("*", other, reflected=True)
         return ops.arithmetic.mul(self, other)
 
     def __truediv__(self, other: Any) -> Tensor:
-        _refuse("/", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("/", other)
         return ops.arithmetic.div(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:  # other / self
-        _refuse("/", other, reflected=True)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("/", other, reflected=True)
         return ops.arithmetic.div(other, self)
 
     def __pow__(self, other: Any) -> Tensor:
-        _refuse("**", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("**", other)
         return ops.arithmetic.pow(self, other)
 
     def __rpow__(self, other: Any) -> Tensor:  # other ** self
-        _refuse("**", other, reflected=True)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("**", other, reflected=True)
         return ops.arithmetic.pow(other, self)
 
     def __matmul__(self, other: Any) -> Tensor:
-        _refuse("@", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("@", other)
         return ops.arithmetic.matmul(self, other)
 
     def __rmatmul__(self, other: Any) -> Tensor:  # other @ self
-        _refuse("@", other, reflected=True)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("@", other, reflected=True)
         return ops.arithmetic.matmul(other, self)
 
     def __floordiv__(self, other: Any) -> Tensor:
-        _refuse("//", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("//", other)
         return ops.rounding.floor_divide(self, other)
 
     def __rfloordiv__(self, other: Any) -> Tensor:  # other // self
-        _refuse("//", other, reflected=True)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("//", other, reflected=True)
         return ops.rounding.floor_divide(other, self)
 
     def __mod__(self, other: Any) -> Tensor:
-        _refuse("%", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("%", other)
         return ops.rounding.remainder(self, other)
 
     def __rmod__(self, other: Any) -> Tensor:  # other % self
-        _refuse("%", other, reflected=True)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("%", other, reflected=True)
         return ops.rounding.remainder(other, self)
 
     def __neg__(self) -> Tensor:
@@ -163,19 +178,23 @@ class TensorOperators:
         return self._compare(other, np.not_equal, "!=")
 
     def __lt__(self, other: Any) -> Tensor:
-        _refuse("<", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("<", other)
         return self._compare(other, np.less, "<")
 
     def __le__(self, other: Any) -> Tensor:
-        _refuse("<=", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("<=", other)
         return self._compare(other, np.less_equal, "<=")
 
     def __gt__(self, other: Any) -> Tensor:
-        _refuse(">", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported(">", other)
         return self._compare(other, np.greater, ">")
 
     def __ge__(self, other: Any) -> Tensor:
-        _refuse(">=", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported(">=", other)
         return self._compare(other, np.greater_equal, ">=")
 
     # ---- masks: ~ & | ^ on bool (and integer) tensors, all/any --------------------------
@@ -262,19 +281,23 @@ class TensorOperators:
         return ops.inplace.copy_(self, src)
 
     def __iadd__(self, other: Any) -> Tensor:
-        _refuse("+=", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("+=", other)
         return self.add_(other)
 
     def __isub__(self, other: Any) -> Tensor:
-        _refuse("-=", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("-=", other)
         return self.sub_(other)
 
     def __imul__(self, other: Any) -> Tensor:
-        _refuse("*=", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("*=", other)
         return self.mul_(other)
 
     def __itruediv__(self, other: Any) -> Tensor:
-        _refuse("/=", other)
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("/=", other)
         return self.div_(other)
 
     def __hash__(self) -> int:
