@@ -23,7 +23,7 @@ code and ops hand to the engine (minigrad.autograd.checks).
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from minigrad.autograd import checks
 from minigrad.autograd.accumulate import LeafGradients, store_retained
@@ -50,39 +50,43 @@ def _count_dependencies(roots: Iterable[Node], next_nodes: NextNodes) -> dict[No
     return dependencies
 
 
-def schedule(roots: Iterable[Node], next_nodes: NextNodes = attrgetter("_next")) -> Iterator[Node]:
+def schedule(roots: Iterable[Node], next_nodes: NextNodes = attrgetter("_next")) -> list[Node]:
     """Every node reachable from `roots`, once each, and each only after all its consumers:
     the order backward runs them in.
 
     Count the edges into each node; keep a stack of the nodes no edge points into any more
-    (`ready`): pop the last one pushed, yield it, then take its edges away, pushing an input
-    whose count drops to zero (in argument order). `next_nodes(node)` gives a node's inputs'
-    nodes (`node._next`; a drawing of a PyTorch graph reads `next_functions`).
+    (`ready`): pop the last one pushed, append it to the order, then take its edges away,
+    pushing an input whose count drops to zero (in argument order). `next_nodes(node)` gives
+    a node's inputs' nodes (`node._next`; a drawing of a PyTorch graph reads `next_functions`).
     """
     dependencies = _count_dependencies(roots, next_nodes)
     ready = [node for node in dict.fromkeys(roots) if node not in dependencies]
+    order = []
     while ready:
         node = ready.pop()
-        yield node  # the caller sends the node's gradient on before its inputs count down
+        order.append(node)
         for child in next_nodes(node):
             if child is not None:
                 dependencies[child] -= 1
                 if dependencies[child] == 0:
                     ready.append(child)
+    return order
 
 
 def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_graph: bool,
-                 create_graph: bool, visit: Callable[[Node, Tensor], bool]) -> None:
+                 create_graph: bool, visit: Callable[[Node, Tensor], bool],
+                 order: list[Node] | None = None) -> None:
     """The engine: send `gradients` back from the `roots` through every node, once each.
 
     `visit(node, gradient)` receives a node's total gradient; it returns True to go on
-    through the node's backward (see the module docstring).
+    through the node's backward (see the module docstring). `order`: the roots' schedule,
+    when the caller has it already.
     """
     pending: dict[Node, Tensor] = {}
     for root, gradient in zip(roots, gradients):
         pending[root] = gradient if root not in pending else pending[root] + gradient
     with set_grad_enabled(create_graph):
-        for node in schedule(roots):
+        for node in schedule(roots) if order is None else order:
             gradient = pending.pop(node, None)
             if gradient is None:
                 continue

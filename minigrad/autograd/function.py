@@ -233,8 +233,10 @@ class Function:
         arrays, needs_grad = [], []
         for arg in args:
             if isinstance(arg, Tensor):
+                if grad_mode and arg._base is not None:
+                    arg._sync_view()  # a view whose base was changed in place since
                 arrays.append(arg._data)
-                needs_grad.append(grad_mode and arg.requires_grad)
+                needs_grad.append(grad_mode and arg._requires_grad)
             else:
                 arrays.append(_constant(arg, cls))
                 needs_grad.append(False)

@@ -36,7 +36,8 @@ def capture(outputs: Sequence[Tensor], gradients: Sequence[Tensor], inputs: Sequ
     (`leaves`: told of every gradient a hook saw, when backward(inputs=...) stores them)."""
     roots = [node_of(output) for output in outputs]
     targets = {node_of(tensor) for tensor in inputs}
-    needed = _leading_to(targets, list(schedule(roots)))
+    order = schedule(roots)
+    needed = _leading_to(targets, order)
     captured: dict[Node, Tensor] = {}
 
     def visit(node: Node, gradient: Tensor) -> bool:
@@ -47,7 +48,7 @@ def capture(outputs: Sequence[Tensor], gradients: Sequence[Tensor], inputs: Sequ
         store_retained(node, gradient)
         return node in needed and type(node) is not AccumulateGrad
 
-    run_backward(roots, gradients, retain_graph, create_graph, visit)
+    run_backward(roots, gradients, retain_graph, create_graph, visit, order)
     return captured
 
 

@@ -18,7 +18,7 @@ from minigrad.tensor import Tensor
 def _nodes(root: Tensor) -> list[Node]:
     """Every node reachable from root.grad_fn (the engine's schedule: iterative, so graphs can
     be deep)."""
-    return [] if root.grad_fn is None else list(schedule([root.grad_fn]))
+    return [] if root.grad_fn is None else schedule([root.grad_fn])
 
 
 def saved_bytes(root: Tensor) -> int:

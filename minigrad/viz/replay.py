@@ -184,7 +184,7 @@ def _children(node: Any) -> list[Any]:
 def engine_order(root_node: Any) -> list[Any]:
     """The ``grad_fn`` nodes in the order the engine runs them: its own schedule, read through
     ``next_functions`` (so a PyTorch graph is ordered alike)."""
-    return list(schedule([root_node], next_nodes=_children))
+    return schedule([root_node], next_nodes=_children)
 
 
 def _call_node_backward(node: Any, grad_output: Any) -> tuple:
