@@ -97,7 +97,7 @@ def run_backward(roots: Sequence[Node], gradients: Sequence[Tensor], retain_grap
             input_grads = _call_backward(node, gradient, retain_graph)
             for index, child in enumerate(node._next):
                 if child is not None and input_grads[index] is not None:
-                    _add(pending, child, input_grads[index], node.inputs[index], node, index)
+                    _send(pending, node, index, input_grads[index])
 
 
 def _run_hooks(node: Node, gradient: Tensor) -> Tensor:
@@ -119,13 +119,14 @@ def _call_backward(node: Node, gradient: Tensor, retain_graph: bool) -> tuple:
     return input_grads
 
 
-def _add(pending: dict[Node, Tensor], child: Node, gradient: Any, expected: Any, node: Node,
-         index: int) -> None:
-    """Fan-in: the gradients a node receives from its consumers add up. (`gradient` is what
-    `node` sent to its input `index`; one not of that input's shape and dtype is checked.)"""
+def _send(pending: dict[Node, Tensor], node: Node, index: int, gradient: Any) -> None:
+    """Add the gradient `node` sends to its input `index` into what that input's node has
+    received so far (fan-in adds up). One not of the input's shape and dtype is checked first."""
+    expected = node.inputs[index]
     if type(gradient) is not Tensor or gradient._data.shape != expected.shape \
             or gradient._data.dtype != expected.dtype:
         gradient = checks.input_gradient(gradient, node, index)
+    child = node._next[index]
     earlier = pending.get(child)
     pending[child] = gradient if earlier is None else earlier + gradient
 

@@ -641,7 +641,7 @@ def test_the_backward_loop_and_its_helpers_fit_on_one_slide():
 
     from minigrad.autograd import engine
 
-    loop = [engine.run_backward, engine._run_hooks, engine._call_backward, engine._add]
+    loop = [engine.run_backward, engine._run_hooks, engine._call_backward, engine._send]
     assert sum(len(inspect.getsource(part).splitlines()) for part in loop) <= 60
     assert "handed_out" not in inspect.getsource(engine)
 
