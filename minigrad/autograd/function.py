@@ -204,8 +204,16 @@ class Function:
     node_base: type[BackwardNode] = BackwardNode  # the class its nodes extend (adds a name)
     _node_class: type[BackwardNode] = BackwardNode
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, node_name: str | None = None, is_view: bool | None = None,
+                          **kwargs: Any) -> None:
+        """Make the node class of `cls`, named `node_name` or `<cls>Backward0`. A variant that
+        keeps its parent's rule and changes only the node's name (or whether it is a view)
+        says so in its class statement: `class Dot(Matmul, node_name="DotBackward0")`."""
         super().__init_subclass__(**kwargs)
+        if node_name is not None:
+            cls.node_name = node_name
+        if is_view is not None:
+            cls.is_view = is_view
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward0"
         attributes = {"_function": cls, "__module__": cls.__module__}
         cls._node_class = type(name, (cls.node_base,), attributes)
@@ -220,55 +228,45 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Tensor:
-        """Run `forward` on the inputs' arrays and, if needed, record a node for backward."""
+        """Run `forward` on the inputs' arrays; in grad mode, when an input requires grad,
+        record the call as a node of the backward graph (the `ctx` forward received)."""
         ctx = cls._node_class()
-        arrays = []
-        if GradMode.enabled:
-            # The node's inputs: their shapes and dtypes (all backward needs; the tensors are
-            # kept only for drawing forward graphs, minigrad.viz.record(), as they cost
-            # memory), and the nodes their gradients go on to.
-            needs_grad = []
-            inputs = []
-            next_nodes = []
-            record = False
-            for arg in args:
-                if isinstance(arg, Tensor):
-                    if arg._base is not None:
-                        arg._sync_view()  # a view whose base was changed in place
-                    array = arg._data
-                    arrays.append(array)
-                    inputs.append(tuple.__new__(InputInfo, _shape_and_dtype(array)))
-                    if arg._requires_grad:
-                        record = True
-                        needs_grad.append(True)
-                        node = arg._grad_fn
-                        next_nodes.append(node if node is not None else arg._get_accumulator())
-                        continue
-                else:
-                    arrays.append(_constant(arg, cls))
-                    inputs.append(arg)
+        grad_mode = GradMode.enabled
+        arrays, needs_grad = [], []
+        for arg in args:
+            if isinstance(arg, Tensor):
+                if grad_mode and arg._base is not None:
+                    arg._sync_view()  # a view whose base was changed in place since
+                arrays.append(arg._data)
+                needs_grad.append(grad_mode and arg._requires_grad)
+            else:
+                arrays.append(_constant(arg, cls))
                 needs_grad.append(False)
-                next_nodes.append(None)
-            if record:
-                ctx.needs_input_grad = tuple(needs_grad)
-                raw_output = cls.forward(ctx, *arrays, **kwargs)
-                result = Tensor._make(raw_output, True, ctx)
-                if cls.is_view:
-                    result._become_view(args[0], cls, kwargs)
-                ctx.inputs = args if GradMode.keep_inputs else tuple(inputs)
-                ctx._next = tuple(next_nodes)
-                if ctx._to_save:
-                    keep_saved(ctx, args, arrays, result, raw_output)
-                return result
-        else:  # (inside backward, the common case: no graph to record)
-            for arg in args:
-                arrays.append(arg._data if isinstance(arg, Tensor) else _constant(arg, cls))
-        ctx.needs_input_grad = _NO_GRAD[len(args)] if len(args) < 8 else (False,) * len(args)
+        ctx.needs_input_grad = tuple(needs_grad)
+        record = True in needs_grad
         output = cls.forward(ctx, *arrays, **kwargs)
-        result = Tensor._make(output, False, None)
+        result = Tensor._make(output, record, ctx if record else None)
         if cls.is_view:
             result._become_view(args[0], cls, kwargs)
+        if record:
+            _record(ctx, args, arrays, result, output)
         return result
 
 
-_NO_GRAD = tuple((False,) * count for count in range(8))  # needs_input_grad of unrecorded calls
+def _record(ctx: BackwardNode, args: tuple, arrays: list, result: Tensor,
+            output: np.ndarray) -> None:
+    """Fill in the node: its inputs' shapes and dtypes (all backward needs; the tensors
+    themselves only under minigrad.viz.record(), for drawing forward graphs), the nodes their
+    gradients go on to (`next_functions`), and what forward saved for backward."""
+    inputs, next_nodes = [], []
+    for arg, needs_grad in zip(args, ctx.needs_input_grad):
+        if isinstance(arg, Tensor):
+            inputs.append(tuple.__new__(InputInfo, _shape_and_dtype(arg._data)))
+            next_nodes.append((arg._grad_fn or arg._get_accumulator()) if needs_grad else None)
+        else:
+            inputs.append(arg)
+            next_nodes.append(None)
+    ctx.inputs = args if GradMode.keep_inputs else tuple(inputs)
+    ctx._next = tuple(next_nodes)
+    if ctx._to_save:
+        keep_saved(ctx, args, arrays, result, output)

@@ -3,66 +3,52 @@
 It runs the same engine as `backward()` (minigrad.autograd.engine.run_backward) with a
 different visit: at an input's node it *captures* the gradient that arrived there, and it
 goes on through a node only if some input can be reached from it (the rest of the graph is
-pruned: found by walking from the inputs' nodes to their consumers).
+pruned: found by reading the engine's schedule backwards, inputs before their consumers).
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
-from minigrad.autograd.engine import (
-    _as_tensor_list, _node_of, _root_gradients, run_backward, store_retained,
-)
+from minigrad.autograd.accumulate import LeafGradients, store_retained
+from minigrad.autograd.checks import root_gradients
+from minigrad.autograd.engine import as_tensor_list, node_of, run_backward, schedule
 from minigrad.autograd.function import AccumulateGrad, Node
 from minigrad.tensor.tensor import Tensor
 
 
-def _consumers(roots: Iterable[Node]) -> dict[Node, list[Node]]:
-    """For each node reachable from the roots, the nodes that use its output."""
-    consumers: dict[Node, list[Node]] = {}
-    stack = list(dict.fromkeys(roots))
-    seen = set(stack)
-    while stack:
-        node = stack.pop()
-        for child in node._next:
-            if child is None:
-                continue
-            consumers.setdefault(child, []).append(node)
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return consumers
-
-
-def _ancestors(targets: Iterable[Node], consumers: dict[Node, list[Node]]) -> set[Node]:
-    """Nodes from which some target is reachable: the only ones autograd.grad must run."""
+def _leading_to(targets: set[Node], order: list[Node]) -> set[Node]:
+    """The nodes from which some target can be reached: the only ones autograd.grad must run.
+    `order` is a schedule (each node before its inputs), read backwards: inputs first."""
     found: set[Node] = set()
-    stack = list(targets)
-    while stack:
-        for consumer in consumers.get(stack.pop(), ()):
-            if consumer not in found:
-                found.add(consumer)
-                stack.append(consumer)
+    for node in reversed(order):
+        for child in node._next:
+            if child in targets or child in found:
+                found.add(node)
+                break
     return found
 
 
 def capture(outputs: Sequence[Tensor], gradients: Sequence[Tensor], inputs: Sequence[Tensor],
             retain_graph: bool, create_graph: bool,
-            handed_out: set[int] | None = None) -> dict[Node, Tensor]:
+            leaves: LeafGradients | None = None) -> dict[Node, Tensor]:
     """Run backward only where it leads to `inputs`; the gradient arriving at each input's node
-    (`handed_out`: as in run_backward)."""
-    roots = [_node_of(output) for output in outputs]
-    targets = {_node_of(tensor) for tensor in inputs}
-    needed = _ancestors(targets, _consumers(roots))
+    (`leaves`: told of every gradient a hook saw, when backward(inputs=...) stores them)."""
+    roots = [node_of(output) for output in outputs]
+    targets = {node_of(tensor) for tensor in inputs}
+    order = schedule(roots)
+    needed = _leading_to(targets, order)
     captured: dict[Node, Tensor] = {}
 
     def visit(node: Node, gradient: Tensor) -> bool:
+        if leaves is not None and node._pre_hooks:
+            leaves.hand_out(gradient)
         if node in targets:
             captured[node] = gradient
         store_retained(node, gradient)
         return node in needed and type(node) is not AccumulateGrad
 
-    run_backward(roots, gradients, retain_graph, create_graph, visit, handed_out)
+    run_backward(roots, gradients, retain_graph, create_graph, visit, order)
     return captured
 
 
@@ -74,8 +60,8 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
 
     >>> dx, = grad(y, x)           # like y.backward(); x.grad — but returned, not stored
     """
-    output_list = _as_tensor_list(outputs)
-    input_list = _as_tensor_list(inputs)
+    output_list = as_tensor_list(outputs)
+    input_list = as_tensor_list(inputs)
     for index, tensor_input in enumerate(input_list):
         if not isinstance(tensor_input, Tensor):
             raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "
@@ -87,14 +73,14 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     if grad_outputs is None:
         grad_list: list[Any] = [None] * len(output_list)
     else:
-        grad_list = _as_tensor_list(grad_outputs)
-    gradients = _root_gradients(output_list, grad_list)
+        grad_list = as_tensor_list(grad_outputs)
+    gradients = root_gradients(output_list, grad_list)
     if retain_graph is None:
         retain_graph = create_graph
     captured = capture(output_list, gradients, input_list, retain_graph, create_graph)
     results = []
     for index, tensor_input in enumerate(input_list):
-        result = captured.get(_node_of(tensor_input))
+        result = captured.get(node_of(tensor_input))
         if result is None and not allow_unused:
             # Both wordings: the classic one and PyTorch 2.x's, which names the index.
             raise RuntimeError("One of the differentiated Tensors appears to not have been "

@@ -66,26 +66,20 @@ def _rebuild_key(ctx: Context) -> tuple:
     return tuple(next(arrays) if part is None else part for part in ctx.key_layout)
 
 
-class Select(Pick):
+class Select(Pick, is_view=True):
     """x[..., i, ...]: one position along one dim (the dim disappears); a view."""
 
-    is_view = True
 
-
-class Slice(Pick):
+class Slice(Pick, is_view=True):
     """x[..., start:stop:step, ...] along one dim; a view."""
-
-    is_view = True
 
 
 class Index(Pick):
     """x[arrays]: integer-array ("advanced") indexing; positions may repeat."""
 
 
-class Alias(Pick):
+class Alias(Pick, is_view=True):
     """x[...] or x[:, :]: all of x, unchanged; a view."""
-
-    is_view = True
 
 
 class ScatterAdd(Function):
@@ -106,28 +100,22 @@ class ScatterAdd(Function):
         return _PICK_OF[ctx._function].apply(grad_output, key=ctx.key)
 
 
-class SelectBackward(ScatterAdd):
-    """The backward of Select, as an op (recorded when create_graph=True)."""
-
-    node_name = "SelectBackwardBackward0"
-
-
-class SliceBackward(ScatterAdd):
-    """The backward of Slice, as an op."""
-
-    node_name = "SliceBackwardBackward0"
+# The backward of each pick, as an op (recorded when create_graph=True): ScatterAdd under
+# PyTorch's node name for it.
+class SelectBackward(ScatterAdd, node_name="SelectBackwardBackward0"):
+    """The backward of Select."""
 
 
-class IndexBackward(ScatterAdd):
-    """The backward of Index, as an op (PyTorch's index_put with accumulate=True)."""
-
-    node_name = "IndexPutImplBackward0"
+class SliceBackward(ScatterAdd, node_name="SliceBackwardBackward0"):
+    """The backward of Slice."""
 
 
-class AliasBackward(ScatterAdd):
-    """The backward of Alias, as an op."""
+class IndexBackward(ScatterAdd, node_name="IndexPutImplBackward0"):
+    """The backward of Index (PyTorch's index_put with accumulate=True)."""
 
-    node_name = "AliasBackwardBackward0"
+
+class AliasBackward(ScatterAdd, node_name="AliasBackwardBackward0"):
+    """The backward of Alias."""
 
 
 # Each pick's backward is its scatter-add, and each scatter-add's backward is its pick.

@@ -46,10 +46,8 @@ class Fill(Function):
         return _zeros_like(grad_output)
 
 
-class Zero(Fill):
+class Zero(Fill, node_name="ZeroBackward0"):
     """out = zeros of a's shape;  d(out)/da = 0."""
-
-    node_name = "ZeroBackward0"
 
 
 class FillTensor(Function):

@@ -44,16 +44,12 @@ class Matmul(Function):
         return _matmul_backward(grad_output, a, b, need_a, need_b, shapes)
 
 
-class Dot(Matmul):
-    """1-D @ 1-D: the dot product."""
-
-    node_name = "DotBackward0"
+class Dot(Matmul, node_name="DotBackward0"):
+    """1-D @ 1-D: the dot product (Matmul's rule, PyTorch's node name)."""
 
 
-class Mv(Matmul):
-    """2-D @ 1-D: matrix times vector."""
-
-    node_name = "MvBackward0"
+class Mv(Matmul, node_name="MvBackward0"):
+    """2-D @ 1-D: matrix times vector (Matmul's rule, PyTorch's node name)."""
 
 
 class Mm(Matmul):

@@ -161,10 +161,9 @@ class Max(Function):
         return where(Tensor._make(winners, False, None), broadcast_to(share, x.shape), 0.0)
 
 
-class Min(Max):
+class Min(Max, node_name="MinBackward1"):
     """out = min_i x_i; the gradient is shared equally by tied minima (backward as for max)."""
 
-    node_name = "MinBackward1"
     reduction = staticmethod(np.min)
 
 
@@ -206,10 +205,8 @@ class MaxDim(Function):
         return where(Tensor._make(winners, False, None), spread, 0.0)  # (0 even for inf grads)
 
 
-class MinDim(MaxDim):
-    """The values at the arg-min indices along `dim`."""
-
-    node_name = "MinBackward0"
+class MinDim(MaxDim, node_name="MinBackward0"):
+    """The values at the arg-min indices along `dim` (MaxDim's rule)."""
 
 
 def _extreme(x: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor | ValuesIndices:

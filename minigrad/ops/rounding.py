@@ -79,10 +79,8 @@ class Remainder(Function):
         return grad_a, grad_b
 
 
-class RemainderTensor(Remainder):
-    """Remainder with a tensor divisor (PyTorch's second overload, RemainderBackward1)."""
-
-    node_name = "RemainderBackward1"
+class RemainderTensor(Remainder, node_name="RemainderBackward1"):
+    """Remainder with a tensor divisor (PyTorch's second overload)."""
 
 
 def floor_divide(a: Any, b: Any) -> Tensor:

@@ -102,10 +102,8 @@ class View(Function):
         return reshape(grad_output, ctx.input_shape)
 
 
-class UnsafeView(View):
+class UnsafeView(View, is_view=False):
     """reshape of a fresh copy (the input's layout allowed no view): not a view of anything."""
-
-    is_view = False
 
 
 def _viewable(x: Tensor, shape: tuple[int, ...]) -> bool:
@@ -273,16 +271,12 @@ class Squeeze(Function):
         return reshape(grad_output, ctx.input_shape)
 
 
-class SqueezeDim(Squeeze):
+class SqueezeDim(Squeeze, node_name="SqueezeBackward1"):
     """squeeze(x, dim) for one dim (a no-op when that dim's size is not 1)."""
 
-    node_name = "SqueezeBackward1"
 
-
-class SqueezeDims(Squeeze):
+class SqueezeDims(Squeeze, node_name="SqueezeBackward2"):
     """squeeze(x, (d0, d1, ...)) for several dims (those of size 1 are removed)."""
-
-    node_name = "SqueezeBackward2"
 
 
 def squeeze(x: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:

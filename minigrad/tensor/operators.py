@@ -1,7 +1,8 @@
 """The operators and op methods of a Tensor: `x + y`, `x @ w`, `x.exp()`, `x.sum(dim)`…
 
-Each is one line that calls the op in `minigrad.ops` (where forward and backward live), so
-`x * y` and `minigrad.mul(x, y)` are the same thing. `Tensor` inherits these methods.
+Each calls the op in `minigrad.ops` (where forward and backward live), so `x * y` and
+`minigrad.mul(x, y)` are the same thing; an operator first refuses an operand that is not a
+tensor, an array or a number, as Python does. `Tensor` inherits these methods.
 The op modules import `Tensor`, so this module cannot import them by name; it imports the
 package `minigrad.ops` and looks `ops.arithmetic.mul` up when the operator runs (by then
 `minigrad/__init__.py` has imported every op module).
@@ -10,7 +11,7 @@ package `minigrad.ops` and looks `ops.arithmetic.mul` up when the operator runs 
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -31,28 +32,13 @@ _T_DEPRECATED = (  # PyTorch 2.x's warning, with minigrad's names
     "dimensions of a tensor.")
 
 
-def _binary(symbol: str, op: str | Callable[[Any, Any], Any], reflected: bool = False,
-            swap: bool | None = None) -> Callable[[Any, Any], Any]:
-    """An operator method: refuse operands that are not tensors or numbers, else call `op`.
-
-    `op` is a function, or "module.name" for the op `minigrad.ops.<module>.<name>` (looked up
-    when the operator runs). A reflected operator (`2 - x` calls `x.__rsub__(2)`) names the
-    operands the other way round in its error, and passes them swapped unless the op
-    commutes (swap=False).
-    """
-    swapped = reflected if swap is None else swap
-    module, _, name = op.partition(".") if isinstance(op, str) else ("", "", "")
-
-    def operator(self: Any, other: Any) -> Any:
-        if not isinstance(other, _OPERANDS):
-            left, right = "Tensor", type(other).__name__
-            if reflected:
-                left, right = right, left
-            raise TypeError(f"unsupported operand type(s) for {symbol}: '{left}' and '{right}'")
-        function = getattr(getattr(ops, module), name) if module else op
-        return function(other, self) if swapped else function(self, other)
-
-    return operator
+def _unsupported(symbol: str, other: Any, reflected: bool = False) -> TypeError:
+    """Python's error for an operand that is not a tensor, an array or a number
+    ("unsupported operand type(s) for *: 'Tensor' and 'str'"; reflected: the other way round)."""
+    left, right = "Tensor", type(other).__name__
+    if reflected:
+        left, right = right, left
+    return TypeError(f"unsupported operand type(s) for {symbol}: '{left}' and '{right}'")
 
 
 class TensorOperators:
@@ -62,22 +48,85 @@ class TensorOperators:
     data: np.ndarray
 
     # ---- arithmetic operators (the ops live in minigrad.ops.arithmetic) --------------
-    __add__ = _binary("+", "arithmetic.add")
-    __radd__ = _binary("+", "arithmetic.add", reflected=True, swap=False)
-    __sub__ = _binary("-", "arithmetic.sub")
-    __rsub__ = _binary("-", "arithmetic.sub", reflected=True)
-    __mul__ = _binary("*", "arithmetic.mul")
-    __rmul__ = _binary("*", "arithmetic.mul", reflected=True, swap=False)
-    __truediv__ = _binary("/", "arithmetic.div")
-    __rtruediv__ = _binary("/", "arithmetic.div", reflected=True)
-    __pow__ = _binary("**", "arithmetic.pow")
-    __rpow__ = _binary("**", "arithmetic.pow", reflected=True)
-    __matmul__ = _binary("@", "arithmetic.matmul")
-    __rmatmul__ = _binary("@", "arithmetic.matmul", reflected=True)
-    __floordiv__ = _binary("//", "rounding.floor_divide")
-    __rfloordiv__ = _binary("//", "rounding.floor_divide", reflected=True)
-    __mod__ = _binary("%", "rounding.remainder")
-    __rmod__ = _binary("%", "rounding.remainder", reflected=True)
+    def __add__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("+", other)
+        return ops.arithmetic.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:  # other + self
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("+", other, reflected=True)
+        return ops.arithmetic.add(self, other)
+
+    def __sub__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("-", other)
+        return ops.arithmetic.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:  # other - self
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("-", other, reflected=True)
+        return ops.arithmetic.sub(other, self)
+
+    def __mul__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("*", other)
+        return ops.arithmetic.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:  # other * self
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("*", other, reflected=True)
+        return ops.arithmetic.mul(self, other)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("/", other)
+        return ops.arithmetic.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:  # other / self
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("/", other, reflected=True)
+        return ops.arithmetic.div(other, self)
+
+    def __pow__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("**", other)
+        return ops.arithmetic.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:  # other ** self
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("**", other, reflected=True)
+        return ops.arithmetic.pow(other, self)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("@", other)
+        return ops.arithmetic.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:  # other @ self
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("@", other, reflected=True)
+        return ops.arithmetic.matmul(other, self)
+
+    def __floordiv__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("//", other)
+        return ops.rounding.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:  # other // self
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("//", other, reflected=True)
+        return ops.rounding.floor_divide(other, self)
+
+    def __mod__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("%", other)
+        return ops.rounding.remainder(self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:  # other % self
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("%", other, reflected=True)
+        return ops.rounding.remainder(other, self)
 
     def __neg__(self) -> Tensor:
         return ops.arithmetic.neg(self)
@@ -128,10 +177,25 @@ class TensorOperators:
             return NotImplemented
         return self._compare(other, np.not_equal, "!=")
 
-    __lt__ = _binary("<", lambda self, other: self._compare(other, np.less, "<"))
-    __le__ = _binary("<=", lambda self, other: self._compare(other, np.less_equal, "<="))
-    __gt__ = _binary(">", lambda self, other: self._compare(other, np.greater, ">"))
-    __ge__ = _binary(">=", lambda self, other: self._compare(other, np.greater_equal, ">="))
+    def __lt__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("<", other)
+        return self._compare(other, np.less, "<")
+
+    def __le__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("<=", other)
+        return self._compare(other, np.less_equal, "<=")
+
+    def __gt__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported(">", other)
+        return self._compare(other, np.greater, ">")
+
+    def __ge__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported(">=", other)
+        return self._compare(other, np.greater_equal, ">=")
 
     # ---- masks: ~ & | ^ on bool (and integer) tensors, all/any --------------------------
     def _bitwise(self, other: Any, ufunc: np.ufunc, symbol: str) -> Tensor:
@@ -216,10 +280,25 @@ class TensorOperators:
     def copy_(self, src: Any) -> Tensor:
         return ops.inplace.copy_(self, src)
 
-    __iadd__ = _binary("+=", lambda self, other: self.add_(other))
-    __isub__ = _binary("-=", lambda self, other: self.sub_(other))
-    __imul__ = _binary("*=", lambda self, other: self.mul_(other))
-    __itruediv__ = _binary("/=", lambda self, other: self.div_(other))
+    def __iadd__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("+=", other)
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("-=", other)
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("*=", other)
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        if not isinstance(other, _OPERANDS):
+            raise _unsupported("/=", other)
+        return self.div_(other)
 
     def __hash__(self) -> int:
         return id(self)  # `==` is elementwise, so hash by identity (as PyTorch does)

@@ -10,23 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.autograd.engine import schedule
 from minigrad.autograd.function import AccumulateGrad, Node
 from minigrad.tensor import Tensor
 
 
 def _nodes(root: Tensor) -> list[Node]:
-    """Every node reachable from root.grad_fn (iteratively: graphs can be deep)."""
-    if root.grad_fn is None:
-        return []
-    seen = {id(root.grad_fn): root.grad_fn}
-    stack = [root.grad_fn]
-    while stack:
-        node = stack.pop()
-        for child, _ in node.next_functions:
-            if child is not None and id(child) not in seen:
-                seen[id(child)] = child
-                stack.append(child)
-    return list(seen.values())
+    """Every node reachable from root.grad_fn (the engine's schedule: iterative, so graphs can
+    be deep)."""
+    return [] if root.grad_fn is None else schedule([root.grad_fn])
 
 
 def saved_bytes(root: Tensor) -> int:

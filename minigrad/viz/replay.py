@@ -8,15 +8,14 @@ stepper, the trace and the frames only read the :class:`Replay` it returns.
   a leaf gets its gradient in the step of the node that uses it). We call the same
   rule on stand-ins of the parents, so each edge's share is seen on its own (``x * x`` sends
   two shares to ``x``) and no real ``.grad`` changes.
-* ``Tensor`` graphs: the engine counts, for each ``grad_fn`` node, the edges into it
-  (``next_functions``), starts from the root's node and keeps a stack of nodes whose count
-  has dropped to zero: it pops the last one pushed, and pushes a node's inputs in argument
-  order. We keep the same stack, call each node's backward with the gradient that arrived,
-  and sum the results into the nodes further back. An ``AccumulateGrad`` node is where a
-  leaf's gradient arrives (its ``.variable`` is the leaf). Tensor hooks are not run.
+* ``Tensor`` graphs: we ask the engine for its order (``minigrad.autograd.engine.schedule``,
+  read through ``next_functions``), call each node's backward with the gradient that
+  arrived, and sum the results into the nodes further back. An ``AccumulateGrad`` node is
+  where a leaf's gradient arrives (its ``.variable`` is the leaf). Tensor hooks are not run.
 
-Used only: ``grad_fn``, ``node.name()``, ``node.next_functions``, ``AccumulateGrad.variable``,
-the node's backward (:func:`_call_node_backward`); for Values: ``parents``, ``op``, the rule.
+Used only: the engine's ``schedule``, ``grad_fn``, ``node.name()``, ``node.next_functions``,
+``AccumulateGrad.variable``, the node's backward (:func:`_call_node_backward`); for Values:
+``parents``, ``op``, the rule.
 Every replay starts from zero gradients: what one ``backward()`` on a fresh graph computes.
 """
 
@@ -27,6 +26,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from minigrad.autograd.engine import schedule
 from minigrad.scalar.value import Value, topological_order
 
 FREED_GRAPH_HINT = (
@@ -182,28 +182,9 @@ def _children(node: Any) -> list[Any]:
 
 
 def engine_order(root_node: Any) -> list[Any]:
-    """The ``grad_fn`` nodes in the order the engine runs them (see the module docstring)."""
-    dependencies: dict[int, int] = {}
-    stack, seen = [root_node], {id(root_node)}
-    while stack:
-        for child in _children(stack.pop()):
-            if child is None:
-                continue
-            dependencies[id(child)] = dependencies.get(id(child), 0) + 1
-            if id(child) not in seen:
-                seen.add(id(child))
-                stack.append(child)
-    order, ready = [], [root_node]
-    while ready:
-        node = ready.pop()  # the last node pushed runs first, as in the engine
-        order.append(node)
-        for child in _children(node):
-            if child is None:
-                continue
-            dependencies[id(child)] -= 1
-            if dependencies[id(child)] == 0:
-                ready.append(child)
-    return order
+    """The ``grad_fn`` nodes in the order the engine runs them: its own schedule, read through
+    ``next_functions`` (so a PyTorch graph is ordered alike)."""
+    return schedule([root_node], next_nodes=_children)
 
 
 def _call_node_backward(node: Any, grad_output: Any) -> tuple:

@@ -572,3 +572,96 @@ def test_a_hook_returning_an_array_or_a_hook_that_is_not_a_function_is_named():
         y.sum().backward()
     with pytest.raises(TypeError, match="a hook must be a function of the gradient, got int"):
         (x * 3).register_hook(5)
+
+
+# ---- the schedule: the one walk of the graph ----------------------------------------------
+def _diamond() -> tuple[mg.Tensor, list[mg.Tensor]]:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    a = x * 2
+    b = a.exp()
+    c = a + x
+    out = (b * c).sum()
+    return out, [a, b, c]
+
+
+def test_backward_runs_the_nodes_in_the_schedules_order():
+    from minigrad.autograd.engine import schedule
+
+    out, intermediates = _diamond()
+    ran = []
+    for tensor in intermediates:
+        tensor.register_hook(lambda grad, node=tensor.grad_fn: ran.append(node))
+    out.backward()
+    order = list(schedule([out.grad_fn]))
+    assert [node.name() for node in order] == [
+        "SumBackward0", "MulBackward0", "AddBackward0", "ExpBackward0", "MulBackward0",
+        "AccumulateGrad"]
+    assert ran == [node for node in order if node in ran]
+    assert len(ran) == 3
+
+
+def test_the_replay_walks_the_engines_schedule():
+    from minigrad.autograd.engine import schedule
+    from minigrad.viz.replay import engine_order, replay
+
+    out, _ = _diamond()
+    order = list(schedule([out.grad_fn]))
+    assert engine_order(out.grad_fn) == order
+    assert [node.source for node in replay(out).nodes] == order
+
+
+def test_autograd_grad_prunes_what_leads_to_no_input_on_a_deep_graph():
+    x = mg.tensor([1.0], requires_grad=True)
+    y = mg.tensor([2.0], requires_grad=True)
+    unused = y
+    for _ in range(3000):  # deeper than any recursion limit
+        unused = unused * 1.0
+    out = (x * 3 + unused).sum()
+    (grad_x,) = mg.autograd.grad(out, [x])
+    np.testing.assert_array_equal(grad_x.numpy(), [3.0])
+    assert unused.grad_fn._saved  # pruned: its backward never ran, its saved values are kept
+
+
+# ---- PyTorch's rules beside the algorithm ---------------------------------------------------
+@pytest.mark.parametrize("only_inputs", [False, True])
+def test_a_gradient_a_hook_kept_never_becomes_a_grad(only_inputs):
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    kept = []
+    h = x + 0                                    # passes its gradient on unchanged
+    h.register_hook(kept.append)
+    (h * 2).backward(mg.ones(2), inputs=[x] if only_inputs else None)
+    x.grad.add_(5)                               # in place: must not reach what the hook kept
+    np.testing.assert_array_equal(kept[0].numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [7.0, 7.0])
+
+
+def test_the_backward_loop_and_its_helpers_fit_on_one_slide():
+    """PyTorch's ownership and wording rules live in autograd/accumulate.py and checks.py."""
+    import inspect
+
+    from minigrad.autograd import engine
+
+    loop = [engine.run_backward, engine._run_hooks, engine._call_backward, engine._send]
+    assert sum(len(inspect.getsource(part).splitlines()) for part in loop) <= 60
+    assert "handed_out" not in inspect.getsource(engine)
+
+
+def test_a_variant_that_only_renames_its_node_says_so_in_its_class_statement():
+    import inspect
+
+    from minigrad.ops import index, inplace, matmul, reduce, rounding, shape
+
+    variants = {matmul.Dot: "DotBackward0", matmul.Mv: "MvBackward0",
+                index.SelectBackward: "SelectBackwardBackward0",
+                index.SliceBackward: "SliceBackwardBackward0",
+                index.IndexBackward: "IndexPutImplBackward0",
+                index.AliasBackward: "AliasBackwardBackward0", inplace.Zero: "ZeroBackward0",
+                reduce.MinDim: "MinBackward0", rounding.RemainderTensor: "RemainderBackward1",
+                shape.SqueezeDim: "SqueezeBackward1", shape.SqueezeDims: "SqueezeBackward2"}
+    for variant, name in variants.items():
+        source = inspect.getsource(variant).splitlines()
+        assert f'node_name="{name}"' in source[0] and len(source) == 2, variant  # + docstring
+        assert variant._node_class.__name__ == name
+    a = mg.ones(3, requires_grad=True)
+    assert [(a @ a).grad_fn.name(), a.min(0).values.grad_fn.name()] == ["DotBackward0",
+                                                                          "MinBackward0"]

@@ -3,6 +3,7 @@ broadcasting, dtype promotion, graph node names (PyTorch as an oracle) and error
 
 from __future__ import annotations
 
+import inspect
 from typing import Callable
 
 import numpy as np
@@ -247,6 +248,35 @@ def test_unsupported_operand_type_error():
         "a" - mg.ones(2)
     with pytest.raises(TypeError, match=r"for \+: 'Tensor' and 'list'"):
         mg.ones(2) + [1, 2]
+
+    with pytest.raises(TypeError, match=r"for <: 'Tensor' and 'str'"):
+        mg.ones(2) < "a"
+    x = mg.ones(2)
+    with pytest.raises(TypeError, match=r"for \+=: 'Tensor' and 'str'"):
+        x += "a"
+
+
+OPERATOR_CALLS = {  # each operator calls its op by name: a name an editor follows
+    "__add__": "ops.arithmetic.add(self, other)", "__radd__": "ops.arithmetic.add(self, other)",
+    "__sub__": "ops.arithmetic.sub(self, other)", "__rsub__": "ops.arithmetic.sub(other, self)",
+    "__mul__": "ops.arithmetic.mul(self, other)", "__rmul__": "ops.arithmetic.mul(self, other)",
+    "__truediv__": "ops.arithmetic.div(self, other)",
+    "__rtruediv__": "ops.arithmetic.div(other, self)",
+    "__pow__": "ops.arithmetic.pow(self, other)", "__rpow__": "ops.arithmetic.pow(other, self)",
+    "__matmul__": "ops.arithmetic.matmul(self, other)",
+    "__rmatmul__": "ops.arithmetic.matmul(other, self)",
+    "__floordiv__": "ops.rounding.floor_divide(self, other)",
+    "__rfloordiv__": "ops.rounding.floor_divide(other, self)",
+    "__mod__": "ops.rounding.remainder(self, other)",
+    "__rmod__": "ops.rounding.remainder(other, self)",
+}
+
+
+@pytest.mark.parametrize("method", OPERATOR_CALLS)
+def test_an_operator_reaches_its_function_in_two_named_hops(method):
+    """`x * y`: `Tensor.__mul__` calls `ops.arithmetic.mul`, which calls `Mul.apply`."""
+    assert OPERATOR_CALLS[method] in inspect.getsource(getattr(mg.Tensor, method))
+    assert "Mul.apply(a, b)" in inspect.getsource(mg.ops.arithmetic.mul)
 
 
 @pytest.mark.oracle
