@@ -25,6 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from minigrad.grading.sandbox.environment import child_environment
+
 IN_PROCESS_CHARS = 200_000
 _DEF = re.compile(r"^def\s+([A-Za-z_]\w*)", re.MULTILINE)
 _CHECK = re.compile(r"^check\(")
@@ -175,7 +177,8 @@ def source_check_verdict(check: Callable[[str], Optional[str]], code: str) -> Op
                                            if os.path.isabs(item)])],
                               input=code.encode("utf-8", "surrogateescape"),
                               capture_output=True, timeout=30,
-                              env={"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+                              env={"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+                                   **child_environment()})
         if done.returncode == 0:
             message = json.loads(done.stdout)["message"]
             return None if message is None else str(message)
