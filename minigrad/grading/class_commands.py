@@ -52,7 +52,8 @@ def recorded_class_seed(student: str, out: Path) -> tuple[Optional[int], str]:
 
 def regrade(args: argparse.Namespace, lesson: Optional[Lesson], options: Options, out: Path,
             csv_path: Optional[Path]) -> int:
-    """Grade one student of a class again, with the hidden cases of the class run."""
+    """Grade one student of a class again, with the hidden cases of ``options.seed`` (new
+    ones, unless ``--same-cases`` or ``--seed`` gave the seed)."""
     members = dict(class_members(args.path))
     args.regrade = class_member_named(args.path, args.regrade)
     if args.regrade is None:

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from minigrad.grading.gradescope import VISIBILITIES
 from minigrad.grading.sandbox.host import DEFAULT_MEMORY_MB
 
 if TYPE_CHECKING:
@@ -106,9 +107,19 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                              "graded_at), canvas (Canvas's gradebook import, with its Points "
                              "Possible row) or moodle (Moodle's grade import)")
     parser.add_argument("--regrade", metavar="STUDENT",
-                        help="class folders: grade this one student again with the same hidden "
-                             "cases (the class run's --seed, else the seed recorded in their "
-                             "results in --out)")
+                        help="class folders: grade this one student again, with new hidden "
+                             "cases (a new seed, recorded in their results); --same-cases or "
+                             "--seed for the same ones")
+    parser.add_argument("--same-cases", action="store_true",
+                        help="with --regrade: the hidden cases of the student's last grading "
+                             "(the seed recorded in their results in --out) instead of new "
+                             "ones. Only when you must: a student who has read her results, "
+                             "and sees the inputs of the cases her code is given, can then "
+                             "hand in the answers")
+    parser.add_argument("--visibility", choices=VISIBILITIES, default="after_published",
+                        help="Gradescope visibility of the hidden cases' tests in --json "
+                             "(default after_published: students see them once you publish "
+                             "the grades); the visible cases' tests are always visible")
     parser.add_argument("--verbose", action="store_true",
                         help="say more about how graded code is confined")
     parser.add_argument("--out", type=Path, metavar="DIR",
@@ -146,6 +157,12 @@ def _usage_error(args: argparse.Namespace) -> str:
         return f"--jobs must be at least 1, got {args.jobs}"
     if args.seed is not None and args.seed < 0:
         return f"--seed must be a whole number 0 or more, got {args.seed}"
+    if args.same_cases and args.regrade is None:
+        return ("--same-cases goes with --regrade STUDENT (a student's last hidden cases); "
+                "to grade one submission with given cases, use --seed")
+    if args.same_cases and args.seed is not None:
+        return ("give --same-cases (the seed recorded in the student's results) or --seed, "
+                "not both")
     if args.memory < 1:
         return f"--memory must be a positive number of MB, got {args.memory}"
     if args.memory < MIN_MEMORY_MB:
@@ -288,14 +305,14 @@ def run_grade(args: argparse.Namespace) -> int:
     seed = args.seed
     if args.regrade is not None:
         args.regrade = class_member_named(args.path, args.regrade) or args.regrade
-    if args.regrade is not None and seed is None:
+    if args.regrade is not None and args.same_cases:
         seed, problem = recorded_class_seed(args.regrade, out)
         if problem:
             print(f"minigrad grade: {problem}", file=sys.stderr)
             return 2
-    seed = new_seed() if seed is None else seed
+    seed = new_seed() if seed is None else seed  # a regrade's own, unless asked otherwise
     options = Options(seed, args.timeout, args.memory, bank, confine=not args.no_sandbox,
-                      private=private)
+                      private=private, hidden_visibility=args.visibility)
     if args.regrade is not None:
         return regrade(args, lesson, options, out, csv_path)
     if class_run:

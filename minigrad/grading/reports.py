@@ -6,6 +6,7 @@ import errno
 import textwrap
 from typing import Any, Optional
 
+from minigrad.grading.gradescope import VISIBILITIES
 from minigrad.grading.grader import ExerciseResult, SubmissionResult
 from minigrad.grading.names import printable
 
@@ -18,7 +19,9 @@ def _case_lines(result: ExerciseResult, visible: bool) -> str:
         return f"every case: {messages.pop()}"  # e.g. a syntax error: say it once
     for number, case in enumerate(chosen, start=1):
         mark = "passed" if case.passed else f"FAILED — {case.message}"
-        lines.append(f"case {number}: {case.call}: {mark}")
+        # a hidden case by its number only (its message names the kind of failure only)
+        lines.append(f"case {number}: {case.call}: {mark}" if visible
+                     else f"hidden case {number}: {mark}")
     if any(not case.passed for case in chosen) and first_hint(result) and not unrun(result):
         lines.append(f"Hint: {first_hint(result)}")
     return "\n".join(lines)
@@ -41,15 +44,22 @@ def gradescope_results(result: SubmissionResult,
     """The submission's results in Gradescope's ``results.json`` format.
 
     Each exercise gives a "visible cases" test (visibility ``visible``) and, when it has hidden
-    cases, a "hidden cases" test (visibility ``after_published``). ``extra_data`` records the
-    seed (and a class run's seed and the ``student`` it was derived for), when grading
-    started and how long it took, and the grader's own ``error``, if any.
+    cases, a "hidden cases" test (visibility ``result.hidden_visibility``, one of
+    :data:`VISIBILITIES`: ``minigrad grade --visibility``), which names each failed hidden
+    case by its number and the kind of failure only. ``extra_data``, which Gradescope keeps for the instructor, records the seed
+    (and a class run's seed and the ``student`` it was derived for), when grading started and
+    how long it took, and the grader's own ``error``, if any; the ``output`` a student reads
+    holds no seed (with the exercise sources, a seed gives the hidden cases).
     """
+    hidden_visibility = result.hidden_visibility
+    if hidden_visibility not in VISIBILITIES:
+        raise ValueError(f"unknown visibility {hidden_visibility!r}; choose one of "
+                         f"{', '.join(VISIBILITIES)}")
     tests = []
     for item in result.exercises:
         name = f"{item.exercise.id} {item.exercise.title}"
         for visible, label, visibility in ((True, "visible cases", "visible"),
-                                           (False, "hidden cases", "after_published")):
+                                           (False, "hidden cases", hidden_visibility)):
             score, max_score = item.points_for(visible)
             if max_score == 0:
                 continue
@@ -59,12 +69,9 @@ def gradescope_results(result: SubmissionResult,
     summary = []
     if result.error:
         summary.append(f"NOT GRADED: {result.error}")
-    if result.class_seed is None:
-        summary.append(f"minigrad grader; hidden cases drawn with --seed {result.seed}")
-    else:
-        summary.append(f"minigrad grader; this student's hidden cases: seed {result.seed}, "
-                       f"from the class run's --seed {result.class_seed} (--regrade draws "
-                       f"them again)")
+    summary.append("minigrad grader; hidden cases are drawn afresh for each grading: a "
+                   "failed one shows its number and the kind of failure, not its inputs or "
+                   "answer")
     if result.files:
         summary.append("graded: " + ", ".join(result.files))
     summary += result.notes
