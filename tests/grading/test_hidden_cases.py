@@ -230,3 +230,28 @@ def test_grade_sets_the_visibility_of_hidden_tests(tmp_path: Path) -> None:
         tests = json.loads(results.read_text())["tests"]
         assert {test["visibility"] for test in tests if "hidden" in test["name"]} == {choice}
         assert {test["visibility"] for test in tests if "visible" in test["name"]} == {"visible"}
+
+
+def test_a_container_regrade_is_given_the_recorded_seed_of_same_cases(tmp_path: Path) -> None:
+    """The container's results folder starts empty: --same-cases becomes the --seed recorded
+    on this machine, and the other options go in."""
+    import argparse
+
+    from minigrad.grading.container import container_command
+
+    klass = tmp_path / "class"
+    for name in ("alice", "bob"):
+        student_file(klass / name, ZERO)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "alice.json").write_text(json.dumps({"extra_data": {"class_seed": 4242}}))
+    args = argparse.Namespace(path=klass, json=None, csv=None, out=out, exercises=None,
+                              lesson="1", timeout=None, seed=None, memory=2048, jobs=1,
+                              regrade="alice", same_cases=True, visibility="hidden",
+                              container="image", one=False, verbose=False, lms="minigrad")
+    inner = " ".join(container_command(args, "docker", tmp_path / "staging"))
+    assert "--seed 4242" in inner and "--regrade alice" in inner
+    assert "--visibility hidden" in inner and "--same-cases" not in inner
+    args.regrade = "bob"  # no results recorded for bob
+    with pytest.raises(ValueError, match="no class seed recorded"):
+        container_command(args, "docker", tmp_path / "staging")
