@@ -46,10 +46,11 @@ def gradescope_results(result: SubmissionResult,
     Each exercise gives a "visible cases" test (visibility ``visible``) and, when it has hidden
     cases, a "hidden cases" test (visibility ``result.hidden_visibility``, one of
     :data:`VISIBILITIES`: ``minigrad grade --visibility``), which names each failed hidden
-    case by its number and the kind of failure only. ``extra_data``, which Gradescope keeps for the instructor, records the seed
-    (and a class run's seed and the ``student`` it was derived for), when grading started and
-    how long it took, and the grader's own ``error``, if any; the ``output`` a student reads
-    holds no seed (with the exercise sources, a seed gives the hidden cases).
+    case by its number and the kind of failure only. ``extra_data``, which Gradescope keeps
+    for the instructor, records the seed (and a class run's seed and the ``student`` it was
+    derived for), when grading started and how long it took, and the grader's own ``error``,
+    if any; the ``output`` a student reads holds no seed (with the exercise sources, a seed
+    gives the hidden cases).
     """
     hidden_visibility = result.hidden_visibility
     if hidden_visibility not in VISIBILITIES:
@@ -69,9 +70,8 @@ def gradescope_results(result: SubmissionResult,
     summary = []
     if result.error:
         summary.append(f"NOT GRADED: {result.error}")
-    summary.append("minigrad grader; hidden cases are drawn afresh for each grading: a "
-                   "failed one shows its number and the kind of failure, not its inputs or "
-                   "answer")
+    summary.append("minigrad grader; a failed hidden case shows its number and the kind of "
+                   "failure, not its inputs or answer")
     if result.files:
         summary.append("graded: " + ", ".join(result.files))
     summary += result.notes
