@@ -120,6 +120,10 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Gradescope visibility of the hidden cases' tests in --json "
                              "(default after_published: students see them once you publish "
                              "the grades); the visible cases' tests are always visible")
+    parser.add_argument("--show-hidden", action="store_true",
+                        help="one submission: also print each failed hidden case's call and "
+                             "full message (for you, looking into a run: give the seed from "
+                             "its results); never written into --json or --csv")
     parser.add_argument("--verbose", action="store_true",
                         help="say more about how graded code is confined")
     parser.add_argument("--out", type=Path, metavar="DIR",
@@ -160,6 +164,9 @@ def _usage_error(args: argparse.Namespace) -> str:
     if args.same_cases and args.regrade is None:
         return ("--same-cases goes with --regrade STUDENT (a student's last hidden cases); "
                 "to grade one submission with given cases, use --seed")
+    if args.show_hidden and args.regrade is not None:
+        return ("--show-hidden prints one submission's hidden cases: grade the student's "
+                "folder itself with the seed recorded in their results (extra_data.seed)")
     if args.same_cases and args.seed is not None:
         return ("give --same-cases (the seed recorded in the student's results) or --seed, "
                 "not both")
@@ -259,6 +266,11 @@ def run_grade(args: argparse.Namespace) -> int:
         print(f"minigrad grade: {args.path} is a course folder (made by `minigrad course`): "
               f"graded as one student's work, its notebooks included; add --lesson N to grade "
               f"one lesson", file=sys.stderr)
+    if args.show_hidden and class_run:
+        print(f"minigrad grade: --show-hidden prints one submission's hidden cases: grade a "
+              f"student's folder of {args.path} with the seed recorded in their results "
+              f"(extra_data.seed)", file=sys.stderr)
+        return 2
     if args.regrade is not None and not class_run:
         print(f"minigrad grade: --regrade {args.regrade} needs a class folder; {args.path} is "
               f"one submission", file=sys.stderr)
@@ -325,7 +337,7 @@ def _grade_one(args: argparse.Namespace, lesson: Optional[Lesson], options: Opti
     from minigrad.grading.classroom import write_csv, write_text_atomic
     from minigrad.grading.grader import grade_submission
     from minigrad.grading.names import printable
-    from minigrad.grading.reports import disk_full, format_table, grader_failure
+    from minigrad.grading.reports import disk_full, format_table, grader_failure, hidden_details
 
     try:
         result = grade_submission(args.path, lesson, options=options)
@@ -344,6 +356,8 @@ def _grade_one(args: argparse.Namespace, lesson: Optional[Lesson], options: Opti
             return 1
         raise
     print(printable(format_table(result)))
+    if args.show_hidden and hidden_details(result):
+        print(printable(hidden_details(result)))
     if args.json:
         write_json(args.json, {args.path.stem: result}, single=True)
         print(f"Results: {args.json}")

@@ -60,9 +60,9 @@ def container_command(args: argparse.Namespace, engine: str, staging: Path) -> l
         inner += ["--out", f"{OUT}/{GRADES}"]  # never beside the read-only submissions
     if args.exercises is not None:
         inner += ["--exercises", mount(Path(args.exercises), "/grading/exercises", False)]
-    for flag in ("one", "verbose"):
+    for flag in ("one", "verbose", "show_hidden"):
         if getattr(args, flag, False):
-            inner.append(f"--{flag}")
+            inner.append(f"--{flag.replace('_', '-')}")
     lms = getattr(args, "lms", "minigrad")
     for option, value in (("--lesson", args.lesson), ("--timeout", args.timeout),
                           ("--seed", same_cases_seed(args) or args.seed),

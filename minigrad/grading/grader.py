@@ -64,12 +64,17 @@ class CaseResult:
     call: str = ""  # e.g. "composite_derivative(1.0)"; "" for a hidden case
     #: Share of the case earned, 0–1: an answer of several parts can be partly right.
     credit: Optional[float] = None
+    #: A failed hidden case's call and full message, for the instructor's eyes only
+    #: (``minigrad grade --show-hidden`` prints it); never in results a student reads.
+    detail: str = ""
 
     def __post_init__(self) -> None:
         if self.credit is None:
             self.credit = 1.0 if self.passed else 0.0
         if len(self.message) > MAX_MESSAGE:
             self.message = self.message[:MAX_MESSAGE - 1] + "…"
+        if len(self.detail) > MAX_MESSAGE:
+            self.detail = self.detail[:MAX_MESSAGE - 1] + "…"
 
 
 @dataclass
@@ -305,9 +310,10 @@ def _case_result(case: Case, passed: bool, kind: str = "", message: str = "",
     about the whole file (syntax, import, source rules), which no case's data is in."""
     if case.visible:
         return CaseResult(True, passed, kind, message, case.call, credit)
+    detail = "" if passed else f"{case.call}: {message}"
     if not passed and kind not in ("syntax", "import", "rules"):
         message = hidden_message(kind, message, difference, right, parts)
-    return CaseResult(False, passed, kind, message, "", credit)
+    return CaseResult(False, passed, kind, message, "", credit, detail)
 
 
 def _grade_cases(sandbox: Sandbox, source: SourceFile, exercise: Exercise, cases: list[Case],

@@ -142,6 +142,18 @@ def format_table(result: SubmissionResult, width: int = 60) -> str:
     return "\n".join(lines)
 
 
+def hidden_details(result: SubmissionResult) -> str:
+    """The failed hidden cases with their calls and full messages, for the instructor who
+    looks into a run (``minigrad grade --show-hidden``): never written into results."""
+    lines = []
+    for item in result.exercises:
+        hidden = [case for case in item.cases if not case.visible]
+        lines += [f"  {item.exercise.id} hidden case {number}: {one_line(case.detail)}"
+                  for number, case in enumerate(hidden, start=1) if case.detail]
+    return "\n".join(["Failed hidden cases (for you, not the student):", *lines]) if lines \
+        else ""
+
+
 def one_line(text: str) -> str:
     """Runs of whitespace, line breaks included, as one space: a row stays one row. Invisible
     characters are escaped first (:func:`.names.printable`): an odd space such as U+3000 at the

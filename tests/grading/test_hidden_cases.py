@@ -255,3 +255,27 @@ def test_a_container_regrade_is_given_the_recorded_seed_of_same_cases(tmp_path: 
     args.regrade = "bob"  # no results recorded for bob
     with pytest.raises(ValueError, match="no class seed recorded"):
         container_command(args, "docker", tmp_path / "staging")
+
+
+@needs_sandbox
+def test_the_instructor_sees_a_hidden_case_in_full_with_show_hidden(tmp_path: Path,
+                                                                    capsys) -> None:
+    """From a student's recorded seed, the instructor sees the same hidden cases in full on
+    the terminal, and the results file stays as the student sees it."""
+    klass = tmp_path / "class"
+    for name in ("alice", "bob"):
+        student_file(klass / name, ZERO)
+    out = tmp_path / "out"
+    assert cli_main(["grade", str(klass), "--lesson", "1", "--out", str(out)]) == 0
+    seed = json.loads((out / "alice.json").read_text())["extra_data"]["seed"]
+    capsys.readouterr()
+    results = tmp_path / "alice.json"
+    assert cli_main(["grade", str(klass / "alice"), "--lesson", "1", "--seed", str(seed),
+                     "--show-hidden", "--json", str(results)]) == 0
+    printed = capsys.readouterr().out
+    key = answer_key(BUILTIN, LESSON01, seed)["01.1"]
+    x, expected = next((case.args[0], case.expected) for case in key if not case.visible)
+    assert f"01.1 hidden case 1: composite_derivative({x!r}): expected {expected!r}, got 0.0" \
+        in printed, printed
+    assert repr(x) not in results.read_text()
+    assert cli_main(["grade", str(klass), "--lesson", "1", "--show-hidden"]) == 2
