@@ -20,6 +20,8 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from minigrad.exercises.answer_limits import AnswerLimits
+
 Comparator = Callable[[Any, Any, tuple], Optional[str]]
 Cases = Sequence[tuple]
 
@@ -35,14 +37,11 @@ class Runtime:
     so the test split's labels, which the grader keeps, cannot be read in the child. With
     ``packages``, the child can read only these of the installed packages (say ``("numpy",)``:
     no other library's layers, wherever the grader is installed); ``None``: all of them.
-    ``answer_bytes``: the most answer text the grader reads back for the exercise's cases
-    (its decoding is the grader's work), when it needs more than the usual 1 MB.
     """
 
     absent: tuple[str, ...] = ()
     digits_test: bool = True
     packages: Optional[tuple[str, ...]] = None
-    answer_bytes: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +83,9 @@ class Exercise:
             solution (the capstone: the labels of the test images it sends).
         runtime: the minigrad this exercise's graded code runs against (see :class:`Runtime`);
             ``None``: the whole package, in the child shared by the file's exercises.
+        limits: how much of the answers the grader decodes (decoding is the grader's own work:
+            see :mod:`.answer_limits`); the defaults take 10 times what the built-in
+            exercises' answers need, the capstone's networks excepted.
     """
 
     id: str
@@ -103,6 +105,7 @@ class Exercise:
     source_check: Optional[Callable[[str], Optional[str]]] = None
     answer: Optional[Callable[..., Any]] = None
     runtime: Optional[Runtime] = None
+    limits: AnswerLimits = field(default_factory=AnswerLimits)
 
     def __post_init__(self) -> None:
         if not (isinstance(self.points, (int, float)) and self.points > 0):
@@ -128,13 +131,20 @@ def judge(exercise: Exercise, expected: Any, got: Any, args: tuple) -> tuple[Opt
     ``exercise.weights`` (equal shares without). The message (the comparator's, on the whole
     answer) then says which parts are right.
     """
+    message, credit, _ = judge_parts(exercise, expected, got, args)
+    return message, credit
+
+
+def judge_parts(exercise: Exercise, expected: Any, got: Any,
+                args: tuple) -> tuple[Optional[str], float, tuple[str, ...]]:
+    """:func:`judge`, with the names of the parts that are right (empty without parts)."""
     message = exercise.compare(expected, got, copy.deepcopy(args))
     if message is None:
-        return None, 1.0
+        return None, 1.0, exercise.parts
     parts = exercise.parts
     if not parts or not isinstance(got, (list, tuple)) or not isinstance(expected, (list, tuple)) \
             or len(got) != len(parts) or len(expected) != len(parts):
-        return message, 0.0
+        return message, 0.0, ()
     right = []
     for index in range(len(parts)):
         patched = list(expected)
@@ -150,7 +160,49 @@ def judge(exercise: Exercise, expected: Any, got: Any, args: tuple) -> tuple[Opt
         message = f"{message} (right: {', '.join(right)}; wrong: {', '.join(wrong)})"
     weights = exercise.weights or (1.0,) * len(parts)
     earned = sum(weight for name, weight in zip(parts, weights) if name in right)
-    return message, earned / sum(weights)
+    return message, earned / sum(weights), tuple(right)
+
+
+def difference(expected: Any, got: Any) -> str:
+    """How a wrong answer differs from the expected one, named without a value of either
+    (what a hidden case may say): ``"kind"`` when somewhere in it a value is of another kind
+    (a list where a number is expected, a str, None …), ``"shape"`` when the kinds agree but
+    an array's shape, a list's length or a dict's keys do not, else ``"values"``."""
+    found = _difference(expected, got, 0)
+    return found or "values"
+
+
+def _difference(expected: Any, got: Any, depth: int) -> Optional[str]:
+    if depth > 100:
+        return None
+    if isinstance(expected, np.ndarray):
+        if isinstance(got, (list, tuple)) or _is_number(got):
+            try:
+                got = np.asarray(got)
+            except (TypeError, ValueError):
+                return "kind"
+        if not isinstance(got, np.ndarray) or got.dtype.kind not in "biuf":
+            return "kind"
+        return "shape" if got.shape != expected.shape else None
+    if isinstance(expected, (bool, np.bool_)):
+        return None if isinstance(got, (bool, np.bool_)) else "kind"
+    if _is_number(expected):
+        return None if _is_number(got) else "kind"
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(got, (list, tuple)):
+            return "kind"
+        if len(got) != len(expected):
+            return "shape"
+        inner = [_difference(want, have, depth + 1) for want, have in zip(expected, got)]
+        return "kind" if "kind" in inner else ("shape" if "shape" in inner else None)
+    if isinstance(expected, dict):
+        if not isinstance(got, dict):
+            return "kind"
+        if set(got) != set(expected):
+            return "shape"
+        inner = [_difference(expected[key], got[key], depth + 1) for key in expected]
+        return "kind" if "kind" in inner else ("shape" if "shape" in inner else None)
+    return None if type(got) is type(expected) else "kind"
 
 
 # ---------------------------------------------------------------------------- comparators

@@ -60,7 +60,8 @@ def recorded_class_seed(student: str, out: Path) -> tuple[Optional[int], str]:
 def regrade(args: argparse.Namespace, lesson: Optional[Lesson], options: Options, out: Path,
             csv_path: Optional[Path]) -> int:
     """Grade one student of a class again (``args.regrade``, their name as
-    :func:`class_member_named` found it), with the hidden cases of the class run."""
+    :func:`class_member_named` found it), with the hidden cases of ``options.seed`` (new ones,
+    unless ``--same-cases`` or ``--seed`` gave the seed)."""
     members = dict(class_members(args.path))
     if args.regrade not in members:  # (gone since it was looked up)
         print(printable(f"minigrad grade: --regrade {student_id(args.regrade)}: no such "

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from minigrad.grading.gradescope import VISIBILITIES
 from minigrad.grading.sandbox.host import DEFAULT_MEMORY_MB
 
 if TYPE_CHECKING:
@@ -110,9 +111,23 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                              "graded_at), canvas (Canvas's gradebook import, with its Points "
                              "Possible row) or moodle (Moodle's grade import)")
     parser.add_argument("--regrade", metavar="STUDENT",
-                        help="class folders: grade this one student again with the same hidden "
-                             "cases (the class run's --seed, else the seed recorded in their "
-                             "results in --out)")
+                        help="class folders: grade this one student again, with new hidden "
+                             "cases (a new seed, recorded in their results); --same-cases or "
+                             "--seed for the same ones")
+    parser.add_argument("--same-cases", action="store_true",
+                        help="with --regrade: the hidden cases of the student's last grading "
+                             "(the seed recorded in their results in --out) instead of new "
+                             "ones. Only when you must: a student who has read her results, "
+                             "and sees the inputs of the cases her code is given, can then "
+                             "hand in the answers")
+    parser.add_argument("--visibility", choices=VISIBILITIES, default="after_published",
+                        help="Gradescope visibility of the hidden cases' tests in --json "
+                             "(default after_published: students see them once you publish "
+                             "the grades); the visible cases' tests are always visible")
+    parser.add_argument("--show-hidden", action="store_true",
+                        help="one submission: also print each failed hidden case's call and "
+                             "full message (for you, looking into a run: give the seed from "
+                             "its results); never written into --json or --csv")
     parser.add_argument("--verbose", action="store_true",
                         help="say more about how graded code is confined")
     parser.add_argument("--out", type=Path, metavar="DIR",
@@ -154,6 +169,15 @@ def _usage_error(args: argparse.Namespace) -> str:
         return f"--jobs must be at least 1, got {args.jobs}"
     if args.seed is not None and args.seed < 0:
         return f"--seed must be a whole number 0 or more, got {args.seed}"
+    if args.same_cases and args.regrade is None:
+        return ("--same-cases goes with --regrade STUDENT (a student's last hidden cases); "
+                "to grade one submission with given cases, use --seed")
+    if args.show_hidden and args.regrade is not None:
+        return ("--show-hidden prints one submission's hidden cases: grade the student's "
+                "folder itself with the seed recorded in their results (extra_data.seed)")
+    if args.same_cases and args.seed is not None:
+        return ("give --same-cases (the seed recorded in the student's results) or --seed, "
+                "not both")
     if args.memory < 1:
         return f"--memory must be a positive number of MB, got {args.memory}"
     if args.memory < MIN_MEMORY_MB:
@@ -259,6 +283,15 @@ def run_grade(args: argparse.Namespace) -> int:
         print(f"minigrad grade: {args.path} is a course folder (made by `minigrad course`): "
               f"graded as one student's work, its notebooks included; add --lesson N to grade "
               f"one lesson", file=sys.stderr)
+    if args.show_hidden and class_run:
+        print(f"minigrad grade: --show-hidden prints one submission's hidden cases: grade a "
+              f"student's folder of {args.path} with the seed recorded in their results "
+              f"(extra_data.seed)", file=sys.stderr)
+        return 2
+    if args.regrade is not None and not class_run:
+        print(f"minigrad grade: --regrade {args.regrade} needs a class folder; {args.path} is "
+              f"one submission", file=sys.stderr)
+        return 2
     out = csv_path = None
     if class_run:
         out = args.out or args.path.resolve().parent / f"{args.path.resolve().name}-grades"
@@ -304,14 +337,14 @@ def run_grade(args: argparse.Namespace) -> int:
         if args.regrade is None:
             print(printable(f"minigrad grade: {problem}"), file=sys.stderr)
             return 2
-    if args.regrade is not None and seed is None:
+    if args.regrade is not None and args.same_cases:
         seed, problem = recorded_class_seed(args.regrade, out)
         if problem:
             print(f"minigrad grade: {problem}", file=sys.stderr)
             return 2
-    seed = new_seed() if seed is None else seed
+    seed = new_seed() if seed is None else seed  # a regrade's own, unless asked otherwise
     options = Options(seed, args.timeout, args.memory, bank, confine=not args.no_sandbox,
-                      private=private)
+                      private=private, hidden_visibility=args.visibility)
     if args.regrade is not None:
         return regrade(args, lesson, options, out, csv_path)
     if class_run:
@@ -334,7 +367,7 @@ def _grade_one(args: argparse.Namespace, lesson: Optional[Lesson], options: Opti
     from minigrad.grading.classroom import write_csv, write_text_atomic
     from minigrad.grading.grader import grade_submission
     from minigrad.grading.names import printable
-    from minigrad.grading.reports import disk_full, format_table, grader_failure
+    from minigrad.grading.reports import disk_full, format_table, grader_failure, hidden_details
 
     try:
         result = grade_submission(args.path, lesson, options=options)
@@ -353,6 +386,8 @@ def _grade_one(args: argparse.Namespace, lesson: Optional[Lesson], options: Opti
             return 1
         raise
     print(printable(format_table(result)))
+    if args.show_hidden and hidden_details(result):
+        print(printable(hidden_details(result)))
     if args.json:
         write_json(args.json, {args.path.stem: result}, single=True)
         print(f"Results: {args.json}")

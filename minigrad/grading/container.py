@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Optional
 
 #: Inside the container: where the fresh output folder is mounted, and what is written there.
 OUT = "/grading/out"
@@ -61,14 +62,17 @@ def container_command(args: argparse.Namespace, engine: str, staging: Path) -> l
     if args.exercises is not None:
         inner += ["--exercises", mount(Path(args.exercises), "/grading/exercises", False)]
     for flag, given in (("one", args.one), ("class", getattr(args, "whole_class", False)),
-                        ("verbose", getattr(args, "verbose", False))):
+                        ("verbose", getattr(args, "verbose", False)),
+                        ("show-hidden", getattr(args, "show_hidden", False))):
         if given:
             inner.append(f"--{flag}")
     lms = getattr(args, "lms", "minigrad")
     for option, value in (("--lesson", args.lesson), ("--timeout", args.timeout),
-                          ("--seed", args.seed), ("--memory", args.memory),
+                          ("--seed", same_cases_seed(args) or args.seed),
+                          ("--memory", args.memory),
                           ("--jobs", args.jobs), ("--regrade", getattr(args, "regrade", None)),
-                          ("--lms", None if lms == "minigrad" else lms)):
+                          ("--lms", None if lms == "minigrad" else lms),
+                          ("--visibility", getattr(args, "visibility", None))):
         if value is not None:
             inner += [option, str(value)]
     memory = (args.memory + 512) * max(args.jobs, 1) + 512
@@ -76,6 +80,25 @@ def container_command(args: argparse.Namespace, engine: str, staging: Path) -> l
             "--security-opt", "no-new-privileges", "--pids-limit", "512",
             "--memory", f"{memory}m", "--read-only", "--tmpfs", "/tmp:size=512m",
             *mounts, args.container, *inner, "--no-sandbox"]
+
+
+def same_cases_seed(args: argparse.Namespace) -> Optional[int]:
+    """For ``--regrade STUDENT --same-cases``: the seed recorded in the student's results on
+    this machine (the container's results folder starts empty), given to it as ``--seed``;
+    None otherwise. ValueError when none is recorded."""
+    if not (getattr(args, "same_cases", False) and getattr(args, "regrade", None)):
+        return None
+    from minigrad.grading.class_commands import class_member_named, recorded_class_seed
+
+    resolved = Path(args.path).resolve()
+    out = Path(args.out) if args.out else resolved.parent / f"{resolved.name}-grades"
+    student, problem = class_member_named(Path(args.path), args.regrade)
+    if student is None:
+        raise ValueError(problem)
+    seed, problem = recorded_class_seed(student, out)
+    if problem:
+        raise ValueError(problem)
+    return seed
 
 
 def _read_regular(path: Path) -> bytes | None:
@@ -132,6 +155,11 @@ def run_in_container(args: argparse.Namespace) -> int:
     engine = shutil.which("podman") or shutil.which("docker")
     if engine is None:
         print("minigrad grade: --container needs docker or podman on the PATH", file=sys.stderr)
+        return 2
+    try:
+        same_cases_seed(args)
+    except ValueError as error:
+        print(f"minigrad grade: {error}", file=sys.stderr)
         return 2
     staging = Path(tempfile.mkdtemp(prefix="minigrad-container-"))
     staging.chmod(0o777)  # the container's user may not be this one (podman maps users)

@@ -35,8 +35,9 @@ from minigrad.grading.sandbox import tempdirs
 from minigrad.grading.sandbox.host import DEFAULT_MEMORY_MB, ImportFailed, Sandbox
 from minigrad.grading.sandbox import runtime
 from minigrad.grading.sandbox.probe import readable_secrets, sandbox_mode
-from minigrad.exercises.spec import Exercise, Runtime, describe, judge
+from minigrad.exercises.spec import Exercise, Runtime, describe, difference, judge_parts
 from minigrad.grading.parsing import source_check_verdict
+from minigrad.grading.redaction import hidden_message
 from minigrad.grading.submission import Problem, SourceFile, attempted_count, find_sources
 from minigrad.course.catalog import Lesson
 
@@ -45,7 +46,7 @@ STATUS_BY_KIND = {
     "exit": "exited", "crash": "crashed", "memory": "out of memory", "flood": "output flood",
     "garbage": "bad output", "exception": "raised", "wrong": "wrong", "syntax": "syntax error",
     "import": "import failed", "mutated": "changed input", "rules": "refused",
-    "disk": "wrote too much",
+    "disk": "wrote too much", "oversize": "answer too large",
 }
 
 
@@ -55,19 +56,27 @@ MAX_MESSAGE = 2000
 
 @dataclass
 class CaseResult:
+    """One case's outcome, as a student may see it: for a hidden case, ``call`` is empty and
+    ``message`` names the kind of failure only (:mod:`.redaction`)."""
+
     visible: bool
     passed: bool
     kind: str = ""  # why it failed: a key of STATUS_BY_KIND
     message: str = ""
-    call: str = ""  # e.g. "composite_derivative(1.0)"
+    call: str = ""  # e.g. "composite_derivative(1.0)"; "" for a hidden case
     #: Share of the case earned, 0–1: an answer of several parts can be partly right.
     credit: Optional[float] = None
+    #: A failed hidden case's call and full message, for the instructor's eyes only
+    #: (``minigrad grade --show-hidden`` prints it); never in results a student reads.
+    detail: str = ""
 
     def __post_init__(self) -> None:
         if self.credit is None:
             self.credit = 1.0 if self.passed else 0.0
         if len(self.message) > MAX_MESSAGE:
             self.message = self.message[:MAX_MESSAGE - 1] + "…"
+        if len(self.detail) > MAX_MESSAGE:
+            self.detail = self.detail[:MAX_MESSAGE - 1] + "…"
 
 
 @dataclass
@@ -112,8 +121,10 @@ class ExerciseResult:
         first = failed[0]
         if first.kind in ("not_implemented", "missing", "syntax", "import"):
             return first.message
-        where = first.call if first.visible else "a hidden case"
-        return f"{where}: {first.message}"
+        if first.visible:
+            return f"{first.call}: {first.message}"
+        hidden = [case for case in self.cases if not case.visible]
+        return f"hidden case {hidden.index(first) + 1}: {first.message}"
 
 
 @dataclass
@@ -132,6 +143,8 @@ class SubmissionResult:
     seconds: Optional[float] = None
     #: In a class run: the run's seed, from which this student's ``seed`` was derived.
     class_seed: Optional[int] = None
+    #: Gradescope's visibility of the hidden cases' tests (``gradescope.VISIBILITIES``).
+    hidden_visibility: str = "after_published"
 
     @property
     def problems(self) -> list[str]:
@@ -225,69 +238,128 @@ class Options:
     #: Paths graded code must not read even if they lie in a folder it may (the class folder,
     #: the results); the package and private exercise sources are always protected.
     private: tuple[Path, ...] = ()
+    #: Gradescope's visibility of the hidden cases' tests in the results (``--visibility``).
+    hidden_visibility: str = "after_published"
 
 
 def grade_file(source: SourceFile, options: Options) -> list[ExerciseResult]:
-    """Grade every exercise of ``source.lesson`` found in one file."""
+    """Grade every exercise of ``source.lesson`` found in one file.
+
+    In the child the file's exercises share, every exercise's visible cases run before any
+    hidden case: the child sees the inputs of the cases it is given, and a visible case's
+    full feedback (an exception's text, the output) must not carry those of a hidden case
+    graded before it."""
     key = answer_key(options.bank, source.lesson, options.seed)  # before the child starts
     protected = [*options.private, *([] if options.bank.builtin else [options.bank.folder])]
-    results = []
     def sandbox(runtime: Optional[Runtime] = None) -> Sandbox:
         return Sandbox(source.code, timeout=options.timeout, memory_mb=options.memory_mb,
                        confine=options.confine, protected=protected, runtime=runtime)
 
+    exercises = options.bank.exercises(source.lesson)
+    graders = [_ExerciseGrader(source, exercise, key[exercise.id]) for exercise in exercises]
     with sandbox() as shared:
-        for exercise in options.bank.exercises(source.lesson):
-            if exercise.runtime is None:
-                results.append(_grade_exercise(shared, source, exercise, key[exercise.id]))
-                continue
-            with sandbox(exercise.runtime) as own:  # a child of its own, its own minigrad
-                results.append(_grade_exercise(own, source, exercise, key[exercise.id]))
-    return results
+        for visible in (True, False):
+            for grader in graders:
+                if grader.exercise.runtime is None:
+                    grader.run(shared, visible)
+    for grader in graders:
+        if grader.exercise.runtime is not None:
+            with sandbox(grader.exercise.runtime) as own:  # a child of its own
+                grader.run(own, True)
+                grader.run(own, False)
+    return [grader.result() for grader in graders]
 
 
-def _grade_exercise(sandbox: Sandbox, source: SourceFile, exercise: Exercise,
-                    cases: list[Case]) -> ExerciseResult:
-    result = ExerciseResult(source.lesson, exercise, file=source.path.name)
-    problem = (source_check_verdict(exercise.source_check, source.code)
-               if exercise.source_check else None)
-    if problem:  # read by a limited helper process, before the student's code runs
-        result.cases = [CaseResult(case.visible, False, "rules", problem, case.call)
-                        for case in cases]
+class _ExerciseGrader:
+    """One exercise of one file: its visible cases, then its hidden ones, each run once; the
+    hidden ones get what is left of the exercise's time."""
+
+    def __init__(self, source: SourceFile, exercise: Exercise, cases: list[Case]) -> None:
+        self.source, self.exercise, self.cases = source, exercise, cases
+        self.done: dict[bool, list[CaseResult]] = {}
+        self.spent = 0.0
+        self.problem = (source_check_verdict(exercise.source_check, source.code)
+                        if exercise.source_check else None)
+
+    def run(self, sandbox: Sandbox, visible: bool) -> None:
+        chosen = [case for case in self.cases if case.visible == visible]
+        if self.problem:  # read by a limited helper process, before the student's code runs
+            self.done[visible] = [_case_result(case, False, "rules", self.problem)
+                                  for case in chosen]
+            return
+        if not chosen:
+            self.done[visible] = []
+            return
+        if any(case.kind == "timeout" for case in self.done.get(True, [])):
+            self.done[visible] = [_case_result(case, False, "timeout") for case in chosen]
+            return  # the visible cases took all the time
+        limit = max(sandbox.timeout, self.exercise.timeout or 0.0)
+        self.done[visible], seconds = _grade_cases(sandbox, self.source, self.exercise, chosen,
+                                                   max(limit - self.spent, 0.05))
+        self.spent += seconds
+
+    def result(self) -> ExerciseResult:
+        result = ExerciseResult(self.source.lesson, self.exercise, file=self.source.path.name)
+        result.cases = self.done.get(True, []) + self.done.get(False, [])
         return result
+
+
+def _case_result(case: Case, passed: bool, kind: str = "", message: str = "",
+                 credit: Optional[float] = None, difference: str = "values",
+                 right: tuple[str, ...] = (), parts: tuple[str, ...] = ()) -> CaseResult:
+    """A case's result as a student may see it: a hidden case's without its call, and with
+    only the kind of its failure (:func:`.redaction.hidden_message`), except for a message
+    about the whole file (syntax, import, source rules), which no case's data is in."""
+    if case.visible:
+        return CaseResult(True, passed, kind, message, case.call, credit)
+    detail = "" if passed else f"{case.call}: {message}"
+    if not passed and kind not in ("syntax", "import", "rules"):
+        message = hidden_message(kind, message, difference, right, parts)
+    return CaseResult(False, passed, kind, message, "", credit, detail)
+
+
+def _grade_cases(sandbox: Sandbox, source: SourceFile, exercise: Exercise, cases: list[Case],
+                 timeout: float) -> tuple[list[CaseResult], float]:
+    """The cases' results, and the seconds of the time limit the call used."""
     try:
         outcomes = sandbox.run(exercise.function, [case.args for case in cases],
-                               timeout=max(sandbox.timeout, exercise.timeout or 0.0))
+                               timeout=timeout, limits=exercise.limits)
     except ImportFailed as error:
         kind = "syntax" if error.kind == "syntax" else "import"
         what = "SyntaxError at" if kind == "syntax" else "could not be imported:"
         message = f"{source.path.name}: {what} {error.message}"
-        result.cases = [CaseResult(case.visible, False, kind, message, case.call)
-                        for case in cases]
-        return result
+        return [_case_result(case, False, kind, message) for case in cases], 0.0
+    seconds = time.monotonic() - sandbox.call_started
+    results = []
     for case, outcome in zip(cases, outcomes):
         if not outcome.ok:
             message = outcome.message
             if outcome.kind == "exception":
                 message = name_raised(exercise.compare, case.expected, _students_error(message),
                                       case.args)
-            result.cases.append(CaseResult(case.visible, False, outcome.kind, message,
-                                           case.call))
+            results.append(_case_result(case, False, outcome.kind, message))
             continue
         try:
             got = from_json(outcome.value)
         except Exception as error:  # noqa: BLE001 — CodecError, or whatever forged data causes
-            result.cases.append(CaseResult(case.visible, False, "garbage",
-                                           f"returned something unreadable: {error}", case.call))
+            results.append(_case_result(case, False, "garbage",
+                                        f"returned something unreadable: {error}"))
             continue
+        right: tuple[str, ...] = ()
         try:
-            message, credit = judge(exercise, case.expected, got, case.args)
+            message, credit, right = judge_parts(exercise, case.expected, got, case.args)
         except Exception as error:  # noqa: BLE001 — a strange answer must not stop grading
             message = f"the answer could not be compared: {type(error).__name__}: {error}"
             credit = 0.0
-        result.cases.append(CaseResult(case.visible, not message, "wrong" if message else "",
-                                       message or "", case.call, credit))
-    return result
+        how = "values"
+        if message and not case.visible:
+            try:
+                how = difference(case.expected, got)
+            except Exception:  # noqa: BLE001 — a strange answer is "wrong values"
+                pass
+        results.append(_case_result(case, not message, "wrong" if message else "",
+                                    message or "", credit, how, right, exercise.parts))
+    return results, seconds
 
 
 def _students_error(message: str) -> str:
@@ -358,7 +430,8 @@ def grade_submission(path: Path, lesson: Optional[Lesson] = None, seed: Optional
     prepare(options)
     started = time.monotonic()
     result = SubmissionResult(str(path), options.seed, sandbox=sandbox_label(options),
-                              started=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                              started=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                              hidden_visibility=options.hidden_visibility)
     _grade_into(result, Path(path), lesson, options)
     result.seconds = round(time.monotonic() - started, 2)
     return result

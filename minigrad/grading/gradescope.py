@@ -7,7 +7,8 @@ and reads ``/autograder/results/results.json``. The bundle holds:
 
 * ``setup.sh`` — makes a venv and installs the minigrad wheel into it;
 * ``run_autograder`` — grades the submission once per lesson with ``minigrad grade --one
-  --lesson N --exercises …`` (a fresh seed each run) and merges the results into one
+  --lesson N --exercises … --visibility V`` (a fresh seed each run; ``V``: when students see
+  the hidden cases' tests, :data:`VISIBILITIES`) and merges the results into one
   ``results.json`` (:func:`merge_results`); a lesson that could not be graded (say, the sandbox
   cannot work in the container, or the run's time budget ran out: ``MINIGRAD_GRADESCOPE_BUDGET``
   seconds, 540 by default, under Gradescope's 10 minutes) still gives a results file that says
@@ -31,6 +32,9 @@ from typing import Optional
 
 #: The oldest Python minigrad runs on (pyproject.toml's requires-python).
 PYTHON = "3.10"
+#: Gradescope's visibility settings of a test; the hidden cases' tests get the one chosen
+#: (``--visibility``), the visible cases' tests are ``visible``.
+VISIBILITIES = ("after_published", "after_due_date", "visible", "hidden")
 HELP = ("write a Gradescope autograder bundle (setup.sh, run_autograder, the minigrad wheel, "
         "the exercise sources) for one or more lessons")
 
@@ -130,6 +134,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="passed to minigrad grade (time limit per exercise)")
     parser.add_argument("--memory", type=int, metavar="MB",
                         help="passed to minigrad grade (address-space limit of student code)")
+    parser.add_argument("--visibility", choices=VISIBILITIES, default="after_published",
+                        help="when students see the hidden cases' tests (which show each "
+                             "failed case's number and kind of failure, never its inputs or "
+                             "answer): after_published (default: once you publish grades), "
+                             "after_due_date, visible (at once) or hidden (never); the visible "
+                             "cases' tests are always visible")
     parser.add_argument("--no-sandbox", action="store_true",
                         help="grade without the kernel sandbox, where Gradescope's container "
                              "does not allow it: student code can then read the exercise "
@@ -156,7 +166,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"minigrad gradescope: {error}", file=sys.stderr)
         return 2
     options = "".join(f" {option} {shlex.quote(str(value))}" for option, value in (
-        ("--timeout", args.timeout), ("--memory", args.memory)) if value is not None)
+        ("--timeout", args.timeout), ("--memory", args.memory),
+        ("--visibility", args.visibility)) if value is not None)
     options += " --no-sandbox" if args.no_sandbox else ""
     with tempfile.TemporaryDirectory(prefix="minigrad-gradescope-") as scratch:
         try:

@@ -6,6 +6,7 @@ import errno
 import textwrap
 from typing import Any, Optional
 
+from minigrad.grading.gradescope import VISIBILITIES
 from minigrad.grading.grader import ExerciseResult, SubmissionResult
 from minigrad.grading.names import printable
 
@@ -18,7 +19,9 @@ def _case_lines(result: ExerciseResult, visible: bool) -> str:
         return f"every case: {messages.pop()}"  # e.g. a syntax error: say it once
     for number, case in enumerate(chosen, start=1):
         mark = "passed" if case.passed else f"FAILED — {case.message}"
-        lines.append(f"case {number}: {case.call}: {mark}")
+        # a hidden case by its number only (its message names the kind of failure only)
+        lines.append(f"case {number}: {case.call}: {mark}" if visible
+                     else f"hidden case {number}: {mark}")
     if any(not case.passed for case in chosen) and first_hint(result) and not unrun(result):
         lines.append(f"Hint: {first_hint(result)}")
     return "\n".join(lines)
@@ -41,15 +44,23 @@ def gradescope_results(result: SubmissionResult,
     """The submission's results in Gradescope's ``results.json`` format.
 
     Each exercise gives a "visible cases" test (visibility ``visible``) and, when it has hidden
-    cases, a "hidden cases" test (visibility ``after_published``). ``extra_data`` records the
-    seed (and a class run's seed and the ``student`` it was derived for), when grading
-    started and how long it took, and the grader's own ``error``, if any.
+    cases, a "hidden cases" test (visibility ``result.hidden_visibility``, one of
+    :data:`VISIBILITIES`: ``minigrad grade --visibility``), which names each failed hidden
+    case by its number and the kind of failure only. ``extra_data``, which Gradescope keeps
+    for the instructor, records the seed (and a class run's seed and the ``student`` it was
+    derived for), when grading started and how long it took, and the grader's own ``error``,
+    if any; the ``output`` a student reads holds no seed (with the exercise sources, a seed
+    gives the hidden cases).
     """
+    hidden_visibility = result.hidden_visibility
+    if hidden_visibility not in VISIBILITIES:
+        raise ValueError(f"unknown visibility {hidden_visibility!r}; choose one of "
+                         f"{', '.join(VISIBILITIES)}")
     tests = []
     for item in result.exercises:
         name = f"{item.exercise.id} {item.exercise.title}"
         for visible, label, visibility in ((True, "visible cases", "visible"),
-                                           (False, "hidden cases", "after_published")):
+                                           (False, "hidden cases", hidden_visibility)):
             score, max_score = item.points_for(visible)
             if max_score == 0:
                 continue
@@ -59,12 +70,8 @@ def gradescope_results(result: SubmissionResult,
     summary = []
     if result.error:
         summary.append(f"NOT GRADED: {result.error}")
-    if result.class_seed is None:
-        summary.append(f"minigrad grader; hidden cases drawn with --seed {result.seed}")
-    else:
-        summary.append(f"minigrad grader; this student's hidden cases: seed {result.seed}, "
-                       f"from the class run's --seed {result.class_seed} (--regrade draws "
-                       f"them again)")
+    summary.append("minigrad grader; a failed hidden case shows its number and the kind of "
+                   "failure, not its inputs or answer")
     if result.files:
         summary.append("graded: " + ", ".join(result.files))
     summary += result.notes
@@ -133,6 +140,18 @@ def format_table(result: SubmissionResult, width: int = 60) -> str:
                 lines += textwrap.wrap(f"hint: {one_line(first_hint(item))}", width=100,
                                        initial_indent="      ", subsequent_indent="      ")
     return "\n".join(lines)
+
+
+def hidden_details(result: SubmissionResult) -> str:
+    """The failed hidden cases with their calls and full messages, for the instructor who
+    looks into a run (``minigrad grade --show-hidden``): never written into results."""
+    lines = []
+    for item in result.exercises:
+        hidden = [case for case in item.cases if not case.visible]
+        lines += [f"  {item.exercise.id} hidden case {number}: {one_line(case.detail)}"
+                  for number, case in enumerate(hidden, start=1) if case.detail]
+    return "\n".join(["Failed hidden cases (for you, not the student):", *lines]) if lines \
+        else ""
 
 
 def one_line(text: str) -> str:

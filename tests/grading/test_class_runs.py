@@ -1,5 +1,5 @@
 """Class runs that lose nothing: an internal error is an error (never a 0), each student has
-hidden cases of their own that ``--regrade`` draws again, every submission's time is
+hidden cases of their own that ``--regrade --same-cases`` draws again, every submission's time is
 recorded, and the CSV is one a gradebook imports (``--lms``)."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from support.grading_results import needs_sandbox
 from minigrad.cli import main as cli_main
 from minigrad.course.catalog import find_lesson
 from minigrad.exercises.authoring.generate import python_file_text, write_exercises
-from minigrad.exercises.authoring.source import (LESSON_SOURCES, exercises,
+from minigrad.exercises.authoring.source import (BUILTIN, LESSON_SOURCES, exercises,
                                                  student_file_name)
 from minigrad.grading.classroom import results_name
-from minigrad.grading.grader import CaseResult, ExerciseResult, SubmissionResult
+from minigrad.grading.grader import CaseResult, ExerciseResult, SubmissionResult, answer_key
 from minigrad.grading.gradebook import gradebook_text
 
 LESSON01 = find_lesson(1)
@@ -39,6 +39,13 @@ def make_class(tmp_path: Path, students: dict[str, str]) -> Path:
 
 def csv_rows(path: Path) -> dict[str, dict[str, str]]:
     return {row["student_id"]: row for row in csv.DictReader(path.open(encoding="utf-8"))}
+
+
+def hidden_args(results: dict) -> list[tuple]:
+    """The arguments of lesson 01's hidden cases drawn with the seed recorded in ``results``
+    (the results themselves do not show them)."""
+    key = answer_key(BUILTIN, LESSON01, results["extra_data"]["seed"])
+    return [case.args for cases in key.values() for case in cases if not case.visible]
 
 
 def hidden_output(results: dict, exercise_id: str) -> str:
@@ -87,7 +94,8 @@ def test_an_internal_error_is_an_error_never_a_zero(tmp_path: Path, monkeypatch,
 
 # ---------------------------------------------------------------------------- seeds and time
 @needs_sandbox
-def test_each_student_has_own_hidden_cases_and_regrade_draws_them_again(tmp_path: Path) -> None:
+def test_each_student_has_own_hidden_cases_and_same_cases_draws_them_again(
+        tmp_path: Path) -> None:
     klass = make_class(tmp_path, {"alice": WRONG_01_1, "bob": WRONG_01_1})
     out, scores = tmp_path / "out", tmp_path / "scores.csv"
     assert cli_main(["grade", str(klass), "--lesson", "1", "--seed", "42", "--out", str(out),
@@ -95,7 +103,7 @@ def test_each_student_has_own_hidden_cases_and_regrade_draws_them_again(tmp_path
     first = {name: json.loads((out / f"{name}.json").read_text()) for name in ("alice", "bob")}
     assert first["alice"]["extra_data"]["seed"] != first["bob"]["extra_data"]["seed"]
     assert {first[name]["extra_data"]["class_seed"] for name in first} == {42}
-    assert hidden_output(first["alice"], "01.1") != hidden_output(first["bob"], "01.1")
+    assert hidden_args(first["alice"]) != hidden_args(first["bob"])
     rows = csv_rows(scores)
     assert rows["alice"]["seed"] == str(first["alice"]["extra_data"]["seed"])
     for name in ("alice", "bob"):  # each submission's time, in the CSV and the results
@@ -105,14 +113,14 @@ def test_each_student_has_own_hidden_cases_and_regrade_draws_them_again(tmp_path
     (out / "alice.json").rename(tmp_path / "alice-first.json")
     (out / "alice.json").write_text(json.dumps({"extra_data": {"class_seed": 42}}))
     assert cli_main(["grade", str(klass), "--lesson", "1", "--out", str(out), "--regrade",
-                     "alice"]) == 0
+                     "alice", "--same-cases"]) == 0
     again = json.loads((out / "alice.json").read_text())
-    assert hidden_output(again, "01.1") == hidden_output(first["alice"], "01.1")
     assert again["extra_data"]["seed"] == first["alice"]["extra_data"]["seed"]
+    assert hidden_output(again, "01.1") == hidden_output(first["alice"], "01.1")
     assert cli_main(["grade", str(klass), "--lesson", "1", "--seed", "42", "--regrade", "bob",
                      "--json", str(tmp_path / "bob.json")]) == 0
     bob = json.loads((tmp_path / "bob.json").read_text())
-    assert hidden_output(bob, "01.1") == hidden_output(first["bob"], "01.1")
+    assert bob["extra_data"]["seed"] == first["bob"]["extra_data"]["seed"]
 
 
 def test_regrade_names_a_student_of_the_class(tmp_path: Path, capsys) -> None:
@@ -122,7 +130,7 @@ def test_regrade_names_a_student_of_the_class(tmp_path: Path, capsys) -> None:
     assert cli_main(["grade", str(klass), "--regrade", "mallory", "--seed", "1",
                      "--no-sandbox"]) == 2
     assert "no such student" in capsys.readouterr().err
-    assert cli_main(["grade", str(klass), "--regrade", "alice", "--out",
+    assert cli_main(["grade", str(klass), "--regrade", "alice", "--same-cases", "--out",
                      str(tmp_path / "none"), "--no-sandbox"]) == 2
     assert "no class seed recorded" in capsys.readouterr().err
 

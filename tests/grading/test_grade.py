@@ -15,9 +15,9 @@ from support.grading_results import by_exercise, needs_sandbox
 
 from minigrad.cli import main as cli_main
 from minigrad.exercises.authoring.generate import python_file_text, write_exercises
-from minigrad.grading.grader import grade_submission
+from minigrad.grading.grader import answer_key, grade_submission
 from minigrad.grading.reports import gradescope_results
-from minigrad.exercises.authoring.source import student_file_name
+from minigrad.exercises.authoring.source import BUILTIN, student_file_name
 from minigrad.course.catalog import find_lesson
 
 LESSON01 = find_lesson(1)
@@ -74,11 +74,15 @@ def test_partial_credit_is_per_case(tmp_path: Path) -> None:
 def test_hidden_cases_follow_the_seed(tmp_path: Path) -> None:
     path = solution_with(tmp_path, "")
     first = grade_submission(path, seed=123)
-    again = grade_submission(path, seed=123)
     other = grade_submission(path, seed=124)
-    calls = lambda result: [case.call for item in result.exercises for case in item.cases]  # noqa: E731
-    assert calls(first) == calls(again) != calls(other)
+    assert (first.seed, other.seed) == (123, 124)
+    hidden = lambda seed: [case.args for cases in answer_key(BUILTIN, LESSON01, seed).values()  # noqa: E731
+                           for case in cases if not case.visible]
+    assert hidden(123) == hidden(123) != hidden(124)
     assert gradescope_results(first)["extra_data"]["seed"] == 123
+    # The calls of hidden cases are not in the results (see test_hidden_cases.py).
+    calls = [case.call for item in first.exercises for case in item.cases if not case.visible]
+    assert calls and set(calls) == {""}
 
 
 def test_gradescope_format(tmp_path: Path) -> None:

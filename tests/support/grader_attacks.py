@@ -54,6 +54,8 @@ def grade(path: Path, tmp_path: Path, *options: str) -> dict:
 
 
 def only_01_1_lost(results: dict) -> str:
+    """01.1's output, after checking that only 01.1 lost points: its visible cases' messages
+    (what the attack reports, once) and its hidden cases' (their kind of failure only)."""
     table = by_exercise(results)
     assert table["01.1"][0] == 0, table["01.1"]
     for exercise_id in ("01.2", "01.3", "01.4", "01.5"):

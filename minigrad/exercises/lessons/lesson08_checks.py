@@ -19,6 +19,7 @@ from minigrad.data import load_digits
 from minigrad.data.digits import read_digits_file
 from minigrad.exercises import network
 from minigrad.exercises.source_rules import SourceRules, check_source
+from minigrad.exercises.answer_limits import AnswerLimits
 from minigrad.exercises.mistakes import Case, Mistake, Raised, comparator, near
 from minigrad.exercises.spec import Comparator, Exercise, Runtime, close
 # The training images whose scores the report sends back, and the weights R of the probe loss
@@ -365,8 +366,12 @@ CAPSTONE_RUNTIME = Runtime(
             "minigrad.ops.linear", "minigrad.ops.loss", "minigrad.nn.conv", "minigrad.nn.linear",
             "minigrad.nn.loss", "minigrad.nn.cross_entropy", "minigrad.optim.sgd",
             "minigrad.optim.adam", "minigrad.figures", "minigrad.training"),
-    digits_test=False, packages=("numpy",),
-    answer_bytes=12_000_000)  # two runs of up to 50 000 weights and their gradients
+    digits_test=False, packages=("numpy",))
+
+#: What the grader decodes of a capstone report: one run (a call holds one case: the visible
+#: seed, or the hidden one) of up to 50 000 weights and their gradients (the reference's
+#: network: 13 000 values, 250 kB).
+CAPSTONE_LIMITS = AnswerLimits(bytes=6_000_000, values=150_000)
 
 
 #: The instructor's held-out digits, when a private key holds them beside this file (made by
@@ -628,6 +633,7 @@ EXERCISES = [
         compare=_compare_capstone,
         answer=capstone_answer,
         runtime=CAPSTONE_RUNTIME,
+        limits=CAPSTONE_LIMITS,
         source_check=_check_capstone_source,
         timeout=300.0,  # two runs; 30-80 s each for an honest network on a busy 2-core machine
     ),

@@ -5,9 +5,12 @@ that stops reading its requests, never answers, or floods the answer pipe costs 
 at most its time limit; and nothing the child writes is trusted: an answer that is not a
 line of JSON, or is too long, reads as ``"garbage"`` or ``"too-long"``. "Too long" counts
 everything the child sent since the last request (:meth:`Channel.new_call`): all the answers
-of one exercise share :data:`MAX_ANSWER_BYTES`, since decoding them is the grader's own work
-(eight answers just under 1 MB each, every one ``[[[]], [[]], ...]``, cost the grader 16 s of
-its CPU per student).
+of one call share the exercise's :class:`.AnswerLimits` (``bytes``, 1 MB unless the exercise
+says otherwise), since decoding them is the grader's own work (eight answers just under 1 MB
+each, every one ``[[[]], [[]], ...]``, cost the grader 16 s of its CPU per student). Before a
+line is parsed, its lists, values, nesting and numbers are counted in its text
+(:func:`.answer_limits.census`): a line over a limit is not parsed, and reads as an
+:class:`Oversize` that names the limit.
 """
 
 from __future__ import annotations
@@ -16,26 +19,32 @@ import json
 import os
 import select
 import time
-from typing import Any
+from typing import Any, Optional
 
-#: The most answer text (all cases of one call, as JSON) the grader reads from a child; honest
-#: answers of a whole exercise take at most ~80 kB.
-MAX_ANSWER_BYTES = 1_000_000
+from minigrad.exercises.answer_limits import AnswerLimits, Census, census
+
+
+class Oversize(str):
+    """An answer line over one of the call's :class:`.AnswerLimits`, not parsed: the text
+    says which limit (for the student)."""
 
 
 class Channel:
     """Request pipe (written by us) and answer pipe (read by us) of one child."""
 
-    def __init__(self, requests: int, responses: int,
-                 answer_bytes: int = MAX_ANSWER_BYTES) -> None:
-        self.answer_bytes = answer_bytes  # the budget of one call's answers
+    def __init__(self, requests: int, responses: int) -> None:
+        self.limits = AnswerLimits()  # the budget of the current call's answers
+        self.seen = Census()  # what the current call's answers held so far
         self.requests = requests  # our write end of the child's request pipe
         self.responses = responses  # our read end of the child's answer pipe
         self.buffer = bytearray()  # answer bytes read but not yet returned as a message
         self.received = 0  # answer bytes read since the last request
 
-    def new_call(self) -> None:
-        """A request is about to go out: its answers start a fresh budget."""
+    def new_call(self, limits: Optional[AnswerLimits] = None) -> None:
+        """A request is about to go out: its answers start a fresh budget, ``limits`` (the
+        exercise's; by default :class:`.AnswerLimits`'s)."""
+        self.limits = limits or AnswerLimits()
+        self.seen = Census()
         self.received = len(self.buffer)
 
     def has_stale_answers(self) -> bool:
@@ -87,13 +96,16 @@ class Channel:
                 return "eof"
             self.buffer += chunk
             self.received += len(chunk)
-            if self.received > self.answer_bytes + 1000:
+            if self.received > self.limits.bytes + 1000:
                 return "too-long"
         end = self.buffer.index(b"\n")
         line = bytes(self.buffer[:end])
         del self.buffer[:end + 1]
+        refused = census(line, self.limits, self.seen)
+        if refused:
+            return Oversize(refused)
         try:
-            return json.loads(line.decode())
+            return json.loads(line)
         except (ValueError, RecursionError, UnicodeDecodeError):
             return "garbage"
 

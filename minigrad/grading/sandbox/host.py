@@ -30,10 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from minigrad.exercises.answer_limits import AnswerLimits
 from minigrad.exercises.codec import to_json
 from minigrad.exercises.spec import Runtime
 from minigrad.grading.sandbox import cgroups, cores, probe, runtime, tempdirs, users, zygote
-from minigrad.grading.sandbox.channel import MAX_ANSWER_BYTES, Channel
+from minigrad.grading.sandbox.channel import Channel, Oversize
 from minigrad.grading.sandbox.environment import child_environment
 from minigrad.grading.sandbox.verdicts import death, kind as _kind, output_tail
 from minigrad.grading.sandbox.worker import BOOTSTRAP
@@ -87,8 +88,7 @@ class Sandbox:
         #: The minigrad the child imports: the runtime copy, or one made for an exercise
         #: whose library pieces must not exist (see runtime.runtime_copy).
         self.kit = runtime
-        self.answer_bytes = (runtime.answer_bytes if runtime and runtime.answer_bytes
-                             else MAX_ANSWER_BYTES)
+        self.limits = AnswerLimits()  # of the current call's answers (see run)
         self.timeout = timeout
         self.memory_mb = memory_mb
         self.confine = confine
@@ -102,6 +102,7 @@ class Sandbox:
         self._starts = 0
         self._core = cores.take() if confine else None  # the one core its children run on
         self._cgroup: Optional[Path] = None  # the running child's cgroup, if it has one
+        self.call_started = 0.0  # when the last call's time limit started to run
         #: How the child is confined (None: not at all); the grader refused before if no mode
         #: works, so a missing one here is only a direct use: the namespace mode then fails.
         self.mode: Optional[probe.Mode] = None
@@ -189,7 +190,7 @@ class Sandbox:
             for fd in (request_read, response_write, report_write):
                 os.close(fd)
         self._pidfd = self._confined_child() if self.confine else -1
-        self._channel = Channel(request_write, response_read, self.answer_bytes)
+        self._channel = Channel(request_write, response_read)
         # The child's own start-up (Python, numpy, the worker) is not the student's time.
         message = self._channel.read_message(time.monotonic() + max(STARTUP_SECONDS, self.timeout))
         if message != {"ready": True}:
@@ -289,14 +290,17 @@ class Sandbox:
         self.process = None
 
     # ------------------------------------------------------------------ calls
-    def run(self, function: str, cases: list[tuple],
-            timeout: Optional[float] = None) -> list[Outcome]:
+    def run(self, function: str, cases: list[tuple], timeout: Optional[float] = None,
+            limits: Optional[AnswerLimits] = None) -> list[Outcome]:
         """Call ``function(*args)`` for each argument tuple; one :class:`Outcome` per case.
 
-        All cases of one call share one time limit: ``timeout`` seconds, or the sandbox's own.
+        All cases of one call share one time limit: ``timeout`` seconds, or the sandbox's own;
+        and their answers share ``limits`` (by default :class:`.AnswerLimits`'s): an answer
+        over one is not parsed, and its case fails as ``"oversize"``, naming the limit.
         Raises :class:`ImportFailed` if the submission cannot be imported.
         """
         limit = self.timeout if timeout is None else timeout
+        self.limits = limits or AnswerLimits()
         if self.import_error is not None:
             raise self.import_error
         if self.process is not None and self._channel.has_stale_answers():
@@ -310,14 +314,18 @@ class Sandbox:
                 raise
         request = json.dumps({"function": function, "cases": [to_json(tuple(args))
                                                               for args in cases]})
-        deadline = time.monotonic() + limit
+        self.call_started = time.monotonic()  # (after any start: the limit is the call's)
+        deadline = self.call_started + limit
         outcomes: list[Outcome] = []
-        self._channel.new_call()
+        self._channel.new_call(self.limits)
         if not self._channel.send(request.encode() + b"\n", deadline):
             kind, text = self._death(f"while sending the cases of {function}", "timeout", limit)
             return [Outcome(False, kind=kind, message=text)] * len(cases)
         while len(outcomes) < len(cases):
             message = self._channel.read_message(deadline)
+            if isinstance(message, Oversize):  # (the line is read: the next is the next case)
+                outcomes.append(Outcome(False, kind="oversize", message=f"{message}"))
+                continue
             if not isinstance(message, dict) or message.get("case") != len(outcomes):
                 kind, text = self._death(f"while running {function} on case {len(outcomes) + 1}",
                                          message, limit)
@@ -344,7 +352,8 @@ class Sandbox:
             return "timeout", f"took longer than {limit:g} s {during} (stopped)"
         if message == "too-long":
             self._stop()
-            return "garbage", f"sent back more than {self.answer_bytes // 10**6} MB {during}"
+            return "oversize", (f"sent back more than {self.limits.bytes / 10**6:g} MB "
+                                f"{during}, the most the grader reads for this exercise")
         if message not in ("eof",):
             self._stop()
             return "garbage", f"the answer channel was corrupted {during}"

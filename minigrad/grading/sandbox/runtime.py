@@ -34,7 +34,7 @@ from minigrad.grading.sandbox import strip, tempdirs
 
 PACKAGE = Path(minigrad.__file__).resolve().parent
 #: The only files of minigrad/exercises a child gets (relative to that folder).
-CHILD_FILES = ("__init__.py", "codec.py", "spec.py")
+CHILD_FILES = ("__init__.py", "answer_limits.py", "codec.py", "spec.py")
 #: System folders the dynamic loader reads shared libraries from.
 LIBRARY_FOLDERS = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib",
                    "/etc/ld.so.cache", "/dev/null", "/dev/zero", "/dev/urandom")
