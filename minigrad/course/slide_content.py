@@ -136,18 +136,9 @@ def _two_paths(font_size: float, rankdir: str, theme: str) -> Any:
 
 
 def _leaves(font_size: float, rankdir: str, theme: str) -> Any:
-    import minigrad as mg
-    from minigrad.viz import draw_graph
+    from minigrad.figures.lesson04 import leaves_graph
 
-    w = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    data = mg.ones(3)
-    with mg.viz.record():
-        scaled = data * 2
-        mixed = w * scaled
-        loss = mixed.sum()
-    return draw_graph(loss, kind="forward", show_data=False, show_grad=False,
-                      names={"w": w, "scaled": scaled, "mixed": mixed, "loss": loss},
-                      rankdir=rankdir, theme=theme, font_size=font_size)
+    return leaves_graph(title=None, rankdir=rankdir, theme=theme, font_size=font_size)
 
 
 def _detach(font_size: float, rankdir: str, theme: str) -> Any:

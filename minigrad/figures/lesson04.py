@@ -18,9 +18,16 @@ FONT = 14
 RED, BLUE, GREY = "#c0392b", "#1f77b4", "#666666"
 
 
-def leaves_graph() -> Any:
+LEAVES_LEGEND = ("blue: leaf that requires grad (keeps .grad)\n"
+                 "dashed: leaf that needs no grad\n"
+                 "white: made by an op (has a grad_fn)\n"
+                 "green: the root, where backward starts")
+
+
+def leaves_graph(title: str | None = LEAVES_LEGEND, **style: Any) -> Any:
     """w (a leaf that requires grad) times scaled = data·2 (a leaf: nothing was recorded,
-    since data does not require grad), summed: mixed and loss are non-leaves."""
+    since data does not require grad), summed: mixed and loss are non-leaves. ``style``:
+    draw_graph's options (a slide's font size, direction and theme)."""
     import minigrad as mg
     from minigrad.viz import draw_graph
 
@@ -33,10 +40,7 @@ def leaves_graph() -> Any:
     assert w.is_leaf and scaled.is_leaf and not mixed.is_leaf and not scaled.requires_grad
     return draw_graph(loss, kind="forward", show_data=False, show_grad=False,
                       names={"w": w, "scaled": scaled, "mixed": mixed, "loss": loss},
-                      title="blue: leaf that requires grad (keeps .grad)\n"
-                            "dashed: leaf that needs no grad\n"
-                            "white: made by an op (has a grad_fn)\n"
-                            "green: the root, where backward starts")
+                      title=title, **style)
 
 
 def detach_example() -> tuple[Any, dict[str, Any]]:
