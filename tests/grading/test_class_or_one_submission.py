@@ -9,25 +9,14 @@ import json
 from pathlib import Path
 
 import pytest
+from support.class_folders import FILE01, LESSON01, make_class
 from support.grading_results import needs_sandbox
 
 from minigrad.cli import main as cli_main
-from minigrad.course.catalog import find_lesson
 from minigrad.exercises.authoring.generate import python_file_text, write_exercises
-from minigrad.exercises.authoring.source import student_file_name
 from minigrad.grading.class_folder import Ambiguous, run_kind
 
-LESSON01 = find_lesson(1)
-FILE01 = student_file_name(LESSON01)
-SOLVED = python_file_text(LESSON01, solutions=True)
 
-
-def make_class(root: Path, students: list[str]) -> Path:
-    klass = root / "class"
-    for student in students:
-        (klass / student).mkdir(parents=True)
-        (klass / student / FILE01).write_text(SOLVED, encoding="utf-8")
-    return klass
 
 
 def totals(scores: Path) -> dict[str, str]:

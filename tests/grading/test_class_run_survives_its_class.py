@@ -14,16 +14,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from support.class_folders import make_class
 from support.grading_results import needs_sandbox
 
 from minigrad.cli import main as cli_main
-from minigrad.course.catalog import find_lesson
-from minigrad.exercises.authoring.generate import python_file_text
-from minigrad.exercises.authoring.source import student_file_name
 
-LESSON01 = find_lesson(1)
-FILE01 = student_file_name(LESSON01)
-SOLVED = python_file_text(LESSON01, solutions=True)
 #: Exchanges two paths with renameat2(RENAME_EXCHANGE) as fast as it can, until killed.
 SWAPPER = textwrap.dedent("""
     import ctypes, os, sys
@@ -34,13 +29,6 @@ SWAPPER = textwrap.dedent("""
         libc.renameat2(-100, a, -100, b, 2)  # AT_FDCWD, RENAME_EXCHANGE
 """)
 
-
-def make_class(root: Path, students: list[str]) -> Path:
-    klass = root / "class"
-    for student in students:
-        (klass / student).mkdir(parents=True)
-        (klass / student / FILE01).write_text(SOLVED, encoding="utf-8")
-    return klass
 
 
 def csv_rows(path: Path) -> dict[str, dict[str, str]]:
