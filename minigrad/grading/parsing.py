@@ -25,8 +25,6 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from minigrad.grading.sandbox.environment import child_environment
-
 IN_PROCESS_CHARS = 200_000
 _DEF = re.compile(r"^def\s+([A-Za-z_]\w*)", re.MULTILINE)
 _CHECK = re.compile(r"^check\(")
@@ -171,6 +169,9 @@ def source_check_verdict(check: Callable[[str], Optional[str]], code: str) -> Op
     path = "" if name.startswith("minigrad.") else str(getattr(module, "__file__", "") or "")
     if not name.startswith("minigrad.") and not path:
         return _check_here(check, code)
+    # (imported here: the parsing helper loads this file alone, without minigrad)
+    from minigrad.grading.sandbox.environment import child_environment
+
     try:
         done = subprocess.run([sys.executable, "-I", "-c", _CHECK_HELPER, name, path, qualname,
                                json.dumps([item for item in sys.path

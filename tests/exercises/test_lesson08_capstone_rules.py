@@ -125,7 +125,10 @@ def test_the_grader_refuses_before_running_anything(tmp_path: Path) -> None:
                         ROUTES["a constant answer"][0])
     cases = [grader.Case(True, (0,), None, "capstone(0)"),
              grader.Case(False, (7,), None, "capstone(7)")]
-    result = grader._grade_exercise(NoSandbox(), source, capstone, cases)  # type: ignore[arg-type]
+    graded = grader._ExerciseGrader(source, capstone, cases)
+    for visible in (True, False):
+        graded.run(NoSandbox(), visible)  # type: ignore[arg-type]
+    result = graded.result()
     assert [case.kind for case in result.cases] == ["rules", "rules"]
     assert result.points_for() == (0.0, 5.0)
     assert "return nowhere else" in result.cases[0].message
