@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -41,3 +42,30 @@ def test_sweep_removes_what_a_killed_grader_left_and_nothing_else(tmp_path: Path
     assert sorted(removed) == sorted([killed, stale])
     assert not killed.exists() and not stale.exists()
     assert alive.exists() and fresh.exists() and target.exists()
+
+
+def test_a_sweep_while_another_grader_makes_its_folder_leaves_it(tmp_path: Path,
+                                                                  monkeypatch) -> None:
+    """Two graders on one machine: the second swept between the first's creating its lock file
+    and locking it, found the lock free and removed the live grader's folder (its student then
+    scored 0)."""
+    import fcntl
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    real_flock = fcntl.flock
+    swept: list = []
+
+    def flock(descriptor: int, operation: int) -> None:
+        if operation == fcntl.LOCK_EX and not swept:  # make() about to lock: a sweep now
+            swept.append(tempdirs.sweep(str(tmp_path)))
+        real_flock(descriptor, operation)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    folder, descriptor = tempdirs.make("minigrad-grade-")
+    try:
+        assert swept == [[]] and folder.is_dir()
+        monkeypatch.setattr(fcntl, "flock", real_flock)
+        assert tempdirs.sweep(str(tmp_path)) == [] and folder.is_dir()  # locked: alive
+    finally:
+        os.close(descriptor)
+    assert tempdirs.sweep(str(tmp_path)) == [folder] and not folder.exists()

@@ -31,10 +31,16 @@ UNLOCKED_AGE = 24 * 3600
 
 
 def make(prefix: str) -> tuple[Path, int]:
-    """A new temporary folder and the descriptor that holds its lock (close it to release)."""
+    """A new temporary folder and the descriptor that holds its lock (close it to release).
+
+    The lock file gets its name only once it is locked: a grader sweeping at that moment
+    finds either no lock file (a young folder, left alone) or a held one, never a lock file
+    that nobody holds yet."""
     folder = Path(tempfile.mkdtemp(prefix=prefix))
-    descriptor = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    unnamed = folder / f"{LOCK}.new"
+    descriptor = os.open(unnamed, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     fcntl.flock(descriptor, fcntl.LOCK_EX)
+    os.rename(unnamed, folder / LOCK)
     return folder, descriptor
 
 
