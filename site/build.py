@@ -150,11 +150,21 @@ def forget_stale_outputs(cache: Path) -> None:
     stamp.write_text(fingerprint)
 
 
+def create_cache_database(cache: Path) -> None:
+    """jupyter-cache's database, made before Sphinx starts its parallel workers: on a fresh
+    cache each worker found none and created its tables, and all but the first failed the
+    build ("table settings already exists"), depending on which of them got there first."""
+    from jupyter_cache import get_cache
+
+    get_cache(str(cache)).db  # noqa: B018 — reading it creates the database and its tables
+
+
 def build(html: Path, *, mathjax: Path, jobs: str, clean: bool) -> int:
     source = BUILD / "src"
     if clean:
         shutil.rmtree(BUILD, ignore_errors=True)
     forget_stale_outputs(BUILD / "cache")
+    create_cache_database(BUILD / "cache")
     if not mathjax.is_file():
         print(f"MathJax not found at {mathjax}: `make site` installs it "
               "(or set MINIGRAD_MATHJAX to a MathJax 3 tex-svg-full.js)", file=sys.stderr)

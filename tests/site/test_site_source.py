@@ -118,3 +118,19 @@ def test_search_excerpts_keep_the_main_text_and_its_ids(build) -> None:  # type:
     assert offline_search.main_text(page) == (
         '<div role="main"><div id="im2col"><div>im2col</div><div>x &lt; y z</div></div></div>')
     assert offline_search.main_text("<html><body><p>no main block</p></body></html>") == ""
+
+
+def test_the_notebook_cache_database_exists_before_sphinx_starts_its_workers(
+        build, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`make site` on a fresh clone failed now and then: Sphinx's two parallel workers each found
+    no jupyter-cache database and created its tables, and the second stopped the build with
+    "table settings already exists". The builder now makes the database first."""
+    pytest.importorskip("jupyter_cache", reason="the site extra (pip install -e '.[site]')")
+    import sqlite3
+
+    build.create_cache_database(tmp_path)
+    with sqlite3.connect(tmp_path / "global.db") as database:
+        tables = {name for (name,) in database.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"settings", "nbcache", "nbproject"} <= tables
+    build.create_cache_database(tmp_path)  # a second build opens it as it is
