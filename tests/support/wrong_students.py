@@ -1,0 +1,63 @@
+"""A student's wrong solution, judged as the grader judges it: the lesson's reference
+solutions with one line changed, run on an exercise's visible cases and on hidden cases."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+from types import ModuleType
+
+import numpy as np
+
+from minigrad.course.catalog import find_lesson
+from minigrad.exercises.authoring.source import all_exercises, remove_markers, source_text
+from minigrad.exercises.codec import decode, encode
+from minigrad.exercises.spec import judge
+
+
+def student(number: int, *replaced: tuple[str, str]) -> ModuleType:
+    """The lesson's reference solutions as a student's file, with each ``old`` replaced by
+    ``new`` (each ``old`` must occur in the file)."""
+    text = remove_markers(source_text(find_lesson(number)))
+    for old, new in replaced:
+        assert old in text, old
+        text = text.replace(old, new)
+    module = ModuleType(f"student{number:02d}")
+    exec(compile(text, f"student{number:02d}.py", "exec"), module.__dict__)
+    return module
+
+
+def failed_messages(exercise_id: str, *replaced: tuple[str, str],
+                    seed: int = 0) -> tuple[list[str], list[str]]:
+    """The messages of the visible cases and of the hidden cases (drawn with ``seed``) that
+    the wrong solution fails: ``replaced`` applied to the reference solutions of the
+    exercise's lesson."""
+    number = int(exercise_id.split(".")[0])
+    exercise = all_exercises()[exercise_id][1]
+    module = importlib.import_module(f"minigrad.exercises.lessons.lesson{number:02d}")
+    wrong = student(number, *replaced)
+    return tuple(  # type: ignore[return-value]
+        _failed(exercise, module, wrong, cases)
+        for cases in (exercise.visible(), exercise.hidden(np.random.default_rng(seed))))
+
+
+def _failed(exercise, module: ModuleType, wrong: ModuleType, cases) -> list[str]:  # type: ignore[no-untyped-def]
+    messages = []
+    for args in cases:
+        args = decode(encode(args))
+        expected = decode(encode(getattr(module, exercise.function)(*copy.deepcopy(args))))
+        got = decode(encode(getattr(wrong, exercise.function)(*copy.deepcopy(args))))
+        message, credit = judge(exercise, expected, got, args)
+        if credit < 1:
+            messages.append(message or "")
+    return messages
+
+
+def assert_named(exercise_id: str, replaced: tuple[str, str], sentence: str) -> None:
+    """The wrong solution fails, its mistake is named on a visible case, and on every hidden
+    case it fails (random inputs, where no two mistakes give the same answer)."""
+    visible, hidden = failed_messages(exercise_id, replaced)
+    assert visible, "the wrong solution passes every visible case"
+    assert any(sentence in message for message in visible), visible
+    for message in hidden:
+        assert sentence in message, message
