@@ -8,6 +8,7 @@ from typing import Callable
 import numpy as np
 import pytest
 from support.exercise_cases import ExerciseCases
+from support.wrong_students import assert_named
 
 import minigrad as mg
 from minigrad.exercises.lessons import lesson03 as reference
@@ -469,3 +470,33 @@ def test_functions_that_raise_are_named(exercise_id, wrong, words) -> None:  # t
     """The engine's "returned an invalid gradient" or numpy's broadcast error, alone."""
     messages = caught(exercise_id, wrong)
     assert sum(words in message for message in messages) >= len(messages) / 2, messages
+
+
+# ---------------------------------------------------------------------------- named mistakes
+# Each: a wrong solution as a student writes it (a line of the reference replaced), and the
+# sentence that names its mistake.
+FORWARD_MODE_NAMED = [
+    (("float(direction.get(name, 0.0))", "float(direction.get(name, 1.0))"),
+     "an input the direction does not name starts with a tangent that is not 0"),
+    (("da * b + a * db", "da * b"), "keeps one term of two"),
+    (("da * b + a * db", "da * db"), "multiplies the two tangents"),
+    (("(1.0 - value[name] ** 2) * da", "(1.0 - a ** 2) * da"), "taken from its input squared"),
+    (("da if a > 0 else 0.0", "da if a >= 0 else 0.0"), "passes through at 0"),
+    (("tangent[name] = value[name] * da", "tangent[name] = value[name]"),
+     "is exp's slope alone"),
+    (("slope += out * math.log(a) * db", "pass"), "leaves out the term for its moving exponent"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", FORWARD_MODE_NAMED,
+                         ids=[sentence[:30] for _, sentence in FORWARD_MODE_NAMED])
+def test_forward_mode_names_each_mistake_and_its_step(replaced: tuple[str, str],
+                                                       sentence: str) -> None:
+    assert_named("03.8", replaced, sentence)
+
+
+def test_forward_mode_names_the_step_where_the_tangent_first_goes_wrong() -> None:
+    from support.wrong_students import failed_messages
+
+    visible, _ = failed_messages("03.8", ("da * b + a * db", "da * b"))
+    assert any("the tangent of the product at step y keeps one term" in m for m in visible)

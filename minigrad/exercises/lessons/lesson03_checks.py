@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -340,6 +341,93 @@ def _sum_hidden(rng: np.random.Generator) -> list[tuple]:
     return cases
 
 
+# ---------------------------------------------------------------------------- 03.8 mistakes
+def _tangent_rules(**changed: Callable[..., float]) -> dict[str, Callable[..., float]]:
+    """Forward mode's tangent rules, ``(a, da, b, db, out) -> tangent`` per op, with some
+    changed to a mistaken rule."""
+    rules: dict[str, Callable[..., float]] = {
+        "absent": lambda: 0.0,
+        "+": lambda a, da, b, db, out: da + db,
+        "*": lambda a, da, b, db, out: da * b + a * db,
+        "**": lambda a, da, b, db, out: (b * a ** (b - 1) * da
+                                         + (out * math.log(a) * db if db != 0.0 else 0.0)),
+        "exp": lambda a, da, b, db, out: out * da,
+        "log": lambda a, da, b, db, out: da / a,
+        "tanh": lambda a, da, b, db, out: (1.0 - out ** 2) * da,
+        "relu": lambda a, da, b, db, out: da if a > 0 else 0.0,
+    }
+    rules.update(changed)
+    return rules
+
+
+_VALUES: dict[str, Callable[..., float]] = {
+    "+": lambda a, b: a + b, "*": lambda a, b: a * b, "**": lambda a, b: a ** b,
+    "exp": lambda a, b: math.exp(a), "log": lambda a, b: math.log(a),
+    "tanh": lambda a, b: math.tanh(a), "relu": lambda a, b: max(a, 0.0)}
+
+
+def _tangents(program: list, direction: dict, rules: dict[str, Callable[..., float]]
+              ) -> dict[str, float]:
+    """Every step's tangent, by ``rules``."""
+    value: dict[str, float] = {}
+    tangent: dict[str, float] = {}
+    for name, op, *operands in program:
+        if op == "input":
+            value[name] = float(operands[0])
+            tangent[name] = float(direction[name]) if name in direction else rules["absent"]()
+            continue
+        a, da = value[operands[0]], tangent[operands[0]]
+        b, db = (value[operands[1]], tangent[operands[1]]) if len(operands) > 1 else (0.0, 0.0)
+        value[name] = _VALUES[op](a, b)
+        tangent[name] = rules[op](a, da, b, db, value[name])
+    return tangent
+
+
+def _first_wrong_step(case: Case) -> str:
+    """The first step of the program whose tangent the student got wrong."""
+    got, right = case.got["tangent"], case.expected["tangent"]
+    return next((name for name, *_ in case.program
+                 if name not in got or not near(got[name], right[name])), "?")
+
+
+def _tangent_mistake(says: str, **changed: Callable[..., float]) -> Mistake:
+    """A mistaken tangent rule: the student's tangents are the ones it gives; ``says`` names
+    the first wrong step as {step}."""
+    def shows(case: Case) -> bool:
+        got = case.got["tangent"]
+        wrong = _tangents(case.program, case.direction, _tangent_rules(**changed))
+        return (not near([got.get(name) for name in wrong],
+                         [case.expected["tangent"][name] for name in wrong])
+                and near([got.get(name) for name in wrong], list(wrong.values())))
+
+    return Mistake(lambda case: says.format(step=_first_wrong_step(case)), when=shows)
+
+
+FORWARD_MODE_MISTAKES = [
+    _tangent_mistake("an input the direction does not name starts with a tangent that is not "
+                     "0 (first wrong at step {step}): it does not move in that direction",
+                     absent=lambda: 1.0),
+    _tangent_mistake("the tangent of the product at step {step} keeps one term of two: both "
+                     "factors move, and each one's move adds a term",
+                     **{"*": lambda a, da, b, db, out: da * b}),
+    _tangent_mistake("the tangent of the product at step {step} multiplies the two tangents: "
+                     "the product rule pairs each factor's tangent with the other's value",
+                     **{"*": lambda a, da, b, db, out: da * db}),
+    _tangent_mistake("the tangent of tanh at step {step} is taken from its input squared: the "
+                     "slope of tanh comes from tanh's own value",
+                     tanh=lambda a, da, b, db, out: (1.0 - a ** 2) * da),
+    _tangent_mistake("the tangent of relu at step {step} passes through at 0: relu's slope at 0 "
+                     "is 0 in this course",
+                     relu=lambda a, da, b, db, out: da if a >= 0 else 0.0),
+    _tangent_mistake("the tangent of exp at step {step} is exp's slope alone: multiply it by "
+                     "the tangent of exp's input",
+                     exp=lambda a, da, b, db, out: out),
+    _tangent_mistake("the tangent of the power at step {step} leaves out the term for its "
+                     "moving exponent: when the exponent has a tangent, it moves the power too",
+                     **{"**": lambda a, da, b, db, out: b * a ** (b - 1) * da}),
+]
+
+
 EXERCISES = [
     Exercise(
         id="03.1", function="sum_to_shape", points=3,
@@ -474,6 +562,7 @@ EXERCISES = [
                                        for step in program if step[1] == "input"
                                        and rng.random() < 0.8})
                             for program in (_random_program(rng) for _ in range(4))],
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=comparator(FORWARD_MODE_MISTAKES, names=("program", "direction"),
+                           compare=close(rtol=1e-9, atol=1e-12), first_only=True),
     ),
 ]
