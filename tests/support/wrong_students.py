@@ -12,6 +12,7 @@ import numpy as np
 from minigrad.course.catalog import find_lesson
 from minigrad.exercises.authoring.source import all_exercises, remove_markers, source_text
 from minigrad.exercises.codec import decode, encode
+from minigrad.exercises.mistakes import name_raised
 from minigrad.exercises.spec import judge
 
 
@@ -41,12 +42,18 @@ def failed_messages(exercise_id: str, *replaced: tuple[str, str],
         for cases in (exercise.visible(), exercise.hidden(np.random.default_rng(seed))))
 
 
-def _failed(exercise, module: ModuleType, wrong: ModuleType, cases) -> list[str]:  # type: ignore[no-untyped-def]
+def _failed(exercise, module: ModuleType, wrong: ModuleType,  # type: ignore[no-untyped-def]
+            cases) -> list[str]:
     messages = []
     for args in cases:
         args = decode(encode(args))
         expected = decode(encode(getattr(module, exercise.function)(*copy.deepcopy(args))))
-        got = decode(encode(getattr(wrong, exercise.function)(*copy.deepcopy(args))))
+        try:
+            got = decode(encode(getattr(wrong, exercise.function)(*copy.deepcopy(args))))
+        except Exception as error:  # noqa: BLE001 — raised: named as check() names it
+            messages.append(name_raised(exercise.compare, expected,
+                                        f"{type(error).__name__}: {error}", args))
+            continue
         message, credit = judge(exercise, expected, got, args)
         if credit < 1:
             messages.append(message or "")

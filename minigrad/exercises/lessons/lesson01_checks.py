@@ -8,8 +8,10 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from minigrad.exercises.codec import NamedFunction
-from minigrad.exercises.mistakes import Case, Mistake, comparator, near
+from minigrad.exercises.mistakes import Case, Mistake, comparator, entry_mistake, near
 from minigrad.exercises.spec import Exercise, close
+
+_entry = entry_mistake  # a mistake in one entry of the answer dict
 
 # Smooth everywhere on the sampled range, so central differences are well behaved.
 SMOOTH = ("sin", "cos", "exp", "cube", "tanh", "sigmoid", "composite", "sin_of_square", "exp_sin")
@@ -28,17 +30,6 @@ def _function_cases(rng: np.random.Generator, count: int) -> list[tuple]:
 def _loosely(got: Any, wrong: Any) -> bool:
     """Near at the rounding a difference quotient carries (its ε amplifies it)."""
     return near(got, wrong, rtol=1e-6, atol=1e-9)
-
-
-def _entry(key: str, says: str, wrong: Callable[[Case], float], group: str = "") -> Mistake:
-    """A mistake that shows in the entry ``key`` of a dict answer: that entry is wrong, and it
-    is what ``wrong`` computes."""
-    def shows(case: Case) -> bool:
-        got, expected = case.got, case.expected
-        return (isinstance(got, dict) and key in got and not near(got[key], expected[key])
-                and near(got[key], wrong(case)))
-
-    return Mistake(says, when=shows, group=group)
 
 
 def _every_gradient(says: str, factor: Callable[[Case], float]) -> Mistake:
