@@ -500,3 +500,18 @@ def test_forward_mode_names_the_step_where_the_tangent_first_goes_wrong() -> Non
 
     visible, _ = failed_messages("03.8", ("da * b + a * db", "da * b"))
     assert any("the tangent of the product at step y keeps one term" in m for m in visible)
+
+
+# 03.6: its runner gradchecks the backward first, so a wrong gradient of the right shape is
+# reported by gradcheck; a sum-to that fails is named.
+BROADCAST_MUL_NAMED = [
+    (("                stretched = tuple(leading + axis for axis, size in enumerate(shape)\n"
+      "                                  if size == 1 and grad.shape[leading + axis] != 1)\n",
+      "                stretched = ()\n"), "sums the leading axes only"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", BROADCAST_MUL_NAMED,
+                         ids=[sentence[:30] for _, sentence in BROADCAST_MUL_NAMED])
+def test_broadcast_mul_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
+    assert_named("03.6", replaced, sentence)

@@ -151,6 +151,9 @@ MUL_MISTAKES = [
     Mistake("your gradients leave out grad_output, the gradient arriving from above",
             gives=_mul_with(lambda c: np.asarray(c.b, dtype=float) + 0 * c.a,
                             lambda c: np.asarray(c.a, dtype=float) + 0 * c.b)),
+    Mistake("your sum-to sums the leading axes only: an axis of length 1 that broadcasting "
+            "stretched must be summed too, keeping its length 1", raises=True,
+            when=_raised_saying("cannot reshape")),
 ]
 
 
