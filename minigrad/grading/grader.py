@@ -17,6 +17,7 @@ import copy
 import functools
 import hashlib
 import os
+import re
 import threading
 import time
 import zlib
@@ -397,10 +398,16 @@ def _students_error(message: str) -> str:
     """An error the student's code raised, in plain words, with the lines of the student's
     own code it came through and not those of the given code in their file (the runners)."""
     first, *lines = message.split("\n")
-    given = [line for line in lines
-             if any(line.strip().startswith("line ") and f", in {name}:" in line
-                    for name in GIVEN_NAMES)]
+    given = [line for line in lines if line.strip().startswith("line ") and (
+        any(f", in {name}:" in line for name in GIVEN_NAMES) or _calls_a_runner(line))]
     return "\n".join([plain_words(first), *(line for line in lines if line not in given)])
+
+
+def _calls_a_runner(frame: str) -> bool:
+    """A frame line ("line 221, in cube_function: return run_function(Cube, ...)") whose code
+    is the given call of a runner, in the exercise function around the student's class."""
+    code = frame.partition(": ")[2]
+    return any(re.search(rf"(^|[^\w.]){re.escape(name)}\(", code) for name in GIVEN_NAMES)
 
 
 # ---------------------------------------------------------------------------- a submission
