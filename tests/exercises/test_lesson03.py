@@ -515,3 +515,23 @@ BROADCAST_MUL_NAMED = [
                          ids=[sentence[:30] for _, sentence in BROADCAST_MUL_NAMED])
 def test_broadcast_mul_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
     assert_named("03.6", replaced, sentence)
+
+
+# 03.3
+MEAN_NAMED = [
+    (("return np.broadcast_to(grad_output / count, input_shape).copy()",
+      "return np.broadcast_to(grad_output * count, input_shape).copy()"),
+     "your gradient is multiplied by N"),
+    (("    count = int(np.prod([input_shape[axis] for axis in dims]))\n",
+      "    count = int(np.prod(input_shape)) // int(np.prod([input_shape[axis] for axis in dims]))\n"),
+     "you divided by the number of means"),
+    (("return np.broadcast_to(grad_output / count, input_shape).copy()",
+      "return grad_output / count"), "your gradient has the shape of the mean"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", MEAN_NAMED,
+                         ids=[sentence[:30] for _, sentence in MEAN_NAMED])
+def test_mean_backward_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
+    # (a mean over every axis makes one mean: dividing by their number is not dividing)
+    assert_named("03.3", replaced, sentence, alike=("is not divided by N",))

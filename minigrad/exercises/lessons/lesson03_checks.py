@@ -255,6 +255,18 @@ MEAN_MISTAKES = [
             "the averaged axes back with length 1, then broadcast",
             gives=lambda c: _mean_gradient(c, _averaged(c), expand=False)
             if not c.keepdim else None),
+    Mistake(lambda c: f"your gradient is multiplied by N = {_averaged(c)}: each entry moves its "
+                      "mean by 1/N of its own change, so the gradient is divided by N",
+            gives=lambda c: _mean_gradient(c, 1.0 / _averaged(c)) if _averaged(c) > 1 else None),
+    Mistake("you divided by the number of means, not by N, the number of entries that go into "
+            "one mean (the averaged axes)",
+            gives=lambda c: _mean_gradient(c, float(np.prod(c.shape)) / _averaged(c))
+            if float(np.prod(c.shape)) / _averaged(c) not in (1.0, float(_averaged(c)))
+            else None),
+    Mistake("your gradient has the shape of the mean, not of the input: every entry of the "
+            "input gets its share, so broadcast it to the input's shape",
+            when=lambda c: np.shape(c.got) != tuple(c.shape)
+            and np.size(c.got) == np.size(c.grad_output)),
 ]
 
 
