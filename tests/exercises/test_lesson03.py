@@ -535,3 +535,18 @@ MEAN_NAMED = [
 def test_mean_backward_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
     # (a mean over every axis makes one mean: dividing by their number is not dividing)
     assert_named("03.3", replaced, sentence, alike=("is not divided by N",))
+
+
+# 03.4
+SOFTMAX_NAMED = [
+    (("return s * (v - (s * v).sum(axis=-1, keepdims=True))",
+      "return s * ((s * v).sum(axis=-1, keepdims=True) - v)"), "your VJP has the wrong sign"),
+    (("s = shifted / shifted.sum(axis=-1, keepdims=True)",
+      "s = shifted / shifted.sum(axis=0, keepdims=True)"), "normalises down the columns"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", SOFTMAX_NAMED,
+                         ids=[sentence[:30] for _, sentence in SOFTMAX_NAMED])
+def test_softmax_vjp_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
+    assert_named("03.4", replaced, sentence)

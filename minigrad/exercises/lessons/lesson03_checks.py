@@ -275,6 +275,13 @@ def _softmax_of(x: np.ndarray) -> np.ndarray:
     return shifted / shifted.sum(axis=-1, keepdims=True)
 
 
+def _column_softmax_vjp(x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """03.4's VJP with s normalised along the first axis (the sum of s·v still per row)."""
+    shifted = np.exp(np.asarray(x, float) - np.max(x, axis=-1, keepdims=True))
+    s = shifted / shifted.sum(axis=0, keepdims=True)
+    return s * (v - np.sum(s * v, axis=-1, keepdims=True))
+
+
 SOFTMAX_MISTAKES = [
     Mistake("your VJP keeps only the diagonal of the Jacobian: softmax's outputs share one "
             "normaliser, so every input moves every output of its row",
@@ -285,6 +292,12 @@ SOFTMAX_MISTAKES = [
             if np.ndim(c.x) > 1 else None),
     Mistake("your VJP lacks the factor s in front", gives=lambda c: c.v - np.sum(
         _softmax_of(c.x) * c.v, axis=-1, keepdims=True)),
+    Mistake("your VJP has the wrong sign: v minus the weighted mean of v, not the other way "
+            "round", gives=lambda c: -_softmax_of(c.x) * (c.v - np.sum(
+                _softmax_of(c.x) * c.v, axis=-1, keepdims=True))),
+    Mistake("your softmax normalises down the columns: each row is its own softmax, so its "
+            "exponentials are summed along the last axis",
+            gives=lambda c: _column_softmax_vjp(c.x, c.v) if np.ndim(c.x) > 1 else None),
     Mistake("your softmax overflows for large inputs (inf or nan): subtract each row's "
             "maximum before the exponential; softmax does not change",
             when=lambda c: not np.all(np.isfinite(np.asarray(c.got, dtype=float)))),
