@@ -550,3 +550,20 @@ SOFTMAX_NAMED = [
                          ids=[sentence[:30] for _, sentence in SOFTMAX_NAMED])
 def test_softmax_vjp_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
     assert_named("03.4", replaced, sentence)
+
+
+# 03.5
+CUBE_NAMED = [
+    (("            ctx.save_for_backward(x)\n            return x ** 3\n",
+      "            return x ** 3\n"), "reads a saved tensor that forward did not save"),
+    (("            (x,) = ctx.saved_tensors\n", "            x = ctx.saved_tensors\n"),
+     "ctx.saved_tensors is a tuple"),
+    (("return grad_output * 3 * x * x", "return grad_output * 3 * x * x, None"),
+     "backward returns one gradient per input"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", CUBE_NAMED,
+                         ids=[sentence[:30] for _, sentence in CUBE_NAMED])
+def test_cube_function_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
+    assert_named("03.5", replaced, sentence)
