@@ -115,7 +115,8 @@ CUBE_MISTAKES = [
             gives=_cube_with(lambda x, g: 3 * g * x ** 6)),
     Mistake("your backward reads a saved tensor that forward did not save: forward keeps x "
             "for backward with ctx.save_for_backward", raises=True,
-            when=lambda case: _raised_saying("not enough values to unpack (expected 1, got 0)")(case)),
+            when=lambda case: _raised_saying("not enough values to unpack (expected 1, "
+                                             "got 0)")(case)),
     Mistake("ctx.saved_tensors is a tuple of the saved tensors, even of one: unpack it to get "
             "x itself", raises=True,
             when=lambda case: _raised_saying("unsupported operand", "'tuple'")(case)),
