@@ -571,3 +571,10 @@ INPUT_GRAD_NAMED = [
                          ids=[sentence[:30] for _, sentence in INPUT_GRAD_NAMED])
 def test_conv_input_grad_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
     assert_named("06.2", replaced, sentence)
+
+
+# 06.1
+def test_conv_weight_grad_names_a_sum_of_delta_times_one_pixel() -> None:
+    assert_named("06.1", ("grad_w[m, n] = np.sum(grad_output * x[m:m + rows, n:n + columns])",
+                          "grad_w[m, n] = np.sum(grad_output) * x[m, n]"),
+                 "multiplies the sum of δ by one pixel")

@@ -563,3 +563,15 @@ def test_conv_pool_step_names_each_mistake(replaced: tuple[str, str], sentence: 
     # A case whose routed pixels all have z ≥ 0 cannot tell a skipped ReLU from one passing at 0.
     assert_named("07.4", replaced, sentence, seeds=range(4) if hidden_only else range(1),
                  alike=("where z = 0 exactly",) if "skip" in sentence else ())
+
+
+# 07.3
+def test_avg_pool_backward_names_windows_placed_every_k_pixels() -> None:
+    assert_named("07.3", ("            grad_x[i * stride:i * stride + kernel_size,\n"
+                          "                   j * stride:j * stride + kernel_size] += share[i, j]",
+                          "            grad_x[i * kernel_size:i * kernel_size + kernel_size,\n"
+                          "                   j * kernel_size:j * kernel_size + kernel_size] += "
+                          "share[i, j]"),
+                 "your windows start every k", seeds=range(3),
+                 # (with a uniform dL/dy the answer is also an overwrite's, which is named)
+                 alike=("several overlapping windows",))

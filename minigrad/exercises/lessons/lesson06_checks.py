@@ -115,6 +115,10 @@ WEIGHT_GRAD_MISTAKES = [
     Mistake("your dL/dw is the mean of the outputs' contributions: the kernel is shared by "
             "every output position, so their contributions add up",
             gives=lambda case: case.expected / np.size(case.delta)),
+    Mistake("your dL/dw[m, n] multiplies the sum of δ by one pixel: each output (i, j) pairs its "
+            "own δ[i, j] with the pixel it read through w[m, n], x[i + m, j + n]",
+            gives=lambda case: np.sum(case.delta) * np.asarray(case.x, dtype=float)[
+                :np.shape(case.expected)[0], :np.shape(case.expected)[1]]),
 ]
 
 

@@ -234,7 +234,20 @@ AVG_BACKWARD_MISTAKES = [
             "share its gradient equally", gives=_avg_first_pixel),
     Mistake(OVERWRITE, when=lambda c: _overwritten(
         c.got, c.expected, _window_count(c.shape, c.kernel, c.stride))),
+    Mistake(lambda c: f"your windows start every k = {c.kernel} pixels: they start every "
+                      f"stride = {c.stride} pixels, and overlap when the stride is smaller",
+            gives=lambda c: _avg_windows_every(c, c.kernel) if c.stride != c.kernel else None),
 ]
+
+
+def _avg_windows_every(case: Case, step: int) -> np.ndarray:
+    """07.3's gradient with the windows placed every ``step`` pixels (what fits is kept)."""
+    grad = np.zeros(case.shape)
+    share = np.asarray(case.g, dtype=float) / case.kernel ** 2
+    for i in range(share.shape[0]):
+        for j in range(share.shape[1]):
+            grad[i * step:i * step + case.kernel, j * step:j * step + case.kernel] += share[i, j]
+    return grad
 _GRADCHECK_FAILED = Mistake(GRADCHECK, when=lambda c: c.expected[2] is True
                             and c.got[2] is False)
 
