@@ -243,3 +243,15 @@ def plain_words(error: str) -> str:
     for pattern, words in _PLAIN_WORDS:
         error = pattern.sub(words, error)
     return _WORST_ENTRY.sub(_worst_entry, error)
+
+
+def entry_mistake(key: str, says: Sentence, wrong: Callable[[Case], Any],
+                  group: str = "") -> Mistake:
+    """A mistake of an exercise whose answer is a dict: it shows in the entry ``key``, which is
+    wrong and is what ``wrong`` computes for the case."""
+    def shows(case: Case) -> bool:
+        got, expected = case.got, case.expected
+        return (isinstance(got, dict) and key in got and not near(got[key], expected[key])
+                and near(got[key], wrong(case)))
+
+    return Mistake(says, when=shows, group=group)

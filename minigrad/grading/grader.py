@@ -17,6 +17,7 @@ import copy
 import functools
 import hashlib
 import os
+import re
 import threading
 import time
 import zlib
@@ -30,13 +31,14 @@ import numpy as np
 from minigrad.exercises.codec import CodecError, from_json, to_json
 from minigrad.exercises.mistakes import name_raised, plain_words
 from minigrad.exercises.selfcheck import GIVEN_NAMES
-from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank
+from minigrad.exercises.authoring.source import BUILTIN, ExerciseBank, strip_solutions
 from minigrad.grading.sandbox import tempdirs
 from minigrad.grading.sandbox.host import DEFAULT_MEMORY_MB, ImportFailed, Sandbox
+from minigrad.grading.sandbox.worker import NOT_ATTEMPTED
 from minigrad.grading.sandbox import runtime
 from minigrad.grading.sandbox.probe import readable_secrets, sandbox_mode
 from minigrad.exercises.spec import Exercise, Runtime, describe, difference, judge_parts
-from minigrad.grading.parsing import source_check_verdict
+from minigrad.grading.parsing import plainly_a_stub, source_check_verdict
 from minigrad.grading.redaction import hidden_message
 from minigrad.grading.submission import Problem, SourceFile, attempted_count, find_sources
 from minigrad.course.catalog import Lesson
@@ -262,12 +264,26 @@ def grade_file(source: SourceFile, options: Options) -> list[ExerciseResult]:
             for grader in graders:
                 if grader.exercise.runtime is None:
                     grader.run(shared, visible)
+    ran = [grader for grader in graders if grader.exercise.runtime is None
+           and not grader.problem and any(grader.done.values())]
+    imported = bool(ran) and all(grader.imported() for grader in ran)  # the shared child's
     for grader in graders:
-        if grader.exercise.runtime is not None:
-            with sandbox(grader.exercise.runtime) as own:  # a child of its own
-                grader.run(own, True)
-                grader.run(own, False)
+        if grader.exercise.runtime is None:
+            continue
+        if grader.problem or (imported and plainly_a_stub(
+                source.code, grader.exercise.function, _given_text(options.bank, source.lesson))):
+            grader.run_without_child()  # nothing of the student's runs: no child, no runtime
+            continue
+        with sandbox(grader.exercise.runtime) as own:  # a child of its own
+            grader.run(own, True)
+            grader.run(own, False)
     return [grader.result() for grader in graders]
+
+
+@functools.lru_cache(maxsize=64)
+def _given_text(bank: ExerciseBank, lesson: Lesson) -> str:
+    """The lesson's exercise file as students get it: the stubs :func:`plainly_a_stub` knows."""
+    return strip_solutions(bank.source_text(lesson))
 
 
 class _ExerciseGrader:
@@ -297,6 +313,22 @@ class _ExerciseGrader:
         self.done[visible], seconds = _grade_cases(sandbox, self.source, self.exercise, chosen,
                                                    max(limit - self.spent, 0.05))
         self.spent += seconds
+
+    def imported(self) -> bool:
+        """The file imported in this exercise's child (when it ran any case there)."""
+        return not any(case.kind in ("syntax", "import")
+                       for cases in self.done.values() for case in cases)
+
+    def run_without_child(self) -> None:
+        """The results of an exercise whose answer is known without running it: refused by
+        its source rules, or a stub (:func:`.parsing.plainly_a_stub`), which can only raise
+        NotImplementedError, as its child would report on every case."""
+        for visible in (True, False):
+            chosen = [case for case in self.cases if case.visible == visible]
+            self.done[visible] = [
+                _case_result(case, False, "rules", self.problem) if self.problem
+                else _case_result(case, False, "not_implemented", NOT_ATTEMPTED)
+                for case in chosen]
 
     def result(self) -> ExerciseResult:
         result = ExerciseResult(self.source.lesson, self.exercise, file=self.source.path.name)
@@ -366,10 +398,16 @@ def _students_error(message: str) -> str:
     """An error the student's code raised, in plain words, with the lines of the student's
     own code it came through and not those of the given code in their file (the runners)."""
     first, *lines = message.split("\n")
-    given = [line for line in lines
-             if any(line.strip().startswith("line ") and f", in {name}:" in line
-                    for name in GIVEN_NAMES)]
+    given = [line for line in lines if line.strip().startswith("line ") and (
+        any(f", in {name}:" in line for name in GIVEN_NAMES) or _calls_a_runner(line))]
     return "\n".join([plain_words(first), *(line for line in lines if line not in given)])
+
+
+def _calls_a_runner(frame: str) -> bool:
+    """A frame line ("line 221, in cube_function: return run_function(Cube, ...)") whose code
+    is the given call of a runner, in the exercise function around the student's class."""
+    code = frame.partition(": ")[2]
+    return any(re.search(rf"(^|[^\w.]){re.escape(name)}\(", code) for name in GIVEN_NAMES)
 
 
 # ---------------------------------------------------------------------------- a submission

@@ -65,6 +65,103 @@ def _is_stub(body: list[ast.stmt]) -> bool:
     return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
 
 
+#: Names and attributes through which code can rebind a module's function without naming it.
+_DYNAMIC = frozenset({"globals", "locals", "vars", "exec", "eval", "compile", "setattr",
+                      "delattr", "__import__", "__dict__", "__builtins__", "modules",
+                      "builtins", "importlib", "inspect", "types"})
+
+
+def plainly_a_stub(code: str, function: str, given: str) -> bool:
+    """True only when ``function`` of ``code`` is the stub of the file students are given
+    (``given``), unchanged, and so can only end in the stub's ``raise NotImplementedError``
+    (or in an error of the given lines before it: no answer either way).
+
+    That is: ``code`` parses and defines ``function`` once at the top level, undecorated, with
+    the body ``given`` gives it (docstrings aside), which reaches ``raise NotImplementedError``
+    (with constant arguments, if any) at its top level with no ``return`` or ``yield`` before
+    it; ``code`` binds neither that name nor ``NotImplementedError`` anywhere else
+    (assignment, import, ``global``, another ``def`` or ``class``, a pattern, ``except ...
+    as``), and uses none of the ways to rebind names without naming them (``globals()``,
+    ``exec``, ``setattr``, ``sys.modules``, ...). Anything else, including code too long to
+    parse here, is False: the exercise is then run as usual."""
+    if len(code) > IN_PROCESS_CHARS:
+        return False
+    try:
+        tree, stub = ast.parse(code), _defined_once(ast.parse(given), function)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    defined = _defined_once(tree, function)
+    if defined is None or stub is None or not _ends_in_the_raise(stub.body):
+        return False
+    try:
+        if _without_docstring(defined.body) != _without_docstring(stub.body):
+            return False
+        nodes = list(ast.walk(tree))
+    except RecursionError:
+        return False
+    watched = {function, "NotImplementedError"}
+    return not any(node is not defined and _binds(node, watched) for node in nodes)
+
+
+def _defined_once(tree: ast.Module, function: str) -> Optional[ast.FunctionDef]:
+    """The module's one top-level, undecorated ``def function``; None if not exactly that."""
+    found = [node for node in tree.body
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function]
+    if len(found) != 1 or found[0].decorator_list or not isinstance(found[0], ast.FunctionDef):
+        return None
+    return found[0]
+
+
+def _without_docstring(body: list[ast.stmt]) -> list[str]:
+    return [ast.dump(node) for node in body
+            if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
+
+
+def _ends_in_the_raise(body: list[ast.stmt]) -> bool:
+    """The body reaches ``raise NotImplementedError`` at its top level, and nothing before it
+    can return a value (a ``return``, ``yield`` or ``await`` outside nested definitions)."""
+    for index, node in enumerate(body):
+        if not isinstance(node, ast.Raise):
+            continue
+        raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        if not (isinstance(raised, ast.Name) and raised.id == "NotImplementedError"):
+            continue
+        if isinstance(node.exc, ast.Call) and (node.exc.keywords or not all(
+                isinstance(argument, ast.Constant) for argument in node.exc.args)):
+            return False  # its arguments would run code first
+        return not any(_returns(statement) for statement in body[:index])
+    return False
+
+
+def _returns(node: ast.AST) -> bool:
+    if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Await)):
+        return True
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        return False
+    return any(_returns(child) for child in ast.iter_child_nodes(node))
+
+
+def _binds(node: ast.AST, watched: set[str]) -> bool:
+    """``node`` binds one of the ``watched`` names, or may rebind any name dynamically."""
+    if isinstance(node, ast.Name):
+        return node.id in _DYNAMIC or (node.id in watched and not isinstance(node.ctx, ast.Load))
+    if isinstance(node, ast.Attribute):
+        return node.attr in _DYNAMIC
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name in watched
+    if isinstance(node, ast.alias):
+        return node.name == "*" or (node.asname or node.name.split(".")[0]) in watched
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return bool(watched & set(node.names))
+    if isinstance(node, ast.arg):
+        return node.arg in watched
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return node.name in watched
+    if isinstance(node, ast.MatchMapping):
+        return node.rest in watched
+    return False
+
+
 def _by_regex(code: str) -> dict[str, Any]:
     return {"parsed": False, "functions": {name: True for name in _DEF.findall(code)},
             "check_lines": [number for number, line in enumerate(code.splitlines(), start=1)

@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 import pytest
 from support.exercise_cases import ExerciseCases
+from support.wrong_students import assert_named
 
 from minigrad import Value
 from minigrad.exercises.lessons import lesson02 as reference
@@ -544,3 +545,24 @@ def test_check_reports_a_mistake_with_the_hint(capsys) -> None:  # type: ignore[
     assert "your backward replaces w.grad" in printed  # the mistake, by name
     assert f"Idea: {BY_ID['02.4'].idea}" in printed and BY_ID["02.4"].hint not in printed
     assert check("02.4", reference.accumulated_gradient)
+
+
+# ---------------------------------------------------------------------------- named mistakes
+# 02.3: a wrong solution as a student writes it (a line of the reference replaced), and the
+# sentence that names its mistake.
+BACKPROP_NAMED = [
+    (("backward_rule(op, inputs, grad[name])", "backward_rule(op, inputs, 1.0)"),
+     "each step passes on its local derivatives alone"),
+    (("    grad[program[-1][0]] = 1.0\n", "    grad[program[-1][0]] = value[program[-1][0]]\n"),
+     "your backward starts from L's value"),
+    (('    return {"value": value, "grad": grad}\n',
+      '    return {"value": value, "grad": {name: grad[name] for name, op, *_ in program\n'
+      '                                     if op == "input"}}\n'),
+     "your grad has the inputs only"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", BACKPROP_NAMED,
+                         ids=[sentence[:30] for _, sentence in BACKPROP_NAMED])
+def test_backpropagate_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
+    assert_named("02.3", replaced, sentence)

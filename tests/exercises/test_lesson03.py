@@ -8,6 +8,7 @@ from typing import Callable
 import numpy as np
 import pytest
 from support.exercise_cases import ExerciseCases
+from support.wrong_students import assert_named
 
 import minigrad as mg
 from minigrad.exercises.lessons import lesson03 as reference
@@ -469,3 +470,100 @@ def test_functions_that_raise_are_named(exercise_id, wrong, words) -> None:  # t
     """The engine's "returned an invalid gradient" or numpy's broadcast error, alone."""
     messages = caught(exercise_id, wrong)
     assert sum(words in message for message in messages) >= len(messages) / 2, messages
+
+
+# ---------------------------------------------------------------------------- named mistakes
+# Each: a wrong solution as a student writes it (a line of the reference replaced), and the
+# sentence that names its mistake.
+FORWARD_MODE_NAMED = [
+    (("float(direction.get(name, 0.0))", "float(direction.get(name, 1.0))"),
+     "an input the direction does not name starts with a tangent that is not 0"),
+    (("da * b + a * db", "da * b"), "keeps one term of two"),
+    (("da * b + a * db", "da * db"), "multiplies the two tangents"),
+    (("(1.0 - value[name] ** 2) * da", "(1.0 - a ** 2) * da"), "taken from its input squared"),
+    (("da if a > 0 else 0.0", "da if a >= 0 else 0.0"), "passes through at 0"),
+    (("tangent[name] = value[name] * da", "tangent[name] = value[name]"),
+     "is exp's slope alone"),
+    (("slope += out * math.log(a) * db", "pass"), "leaves out the term for its moving exponent"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", FORWARD_MODE_NAMED,
+                         ids=[sentence[:30] for _, sentence in FORWARD_MODE_NAMED])
+def test_forward_mode_names_each_mistake_and_its_step(replaced: tuple[str, str],
+                                                       sentence: str) -> None:
+    assert_named("03.8", replaced, sentence)
+
+
+def test_forward_mode_names_the_step_where_the_tangent_first_goes_wrong() -> None:
+    from support.wrong_students import failed_messages
+
+    visible, _ = failed_messages("03.8", ("da * b + a * db", "da * b"))
+    assert any("the tangent of the product at step y keeps one term" in m for m in visible)
+
+
+# 03.6: its runner gradchecks the backward first, so a wrong gradient of the right shape is
+# reported by gradcheck; a sum-to that fails is named.
+BROADCAST_MUL_NAMED = [
+    (("                stretched = tuple(leading + axis for axis, size in enumerate(shape)\n"
+      "                                  if size == 1 and grad.shape[leading + axis] != 1)\n",
+      "                stretched = ()\n"), "sums the leading axes only"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", BROADCAST_MUL_NAMED,
+                         ids=[sentence[:30] for _, sentence in BROADCAST_MUL_NAMED])
+def test_broadcast_mul_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
+    assert_named("03.6", replaced, sentence)
+
+
+# 03.3
+MEAN_NAMED = [
+    (("return np.broadcast_to(grad_output / count, input_shape).copy()",
+      "return np.broadcast_to(grad_output * count, input_shape).copy()"),
+     "your gradient is multiplied by N"),
+    (("    count = int(np.prod([input_shape[axis] for axis in dims]))\n",
+      "    count = int(np.prod(input_shape)) // int(np.prod([input_shape[axis] for axis in dims]))\n"),
+     "you divided by the number of means"),
+    (("return np.broadcast_to(grad_output / count, input_shape).copy()",
+      "return grad_output / count"), "your gradient has the shape of the mean"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", MEAN_NAMED,
+                         ids=[sentence[:30] for _, sentence in MEAN_NAMED])
+def test_mean_backward_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
+    # (a mean over every axis makes one mean: dividing by their number is not dividing)
+    assert_named("03.3", replaced, sentence, alike=("is not divided by N",))
+
+
+# 03.4
+SOFTMAX_NAMED = [
+    (("return s * (v - (s * v).sum(axis=-1, keepdims=True))",
+      "return s * ((s * v).sum(axis=-1, keepdims=True) - v)"), "your VJP has the wrong sign"),
+    (("s = shifted / shifted.sum(axis=-1, keepdims=True)",
+      "s = shifted / shifted.sum(axis=0, keepdims=True)"), "normalises down the columns"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", SOFTMAX_NAMED,
+                         ids=[sentence[:30] for _, sentence in SOFTMAX_NAMED])
+def test_softmax_vjp_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
+    assert_named("03.4", replaced, sentence)
+
+
+# 03.5
+CUBE_NAMED = [
+    (("            ctx.save_for_backward(x)\n            return x ** 3\n",
+      "            return x ** 3\n"), "reads a saved tensor that forward did not save"),
+    (("            (x,) = ctx.saved_tensors\n", "            x = ctx.saved_tensors\n"),
+     "ctx.saved_tensors is a tuple"),
+    (("return grad_output * 3 * x * x", "return grad_output * 3 * x * x, None"),
+     "backward returns one gradient per input"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", CUBE_NAMED,
+                         ids=[sentence[:30] for _, sentence in CUBE_NAMED])
+def test_cube_function_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
+    assert_named("03.5", replaced, sentence)

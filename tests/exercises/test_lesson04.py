@@ -8,6 +8,7 @@ from typing import Callable
 import numpy as np
 import pytest
 from support.exercise_cases import ExerciseCases
+from support.wrong_students import assert_named
 
 from support.grading_results import needs_sandbox
 
@@ -313,3 +314,69 @@ def _softplus_backward(derivative):  # type: ignore[no-untyped-def]
 def test_softplus_backward_mistakes_are_named(derivative, words) -> None:  # type: ignore
     messages = caught("04.5", _softplus_backward(derivative))
     assert all(words in message for message in messages), messages
+
+
+# ---------------------------------------------------------------------------- named mistakes
+# Each: a wrong solution as a student writes it (code of the reference replaced), and the
+# sentence that names its mistake.
+LATE_BINDING = ("    for factor in factors:\n"
+                "        def hook(grad):  # type: ignore[no-untyped-def]\n"
+                "            seen.append(grad.numpy().copy())\n"
+                "            return grad * factor\n"
+                "        h.register_hook(hook)\n")
+POLYNOMIAL = ("    value = mg.tensor(float(coeffs[0]), dtype=mg.float64)\n"
+              "    for power, coefficient in enumerate(coeffs):\n"
+              "        if power > 0:\n"
+              "            value = value + coefficient * t ** power\n")
+POLYNOMIAL_FROM = ("    value = mg.tensor(0.0, dtype=mg.float64)\n"
+                   "    for power, coefficient in enumerate({}):\n"
+                   "        value = value + coefficient * t ** power\n")
+NAMED_MISTAKES = [
+    ("04.2", ("    derivatives = []\n    for order in range(3):\n",
+              "    derivatives = [value.item()]\n    for order in range(2):\n"),
+     "your list starts with p(x) itself"),
+    ("04.2", ("create_graph=order < 2", "create_graph=False"), "your p″ and p‴ are 0"),
+    ("04.2", ("(value,) = mg.autograd.grad(value, t, create_graph=order < 2)\n"
+              "        derivatives.append(value.item())",
+              "(first,) = mg.autograd.grad(value, t, create_graph=True)\n"
+              "        derivatives.append(first.item())"),
+     "your entries are all p′(x)"),
+    ("04.2", (POLYNOMIAL, POLYNOMIAL_FROM.format("reversed(coeffs)")),
+     "reads coeffs from the highest power down"),
+    ("04.2", (POLYNOMIAL, POLYNOMIAL_FROM.format("coeffs, start=1")), "your powers are one too high"),
+    ("04.2", ("        if not value.requires_grad:", "        if False:"),
+     "differentiated a derivative that carries no graph"),
+    ("04.3", ("    for factor in factors:\n        h.register_hook(make_hook(factor))\n",
+              LATE_BINDING), "your hooks all multiply by the last factor"),
+    ("04.3", ("seen.append(grad.numpy().copy())", "seen.append((grad * factor).numpy().copy())"),
+     "record the gradient after multiplying it"),
+    ("04.3", ("            return grad * factor\n", "            grad * factor\n"),
+     "your hooks return nothing"),
+    ("04.3", ("    for factor in factors:\n", "    for factor in reversed(factors):\n"),
+     "run in the reverse order of factors"),
+    ("04.3", ("h.register_hook(make_hook(factor))", "leaf.register_hook(make_hook(factor))"),
+     "your hooks see the gradient of x"),
+    ("04.4", ("    (h * h).sum().backward()\n", "    leaf.grad = None\n    (h * h).sum().backward()\n"),
+     "your after_both is dL2/dx alone"),
+    ("04.4", ('"after_both": leaf.grad.numpy()', '"after_both": after_first + leaf.grad.numpy()'),
+     "counts dL1/dx twice"),
+    ("04.4", ("    h.sum().backward(retain_graph=True)\n    after_first = leaf.grad.numpy().copy()\n"
+              "    (h * h).sum().backward()\n",
+              "    (h * h).sum().backward(retain_graph=True)\n"
+              "    after_first = leaf.grad.numpy().copy()\n    h.sum().backward()\n"),
+     "your after_first is dL2/dx"),
+    ("04.4", ("    after_first = leaf.grad.numpy().copy()\n    (h * h).sum().backward()\n",
+              "    (h * h).sum().backward()\n    after_first = leaf.grad.numpy().copy()\n"),
+     "your after_first is x.grad after both"),
+    ("04.4", ("h.sum().backward(retain_graph=True)", "h.sum().backward()"),
+     "ask the first backward to retain the graph"),
+    ("04.4", ("(h * h).sum().backward()", "(h * h).backward()"),
+     "a loss must be a single number"),
+]
+
+
+@pytest.mark.parametrize("exercise_id, replaced, sentence", NAMED_MISTAKES,
+                         ids=[f"{m[0]}-{m[2][:30]}" for m in NAMED_MISTAKES])
+def test_a_wrong_solution_gets_the_sentence_that_names_its_mistake(
+        exercise_id: str, replaced: tuple[str, str], sentence: str) -> None:
+    assert_named(exercise_id, replaced, sentence)

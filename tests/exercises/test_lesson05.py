@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support.exercise_cases import ExerciseCases
+from support.wrong_students import assert_named
 
 import minigrad as mg
 import minigrad.nn as nn
@@ -581,3 +582,37 @@ def test_the_other_activations_slope_is_named() -> None:
     messages = caught("05.2", swapped)
     assert any("tanh's slope for sigmoid" in m for m in messages), messages
     assert any("sigmoid's slope for tanh" in m for m in messages), messages
+
+
+# ---------------------------------------------------------------------------- named mistakes
+# A wrong solution as a student writes it (a line of the reference replaced), and the
+# sentence that names its mistake.
+ACTIVATION_NAMED = [
+    (("return grad_output * output * (1 - output)", "return grad_output * output * (output - 1)"),
+     "your gradient has the wrong sign"),
+    (("return grad_output * (1 - output * output)", "return grad_output * (1 - output)"),
+     "your tanh slope does not square the output"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", ACTIVATION_NAMED,
+                         ids=[sentence[:30] for _, sentence in ACTIVATION_NAMED])
+def test_activation_backward_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
+    assert_named("05.2", replaced, sentence)
+
+
+CROSS_ENTROPY_NAMED = [
+    (("    grad[rows, targets] -= 1.0\n    return float(loss), grad / batch\n",
+      "    grad[rows, targets] -= 1.0\n    return float(loss), -grad / batch\n"),
+     "your gradient has the wrong sign"),
+    (("loss = -log_probs[rows, targets].mean()", "loss = log_probs[rows, targets].mean()"),
+     "your loss is negative"),
+    (("    grad[rows, targets] -= 1.0\n", ""), "your gradient is the probabilities alone"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", CROSS_ENTROPY_NAMED,
+                         ids=[sentence[:30] for _, sentence in CROSS_ENTROPY_NAMED])
+def test_softmax_cross_entropy_names_each_mistake(replaced: tuple[str, str],
+                                                  sentence: str) -> None:
+    assert_named("05.3", replaced, sentence)

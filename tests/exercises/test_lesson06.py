@@ -8,6 +8,7 @@ import sys
 import numpy as np
 import pytest
 from support.exercise_cases import ExerciseCases
+from support.wrong_students import assert_named
 
 import minigrad as mg
 import minigrad.nn.functional as F
@@ -548,3 +549,32 @@ def test_strided_overwriting_is_named_where_windows_overlap() -> None:
             for cases in _cases.case_sets("06.4")]
     messages = _cases.failures("06.4", _strided_overwrites, [s for s in sets if s])
     assert messages and all("shares add up (+=)" in m for m in messages), messages
+
+
+# ---------------------------------------------------------------------------- named mistakes
+# 06.2: a wrong solution as a student writes it (a line of the reference replaced), and the
+# sentence that names its mistake.
+INPUT_GRAD_NAMED = [
+    (("grad_x += rotated[m, n] * padded[m:m + rows, n:n + columns]",
+      "grad_x = rotated[m, n] * padded[m:m + rows, n:n + columns]"),
+     "keeps only the last kernel offset's term"),
+    (("    rotated = weight[::-1, ::-1]\n    rows, columns = grad_output.shape[0] + k - 1",
+      "    rotated = weight.T\n    rows, columns = grad_output.shape[0] + k - 1"),
+     "your kernel is transposed"),
+    (("    rotated = weight[::-1, ::-1]\n    rows, columns = grad_output.shape[0] + k - 1",
+      "    rotated = weight[::-1]\n    rows, columns = grad_output.shape[0] + k - 1"),
+     "flipped along one axis only"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", INPUT_GRAD_NAMED,
+                         ids=[sentence[:30] for _, sentence in INPUT_GRAD_NAMED])
+def test_conv_input_grad_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
+    assert_named("06.2", replaced, sentence)
+
+
+# 06.1
+def test_conv_weight_grad_names_a_sum_of_delta_times_one_pixel() -> None:
+    assert_named("06.1", ("grad_w[m, n] = np.sum(grad_output * x[m:m + rows, n:n + columns])",
+                          "grad_w[m, n] = np.sum(grad_output) * x[m, n]"),
+                 "multiplies the sum of δ by one pixel")

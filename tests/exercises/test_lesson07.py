@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pytest
 from support.exercise_cases import ExerciseCases
+from support.wrong_students import assert_named
 
 import minigrad as mg
 import minigrad.nn.functional as F
@@ -532,3 +533,45 @@ def _avg_to_first_pixel(g, shape, kernel, stride):  # type: ignore[no-untyped-de
 def test_pooling_mistakes_are_named(exercise_id, wrong, words) -> None:  # type: ignore
     messages = caught(exercise_id, wrong)
     assert sum(words in message for message in messages) >= len(messages) / 2, messages
+
+
+# ---------------------------------------------------------------------------- named mistakes
+# 07.4: a wrong solution as a student writes it (a line of the reference replaced), and the
+# sentence that names its mistake.
+CONV_POOL_NAMED = [
+    (("delta_z = delta_a * (z > 0)", "delta_z = delta_a * (z >= 0)"), "where z = 0 exactly"),
+    (("delta_z = delta_a * (z > 0)", "delta_z = delta_a"), "your gradients skip the ReLU"),
+    (("delta_z = delta_a * (z > 0)", "delta_z = delta_a * a"), "multiplied by the ReLU's output"),
+    (("delta_a[2 * i + r, 2 * j + c] += grad_output[i, j]",
+      "delta_a[2 * i:2 * i + 2, 2 * j:2 * j + 2] += grad_output[i, j]"),
+     "to all four of its pixels"),
+    (("+= weight[m, n] * delta_z", "+= weight[k - 1 - m, k - 1 - n] * delta_z"),
+     "your dL/dx takes the kernel turned around"),
+    (("float(delta_z.sum())", "float(delta_z.mean())"), "your dL/dbias is the mean"),
+    (("float(delta_z.sum())", "float(grad_output.sum())"), "your dL/dbias sums dL/dy"),
+    (("window = a[2 * i:2 * i + 2, 2 * j:2 * j + 2]", "window = z[2 * i:2 * i + 2, 2 * j:2 * j + 2]"),
+     "your y pools z, before the ReLU"),
+]
+
+
+@pytest.mark.parametrize("replaced, sentence", CONV_POOL_NAMED,
+                         ids=[sentence[:30] for _, sentence in CONV_POOL_NAMED])
+def test_conv_pool_step_names_each_mistake(replaced: tuple[str, str], sentence: str) -> None:
+    # The visible cases route no gradient to a negative z and pool no all-negative window:
+    # those two mistakes show on hidden cases only.
+    hidden_only = sentence in ("your gradients skip the ReLU", "your y pools z, before the ReLU")
+    # A case whose routed pixels all have z ≥ 0 cannot tell a skipped ReLU from one passing at 0.
+    assert_named("07.4", replaced, sentence, seeds=range(4) if hidden_only else range(1),
+                 alike=("where z = 0 exactly",) if "skip" in sentence else ())
+
+
+# 07.3
+def test_avg_pool_backward_names_windows_placed_every_k_pixels() -> None:
+    assert_named("07.3", ("            grad_x[i * stride:i * stride + kernel_size,\n"
+                          "                   j * stride:j * stride + kernel_size] += share[i, j]",
+                          "            grad_x[i * kernel_size:i * kernel_size + kernel_size,\n"
+                          "                   j * kernel_size:j * kernel_size + kernel_size] += "
+                          "share[i, j]"),
+                 "your windows start every k", seeds=range(3),
+                 # (with a uniform dL/dy the answer is also an overwrite's, which is named)
+                 alike=("several overlapping windows",))

@@ -306,19 +306,21 @@ def _gives(replay: Callable[[Case], dict], says: str) -> Mistake:
 
 
 def _backpropagated(program: list[list], assign: bool = False, forward_order: bool = False,
-                    seed: float = 1.0) -> dict:
+                    seed: Optional[float] = 1.0, local_only: bool = False) -> dict:
     """02.3's answer, or a mistaken one: gradients assigned (=), steps visited in the order
-    they ran, the output's gradient not set to 1."""
+    they ran, the output's gradient not set to 1 (``seed=None``: set to L's value), each step
+    passing on its local derivatives alone (``local_only``)."""
     value: dict[str, float] = {}
     for name, op, *operands in program:
         value[name] = float(operands[0]) if op == "input" else _apply(
             op, [value[operand] for operand in operands])
     grad = {name: 0.0 for name in value}
-    grad[program[-1][0]] = seed
+    grad[program[-1][0]] = value[program[-1][0]] if seed is None else seed
     for name, op, *operands in (program if forward_order else reversed(program)):
         if op == "input":
             continue
-        parts = _rule(op, [value[operand] for operand in operands], grad[name])
+        parts = _rule(op, [value[operand] for operand in operands],
+                      1.0 if local_only else grad[name])
         for operand, part in zip(operands, parts):
             grad[operand] = part if assign else grad[operand] + part
     return {"value": value, "grad": grad}
@@ -333,6 +335,17 @@ BACKPROP_MISTAKES = [
            "that a node has all of its gradient before passing it on"),
     _gives(lambda case: _backpropagated(case.program, seed=0.0),
            "every gradient is 0: backward starts from dL/dL = 1 at the output"),
+    _gives(lambda case: _backpropagated(case.program, local_only=True),
+           "each step passes on its local derivatives alone: multiply them by the step's own "
+           "gradient, the one that arrived from the steps after it (the chain rule)"),
+    _gives(lambda case: _backpropagated(case.program, seed=None),
+           "your backward starts from L's value at the output: it starts from dL/dL, which is "
+           "1 whatever L is"),
+    Mistake("your grad has the inputs only: return dL/d(name) for every step, the "
+            "intermediate ones and L too", when=lambda case: isinstance(case.got, dict)
+            and isinstance(case.got.get("grad"), dict) and set(case.got["grad"]) == {
+                step[0] for step in case.program if step[1] == "input"}
+            and len(case.program) > len(case.got["grad"])),
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -112,6 +113,16 @@ CUBE_MISTAKES = [
             gives=_cube_with(lambda x, g: 3 * g * x)),
     Mistake("your backward uses the output y = x³ where the saved input x belongs",
             gives=_cube_with(lambda x, g: 3 * g * x ** 6)),
+    Mistake("your backward reads a saved tensor that forward did not save: forward keeps x "
+            "for backward with ctx.save_for_backward", raises=True,
+            when=lambda case: _raised_saying("not enough values to unpack (expected 1, "
+                                             "got 0)")(case)),
+    Mistake("ctx.saved_tensors is a tuple of the saved tensors, even of one: unpack it to get "
+            "x itself", raises=True,
+            when=lambda case: _raised_saying("unsupported operand", "'tuple'")(case)),
+    Mistake("backward returns one gradient per input of forward, and forward has one, x: "
+            "return that gradient alone", raises=True,
+            when=lambda case: _raised_saying("incorrect number of gradients (expected 1")(case)),
 ]
 
 
@@ -150,6 +161,9 @@ MUL_MISTAKES = [
     Mistake("your gradients leave out grad_output, the gradient arriving from above",
             gives=_mul_with(lambda c: np.asarray(c.b, dtype=float) + 0 * c.a,
                             lambda c: np.asarray(c.a, dtype=float) + 0 * c.b)),
+    Mistake("your sum-to sums the leading axes only: an axis of length 1 that broadcasting "
+            "stretched must be summed too, keeping its length 1", raises=True,
+            when=_raised_saying("cannot reshape")),
 ]
 
 
@@ -251,12 +265,31 @@ MEAN_MISTAKES = [
             "the averaged axes back with length 1, then broadcast",
             gives=lambda c: _mean_gradient(c, _averaged(c), expand=False)
             if not c.keepdim else None),
+    Mistake(lambda c: f"your gradient is multiplied by N = {_averaged(c)}: each entry moves its "
+                      "mean by 1/N of its own change, so the gradient is divided by N",
+            gives=lambda c: _mean_gradient(c, 1.0 / _averaged(c)) if _averaged(c) > 1 else None),
+    Mistake("you divided by the number of means, not by N, the number of entries that go into "
+            "one mean (the averaged axes)",
+            gives=lambda c: _mean_gradient(c, float(np.prod(c.shape)) / _averaged(c))
+            if float(np.prod(c.shape)) / _averaged(c) not in (1.0, float(_averaged(c)))
+            else None),
+    Mistake("your gradient has the shape of the mean, not of the input: every entry of the "
+            "input gets its share, so broadcast it to the input's shape",
+            when=lambda c: np.shape(c.got) != tuple(c.shape)
+            and np.size(c.got) == np.size(c.grad_output)),
 ]
 
 
 def _softmax_of(x: np.ndarray) -> np.ndarray:
     shifted = np.exp(x - np.max(x, axis=-1, keepdims=True))
     return shifted / shifted.sum(axis=-1, keepdims=True)
+
+
+def _column_softmax_vjp(x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """03.4's VJP with s normalised along the first axis (the sum of s·v still per row)."""
+    shifted = np.exp(np.asarray(x, float) - np.max(x, axis=-1, keepdims=True))
+    s = shifted / shifted.sum(axis=0, keepdims=True)
+    return s * (v - np.sum(s * v, axis=-1, keepdims=True))
 
 
 SOFTMAX_MISTAKES = [
@@ -269,6 +302,12 @@ SOFTMAX_MISTAKES = [
             if np.ndim(c.x) > 1 else None),
     Mistake("your VJP lacks the factor s in front", gives=lambda c: c.v - np.sum(
         _softmax_of(c.x) * c.v, axis=-1, keepdims=True)),
+    Mistake("your VJP has the wrong sign: v minus the weighted mean of v, not the other way "
+            "round", gives=lambda c: -_softmax_of(c.x) * (c.v - np.sum(
+                _softmax_of(c.x) * c.v, axis=-1, keepdims=True))),
+    Mistake("your softmax normalises down the columns: each row is its own softmax, so its "
+            "exponentials are summed along the last axis",
+            gives=lambda c: _column_softmax_vjp(c.x, c.v) if np.ndim(c.x) > 1 else None),
     Mistake("your softmax overflows for large inputs (inf or nan): subtract each row's "
             "maximum before the exponential; softmax does not change",
             when=lambda c: not np.all(np.isfinite(np.asarray(c.got, dtype=float)))),
@@ -338,6 +377,93 @@ def _sum_hidden(rng: np.random.Generator) -> list[tuple]:
     n = int(rng.integers(2, 5))
     cases.append(_sum_case(rng, (n, n), 1, False))  # a middle axis put back on the wrong side
     return cases
+
+
+# ---------------------------------------------------------------------------- 03.8 mistakes
+def _tangent_rules(**changed: Callable[..., float]) -> dict[str, Callable[..., float]]:
+    """Forward mode's tangent rules, ``(a, da, b, db, out) -> tangent`` per op, with some
+    changed to a mistaken rule."""
+    rules: dict[str, Callable[..., float]] = {
+        "absent": lambda: 0.0,
+        "+": lambda a, da, b, db, out: da + db,
+        "*": lambda a, da, b, db, out: da * b + a * db,
+        "**": lambda a, da, b, db, out: (b * a ** (b - 1) * da
+                                         + (out * math.log(a) * db if db != 0.0 else 0.0)),
+        "exp": lambda a, da, b, db, out: out * da,
+        "log": lambda a, da, b, db, out: da / a,
+        "tanh": lambda a, da, b, db, out: (1.0 - out ** 2) * da,
+        "relu": lambda a, da, b, db, out: da if a > 0 else 0.0,
+    }
+    rules.update(changed)
+    return rules
+
+
+_VALUES: dict[str, Callable[..., float]] = {
+    "+": lambda a, b: a + b, "*": lambda a, b: a * b, "**": lambda a, b: a ** b,
+    "exp": lambda a, b: math.exp(a), "log": lambda a, b: math.log(a),
+    "tanh": lambda a, b: math.tanh(a), "relu": lambda a, b: max(a, 0.0)}
+
+
+def _tangents(program: list, direction: dict, rules: dict[str, Callable[..., float]]
+              ) -> dict[str, float]:
+    """Every step's tangent, by ``rules``."""
+    value: dict[str, float] = {}
+    tangent: dict[str, float] = {}
+    for name, op, *operands in program:
+        if op == "input":
+            value[name] = float(operands[0])
+            tangent[name] = float(direction[name]) if name in direction else rules["absent"]()
+            continue
+        a, da = value[operands[0]], tangent[operands[0]]
+        b, db = (value[operands[1]], tangent[operands[1]]) if len(operands) > 1 else (0.0, 0.0)
+        value[name] = _VALUES[op](a, b)
+        tangent[name] = rules[op](a, da, b, db, value[name])
+    return tangent
+
+
+def _first_wrong_step(case: Case) -> str:
+    """The first step of the program whose tangent the student got wrong."""
+    got, right = case.got["tangent"], case.expected["tangent"]
+    return next((name for name, *_ in case.program
+                 if name not in got or not near(got[name], right[name])), "?")
+
+
+def _tangent_mistake(says: str, **changed: Callable[..., float]) -> Mistake:
+    """A mistaken tangent rule: the student's tangents are the ones it gives; ``says`` names
+    the first wrong step as {step}."""
+    def shows(case: Case) -> bool:
+        got = case.got["tangent"]
+        wrong = _tangents(case.program, case.direction, _tangent_rules(**changed))
+        return (not near([got.get(name) for name in wrong],
+                         [case.expected["tangent"][name] for name in wrong])
+                and near([got.get(name) for name in wrong], list(wrong.values())))
+
+    return Mistake(lambda case: says.format(step=_first_wrong_step(case)), when=shows)
+
+
+FORWARD_MODE_MISTAKES = [
+    _tangent_mistake("an input the direction does not name starts with a tangent that is not "
+                     "0 (first wrong at step {step}): it does not move in that direction",
+                     absent=lambda: 1.0),
+    _tangent_mistake("the tangent of the product at step {step} keeps one term of two: both "
+                     "factors move, and each one's move adds a term",
+                     **{"*": lambda a, da, b, db, out: da * b}),
+    _tangent_mistake("the tangent of the product at step {step} multiplies the two tangents: "
+                     "the product rule pairs each factor's tangent with the other's value",
+                     **{"*": lambda a, da, b, db, out: da * db}),
+    _tangent_mistake("the tangent of tanh at step {step} is taken from its input squared: the "
+                     "slope of tanh comes from tanh's own value",
+                     tanh=lambda a, da, b, db, out: (1.0 - a ** 2) * da),
+    _tangent_mistake("the tangent of relu at step {step} passes through at 0: relu's slope at 0 "
+                     "is 0 in this course",
+                     relu=lambda a, da, b, db, out: da if a >= 0 else 0.0),
+    _tangent_mistake("the tangent of exp at step {step} is exp's slope alone: multiply it by "
+                     "the tangent of exp's input",
+                     exp=lambda a, da, b, db, out: out),
+    _tangent_mistake("the tangent of the power at step {step} leaves out the term for its "
+                     "moving exponent: when the exponent has a tangent, it moves the power too",
+                     **{"**": lambda a, da, b, db, out: b * a ** (b - 1) * da}),
+]
 
 
 EXERCISES = [
@@ -474,6 +600,7 @@ EXERCISES = [
                                        for step in program if step[1] == "input"
                                        and rng.random() < 0.8})
                             for program in (_random_program(rng) for _ in range(4))],
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=comparator(FORWARD_MODE_MISTAKES, names=("program", "direction"),
+                           compare=close(rtol=1e-9, atol=1e-12), first_only=True),
     ),
 ]

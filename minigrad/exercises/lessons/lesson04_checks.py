@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from minigrad.exercises.codec import NamedFunction
-from minigrad.exercises.mistakes import Case, Mistake, comparator, near
+from minigrad.exercises.mistakes import Case, Mistake, Raised, comparator, entry_mistake, near
 from minigrad.exercises.spec import Exercise, close
+
+_entry = entry_mistake  # a mistake in one entry of the answer dict
 
 # Smooth on the whole real line and tame on |z| ≲ 3, so central differences are well behaved.
 SMOOTH = ("sin", "cos", "tanh", "sigmoid", "softplus", "square", "cube", "exp_sin",
@@ -123,6 +127,108 @@ SOFTPLUS_MISTAKES = [
 ]
 
 
+# ---------------------------------------------------------------------------- 04.2 mistakes
+def _derivatives(coeffs: list[float], x: float, first: int = 1) -> list[float]:
+    """p's derivatives of orders first, first + 1, first + 2 at x."""
+    polynomial = np.polynomial.Polynomial(np.asarray(coeffs, dtype=float))
+    return [float(polynomial.deriv(order)(x)) if order else float(polynomial(x))
+            for order in range(first, first + 3)]
+
+
+def _raised_saying(*words: str) -> Callable[[Case], bool]:
+    return lambda case: isinstance(case.got, Raised) and all(word in case.got for word in words)
+
+
+HIGHER_MISTAKES = [
+    Mistake("your list starts with p(x) itself: its first entry is the first derivative",
+            gives=lambda case: _derivatives(case.coeffs, case.x, first=0)),
+    Mistake("your p″ and p‴ are 0: the first derivative was taken without create_graph, so "
+            "it came back as a constant, with no graph left to differentiate",
+            gives=lambda case: [_derivatives(case.coeffs, case.x)[0], 0.0, 0.0]),
+    Mistake("your entries are all p′(x): each derivative is taken of the one before it, not "
+            "of p again", gives=lambda case: [_derivatives(case.coeffs, case.x)[0]] * 3),
+    Mistake("your polynomial reads coeffs from the highest power down: coeffs[k] multiplies x "
+            "to the power k", gives=lambda case: _derivatives(case.coeffs[::-1], case.x)),
+    Mistake("your powers are one too high: coeffs[0] is the constant term, which no derivative "
+            "sees", gives=lambda case: _derivatives([0.0, *case.coeffs], case.x)),
+    Mistake("your code differentiated a derivative that carries no graph (requires_grad is "
+            "False): either it no longer depends on x, a constant whose further derivatives are "
+            "all 0, or the derivative before it was taken without create_graph",
+            when=_raised_saying("does not require grad"), raises=True),
+]
+
+
+# ---------------------------------------------------------------------------- 04.3 mistakes
+def _hooks_seen(case: Case, factors: list[float], after: bool = False,
+                start: float = 4.0) -> list[np.ndarray]:
+    """What each hook receives when the hooks multiply by ``factors`` in turn, the first one
+    receiving ``start``·x (``after``: what each one returns instead)."""
+    gradient = start * np.asarray(case.x, dtype=float)
+    seen = []
+    for factor in factors:
+        seen.append(gradient * factor if after else gradient)
+        gradient = gradient * factor
+    return seen
+
+
+def _hook_mistake(says: str, factors: Callable[[Case], list[float]], after: bool = False,
+                  start: float = 4.0, last_only: bool = False) -> Mistake:
+    """Hooks that multiply by ``factors(case)``: the answer they give ("seen", and x.grad,
+    which is 2·x times the product of the factors, or the last one's alone)."""
+    def gives(case: Case) -> dict[str, Any]:
+        used = factors(case)
+        product = used[-1] if last_only and used else float(np.prod(used))
+        return {"seen": _hooks_seen(case, used, after, start),
+                "x_grad": 8.0 * np.asarray(case.x, dtype=float) * product}
+
+    def shows(case: Case) -> bool:
+        got, wrong = case.got, gives(case)
+        return isinstance(got, dict) and all(near(got.get(key), wrong[key]) for key in wrong)
+
+    return Mistake(says, when=shows)
+
+
+HOOK_MISTAKES = [
+    _hook_mistake("your hooks all multiply by the last factor: a hook made in a loop must "
+                  "keep its own factor, not look up the loop variable when it runs",
+                  lambda case: [case.factors[-1]] * len(case.factors) if case.factors else []),
+    _hook_mistake("your hooks record the gradient after multiplying it: record what each one "
+                  "receives", lambda case: case.factors, after=True),
+    _hook_mistake("your hooks return nothing, so the gradient goes on unchanged: what a hook "
+                  "returns is what backward carries on with",
+                  lambda case: [1.0] * len(case.factors)),
+    _hook_mistake("your hooks run in the reverse order of factors: hooks run in the order they "
+                  "were registered", lambda case: case.factors[::-1]),
+    _hook_mistake("your hooks see the gradient of x, not the gradient of h: register them on h",
+                  lambda case: case.factors, start=8.0),
+]
+
+
+# ---------------------------------------------------------------------------- 04.4 mistakes
+def _loss_gradients(case: Case) -> tuple[np.ndarray, np.ndarray]:
+    """(dL1/dx, dL2/dx) for L1 = Σ tanh(x), L2 = Σ tanh(x)²."""
+    h = np.tanh(np.asarray(case.x, dtype=float))
+    return 1.0 - h * h, 2.0 * h * (1.0 - h * h)
+
+
+BACKWARDS_MISTAKES = [
+    _entry("after_both", "your after_both is dL2/dx alone: x.grad was cleared between the two "
+           "backwards, and backward adds into it", lambda case: _loss_gradients(case)[1]),
+    _entry("after_both", "your after_both counts dL1/dx twice: after the second backward x.grad "
+           "already holds the sum of both", lambda case: 2 * _loss_gradients(case)[0]
+           + _loss_gradients(case)[1]),
+    _entry("after_first", "your after_first is dL2/dx: the first backward is L1's",
+           lambda case: _loss_gradients(case)[1]),
+    _entry("after_first", "your after_first is x.grad after both backwards: copy it right "
+           "after the first one", lambda case: sum(_loss_gradients(case))),
+    Mistake("the second backward goes through h's node, which the first backward freed: ask "
+            "the first backward to retain the graph",
+            when=_raised_saying("backward through the graph a second time"), raises=True),
+    Mistake("a loss must be a single number before backward: sum the losses over x's entries",
+            when=_raised_saying("only for scalar outputs"), raises=True),
+]
+
+
 EXERCISES = [
     Exercise(
         id="04.1", function="numerical_jacobian", points=4,
@@ -155,7 +261,8 @@ EXERCISES = [
         visible=lambda: [([0.0, 0.0, 0.0, 1.0], 2.0), ([1.0, -2.0, 0.5], 3.0),
                          ([0.0, 1.0], -1.0)],
         hidden=_polynomial_hidden,
-        compare=close(rtol=1e-9, atol=1e-9),
+        compare=comparator(HIGHER_MISTAKES, names=("coeffs", "x"),
+                           compare=close(rtol=1e-9, atol=1e-9), first_only=True),
     ),
     Exercise(
         id="04.3", function="hook_trace", points=3,
@@ -168,7 +275,8 @@ EXERCISES = [
         visible=lambda: [(np.array([1.0, 2.0]), [10.0]), (np.array([1.0, -1.0, 0.5]), [2.0, 3.0]),
                          (np.array([3.0]), [])],
         hidden=_hook_hidden,
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=comparator(HOOK_MISTAKES, names=("x", "factors"),
+                           compare=close(rtol=1e-9, atol=1e-12), first_only=True),
     ),
     Exercise(
         id="04.4", function="two_backwards", points=3,
@@ -180,7 +288,8 @@ EXERCISES = [
              "adds to x.grad, and needs retain_graph=True on the first.",
         visible=lambda: [(np.array([0.0]),), (np.array([0.5, -1.0, 2.0]),)],
         hidden=lambda rng: [(rng.normal(size=int(rng.integers(1, 6))),) for _ in range(3)],
-        compare=close(rtol=1e-9, atol=1e-12),
+        compare=comparator(BACKWARDS_MISTAKES, names=("x",),
+                           compare=close(rtol=1e-9, atol=1e-12)),
     ),
     Exercise(
         id="04.5", function="softplus_function", points=4,

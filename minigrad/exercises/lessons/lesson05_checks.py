@@ -281,6 +281,12 @@ ACTIVATION_MISTAKES = [
                       "own derivative, written with its own output", group="slope",
             gives=lambda c: _if(c.name in _OTHER,
                                 _arrays(c)[1] * _slope(_OTHER.get(c.name, c.name), _arrays(c)[0]))),
+    Mistake(lambda c: f"your gradient has the wrong sign: {c.name} never decreases, so its "
+                      "slope is never negative", group="slope",
+            gives=lambda c: -np.asarray(c.expected, dtype=float)),
+    Mistake("your tanh slope does not square the output: the slope of tanh falls off with y "
+            "squared, the same on both sides of 0", group="slope",
+            gives=lambda c: _if(c.name == "tanh", _arrays(c)[1] * (1 - _arrays(c)[0]))),
 ]
 
 
@@ -330,7 +336,22 @@ CROSS_ENTROPY_MISTAKES = [
             "large logit (e^1000 is inf) and a probability rounds to 0 — compute from the "
             "logits, shifted so that nothing overflows",
             when=lambda c: not _all_finite(c.got[0]) or not _all_finite(c.got[1])),
+    Mistake("your gradient has the wrong sign: raising the logit of the right class must "
+            "lower the loss", part=1, gives=lambda c: -np.asarray(c.expected[1], dtype=float)),
+    Mistake("your loss is negative: the loss is minus the log-probability of the right class "
+            "(a probability's log is ≤ 0)", part=0, gives=lambda c: -c.expected[0]),
+    Mistake("your gradient is the probabilities alone: the right class of each example gets 1 "
+            "taken off before the mean's division", part=1,
+            gives=lambda c: np.asarray(c.expected[1], dtype=float) + _onehot(c) / _batch(c)),
 ]
+
+
+def _onehot(case: Case) -> np.ndarray:
+    """The targets of 05.3's case as one-hot rows, the logits' shape."""
+    logits = np.asarray(case.logits, dtype=float)
+    onehot = np.zeros_like(logits)
+    onehot[np.arange(logits.shape[0]), np.asarray(case.targets, dtype=int)] = 1.0
+    return onehot
 
 
 def _all_finite(value: Any) -> bool:

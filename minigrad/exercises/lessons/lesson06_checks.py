@@ -115,6 +115,10 @@ WEIGHT_GRAD_MISTAKES = [
     Mistake("your dL/dw is the mean of the outputs' contributions: the kernel is shared by "
             "every output position, so their contributions add up",
             gives=lambda case: case.expected / np.size(case.delta)),
+    Mistake("your dL/dw[m, n] multiplies the sum of δ by one pixel: each output (i, j) pairs its "
+            "own δ[i, j] with the pixel it read through w[m, n], x[i + m, j + n]",
+            gives=lambda case: np.sum(case.delta) * np.asarray(case.x, dtype=float)[
+                :np.shape(case.expected)[0], :np.shape(case.expected)[1]]),
 ]
 
 
@@ -135,7 +139,26 @@ INPUT_GRAD_MISTAKES = [
     Mistake("dL/dx has the input's shape (R + k − 1, S + k − 1), not δ's: pad δ with k − 1 zeros "
             "on every side before sliding the kernel", group="dx",
             when=lambda case: _shape(case.got) == np.shape(case.delta)),
+    Mistake("your dL/dx keeps only the last kernel offset's term: each offset (m, n) adds its "
+            "share (+=); `=` replaces what the earlier ones put there", group="dx",
+            gives=lambda case: _plane_input_grad(_first_weight_only(case.weight), case.delta, 1,
+                                                 case.expected.shape)),
+    Mistake("your kernel is transposed, not turned by 180°: turning it flips its rows and its "
+            "columns", group="dx", gives=lambda case: _plane_input_grad(
+                np.asarray(case.weight).T[::-1, ::-1], case.delta, 1, case.expected.shape)),
+    Mistake("your kernel is flipped along one axis only: turning it by 180° flips its rows and "
+            "its columns", group="dx",
+            when=lambda case: any(near(case.got, _plane_input_grad(
+                flipped, case.delta, 1, case.expected.shape)) for flipped in (
+                    np.asarray(case.weight)[:, ::-1], np.asarray(case.weight)[::-1, :]))),
 ]
+
+
+def _first_weight_only(weight: np.ndarray) -> np.ndarray:
+    """The kernel whose full convolution is the last term of 06.2's loop alone: w[0, 0]."""
+    kept = np.zeros_like(np.asarray(weight, dtype=float))
+    kept[0, 0] = weight[0, 0]
+    return kept
 
 
 def _undilated(weight: np.ndarray, delta: np.ndarray, shape: tuple) -> np.ndarray:

@@ -234,7 +234,20 @@ AVG_BACKWARD_MISTAKES = [
             "share its gradient equally", gives=_avg_first_pixel),
     Mistake(OVERWRITE, when=lambda c: _overwritten(
         c.got, c.expected, _window_count(c.shape, c.kernel, c.stride))),
+    Mistake(lambda c: f"your windows start every k = {c.kernel} pixels: they start every "
+                      f"stride = {c.stride} pixels, and overlap when the stride is smaller",
+            gives=lambda c: _avg_windows_every(c, c.kernel) if c.stride != c.kernel else None),
 ]
+
+
+def _avg_windows_every(case: Case, step: int) -> np.ndarray:
+    """07.3's gradient with the windows placed every ``step`` pixels (what fits is kept)."""
+    grad = np.zeros(case.shape)
+    share = np.asarray(case.g, dtype=float) / case.kernel ** 2
+    for i in range(share.shape[0]):
+        for j in range(share.shape[1]):
+            grad[i * step:i * step + case.kernel, j * step:j * step + case.kernel] += share[i, j]
+    return grad
 _GRADCHECK_FAILED = Mistake(GRADCHECK, when=lambda c: c.expected[2] is True
                             and c.got[2] is False)
 
@@ -258,14 +271,50 @@ AVG_FUNCTION_MISTAKES = [
 ]
 
 
-def _passes_relu_at_zero(case: Case) -> bool:
-    erratum = _conv_pool(case.x, case.weight, case.bias, case.g, relu_at_zero=True)
-    got, expected = case.got, case.expected
-    return all(near(mine, right) for mine, right in zip(got[1:], erratum[1:])) and not all(
-        near(mine, right) for mine, right in zip(got[1:], expected[1:]))
+def _backward_like(says: str, **variant: Any) -> Mistake:
+    """A mistake of 07.4's backward that shows in all three gradients: they are what
+    :func:`_conv_pool` gives with ``variant``, and not all of them are right."""
+    def shows(case: Case) -> bool:
+        erratum = _conv_pool(case.x, case.weight, case.bias, case.g, **variant)
+        got, expected = case.got, case.expected
+        return all(near(mine, wrong) for mine, wrong in zip(got[1:], erratum[1:])) and not all(
+            near(mine, right) for mine, right in zip(got[1:], expected[1:]))
+
+    return Mistake(says, when=shows)
 
 
-CONV_POOL_MISTAKES = [Mistake(RELU_AT_ZERO, when=_passes_relu_at_zero)]
+def _pooled_z(case: Case) -> np.ndarray:
+    """07.4's y with the pooling taken over z, before the ReLU."""
+    k = case.weight.shape[0]
+    rows, columns = case.x.shape[0] - k + 1, case.x.shape[1] - k + 1
+    z = case.bias + sum(case.weight[m, n] * case.x[m:m + rows, n:n + columns]
+                        for m in range(k) for n in range(k))
+    return np.array([[z[2 * i:2 * i + 2, 2 * j:2 * j + 2].max() for j in range(columns // 2)]
+                     for i in range(rows // 2)])
+
+
+CONV_POOL_MISTAKES = [
+    _backward_like(RELU_AT_ZERO, relu="z >= 0"),
+    _backward_like("your gradients skip the ReLU on the way back: the gradient passes it only "
+                   "where z > 0, and stops where the ReLU cut z to 0", relu="none"),
+    _backward_like("your gradient at z is multiplied by the ReLU's output: it is multiplied by "
+                   "the ReLU's slope, which is 1 or 0", relu="times a"),
+    _backward_like("your pooling sends each window's gradient to all four of its pixels: only "
+                   "the window's maximum moved y, so only it gets the gradient", pool="all"),
+    Mistake("your dL/dx takes the kernel turned around: the pixel x[i + m, j + n] met "
+            "weight[m, n] in the forward, and its gradient comes back through that same weight",
+            part=3, gives=lambda case: _conv_pool(case.x, case.weight, case.bias, case.g,
+                                                  flip=True)[3]),
+    Mistake("your dL/dbias is the mean of the gradient at z: the bias is added at every "
+            "position of z, and each position adds its gradient", part=2,
+            gives=lambda case: float(_conv_pool(case.x, case.weight, case.bias, case.g,
+                                                mean_bias=True)[2])),
+    Mistake("your dL/dbias sums dL/dy: the bias's gradient is summed at z, after the gradient "
+            "has gone back through the pooling and the ReLU", part=2,
+            gives=lambda case: float(np.sum(case.g))),
+    Mistake("your y pools z, before the ReLU: the pooling takes its maxima from a = relu(z)",
+            part=0, gives=_pooled_z),
+]
 
 
 def _explained(mistakes: list[Mistake], names: tuple[str, ...]) -> Comparator:
@@ -274,8 +323,12 @@ def _explained(mistakes: list[Mistake], names: tuple[str, ...]) -> Comparator:
 
 
 def _conv_pool(x: np.ndarray, weight: np.ndarray, bias: float, g: np.ndarray,
-               relu_at_zero: bool = False) -> tuple:
-    """Exercise 07.4 by rule; ``relu_at_zero`` lets the gradient through where z = 0."""
+               relu: str = "z > 0", pool: str = "first", flip: bool = False,
+               mean_bias: bool = False) -> tuple:
+    """Exercise 07.4's gradients by rule (y is None), or as a mistake gives them: ``relu``
+    "z >= 0" (the gradient passes where z = 0), "none" (the ReLU skipped), "times a" (δ times
+    the ReLU's output); ``pool`` "all" (every pixel of a window gets its gradient); ``flip``
+    (dL/dx through the kernel turned by 180°); ``mean_bias`` (dL/dbias = the mean of δ_z)."""
     k = weight.shape[0]
     rows, columns = x.shape[0] - k + 1, x.shape[1] - k + 1
     z = bias + sum(weight[m, n] * x[m:m + rows, n:n + columns]
@@ -283,15 +336,17 @@ def _conv_pool(x: np.ndarray, weight: np.ndarray, bias: float, g: np.ndarray,
     a = np.maximum(z, 0.0)
     pooled = a[:rows // 2 * 2, :columns // 2 * 2]
     delta_a = np.zeros_like(a)
-    delta_a[:rows // 2 * 2, :columns // 2 * 2] = _max_routing(pooled, g, 2, 2)
-    delta_z = delta_a * ((z >= 0) if relu_at_zero else (z > 0))
+    delta_a[:rows // 2 * 2, :columns // 2 * 2] = (
+        np.kron(g, np.ones((2, 2))) if pool == "all" else _max_routing(pooled, g, 2, 2))
+    delta_z = delta_a * {"z > 0": z > 0, "z >= 0": z >= 0, "none": 1.0, "times a": a}[relu]
     grad_weight = np.array([[np.sum(delta_z * x[m:m + rows, n:n + columns]) for n in range(k)]
                             for m in range(k)])
     grad_x = np.zeros_like(x)
+    turned = weight[::-1, ::-1] if flip else weight
     for m in range(k):
         for n in range(k):
-            grad_x[m:m + rows, n:n + columns] += weight[m, n] * delta_z
-    return None, grad_weight, float(delta_z.sum()), grad_x
+            grad_x[m:m + rows, n:n + columns] += turned[m, n] * delta_z
+    return None, grad_weight, float(delta_z.mean() if mean_bias else delta_z.sum()), grad_x
 
 
 # ---------------------------------------------------------------------------- cases

@@ -28,6 +28,8 @@ import types
 from typing import Any
 
 SUBMISSION = "submission.py"
+#: What a case of a function that raised NotImplementedError (the student's stub) says.
+NOT_ATTEMPTED = "not attempted yet (raises NotImplementedError)"
 #: Every ``kind`` of failure this side reports; the grader takes any other as "exception".
 KINDS = frozenset({"not_implemented", "exit", "memory", "flood", "exception", "syntax",
                    "missing", "mutated", "garbage"})
@@ -46,7 +48,7 @@ BOOTSTRAP = (
 def _describe_failure(error: BaseException, depth: int = 6) -> tuple[str, str]:
     """(kind, message) for an exception raised by student code, with the student's frames."""
     if isinstance(error, NotImplementedError):
-        return "not_implemented", "not attempted yet (raises NotImplementedError)"
+        return "not_implemented", NOT_ATTEMPTED
     if isinstance(error, SystemExit):
         return "exit", f"called sys.exit({error.code!r})"
     if isinstance(error, MemoryError):
