@@ -1,7 +1,7 @@
 """Thread-pool settings, made before numpy or numba start their thread pools.
 
 minigrad's conv and pool kernels are serial numba functions that release the GIL; a small
-Python thread pool (``kernels/jit_pool.py``) shares them out. numpy's matrix products run in
+Python thread pool (``kernels/thread_pool.py``) shares them out. numpy's matrix products run in
 OpenBLAS's own (pthreads) pool. On a machine with few cores a pool that has just finished
 keeps its threads *spinning* (busy-waiting for more work) for a while, stealing the cores
 the next one needs. So, before either library is imported, we ask for polite pools:

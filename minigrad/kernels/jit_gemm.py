@@ -38,7 +38,7 @@ from typing import Callable
 
 import numpy as np
 
-from minigrad.kernels import jit_pack, jit_pool
+from minigrad.kernels import jit_pack, thread_pool
 from minigrad.kernels.reference import Pair, output_size
 
 # Chunk size. A chunk's cols + (O, chunk·P) matrix should stay in the L2 cache while the
@@ -88,7 +88,7 @@ def _find_set_blas_threads():
 
 
 _set_blas_threads = _find_set_blas_threads()
-CHUNK_BYTES = (CACHE_CHUNK_BYTES if jit_pool.THREADS == 1
+CHUNK_BYTES = (CACHE_CHUNK_BYTES if thread_pool.THREADS == 1
                else SHARED_CHUNK_BYTES if _set_blas_threads is not None else WORKSPACE_BYTES)
 
 
@@ -98,7 +98,7 @@ def _one_blas_thread():
     rendezvous: its caller busy-waits until every BLAS thread has done its share, and on a
     busy machine that wait took 60 ms per GEMM (a 1 ms layer took 200 ms). The setting is
     OpenBLAS's per-thread one, so the user's own matrix products keep every thread."""
-    if _set_blas_threads is None or jit_pool.THREADS == 1:
+    if _set_blas_threads is None or thread_pool.THREADS == 1:
         yield
         return
     previous = _set_blas_threads(1)
@@ -110,7 +110,7 @@ def _one_blas_thread():
 
 def _chunk(n_batch: int, per_image: int, itemsize: int) -> int:
     """How many images one chunk holds: as many as fit CHUNK_BYTES (at least one)."""
-    budget = min(CHUNK_BYTES, WORKSPACE_BYTES // jit_pool.THREADS)
+    budget = min(CHUNK_BYTES, WORKSPACE_BYTES // thread_pool.THREADS)
     return max(1, min(n_batch, budget // max(1, per_image * itemsize)))
 
 
@@ -119,9 +119,9 @@ def _plan(n_batch: int, per_image: int, itemsize: int) -> tuple[int, int]:
     enough work, and only where our GEMMs can be kept on one BLAS thread each."""
     chunk = _chunk(n_batch, per_image, itemsize)
     chunks = -(-n_batch // chunk)
-    threads = jit_pool.THREADS if _set_blas_threads is not None else 1
+    threads = thread_pool.THREADS if _set_blas_threads is not None else 1
     return chunk, max(1, min(threads, chunks,
-                             n_batch * per_image // jit_pool.MIN_ELEMENTS_PER_THREAD))
+                             n_batch * per_image // thread_pool.MIN_ELEMENTS_PER_THREAD))
 
 
 def peak_workspace_bytes(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair,
@@ -249,7 +249,7 @@ def _forward_columns(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair
 
 
 # ----------------------------------------------------------------------------- GEMM path
-def _over_chunks(n_batch: int, per_image: int, dtype: np.dtype, work: Callable) -> list:
+def over_chunks(n_batch: int, per_image: int, dtype: np.dtype, work: Callable) -> list:
     """Calls work(first, images, space, loop) for every chunk of images first … first +
     images - 1, space being that many images' workspace, and returns one result per thread:
     the sum of its chunks' results (None when work returns None).
@@ -257,7 +257,7 @@ def _over_chunks(n_batch: int, per_image: int, dtype: np.dtype, work: Callable) 
     With several chunks, the chunks are split between the pool's threads: each packs, runs
     its own one-thread GEMM and unpacks, in its own workspace (work's numba loops then run
     inline, `loop = inline`). With one chunk (a small batch), work's numba loops are split
-    between threads instead (`loop = _in_parallel`) and the GEMM runs on one thread.
+    between threads instead (`loop = in_parallel`) and the GEMM runs on one thread.
     """
     chunk, threads = _plan(n_batch, per_image, np.dtype(dtype).itemsize)
     firsts = list(range(0, n_batch, chunk))
@@ -276,17 +276,17 @@ def _over_chunks(n_batch: int, per_image: int, dtype: np.dtype, work: Callable) 
         return total
 
     if threads <= 1:
-        return [run(firsts, jit_pool._in_parallel)]
-    return jit_pool.run_in_pool([partial(run, list(part), jit_pool.inline)
+        return [run(firsts, thread_pool.in_parallel)]
+    return thread_pool.run_in_pool([partial(run, list(part), thread_pool.inline)
                                  for part in np.array_split(firsts, threads)])
 
 
 def _dot(a: np.ndarray, b: np.ndarray, out: np.ndarray, loop: Callable) -> np.ndarray:
     """out = a @ b. When the caller runs a single chunk (a small batch: `loop` is
-    `_in_parallel`, the other threads idle) and the product is large, its rows are shared
+    `in_parallel`, the other threads idle) and the product is large, its rows are shared
     out between the pool's threads, each a one-thread GEMM; otherwise one GEMM."""
     rows = a.shape[0]
-    threads = jit_pool.THREADS if loop is jit_pool._in_parallel else 1
+    threads = thread_pool.THREADS if loop is thread_pool.in_parallel else 1
     if threads == 1 or rows < 2 * MIN_GEMM_ROWS or a.size * b.shape[1] < MIN_SPLIT_PRODUCT:
         return np.dot(a, b, out=out)
     bounds = np.linspace(0, rows, min(threads, rows // MIN_GEMM_ROWS) + 1).astype(int)
@@ -295,7 +295,7 @@ def _dot(a: np.ndarray, b: np.ndarray, out: np.ndarray, loop: Callable) -> np.nd
         with _one_blas_thread():
             np.dot(a[start:stop], b, out=out[start:stop])
 
-    jit_pool.run_in_pool([partial(rows_of, int(start), int(stop))
+    thread_pool.run_in_pool([partial(rows_of, int(start), int(stop))
                           for start, stop in zip(bounds[:-1], bounds[1:])])
     return out
 
@@ -304,7 +304,12 @@ MIN_GEMM_ROWS = 8  # rows per share of a split product (a BLAS kernel works on 4
 MIN_SPLIT_PRODUCT = 1 << 23  # multiply-adds below which one thread is quicker
 
 
-def gemm_conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
+def applies(x_shape: tuple, weight_shape: tuple, stride: Pair, padding: Pair) -> bool:
+    """Every shape: the table's last numba entry, for layers no other algorithm takes."""
+    return True
+
+
+def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
                         bias: np.ndarray | None = None) -> np.ndarray:
     """y (N, O, OH, OW) = w_flat @ cols, chunk by chunk, plus bias (O,) if given."""
     n_batch, out_channels = x.shape[0], w.shape[0]
@@ -322,11 +327,11 @@ def gemm_conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pai
         _dot(w_flat, cols, y_t, loop)
         loop(jit_pack.to_nchw, images * out_channels, y_t.size, y_t, first, y_planes, bias)
 
-    _over_chunks(n_batch, windows.per_image(out_channels), x.dtype, work)
+    over_chunks(n_batch, windows.per_image(out_channels), x.dtype, work)
     return y
 
 
-def gemm_conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
+def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
                            stride: Pair, padding: Pair) -> np.ndarray:
     """∂L/∂x = col2im(w_flatᵀ @ g_t), chunk by chunk."""
     n_batch, out_channels = input_shape[0], w.shape[0]
@@ -342,11 +347,11 @@ def gemm_conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: 
         _dot(w_flat.T, g_t, grad_cols, loop)
         windows.unfill(grad_cols, first, grad_x, loop)
 
-    _over_chunks(n_batch, windows.per_image(out_channels), g.dtype, work)
+    over_chunks(n_batch, windows.per_image(out_channels), g.dtype, work)
     return grad_x
 
 
-def gemm_conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
+def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
                             stride: Pair, padding: Pair) -> np.ndarray:
     """∂L/∂w = (Σ over chunks of cols @ g_tᵀ)ᵀ (each thread sums its own chunks; then the
     threads' sums are added).
@@ -370,7 +375,7 @@ def gemm_conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape
         loop(jit_pack.from_nchw, images * out_channels, g_t.size, g, first, g_t)
         return _dot(cols, g_t.T, np.empty((windows.depth, out_channels), dtype=x.dtype), loop)
 
-    parts = _over_chunks(n_batch, windows.per_image(out_channels), x.dtype, work)
+    parts = over_chunks(n_batch, windows.per_image(out_channels), x.dtype, work)
     return np.ascontiguousarray(sum(parts[1:], parts[0]).T).reshape(weight_shape)
 
 

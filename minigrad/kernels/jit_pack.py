@@ -1,7 +1,7 @@
 """The numba loops around `jit_gemm`'s matrix products: packing windows into columns,
 adding them back (col2im), and moving results between NCHW and the products' layout.
 
-Each loop runs the tasks start … stop-1 and releases the GIL, so `jit_pool._in_parallel`
+Each loop runs the tasks start … stop-1 and releases the GIL, so `thread_pool.in_parallel`
 can split the tasks between threads, or a thread that owns a chunk can run them all itself.
 Write K = C·kh·kw and P = OH·OW; cols[c·kh·kw + i·kw + j, m·P + oh·OW + ow] holds the pixel
 that tap (i, j) of window (oh, ow) of image m reads (0 where that is padding).

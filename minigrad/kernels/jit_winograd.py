@@ -23,7 +23,9 @@ for the same reason the forward is:
 (the transforms) and their rounding. In float32, against a float64 reference, the largest
 error is 1.8–2.9e-7 of the result's largest value, where packing + BLAS gives 1.5–9.2e-7
 (8×32×14² → 32, forward and both gradients; tests/kernels/test_winograd.py checks < 1e-6).
-`minigrad.kernels.jit` sends here the layers where it measured faster (`applies`).
+`minigrad.kernels`' table sends here the layers where it measured faster (`applies`); the
+functions take a stride, as every conv algorithm's do, and it is (1, 1) for every layer
+sent here.
 """
 
 from __future__ import annotations
@@ -224,10 +226,10 @@ def _weights_transformed(w: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(u.transpose(3, 2, 0, 1)).reshape(16, *w.shape[:2])
 
 
-def conv2d_forward(x: np.ndarray, w: np.ndarray, padding: tuple,
+def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple,
                    bias: np.ndarray | None = None) -> np.ndarray:
     """y (N, O, OH, OW) for a 3×3 kernel at stride 1 (see `applies`), chunk by chunk
-    (`jit_gemm._over_chunks`: the chunks shared out between threads, one-thread BLAS)."""
+    (`jit_gemm.over_chunks`: the chunks shared out between threads, one-thread BLAS)."""
     x = np.ascontiguousarray(x)
     n, channels, height, width = x.shape
     outputs = w.shape[0]
@@ -248,12 +250,12 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, padding: tuple,
         np.matmul(u, v, out=m)
         _untransform_output(m, b, tiles_h, tiles_w, y[first:first + images])
 
-    jit_gemm._over_chunks(n, _per_image(tiles, channels, outputs), x.dtype, work)
+    jit_gemm.over_chunks(n, _per_image(tiles, channels, outputs), x.dtype, work)
     return y
 
 
 def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
-                      padding: tuple) -> np.ndarray:
+                      stride: tuple, padding: tuple) -> np.ndarray:
     """∂L/∂x (N, C, H, W): dV = Uᵀ dM, each tile's B dV Bᵀ added onto its patch."""
     grad = np.zeros(input_shape, dtype=grad_output.dtype)
     if grad.size == 0 or grad_output.size == 0:
@@ -273,12 +275,12 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
         _untransform_input_grad(dv, padding[0], padding[1], tiles_h, tiles_w,
                                 grad[first:first + images])
 
-    jit_gemm._over_chunks(n, _per_image(tiles, channels, outputs), grad.dtype, work)
+    jit_gemm.over_chunks(n, _per_image(tiles, channels, outputs), grad.dtype, work)
     return grad
 
 
 def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
-                       padding: tuple) -> np.ndarray:
+                       stride: tuple, padding: tuple) -> np.ndarray:
     """∂L/∂w (O, C, 3, 3) = Gᵀ dU G with dU[ξ] = Σ over chunks of dM[ξ] @ V[ξ]ᵀ."""
     if x.size == 0 or grad_output.size == 0:
         return np.zeros(weight_shape, dtype=x.dtype)
@@ -295,7 +297,7 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
         _transform_grad_output(grad_output[first:first + images], tiles_h, tiles_w, dm)
         return np.matmul(dm, v.transpose(0, 2, 1))
 
-    parts = jit_gemm._over_chunks(n, _per_image(tiles, channels, outputs), x.dtype, work)
+    parts = jit_gemm.over_chunks(n, _per_image(tiles, channels, outputs), x.dtype, work)
     du = sum(parts[1:], parts[0])
     g = G.astype(x.dtype)  # Gᵀ dU G for every (o, c)
     du = du.reshape(4, 4, outputs, channels).transpose(2, 3, 0, 1)  # (O, C, 4, 4)

@@ -10,7 +10,8 @@ import pytest
 
 from minigrad.kernels import im2col, reference
 
-jit = pytest.importorskip("minigrad.kernels.jit")
+pytest.importorskip("numba")
+from support import numba_kernels as jit  # noqa: E402
 from minigrad.kernels import jit_winograd  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
@@ -32,9 +33,9 @@ def _expected(x, w, g, padding):
 
 
 def _winograd(x, w, g, padding, bias=None):
-    return (jit_winograd.conv2d_forward(x, w, padding, bias),
-            jit_winograd.conv2d_grad_input(g, w, x.shape, padding),
-            jit_winograd.conv2d_grad_weight(x, g, w.shape, padding))
+    return (jit_winograd.conv2d_forward(x, w, (1, 1), padding, bias),
+            jit_winograd.conv2d_grad_input(g, w, x.shape, (1, 1), padding),
+            jit_winograd.conv2d_grad_weight(x, g, w.shape, (1, 1), padding))
 
 
 @pytest.mark.parametrize("x_shape, out_channels, padding", [
@@ -55,7 +56,7 @@ def test_bias_is_added_to_every_output() -> None:
     x, w, g = _arrays((2, 3, 6, 6), 4, (1, 1), np.float64)
     bias = np.arange(4, dtype=np.float64)
     expected = reference.conv2d_forward(x, w, (1, 1), (1, 1)) + bias.reshape(-1, 1, 1)
-    np.testing.assert_allclose(jit_winograd.conv2d_forward(x, w, (1, 1), bias), expected,
+    np.testing.assert_allclose(jit_winograd.conv2d_forward(x, w, (1, 1), (1, 1), bias), expected,
                                rtol=1e-11, atol=1e-11)
 
 
