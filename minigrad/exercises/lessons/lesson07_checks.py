@@ -16,6 +16,7 @@ import numpy as np
 from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
                                          comparator, near)
 from minigrad.exercises.spec import Comparator, Exercise, close
+from minigrad.kernels import im2col as conv
 
 
 # ---------------------------------------------------------------------------- pooling by rule
@@ -275,22 +276,19 @@ def _explained(mistakes: list[Mistake], names: tuple[str, ...]) -> Comparator:
 
 def _conv_pool(x: np.ndarray, weight: np.ndarray, bias: float, g: np.ndarray,
                relu_at_zero: bool = False) -> tuple:
-    """Exercise 07.4 by rule; ``relu_at_zero`` lets the gradient through where z = 0."""
-    k = weight.shape[0]
-    rows, columns = x.shape[0] - k + 1, x.shape[1] - k + 1
-    z = bias + sum(weight[m, n] * x[m:m + rows, n:n + columns]
-                   for m in range(k) for n in range(k))
+    """Exercise 07.4 by rule, its convolution the library's numpy reference
+    (:mod:`minigrad.kernels.im2col`); ``relu_at_zero`` lets the gradient through where z = 0."""
+    plane, kernel, one = x[None, None], weight[None, None], ((1, 1), (0, 0))
+    z = conv.conv2d_forward(plane, kernel, *one)[0, 0] + bias
+    rows, columns = z.shape
     a = np.maximum(z, 0.0)
     pooled = a[:rows // 2 * 2, :columns // 2 * 2]
     delta_a = np.zeros_like(a)
     delta_a[:rows // 2 * 2, :columns // 2 * 2] = _max_routing(pooled, g, 2, 2)
     delta_z = delta_a * ((z >= 0) if relu_at_zero else (z > 0))
-    grad_weight = np.array([[np.sum(delta_z * x[m:m + rows, n:n + columns]) for n in range(k)]
-                            for m in range(k)])
-    grad_x = np.zeros_like(x)
-    for m in range(k):
-        for n in range(k):
-            grad_x[m:m + rows, n:n + columns] += weight[m, n] * delta_z
+    grad_z = delta_z[None, None]
+    grad_weight = conv.conv2d_grad_weight(plane, grad_z, kernel.shape, *one)[0, 0]
+    grad_x = conv.conv2d_grad_input(grad_z, kernel, plane.shape, *one)[0, 0]
     return None, grad_weight, float(delta_z.sum()), grad_x
 
 
