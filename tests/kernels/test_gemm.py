@@ -13,6 +13,7 @@ from minigrad.kernels import im2col, reference
 
 pytest.importorskip("numba")
 from support import numba_kernels as jit  # noqa: E402
+from support.tolerance import kernel_tolerance  # noqa: E402
 from minigrad.kernels import jit_gemm, thread_pool  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
@@ -24,9 +25,6 @@ DISPATCH = {"forward": jit.conv2d_forward, "grad_input": jit.conv2d_grad_input,
             "grad_weight": jit.conv2d_grad_weight}
 
 
-def _tolerance(dtype: type) -> dict:
-    return {"rtol": 1e-4, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-11, "atol": 1e-11}
-
 
 def _check(path: dict, x_shape: tuple, w_shape: tuple, stride: tuple, padding: tuple,
            dtype: type, seed: int = 0) -> None:
@@ -36,16 +34,16 @@ def _check(path: dict, x_shape: tuple, w_shape: tuple, stride: tuple, padding: t
     expected = reference.conv2d_forward(x, w, stride, padding)
     y = path["forward"](x, w, stride, padding)
     assert y.dtype == dtype and y.shape == expected.shape and y.flags.c_contiguous
-    np.testing.assert_allclose(y, expected, **_tolerance(dtype))
+    np.testing.assert_allclose(y, expected, **kernel_tolerance(dtype))
     g = rng.standard_normal(expected.shape).astype(dtype)
     grad_x = path["grad_input"](g, w, x_shape, stride, padding)
     assert grad_x.dtype == dtype and grad_x.shape == x_shape
     np.testing.assert_allclose(grad_x, reference.conv2d_grad_input(g, w, x_shape, stride, padding),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
     grad_w = path["grad_weight"](x, g, w_shape, stride, padding)
     assert grad_w.dtype == dtype and grad_w.shape == w_shape
     np.testing.assert_allclose(grad_w, reference.conv2d_grad_weight(x, g, w_shape, stride,
-                                                                    padding), **_tolerance(dtype))
+                                                                    padding), **kernel_tolerance(dtype))
 
 
 # Kernels 1, 3, 5, 7 and non-square ones; strides 1–3; paddings 0, "same" and uneven; odd
@@ -107,14 +105,14 @@ def test_edge_shapes_from_a_fortran_ordered_input_agree_with_reference(case: tup
     y = jit.conv2d_forward(x, w, stride, padding)
     expected = reference.conv2d_forward(x, w, stride, padding)
     assert y.shape == expected.shape
-    np.testing.assert_allclose(y, expected, **_tolerance(dtype))
+    np.testing.assert_allclose(y, expected, **kernel_tolerance(dtype))
     g = np.asfortranarray(rng.standard_normal(expected.shape).astype(dtype))
     np.testing.assert_allclose(jit.conv2d_grad_input(g, w, x_shape, stride, padding),
                                reference.conv2d_grad_input(g, w, x_shape, stride, padding),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
     np.testing.assert_allclose(jit.conv2d_grad_weight(x, g, w_shape, stride, padding),
                                reference.conv2d_grad_weight(x, g, w_shape, stride, padding),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
@@ -211,7 +209,7 @@ def test_bias_is_added_in_the_forward(module, dtype: type) -> None:
         expected = reference.conv2d_forward(x, w, stride, padding) + bias.reshape(1, -1, 1, 1)
         y = module.conv2d_forward(x, w, stride, padding, bias)
         assert y.dtype == dtype
-        np.testing.assert_allclose(y, expected, **_tolerance(dtype))
+        np.testing.assert_allclose(y, expected, **kernel_tolerance(dtype))
 
 
 @pytest.mark.parametrize("kw", [1, 2, 3, 5])

@@ -10,15 +10,13 @@ from minigrad.kernels import im2col, reference
 
 pytest.importorskip("numba")
 from support import numba_kernels as jit  # noqa: E402
+from support.tolerance import kernel_tolerance  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
 
 FAST = {"im2col": im2col, "jit": jit}
 DTYPES = [np.float32, np.float64]
 
-
-def _tolerance(dtype: type) -> dict:
-    return {"rtol": 1e-4, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-10, "atol": 1e-10}
 
 
 def _conv_cases(count: int = 12) -> list[tuple]:
@@ -56,17 +54,17 @@ def test_conv_kernels_agree_with_reference(name: str, case: tuple, dtype: type) 
     expected = reference.conv2d_forward(x, w, stride, padding)
     y = fast.conv2d_forward(x, w, stride, padding)
     assert y.dtype == dtype and y.shape == expected.shape
-    np.testing.assert_allclose(y, expected, **_tolerance(dtype))
+    np.testing.assert_allclose(y, expected, **kernel_tolerance(dtype))
 
     g = rng.standard_normal(expected.shape).astype(dtype)
     grad_x = fast.conv2d_grad_input(g, w, x_shape, stride, padding)
     assert grad_x.dtype == dtype
     np.testing.assert_allclose(grad_x, reference.conv2d_grad_input(g, w, x_shape, stride, padding),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
     grad_w = fast.conv2d_grad_weight(x, g, w_shape, stride, padding)
     assert grad_w.dtype == dtype
     np.testing.assert_allclose(grad_w, reference.conv2d_grad_weight(x, g, w_shape, stride, padding),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
 
 
 @pytest.mark.parametrize("kw", [1, 2, 3, 4, 5])
@@ -157,16 +155,16 @@ def test_pool_kernels_agree_with_reference(name: str, case: tuple, dtype: type) 
     g = rng.standard_normal(values.shape).astype(dtype)
     np.testing.assert_allclose(fast.max_pool2d_backward(g, indices, shape),
                                reference.max_pool2d_backward(g, indices, shape),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
 
     y = fast.avg_pool2d_forward(x, kernel, stride, padding)
     assert y.dtype == dtype
     np.testing.assert_allclose(y, reference.avg_pool2d_forward(x, kernel, stride, padding),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
     grad = fast.avg_pool2d_backward(g, shape, kernel, stride, padding)
     assert grad.dtype == dtype
     np.testing.assert_allclose(grad, reference.avg_pool2d_backward(g, shape, kernel, stride,
-                                                                   padding), **_tolerance(dtype))
+                                                                   padding), **kernel_tolerance(dtype))
 
 
 @pytest.mark.parametrize("name", ["reference", "im2col", "jit"])
@@ -243,7 +241,7 @@ def test_every_conv_algorithm_takes_the_same_arguments_with_a_bias() -> None:
                                rtol=1e-12, atol=1e-12)
     for module in (im2col, jit):
         np.testing.assert_allclose(module.conv2d_forward(x, w, (1, 1), (1, 1), bias), expected,
-                                   rtol=1e-10, atol=1e-10)
+                                   **kernel_tolerance(np.float64))
 
 
 def test_pool_kernels_split_large_inputs_between_threads(monkeypatch) -> None:

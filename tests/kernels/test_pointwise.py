@@ -11,6 +11,7 @@ from minigrad.kernels import reference
 
 pytest.importorskip("numba")
 from support import numba_kernels as jit  # noqa: E402
+from support.tolerance import kernel_tolerance  # noqa: E402
 from minigrad.kernels import jit_gemm, pointwise, thread_pool  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
@@ -23,9 +24,6 @@ CASES = [((2, 3, 5, 7), 4, (1, 1)),     # odd sizes, stride 1
          ((1, 1, 1, 1), 1, (1, 1))]     # the smallest conv
 
 
-def _tolerance(dtype: type) -> dict:
-    return {"rtol": 1e-4, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-11, "atol": 1e-11}
-
 
 def _check(x_shape: tuple, outputs: int, stride: tuple, dtype: type, layout=np.asarray) -> None:
     rng = np.random.default_rng(0)
@@ -35,16 +33,16 @@ def _check(x_shape: tuple, outputs: int, stride: tuple, dtype: type, layout=np.a
     expected = reference.conv2d_forward(x, w, stride, (0, 0)) + bias.reshape(1, -1, 1, 1)
     y = pointwise.conv2d_forward(x, w, stride, (0, 0), bias)
     assert y.dtype == dtype and y.shape == expected.shape and y.flags.c_contiguous
-    np.testing.assert_allclose(y, expected, **_tolerance(dtype))
+    np.testing.assert_allclose(y, expected, **kernel_tolerance(dtype))
     g = layout(rng.standard_normal(expected.shape).astype(dtype))
     grad_x = pointwise.conv2d_grad_input(g, w, x_shape, stride, (0, 0))
     assert grad_x.dtype == dtype and grad_x.shape == x_shape
     np.testing.assert_allclose(grad_x, reference.conv2d_grad_input(g, w, x_shape, stride, (0, 0)),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
     grad_w = pointwise.conv2d_grad_weight(x, g, w.shape, stride, (0, 0))
     assert grad_w.dtype == dtype and grad_w.shape == w.shape
     np.testing.assert_allclose(grad_w, reference.conv2d_grad_weight(x, g, w.shape, stride, (0, 0)),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])

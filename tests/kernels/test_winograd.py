@@ -12,6 +12,7 @@ from minigrad.kernels import im2col, reference
 
 pytest.importorskip("numba")
 from support import numba_kernels as jit  # noqa: E402
+from support.tolerance import kernel_tolerance  # noqa: E402
 from minigrad.kernels import jit_winograd  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
@@ -49,7 +50,7 @@ def test_matches_the_reference_loops_in_float64(x_shape, out_channels, padding) 
     x, w, g = _arrays(x_shape, out_channels, padding, np.float64)
     for got, expected in zip(_winograd(x, w, g, padding), _expected(x, w, g, padding)):
         assert got.shape == expected.shape and got.dtype == np.float64
-        np.testing.assert_allclose(got, expected, rtol=1e-11, atol=1e-11)
+        np.testing.assert_allclose(got, expected, **kernel_tolerance(np.float64))
 
 
 def test_bias_is_added_to_every_output() -> None:
@@ -57,7 +58,7 @@ def test_bias_is_added_to_every_output() -> None:
     bias = np.arange(4, dtype=np.float64)
     expected = reference.conv2d_forward(x, w, (1, 1), (1, 1)) + bias.reshape(-1, 1, 1)
     np.testing.assert_allclose(jit_winograd.conv2d_forward(x, w, (1, 1), (1, 1), bias), expected,
-                               rtol=1e-11, atol=1e-11)
+                               **kernel_tolerance(np.float64))
 
 
 def test_empty_batch() -> None:
