@@ -18,10 +18,9 @@ the defaults here change nothing for it (set the variables in the shell instead)
 
 OpenMP's ``OMP_WAIT_POLICY`` is deliberately left alone. minigrad loads no OpenMP runtime
 (numpy's OpenBLAS uses pthreads, numba's parallel layer is never started), so the variable
-changed nothing for it (one epoch of lesson 07's CNN: 83 ms with PASSIVE, 94 ms with ACTIVE,
-medians of 6 alternating processes on a loaded machine; LeNet-5 695 and 576 ms: noise). But a
-PyTorch imported later in the same process reads it, and with PASSIVE its threads sleep
-between its many small ops (its digits epoch took 183 ms instead of 70). Neither variable set
+changes nothing for it (lesson 07's CNN and LeNet-5 train as fast with PASSIVE as with
+ACTIVE). But a PyTorch imported later in the same process reads it, and with PASSIVE its
+threads sleep between its many small ops, which slows its training severalfold. Neither variable set
 here is read by PyTorch (its BLAS is MKL, its pool OpenMP).
 """
 

@@ -42,20 +42,14 @@ from minigrad.kernels import jit_pack, thread_pool
 from minigrad.kernels.reference import Pair, output_size
 
 # Chunk size. A chunk's cols + (O, chunk·P) matrix should stay in the L2 cache while the
-# GEMM reads it back. On a Zen 5 (1 MB L2 per core), one thread: 1 MB against 512 KB was
-# 1–4 % quicker on most of benchmarks/bench_conv.py's conv rows and 12–13 % on
-# 32×128×8² → 128 (Winograd), none slower by more than 1 %; 2–4 MB were no better (CPU time,
-# fwd + both gradients, 7 alternating rounds, with OpenBLAS's Haswell and SkylakeX kernels).
-# With several threads sharing the chunks, 512 KB: twice as many chunks split more evenly
-# (LeNet's first layer: 13 chunks instead of 7), and a fresh process's LeNet-5 epoch at
-# default threads took 208 ms against 231 ms with 1 MB (medians of 6 alternating runs).
-# Far larger chunks (8–64 MB) lost 20–40 % on an older CPU. All that holds when our GEMMs
-# run on one BLAS thread (`_one_blas_thread`). Where we cannot ask for that (a BLAS other
-# than numpy's OpenBLAS) and BLAS has several threads, each GEMM is a rendezvous of its
-# threads, which costs far more than the cache misses on a busy machine (LeNet's epoch:
-# 63 s with 512 KB chunks against 25 s with 16 MB, load 11 on 2 cores), so there a chunk
-# is as large as WORKSPACE_BYTES, the bound on one call's scratch memory (a single image
-# larger than that is still one chunk).
+# GEMM reads it back: 1 MB on one thread (an L2 of 1 MB per core; larger chunks were no
+# quicker, far larger ones slower); 512 KB with several threads, where twice as many chunks
+# split more evenly between them. That holds when our GEMMs run on one BLAS thread
+# (`_one_blas_thread`). Where we cannot ask for that (a BLAS other than numpy's OpenBLAS)
+# and BLAS has several threads, each GEMM is a rendezvous of its threads, which on a busy
+# machine costs far more than the cache misses, so there a chunk is as large as
+# WORKSPACE_BYTES, the bound on one call's scratch memory (a single image larger than that
+# is still one chunk).
 CACHE_CHUNK_BYTES = 1 << 20  # one thread
 SHARED_CHUNK_BYTES = 512 << 10  # several threads
 WORKSPACE_BYTES = 64 << 20
@@ -96,7 +90,7 @@ CHUNK_BYTES = (CACHE_CHUNK_BYTES if thread_pool.THREADS == 1
 def _one_blas_thread():
     """Our GEMMs run on the calling thread only. A multi-threaded OpenBLAS call is a
     rendezvous: its caller busy-waits until every BLAS thread has done its share, and on a
-    busy machine that wait took 60 ms per GEMM (a 1 ms layer took 200 ms). The setting is
+    busy machine that wait can cost far more than the product. The setting is
     OpenBLAS's per-thread one, so the user's own matrix products keep every thread."""
     if _set_blas_threads is None or thread_pool.THREADS == 1:
         yield
@@ -237,8 +231,7 @@ class _Columns:
 
 
 # Below this output width (and for 1×1 kernels, which need no shifting) the table's gather
-# is quicker than shifted copies (one thread: 4×4 outputs 0.61 against 0.79 ms, 1×1 10.9
-# against 12.8 ms; 8×8 outputs 18.5 against 26.1 ms the other way).
+# is quicker than shifted copies; from 8 columns on, the shifted copies are.
 SHIFT_MIN_WIDTH = 8
 
 
@@ -357,10 +350,8 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
     threads' sums are added).
 
     Why (K, O) and not g_t @ colsᵀ, the same numbers as (O, K): BLAS is quicker when the
-    long side of its result is its rows. With OpenBLAS's SkylakeX kernels (AVX-512) the
-    chunk products ran 1.3–2.4× faster this way (7×7 "same" 0.85 → 0.35 ms, LeNet's second
-    layer 0.49 → 0.36 ms); with its Haswell kernels 0–10 % faster, LeNet's first layer 4 %
-    slower (0.084 → 0.087 ms)."""
+    long side of its result is its rows (markedly with OpenBLAS's AVX-512 kernels, a little
+    with its AVX2 ones)."""
     n_batch, out_channels = x.shape[0], weight_shape[0]
     if n_batch == 0:
         return np.zeros(weight_shape, dtype=x.dtype)

@@ -9,7 +9,7 @@ A 1×1 kernel reads one pixel per window, so there is nothing to pack: with x vi
 
 Each is a batched `np.matmul` (one BLAS product per image) whose result *is* the NCHW
 array: no packing, no col2im and no layout change, which the general path (`jit_gemm`)
-needs and which took about a third of its time on 32×64×16² → 128 (see benchmarks/README.md).
+needs and which take a large share of its time on 1×1 layers (see benchmarks/README.md).
 A stride s keeps every s-th row and column of x (`x[:, :, ::sh, ::sw]`, the only pixels the
 windows read) and puts the input gradient back on those pixels (the others get 0). The
 functions take a padding, as every conv algorithm's do; it is (0, 0) for every layer
