@@ -89,21 +89,22 @@ def _fill_table() -> dict[np.dtype, tuple[types.ModuleType, ...]]:
 _ANY = (im2col,)
 
 
-def conv_algorithm(dtype: np.dtype, x_shape: tuple, weight_shape: tuple, stride: Pair,
+def conv_algorithm(dtype: np.dtype | type, x_shape: tuple, weight_shape: tuple, stride: Pair,
                    padding: Pair) -> types.ModuleType:
-    """The table's convolution algorithm for this dtype and shape."""
+    """The table's convolution algorithm for this dtype (`np.float32` or `array.dtype`) and
+    shape."""
     rows = _conv_rows if _conv_rows is not None else _fill_table()
-    for algorithm in rows.get(dtype, _ANY):
+    for algorithm in rows.get(np.dtype(dtype), _ANY):
         if algorithm.applies(x_shape, weight_shape, stride, padding):
             return algorithm
     return im2col
 
 
-def pool_algorithm(dtype: np.dtype) -> types.ModuleType:
-    """The table's pooling algorithm for this dtype."""
+def pool_algorithm(dtype: np.dtype | type) -> types.ModuleType:
+    """The table's pooling algorithm for this dtype (`np.float32` or `array.dtype`)."""
     if _conv_rows is None:
         _fill_table()
-    return _pool_rows.get(dtype, im2col)
+    return _pool_rows.get(np.dtype(dtype), im2col)
 
 
 def backend_name() -> str:

@@ -229,6 +229,9 @@ def test_the_table_sends_each_dtype_and_shape_class_to_its_algorithm() -> None:
             assert kernels.conv_algorithm(dtype, *case) is im2col
     assert kernels.pool_algorithm(f32) is jit_pool
     assert kernels.pool_algorithm(f64) is im2col
+    # a scalar type names the same row as its dtype
+    assert kernels.conv_algorithm(np.float32, *wide_3x3) is jit_winograd
+    assert kernels.pool_algorithm(np.float32) is jit_pool
 
 
 def test_every_conv_algorithm_takes_the_same_arguments_with_a_bias() -> None:
