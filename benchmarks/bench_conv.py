@@ -172,7 +172,7 @@ def _path(row: str) -> tuple[str, int]:
         per_image = jit_winograd._per_image(((out + 1) // 2) ** 2, c, o)
         chunk, threads = jit_gemm._plan(n, per_image, 4)
         return "wino", threads * chunk * per_image * 4
-    if pointwise.applies(shapes[1], shapes[3]):
+    if pointwise.applies(*shapes):
         return "1x1", 0
     windows = jit_gemm._forward_columns(*shapes)
     return ("shift" if windows.shifts() else "table"), jit_gemm.peak_workspace_bytes(*shapes)

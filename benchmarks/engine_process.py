@@ -81,11 +81,11 @@ def engine_settings(engine: str) -> dict[str, str]:
         import numpy
 
         from minigrad import kernels
-        from minigrad.kernels import jit_pool
+        from minigrad.kernels import thread_pool
 
         settings["minigrad"] = (f"numpy {numpy.__version__} (OpenBLAS kernels: "
                                 f"{openblas_core()}), conv backend {kernels.backend_name()}, "
-                                f"{jit_pool.THREADS} pool threads")
+                                f"{thread_pool.THREADS} pool threads")
     return settings
 
 

@@ -1,7 +1,7 @@
 """Thread-pool settings, made before numpy or numba start their thread pools.
 
 minigrad's conv and pool kernels are serial numba functions that release the GIL; a small
-Python thread pool (``kernels/jit_pool.py``) shares them out. numpy's matrix products run in
+Python thread pool (``kernels/thread_pool.py``) shares them out. numpy's matrix products run in
 OpenBLAS's own (pthreads) pool. On a machine with few cores a pool that has just finished
 keeps its threads *spinning* (busy-waiting for more work) for a while, stealing the cores
 the next one needs. So, before either library is imported, we ask for polite pools:
@@ -18,10 +18,9 @@ the defaults here change nothing for it (set the variables in the shell instead)
 
 OpenMP's ``OMP_WAIT_POLICY`` is deliberately left alone. minigrad loads no OpenMP runtime
 (numpy's OpenBLAS uses pthreads, numba's parallel layer is never started), so the variable
-changed nothing for it (one epoch of lesson 07's CNN: 83 ms with PASSIVE, 94 ms with ACTIVE,
-medians of 6 alternating processes on a loaded machine; LeNet-5 695 and 576 ms: noise). But a
-PyTorch imported later in the same process reads it, and with PASSIVE its threads sleep
-between its many small ops (its digits epoch took 183 ms instead of 70). Neither variable set
+changes nothing for it (lesson 07's CNN and LeNet-5 train as fast with PASSIVE as with
+ACTIVE). But a PyTorch imported later in the same process reads it, and with PASSIVE its
+threads sleep between its many small ops, which slows its training severalfold. Neither variable set
 here is read by PyTorch (its BLAS is MKL, its pool OpenMP).
 """
 

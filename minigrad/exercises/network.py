@@ -11,7 +11,8 @@ The capstone (08.5) returns its trained network as a list of layers, each a tupl
     ("flatten",)                              (N, C, H, W) → (N, C·H·W), in that order
 
 :func:`read_layers` checks such a list against fixed limits (sizes, kinds, finite weights) and
-:func:`forward` runs it in float64 with numpy alone. The grader scores the capstone by running
+:func:`forward` runs it in float64 with numpy alone (convolutions by the library's numpy
+reference, :mod:`minigrad.kernels.im2col`). The grader scores the capstone by running
 the student's weights through this pass on images the student's process never receives: the
 answers come from a network, whatever the student's code did with its own copy of the images.
 Its limits (layers, parameters, values and multiply-adds per image, scratch memory per batch)
@@ -24,6 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 import numpy as np
+
+from minigrad.kernels import im2col as conv
 
 #: Limits on a network the grader will run (the capstone's reference has 6 090 parameters).
 MAX_LAYERS = 16
@@ -116,9 +119,7 @@ def _forward(layers: list[Layer], x: np.ndarray) -> np.ndarray:
 
 def _layer_forward(layer: Layer, x: np.ndarray) -> np.ndarray:
     if layer.kind == "conv":
-        _, patches = _conv_windows(layer, x)
-        return np.einsum("nchwij,ocij->nohw", patches, layer.weight, optimize=True) \
-            + layer.bias[None, :, None, None]
+        return conv.conv2d_forward(x, layer.weight, *_settings(layer), bias=layer.bias)
     if layer.kind == "linear":
         return x @ layer.weight.T + layer.bias
     if layer.kind in ("maxpool", "avgpool"):
@@ -129,11 +130,9 @@ def _layer_forward(layer: Layer, x: np.ndarray) -> np.ndarray:
     return ELEMENTWISE[layer.kind](x)
 
 
-def _conv_windows(layer: Layer, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``x`` padded, and the conv's windows on it, (N, C, OH, OW, k, k): a view, no copy."""
-    p, s, k = layer.padding, layer.stride, layer.weight.shape[2]
-    padded = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
-    return padded, _windows(padded, (k, k), axis=(2, 3))[:, :, ::s, ::s]
+def _settings(layer: Layer) -> tuple[tuple[int, int], tuple[int, int]]:
+    """A conv layer's (stride, padding) as the kernels take them: (height, width) pairs."""
+    return (layer.stride, layer.stride), (layer.padding, layer.padding)
 
 
 def _cells(x: np.ndarray, k: int) -> np.ndarray:
@@ -143,8 +142,6 @@ def _cells(x: np.ndarray, k: int) -> np.ndarray:
     cells = x[:, :, :h // k * k, :w // k * k].reshape(n, c, h // k, k, w // k, k)
     return cells.transpose(0, 1, 2, 4, 3, 5).reshape(n, c, h // k, w // k, k * k)
 
-
-_windows = np.lib.stride_tricks.sliding_window_view
 
 
 # ---------------------------------------------------------------------------- gradients
@@ -180,17 +177,8 @@ def _layer_backward(layer: Layer, x: np.ndarray,
                     grad: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """(∂L/∂x, [∂L/∂weight, ∂L/∂bias] or []) from ∂L/∂output = ``grad``."""
     if layer.kind == "conv":
-        # out[n,o,a,b] = Σ_c,i,j padded[n,c,a·s+i,b·s+j] w[o,c,i,j] + b[o]
-        p, s, k = layer.padding, layer.stride, layer.weight.shape[2]
-        padded, patches = _conv_windows(layer, x)
-        grad_weight = np.einsum("nohw,nchwij->ocij", grad, patches, optimize=True)
-        out_h, out_w = grad.shape[2], grad.shape[3]
-        grad_padded = np.zeros_like(padded)
-        for i in range(k):
-            for j in range(k):
-                grad_padded[:, :, i:i + s * out_h:s, j:j + s * out_w:s] += np.einsum(
-                    "nohw,oc->nchw", grad, layer.weight[:, :, i, j], optimize=True)
-        grad_x = grad_padded[:, :, p:p + x.shape[2], p:p + x.shape[3]]
+        grad_x = conv.conv2d_grad_input(grad, layer.weight, x.shape, *_settings(layer))
+        grad_weight = conv.conv2d_grad_weight(x, grad, layer.weight.shape, *_settings(layer))
         return grad_x, [grad_weight, grad.sum(axis=(0, 2, 3))]
     if layer.kind == "linear":
         return grad @ layer.weight, [grad.T @ x, grad.sum(axis=0)]

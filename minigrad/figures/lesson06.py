@@ -2,8 +2,8 @@
 
 Every number drawn is the reading's worked case: x = 1…9 (3 × 3), w = [[1, 2], [3, 4]],
 δ = [[1, 2], [−1, 1]]; and for the stride, a 3 × 3 kernel 1…9 with δ = [[1, 2], [3, 4]] on a
-5 × 5 input. The arrays are computed here (by minigrad's own conv2d and its backward), not
-typed in, so a figure cannot disagree with the text.
+5 × 5 input. The arrays are computed here (by the library's numpy reference convolution,
+:mod:`minigrad.kernels.im2col`), not typed in, so a figure cannot disagree with the text.
 """
 
 from __future__ import annotations
@@ -28,15 +28,14 @@ STRIDED_DELTA = np.array([[1.0, 2.0], [3.0, 4.0]])
 
 def conv_plane(x: np.ndarray, w: np.ndarray, delta: np.ndarray, stride: int = 1
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(y, dL/dx, dL/dw) of one plane, no bias, by minigrad's conv2d and backward."""
-    import minigrad as mg
-    import minigrad.nn.functional as F
+    """(y, dL/dx, dL/dw) of one plane, no bias, by the numpy reference convolution."""
+    from minigrad.kernels import im2col as conv
 
-    xt = mg.tensor(x[None, None], dtype=mg.float64, requires_grad=True)
-    wt = mg.tensor(w[None, None], dtype=mg.float64, requires_grad=True)
-    y = F.conv2d(xt, wt, stride=stride)
-    y.backward(mg.tensor(delta[None, None], dtype=mg.float64))
-    return y.numpy()[0, 0], xt.grad.numpy()[0, 0], wt.grad.numpy()[0, 0]
+    plane, kernel, grad = (np.asarray(a, dtype=np.float64)[None, None] for a in (x, w, delta))
+    settings = (stride, stride), (0, 0)
+    return (conv.conv2d_forward(plane, kernel, *settings)[0, 0],
+            conv.conv2d_grad_input(grad, kernel, plane.shape, *settings)[0, 0],
+            conv.conv2d_grad_weight(plane, grad, kernel.shape, *settings)[0, 0])
 
 
 def draw_grid(ax: Any, array: np.ndarray, x0: float, y0: float, colour: str, label: str = "",

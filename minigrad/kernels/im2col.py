@@ -64,6 +64,11 @@ def col2im(cols: np.ndarray, input_shape: tuple, kernel: Pair, stride: Pair,
     return padded[:, :, padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
 
+def applies(x_shape: tuple, weight_shape: tuple, stride: Pair, padding: Pair) -> bool:
+    """Every shape and dtype."""
+    return True
+
+
 def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
                    bias: np.ndarray | None = None) -> np.ndarray:
     """y = cols @ w_flatᵀ (+ bias), reshaped to (N, O, OH, OW)."""

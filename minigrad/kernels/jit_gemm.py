@@ -38,24 +38,18 @@ from typing import Callable
 
 import numpy as np
 
-from minigrad.kernels import jit_pack, jit_pool
+from minigrad.kernels import jit_pack, thread_pool
 from minigrad.kernels.reference import Pair, output_size
 
 # Chunk size. A chunk's cols + (O, chunk·P) matrix should stay in the L2 cache while the
-# GEMM reads it back. On a Zen 5 (1 MB L2 per core), one thread: 1 MB against 512 KB was
-# 1–4 % quicker on most of benchmarks/bench_conv.py's conv rows and 12–13 % on
-# 32×128×8² → 128 (Winograd), none slower by more than 1 %; 2–4 MB were no better (CPU time,
-# fwd + both gradients, 7 alternating rounds, with OpenBLAS's Haswell and SkylakeX kernels).
-# With several threads sharing the chunks, 512 KB: twice as many chunks split more evenly
-# (LeNet's first layer: 13 chunks instead of 7), and a fresh process's LeNet-5 epoch at
-# default threads took 208 ms against 231 ms with 1 MB (medians of 6 alternating runs).
-# Far larger chunks (8–64 MB) lost 20–40 % on an older CPU. All that holds when our GEMMs
-# run on one BLAS thread (`_one_blas_thread`). Where we cannot ask for that (a BLAS other
-# than numpy's OpenBLAS) and BLAS has several threads, each GEMM is a rendezvous of its
-# threads, which costs far more than the cache misses on a busy machine (LeNet's epoch:
-# 63 s with 512 KB chunks against 25 s with 16 MB, load 11 on 2 cores), so there a chunk
-# is as large as WORKSPACE_BYTES, the bound on one call's scratch memory (a single image
-# larger than that is still one chunk).
+# GEMM reads it back: 1 MB on one thread (an L2 of 1 MB per core; larger chunks were no
+# quicker, far larger ones slower); 512 KB with several threads, where twice as many chunks
+# split more evenly between them. That holds when our GEMMs run on one BLAS thread
+# (`_one_blas_thread`). Where we cannot ask for that (a BLAS other than numpy's OpenBLAS)
+# and BLAS has several threads, each GEMM is a rendezvous of its threads, which on a busy
+# machine costs far more than the cache misses, so there a chunk is as large as
+# WORKSPACE_BYTES, the bound on one call's scratch memory (a single image larger than that
+# is still one chunk).
 CACHE_CHUNK_BYTES = 1 << 20  # one thread
 SHARED_CHUNK_BYTES = 512 << 10  # several threads
 WORKSPACE_BYTES = 64 << 20
@@ -88,7 +82,7 @@ def _find_set_blas_threads():
 
 
 _set_blas_threads = _find_set_blas_threads()
-CHUNK_BYTES = (CACHE_CHUNK_BYTES if jit_pool.THREADS == 1
+CHUNK_BYTES = (CACHE_CHUNK_BYTES if thread_pool.THREADS == 1
                else SHARED_CHUNK_BYTES if _set_blas_threads is not None else WORKSPACE_BYTES)
 
 
@@ -96,9 +90,9 @@ CHUNK_BYTES = (CACHE_CHUNK_BYTES if jit_pool.THREADS == 1
 def _one_blas_thread():
     """Our GEMMs run on the calling thread only. A multi-threaded OpenBLAS call is a
     rendezvous: its caller busy-waits until every BLAS thread has done its share, and on a
-    busy machine that wait took 60 ms per GEMM (a 1 ms layer took 200 ms). The setting is
+    busy machine that wait can cost far more than the product. The setting is
     OpenBLAS's per-thread one, so the user's own matrix products keep every thread."""
-    if _set_blas_threads is None or jit_pool.THREADS == 1:
+    if _set_blas_threads is None or thread_pool.THREADS == 1:
         yield
         return
     previous = _set_blas_threads(1)
@@ -110,7 +104,7 @@ def _one_blas_thread():
 
 def _chunk(n_batch: int, per_image: int, itemsize: int) -> int:
     """How many images one chunk holds: as many as fit CHUNK_BYTES (at least one)."""
-    budget = min(CHUNK_BYTES, WORKSPACE_BYTES // jit_pool.THREADS)
+    budget = min(CHUNK_BYTES, WORKSPACE_BYTES // thread_pool.THREADS)
     return max(1, min(n_batch, budget // max(1, per_image * itemsize)))
 
 
@@ -119,9 +113,9 @@ def _plan(n_batch: int, per_image: int, itemsize: int) -> tuple[int, int]:
     enough work, and only where our GEMMs can be kept on one BLAS thread each."""
     chunk = _chunk(n_batch, per_image, itemsize)
     chunks = -(-n_batch // chunk)
-    threads = jit_pool.THREADS if _set_blas_threads is not None else 1
+    threads = thread_pool.THREADS if _set_blas_threads is not None else 1
     return chunk, max(1, min(threads, chunks,
-                             n_batch * per_image // jit_pool.MIN_ELEMENTS_PER_THREAD))
+                             n_batch * per_image // thread_pool.MIN_ELEMENTS_PER_THREAD))
 
 
 def peak_workspace_bytes(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair,
@@ -237,8 +231,7 @@ class _Columns:
 
 
 # Below this output width (and for 1×1 kernels, which need no shifting) the table's gather
-# is quicker than shifted copies (one thread: 4×4 outputs 0.61 against 0.79 ms, 1×1 10.9
-# against 12.8 ms; 8×8 outputs 18.5 against 26.1 ms the other way).
+# is quicker than shifted copies; from 8 columns on, the shifted copies are.
 SHIFT_MIN_WIDTH = 8
 
 
@@ -249,7 +242,7 @@ def _forward_columns(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair
 
 
 # ----------------------------------------------------------------------------- GEMM path
-def _over_chunks(n_batch: int, per_image: int, dtype: np.dtype, work: Callable) -> list:
+def over_chunks(n_batch: int, per_image: int, dtype: np.dtype, work: Callable) -> list:
     """Calls work(first, images, space, loop) for every chunk of images first … first +
     images - 1, space being that many images' workspace, and returns one result per thread:
     the sum of its chunks' results (None when work returns None).
@@ -257,7 +250,7 @@ def _over_chunks(n_batch: int, per_image: int, dtype: np.dtype, work: Callable) 
     With several chunks, the chunks are split between the pool's threads: each packs, runs
     its own one-thread GEMM and unpacks, in its own workspace (work's numba loops then run
     inline, `loop = inline`). With one chunk (a small batch), work's numba loops are split
-    between threads instead (`loop = _in_parallel`) and the GEMM runs on one thread.
+    between threads instead (`loop = in_parallel`) and the GEMM runs on one thread.
     """
     chunk, threads = _plan(n_batch, per_image, np.dtype(dtype).itemsize)
     firsts = list(range(0, n_batch, chunk))
@@ -276,17 +269,17 @@ def _over_chunks(n_batch: int, per_image: int, dtype: np.dtype, work: Callable) 
         return total
 
     if threads <= 1:
-        return [run(firsts, jit_pool._in_parallel)]
-    return jit_pool.run_in_pool([partial(run, list(part), jit_pool.inline)
+        return [run(firsts, thread_pool.in_parallel)]
+    return thread_pool.run_in_pool([partial(run, list(part), thread_pool.inline)
                                  for part in np.array_split(firsts, threads)])
 
 
 def _dot(a: np.ndarray, b: np.ndarray, out: np.ndarray, loop: Callable) -> np.ndarray:
     """out = a @ b. When the caller runs a single chunk (a small batch: `loop` is
-    `_in_parallel`, the other threads idle) and the product is large, its rows are shared
+    `in_parallel`, the other threads idle) and the product is large, its rows are shared
     out between the pool's threads, each a one-thread GEMM; otherwise one GEMM."""
     rows = a.shape[0]
-    threads = jit_pool.THREADS if loop is jit_pool._in_parallel else 1
+    threads = thread_pool.THREADS if loop is thread_pool.in_parallel else 1
     if threads == 1 or rows < 2 * MIN_GEMM_ROWS or a.size * b.shape[1] < MIN_SPLIT_PRODUCT:
         return np.dot(a, b, out=out)
     bounds = np.linspace(0, rows, min(threads, rows // MIN_GEMM_ROWS) + 1).astype(int)
@@ -295,7 +288,7 @@ def _dot(a: np.ndarray, b: np.ndarray, out: np.ndarray, loop: Callable) -> np.nd
         with _one_blas_thread():
             np.dot(a[start:stop], b, out=out[start:stop])
 
-    jit_pool.run_in_pool([partial(rows_of, int(start), int(stop))
+    thread_pool.run_in_pool([partial(rows_of, int(start), int(stop))
                           for start, stop in zip(bounds[:-1], bounds[1:])])
     return out
 
@@ -304,7 +297,12 @@ MIN_GEMM_ROWS = 8  # rows per share of a split product (a BLAS kernel works on 4
 MIN_SPLIT_PRODUCT = 1 << 23  # multiply-adds below which one thread is quicker
 
 
-def gemm_conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
+def applies(x_shape: tuple, weight_shape: tuple, stride: Pair, padding: Pair) -> bool:
+    """Every shape: the table's last numba entry, for layers no other algorithm takes."""
+    return True
+
+
+def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
                         bias: np.ndarray | None = None) -> np.ndarray:
     """y (N, O, OH, OW) = w_flat @ cols, chunk by chunk, plus bias (O,) if given."""
     n_batch, out_channels = x.shape[0], w.shape[0]
@@ -322,11 +320,11 @@ def gemm_conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pai
         _dot(w_flat, cols, y_t, loop)
         loop(jit_pack.to_nchw, images * out_channels, y_t.size, y_t, first, y_planes, bias)
 
-    _over_chunks(n_batch, windows.per_image(out_channels), x.dtype, work)
+    over_chunks(n_batch, windows.per_image(out_channels), x.dtype, work)
     return y
 
 
-def gemm_conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
+def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
                            stride: Pair, padding: Pair) -> np.ndarray:
     """∂L/∂x = col2im(w_flatᵀ @ g_t), chunk by chunk."""
     n_batch, out_channels = input_shape[0], w.shape[0]
@@ -342,20 +340,18 @@ def gemm_conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: 
         _dot(w_flat.T, g_t, grad_cols, loop)
         windows.unfill(grad_cols, first, grad_x, loop)
 
-    _over_chunks(n_batch, windows.per_image(out_channels), g.dtype, work)
+    over_chunks(n_batch, windows.per_image(out_channels), g.dtype, work)
     return grad_x
 
 
-def gemm_conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
+def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
                             stride: Pair, padding: Pair) -> np.ndarray:
     """∂L/∂w = (Σ over chunks of cols @ g_tᵀ)ᵀ (each thread sums its own chunks; then the
     threads' sums are added).
 
     Why (K, O) and not g_t @ colsᵀ, the same numbers as (O, K): BLAS is quicker when the
-    long side of its result is its rows. With OpenBLAS's SkylakeX kernels (AVX-512) the
-    chunk products ran 1.3–2.4× faster this way (7×7 "same" 0.85 → 0.35 ms, LeNet's second
-    layer 0.49 → 0.36 ms); with its Haswell kernels 0–10 % faster, LeNet's first layer 4 %
-    slower (0.084 → 0.087 ms)."""
+    long side of its result is its rows (markedly with OpenBLAS's AVX-512 kernels, a little
+    with its AVX2 ones)."""
     n_batch, out_channels = x.shape[0], weight_shape[0]
     if n_batch == 0:
         return np.zeros(weight_shape, dtype=x.dtype)
@@ -370,7 +366,7 @@ def gemm_conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape
         loop(jit_pack.from_nchw, images * out_channels, g_t.size, g, first, g_t)
         return _dot(cols, g_t.T, np.empty((windows.depth, out_channels), dtype=x.dtype), loop)
 
-    parts = _over_chunks(n_batch, windows.per_image(out_channels), x.dtype, work)
+    parts = over_chunks(n_batch, windows.per_image(out_channels), x.dtype, work)
     return np.ascontiguousarray(sum(parts[1:], parts[0]).T).reshape(weight_shape)
 
 

@@ -1,72 +1,20 @@
 """Max and average pooling as numba kernels: the loops of `reference`, compiled.
 
 Each kernel works on a range of image planes (x viewed as (N·C, H, W)) and writes into
-arrays the caller allocated. The wrappers below split the planes between a few Python
-threads; the kernels are compiled with `nogil=True`, so those threads really run at the
-same time. For these short, memory-bound loops that gives the speed of `parallel=True`
-without its cost: numba's parallel compiler would triple each kernel's compile time.
-The same small pool (`_in_parallel`, `run_in_pool`) runs `jit_gemm`'s chunks. Re-exported
-by `jit`, which is the module `minigrad.kernels` dispatches to.
+arrays the caller allocated; `thread_pool.in_parallel` shares the planes out between threads.
+The 2×2, stride 2, unpadded windows every course network uses have unrolled kernels of their
+own (`_max_pool_2x2`, `_avg_pool_2x2`).
 """
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-from functools import partial
-from typing import Callable
-
 import numpy as np
 
-from minigrad.kernels.compiler import njit, numba
+from minigrad.kernels.compiler import njit
 from minigrad.kernels.reference import Pair, output_size
+from minigrad.kernels.thread_pool import in_parallel
 
 _U = np.uint64  # an unsigned index: numba then skips its check for negative indices
-
-# numba's own thread count (every CPU unless NUMBA_NUM_THREADS says otherwise), so that one
-# setting sizes both pools.
-THREADS = max(1, min(numba.config.NUMBA_NUM_THREADS, 8))
-MIN_ELEMENTS_PER_THREAD = 1 << 18  # below this, one thread: handing work to another costs more
-_pool: ThreadPoolExecutor | None = None
-
-
-def _forget_pool() -> None:
-    """A forked child has none of its parent's threads: start a fresh pool when needed."""
-    global _pool
-    _pool = None
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pool)
-
-
-def _in_parallel(kernel: Callable, planes: int, elements: int, *args: object) -> None:
-    """kernel(*args, start, stop) over plane ranges that cover 0 … planes, on up to THREADS
-    threads (fewer for small inputs)."""
-    threads = max(1, min(THREADS, planes, elements // MIN_ELEMENTS_PER_THREAD))
-    if threads == 1:
-        kernel(*args, 0, planes)
-        return
-    bounds = np.linspace(0, planes, threads + 1).astype(int)
-    run_in_pool([partial(kernel, *args, int(start), int(stop))
-                 for start, stop in zip(bounds[:-1], bounds[1:])])
-
-
-def inline(kernel: Callable, planes: int, elements: int, *args: object) -> None:
-    """kernel(*args, 0, planes) on the calling thread: `_in_parallel`'s stand-in for code
-    that already runs on one of the pool's threads."""
-    kernel(*args, 0, planes)
-
-
-def run_in_pool(jobs: list[Callable[[], object]]) -> list:
-    """Runs the jobs on the pool's threads (the first on the calling thread, which would
-    otherwise only wait) and returns their results in order; a job's error is raised here."""
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(THREADS, thread_name_prefix="minigrad-pool")
-    futures = [_pool.submit(job) for job in jobs[1:]]
-    results = [jobs[0]()] if jobs else []
-    return results + [future.result() for future in futures]
 
 
 @njit(cache=True, nogil=True)
@@ -116,8 +64,8 @@ def _max_pool_2x2(x, values, indices, start, stop):  # pragma: no cover (jit)
 
     The NaN test (`value != value`, so that a NaN wins as in PyTorch) is what makes the
     general loop slow: with it, LLVM keeps a branch per comparison, and on random data half
-    of them are mispredicted (17 ns per window). So each plane is first computed with plain
-    `>` comparisons, which compile to branch-free selects (2 ns per window), while noting
+    of them are mispredicted. So each plane is first computed with plain `>` comparisons,
+    which compile to branch-free selects, several times quicker, while noting
     whether any of its values is NaN; only a plane that held one is computed again by the
     general loop. Ties go to the first maximum in scan order either way. (Flat unsigned
     indices instead of row slices: on 4×4 planes the slicing cost more than the windows.)
@@ -186,7 +134,7 @@ def _avg_pool_backward(g, grad, kh, kw, sh, sw, ph, pw, start, stop):  # pragma:
 @njit(cache=True, nogil=True)
 def _avg_pool_2x2(x, y, start, stop):  # pragma: no cover (jit)
     """`_avg_pool` for 2×2, stride 2, no padding: the same sum in the same order, without
-    the window bounds (4–5× faster on the course's pooling layers)."""
+    the window bounds (several times faster on the course's pooling layers)."""
     _, out_height, out_width = y.shape
     for plane in range(start, stop):
         image = x[plane]
@@ -241,10 +189,10 @@ def max_pool2d_forward(x: np.ndarray, kernel: Pair, stride: Pair,
     values = np.empty(out_shape, dtype=x.dtype)
     indices = np.empty(out_shape, dtype=np.int64)
     if _is_2x2(kernel, stride, padding):
-        _in_parallel(_max_pool_2x2, n_batch * channels, x.size, _planes(x), _planes(values),
+        in_parallel(_max_pool_2x2, n_batch * channels, x.size, _planes(x), _planes(values),
                      _planes(indices))
     else:
-        _in_parallel(_max_pool, n_batch * channels, x.size, _planes(x), _planes(values),
+        in_parallel(_max_pool, n_batch * channels, x.size, _planes(x), _planes(values),
                      _planes(indices), *kernel, *stride, *padding)
     return values, indices
 
@@ -253,7 +201,7 @@ def max_pool2d_backward(grad_output: np.ndarray, indices: np.ndarray,
                         input_shape: tuple) -> np.ndarray:
     n_batch, channels, height, width = input_shape
     grad = np.empty((n_batch * channels, height * width), dtype=grad_output.dtype)
-    _in_parallel(_max_pool_backward, n_batch * channels, grad.size, _planes(grad_output),
+    in_parallel(_max_pool_backward, n_batch * channels, grad.size, _planes(grad_output),
                  _planes(indices), grad)
     return grad.reshape(input_shape)
 
@@ -263,9 +211,9 @@ def avg_pool2d_forward(x: np.ndarray, kernel: Pair, stride: Pair, padding: Pair)
     y = np.empty((n_batch, channels, output_size(height, kernel[0], stride[0], padding[0]),
                   output_size(width, kernel[1], stride[1], padding[1])), dtype=x.dtype)
     if _is_2x2(kernel, stride, padding):
-        _in_parallel(_avg_pool_2x2, n_batch * channels, x.size, _planes(x), _planes(y))
+        in_parallel(_avg_pool_2x2, n_batch * channels, x.size, _planes(x), _planes(y))
     else:
-        _in_parallel(_avg_pool, n_batch * channels, x.size, _planes(x), _planes(y), *kernel,
+        in_parallel(_avg_pool, n_batch * channels, x.size, _planes(x), _planes(y), *kernel,
                      *stride, *padding)
     return y
 
@@ -274,10 +222,10 @@ def avg_pool2d_backward(grad_output: np.ndarray, input_shape: tuple, kernel: Pai
                         stride: Pair, padding: Pair) -> np.ndarray:
     if _is_2x2(kernel, stride, padding):
         grad = np.empty(input_shape, dtype=grad_output.dtype)
-        _in_parallel(_avg_pool_2x2_backward, input_shape[0] * input_shape[1], grad.size,
+        in_parallel(_avg_pool_2x2_backward, input_shape[0] * input_shape[1], grad.size,
                      _planes(grad_output), _planes(grad))
         return grad
     grad = np.zeros(input_shape, dtype=grad_output.dtype)
-    _in_parallel(_avg_pool_backward, input_shape[0] * input_shape[1], grad.size,
+    in_parallel(_avg_pool_backward, input_shape[0] * input_shape[1], grad.size,
                  _planes(grad_output), _planes(grad), *kernel, *stride, *padding)
     return grad

@@ -21,9 +21,11 @@ for the same reason the forward is:
 
 2.25× fewer multiply-adds than the direct sum; the price is four passes over the data
 (the transforms) and their rounding. In float32, against a float64 reference, the largest
-error is 1.8–2.9e-7 of the result's largest value, where packing + BLAS gives 1.5–9.2e-7
-(8×32×14² → 32, forward and both gradients; tests/kernels/test_winograd.py checks < 1e-6).
-`minigrad.kernels.jit` sends here the layers where it measured faster (`applies`).
+error is a few 1e-7 of the result's largest value, as with packing + BLAS
+(tests/kernels/test_winograd.py checks < 1e-6).
+`minigrad.kernels`' table sends here the layers where it measured faster (`applies`); the
+functions take a stride, as every conv algorithm's do, and it is (1, 1) for every layer
+sent here.
 """
 
 from __future__ import annotations
@@ -41,17 +43,12 @@ A_T = np.array([[1, 1, 1, 0], [0, 1, -1, -1]], dtype=np.float64)
 
 def applies(x_shape: tuple, weight_shape: tuple, stride: tuple, padding: tuple) -> bool:
     """3×3 kernels at stride 1 (any padding: every read and write is bounds-checked), where
-    it measured faster than packing + BLAS: at least 16 input and output channels (each of
-    the 16 products has the input channels as its inner dimension; at 1 channel it was 4×
-    slower), outputs of at least 8×8 (on 4×4 outputs it was no faster), and enough output
-    pixels N·OH·OW to pay for its fixed costs (transforming the weights, and back for their
-    gradient): 4096, or 1024 with 64 or more input channels.
-
-    One thread, CPU time, forward + both gradients against jit_gemm (ratios with OpenBLAS's
-    Haswell / SkylakeX kernels): 32×16×28² → 32 0.97 / 1.04, 32×128×8² → 128 0.68 / 0.81,
-    16×16×16² → 16 0.95 / 0.86, 1×64×32² → 64 0.84 / 1.08; too few pixels: 1×16×32² → 32
-    (batch 1) 1.18 / 1.10, 8×16×16² → 32 1.04 / 1.10, 1×128×16² → 128 1.33 / 2.06;
-    32×16×4² → 32 1.0–1.06, 32×1×8² → 16 3.7–4.4."""
+    it measures faster than packing + BLAS (forward + both gradients, one thread; see
+    benchmarks/README.md): at least 16 input and output channels (each of the 16 products
+    has the input channels as its inner dimension: with a few channels it is much slower),
+    outputs of at least 8×8 (on 4×4 outputs it is no faster), and enough output pixels
+    N·OH·OW to pay for its fixed costs (transforming the weights, and back for their
+    gradient): 4096, or 1024 with 64 or more input channels."""
     out_h = x_shape[2] + 2 * padding[0] - 2
     out_w = x_shape[3] + 2 * padding[1] - 2
     pixels, channels = x_shape[0] * out_h * out_w, x_shape[1]
@@ -206,8 +203,8 @@ def _per_image(tiles: int, channels: int, outputs: int) -> int:
 def _carve(space: np.ndarray, *shapes: tuple) -> list[np.ndarray]:
     """(16, rows, columns) arrays carved out of a chunk's workspace. The 16 matrices of each
     are not packed back to back: the transforms write to all 16 at once, and 16 streams a
-    power of two apart in memory compete for the same cache sets (4K aliasing: the grad_y
-    transform ran 5× slower), so each matrix starts SKEW values after the previous one ends."""
+    power of two apart in memory compete for the same cache sets (4K aliasing, which slows
+    the grad_y transform several times), so each matrix starts SKEW values after the previous one ends."""
     arrays, start = [], 0
     for _, rows, columns in shapes:
         size = 16 * (rows * columns + SKEW)
@@ -224,10 +221,10 @@ def _weights_transformed(w: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(u.transpose(3, 2, 0, 1)).reshape(16, *w.shape[:2])
 
 
-def conv2d_forward(x: np.ndarray, w: np.ndarray, padding: tuple,
+def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple,
                    bias: np.ndarray | None = None) -> np.ndarray:
     """y (N, O, OH, OW) for a 3×3 kernel at stride 1 (see `applies`), chunk by chunk
-    (`jit_gemm._over_chunks`: the chunks shared out between threads, one-thread BLAS)."""
+    (`jit_gemm.over_chunks`: the chunks shared out between threads, one-thread BLAS)."""
     x = np.ascontiguousarray(x)
     n, channels, height, width = x.shape
     outputs = w.shape[0]
@@ -248,12 +245,12 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, padding: tuple,
         np.matmul(u, v, out=m)
         _untransform_output(m, b, tiles_h, tiles_w, y[first:first + images])
 
-    jit_gemm._over_chunks(n, _per_image(tiles, channels, outputs), x.dtype, work)
+    jit_gemm.over_chunks(n, _per_image(tiles, channels, outputs), x.dtype, work)
     return y
 
 
 def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
-                      padding: tuple) -> np.ndarray:
+                      stride: tuple, padding: tuple) -> np.ndarray:
     """∂L/∂x (N, C, H, W): dV = Uᵀ dM, each tile's B dV Bᵀ added onto its patch."""
     grad = np.zeros(input_shape, dtype=grad_output.dtype)
     if grad.size == 0 or grad_output.size == 0:
@@ -273,12 +270,12 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
         _untransform_input_grad(dv, padding[0], padding[1], tiles_h, tiles_w,
                                 grad[first:first + images])
 
-    jit_gemm._over_chunks(n, _per_image(tiles, channels, outputs), grad.dtype, work)
+    jit_gemm.over_chunks(n, _per_image(tiles, channels, outputs), grad.dtype, work)
     return grad
 
 
 def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
-                       padding: tuple) -> np.ndarray:
+                       stride: tuple, padding: tuple) -> np.ndarray:
     """∂L/∂w (O, C, 3, 3) = Gᵀ dU G with dU[ξ] = Σ over chunks of dM[ξ] @ V[ξ]ᵀ."""
     if x.size == 0 or grad_output.size == 0:
         return np.zeros(weight_shape, dtype=x.dtype)
@@ -295,7 +292,7 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
         _transform_grad_output(grad_output[first:first + images], tiles_h, tiles_w, dm)
         return np.matmul(dm, v.transpose(0, 2, 1))
 
-    parts = jit_gemm._over_chunks(n, _per_image(tiles, channels, outputs), x.dtype, work)
+    parts = jit_gemm.over_chunks(n, _per_image(tiles, channels, outputs), x.dtype, work)
     du = sum(parts[1:], parts[0])
     g = G.astype(x.dtype)  # Gᵀ dU G for every (o, c)
     du = du.reshape(4, 4, outputs, channels).transpose(2, 3, 0, 1)  # (O, C, 4, 4)

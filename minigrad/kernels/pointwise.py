@@ -9,11 +9,13 @@ A 1×1 kernel reads one pixel per window, so there is nothing to pack: with x vi
 
 Each is a batched `np.matmul` (one BLAS product per image) whose result *is* the NCHW
 array: no packing, no col2im and no layout change, which the general path (`jit_gemm`)
-needs and which took about a third of its time on 32×64×16² → 128 (see benchmarks/README.md).
+needs and which take a large share of its time on 1×1 layers (see benchmarks/README.md).
 A stride s keeps every s-th row and column of x (`x[:, :, ::sh, ::sw]`, the only pixels the
-windows read) and puts the input gradient back on those pixels (the others get 0).
+windows read) and puts the input gradient back on those pixels (the others get 0). The
+functions take a padding, as every conv algorithm's do; it is (0, 0) for every layer
+`minigrad.kernels`' table sends here (`applies`).
 
-The images are split into chunks (`jit_gemm._over_chunks`): a chunk's result is still in
+The images are split into chunks (`jit_gemm.over_chunks`): a chunk's result is still in
 cache when the bias is added to it, and the chunks are shared out between threads.
 Tested against `reference` in tests/kernels/test_pointwise.py.
 """
@@ -26,7 +28,7 @@ from minigrad.kernels import jit_gemm
 from minigrad.kernels.reference import Pair
 
 
-def applies(weight_shape: tuple, padding: Pair) -> bool:
+def applies(x_shape: tuple, weight_shape: tuple, stride: Pair, padding: Pair) -> bool:
     """1×1 kernels without padding (any stride)."""
     return tuple(weight_shape[2:]) == (1, 1) and tuple(padding) == (0, 0)
 
@@ -43,7 +45,7 @@ def _per_image(channels: int, outputs: int, pixels: int) -> int:
     return (channels + outputs) * pixels
 
 
-def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair,
+def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
                    bias: np.ndarray | None = None) -> np.ndarray:
     """y (N, O, OH, OW) = w @ x[n] for every image n (x subsampled by the stride), + bias."""
     x = x[:, :, ::stride[0], ::stride[1]]
@@ -61,12 +63,12 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair,
         if shift is not None:
             out += shift
 
-    jit_gemm._over_chunks(n_batch, _per_image(channels, outputs, out_h * out_w), x.dtype, work)
+    jit_gemm.over_chunks(n_batch, _per_image(channels, outputs, out_h * out_w), x.dtype, work)
     return y
 
 
 def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
-                      stride: Pair) -> np.ndarray:
+                      stride: Pair, padding: Pair) -> np.ndarray:
     """∂L/∂x (N, C, H, W): wᵀ @ g[n] on the pixels the stride kept, 0 on the others."""
     n_batch, outputs, out_h, out_w = grad_output.shape
     channels = input_shape[1]
@@ -81,7 +83,7 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
     def work(first: int, images: int, space: np.ndarray, loop: object) -> None:
         np.matmul(w_t, g_planes[first:first + images], out=grad_planes[first:first + images])
 
-    jit_gemm._over_chunks(n_batch, _per_image(channels, outputs, out_h * out_w),
+    jit_gemm.over_chunks(n_batch, _per_image(channels, outputs, out_h * out_w),
                           g_planes.dtype, work)
     if strided:
         grad_x[:, :, ::stride[0], ::stride[1]] = grad_planes.reshape(n_batch, channels, out_h,
@@ -90,7 +92,7 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
 
 
 def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
-                       stride: Pair) -> np.ndarray:
+                       stride: Pair, padding: Pair) -> np.ndarray:
     """∂L/∂w (O, C, 1, 1) = Σ_n g[n] @ x[n]ᵀ (x subsampled by the stride)."""
     x = x[:, :, ::stride[0], ::stride[1]]
     n_batch, channels = x.shape[:2]
@@ -104,6 +106,6 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
         chunk = slice(first, first + images)
         return np.matmul(g_planes[chunk], x_planes[chunk].transpose(0, 2, 1)).sum(axis=0)
 
-    parts = jit_gemm._over_chunks(n_batch, _per_image(channels, outputs, x_planes.shape[2]),
+    parts = jit_gemm.over_chunks(n_batch, _per_image(channels, outputs, x_planes.shape[2]),
                                   x.dtype, work)
     return sum(parts[1:], parts[0]).reshape(weight_shape)

@@ -1,7 +1,7 @@
 """Convolution and pooling in plain loops: the definitions, written to be read.
 
 Every function takes and returns numpy arrays (NCHW layout) and knows nothing of autograd.
-These are the specifications the fast versions (`im2col`, `jit`) are tested against; they
+These are the specifications the fast algorithms (`im2col` and the numba ones) are tested against; they
 are slow (one Python step per multiply-add), so use them on small arrays only.
 
 Notation: input x (N, C, H, W), weight w (O, C, kh, kw), stride (sh, sw), padding (ph, pw),
@@ -26,8 +26,10 @@ def _inside(x: np.ndarray, i: int, j: int) -> bool:
     return 0 <= i < x.shape[-2] and 0 <= j < x.shape[-1]
 
 
-def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair) -> np.ndarray:
-    """y[n, o, oh, ow] = Σ_c Σ_i Σ_j w[o, c, i, j] · x[n, c, oh·sh - ph + i, ow·sw - pw + j]."""
+def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
+                   bias: np.ndarray | None = None) -> np.ndarray:
+    """y[n, o, oh, ow] = b[o] + Σ_c Σ_i Σ_j w[o, c, i, j] · x[n, c, oh·sh - ph + i, ow·sw - pw + j]
+    (b = 0 when bias is None)."""
     n_batch, channels, height, width = x.shape
     out_channels, _, kh, kw = w.shape
     oh_size = output_size(height, kh, stride[0], padding[0])
@@ -37,7 +39,7 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair) ->
         for o in range(out_channels):
             for oh in range(oh_size):
                 for ow in range(ow_size):
-                    total = 0.0
+                    total = 0.0 if bias is None else bias[o]
                     for c in range(channels):
                         for i in range(kh):
                             for j in range(kw):

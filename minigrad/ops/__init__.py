@@ -10,6 +10,8 @@ shape       reshape view transpose permute flatten unsqueeze squeeze expand
 index       x[key]
 combine     cat, stack, where
 softmax     softmax, log_softmax
+linear      x Wᵀ + b as one op (the Linear layer's)
+loss        cross_entropy, binary cross-entropy with logits, mse_loss, each one op
 cast        copies and dtype conversion (x.clone(), x.double(), x.to(dtype))
 inplace     x += y, x.mul_(y), x.fill_(v), x.copy_(y) (version counters, leaf rule)
 setitem     x[key] = v

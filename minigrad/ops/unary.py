@@ -185,9 +185,9 @@ def _keep_where(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
     """np.where(mask, values, 0) for a float array, bit for bit, without branches.
 
     np.where picks each element with a branch, and on a mask like relu's (about half true,
-    at random) the CPU mispredicts half of them: 2.7 ms on LeNet's first layer (64×20×24²).
-    Here each value's bits are ANDed with all ones (keep) or all zeros (the bits of +0.0),
-    which numpy vectorises: 0.18 ms. (values * mask would be as quick, but gives nan for
+    at random) the CPU mispredicts half of them. Here each value's bits are ANDed with all
+    ones (keep) or all zeros (the bits of +0.0), which numpy vectorises, an order of
+    magnitude quicker. (values * mask would be as quick, but gives nan for
     inf · 0 and -0.0 for a negative value times 0.)"""
     values = np.asarray(values)
     if values.dtype.kind != "f":

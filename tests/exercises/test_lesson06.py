@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+from support import student_conv
 from support.exercise_cases import ExerciseCases
 from support.wrong_students import assert_named
 
@@ -322,24 +323,21 @@ def test_a_forward_only_answer_fails_every_visible_case() -> None:
 
 def test_a_real_function_without_rotation_fails_gradcheck_and_is_named() -> None:
     from minigrad.autograd import Function
-    from minigrad.exercises.lessons.lesson06_checks import forward_without_bias
 
     class Unrotated(Function):
         @staticmethod
         def forward(ctx, x, weight, bias, stride, padding):
             ctx.save_for_backward(x, weight)
             ctx.stride, ctx.padding = stride, padding
-            return forward_without_bias(x, weight, stride, padding) + bias[None, :, None, None]
+            return student_conv.forward(x, weight, stride, padding) + bias[None, :, None, None]
 
         @staticmethod
         def backward(ctx, grad_output):
             x, weight = (t.numpy() for t in ctx.saved_tensors)
             delta, s, p = grad_output.numpy(), ctx.stride, ctx.padding
-            shape = (x.shape[0], x.shape[1], x.shape[2] + 2 * p, x.shape[3] + 2 * p)
             flipped = weight[:, :, ::-1, ::-1]  # the mistake
-            grad_x = padded_input_grad(delta, flipped, shape, s)[:, :, p:p + x.shape[2],
-                                                                 p:p + x.shape[3]]
-            return (grad_x, weight_grad_per_example(x, delta, weight.shape[2], s, p).sum(axis=0),
+            return (student_conv.input_grad(delta, flipped, x.shape, s, p),
+                    student_conv.weight_grad(x, delta, weight.shape[2], s, p),
                     delta.sum(axis=(0, 2, 3)))
 
     args = BY_ID["06.5"].visible()[2]
@@ -386,8 +384,7 @@ def _kernel_forward(x, w, b, stride, padding):
 
 
 def _numpy_forward(x, w, b, stride, padding):
-    from minigrad.exercises.lessons.lesson06_checks import forward_without_bias
-    return forward_without_bias(x, w, stride, padding) + b[:, None, None]
+    return student_conv.forward(x, w, stride, padding) + b[:, None, None]
 
 
 def _engine_backward(x, w, b, stride, padding, delta):

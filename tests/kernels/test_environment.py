@@ -127,10 +127,10 @@ def test_numba_cache_goes_to_the_user_cache_when_the_package_is_read_only(tmp_pa
     home = tmp_path / "home"
     home.mkdir()
     try:
-        code = ("import numpy as np; from minigrad.kernels import jit, cache\n"
+        code = ("import numpy as np; from minigrad.kernels import jit_pool, cache\n"
                 "print(cache.choose_cache_dir())\n"
                 "x = np.ones((1, 1, 4, 4))\n"
-                "jit.max_pool2d_forward(x, (2, 2), (2, 2), (0, 0))\n")
+                "jit_pool.max_pool2d_forward(x, (2, 2), (2, 2), (0, 0))\n")
         result = _run(code, env={"HOME": str(home), "XDG_CACHE_HOME": "",
                                  "PYTHONDONTWRITEBYTECODE": "1", "PYTHONWARNINGS": "default"},
                       cwd=tmp_path, pythonpath=site)

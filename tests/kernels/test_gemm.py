@@ -11,20 +11,19 @@ import pytest
 from minigrad import kernels
 from minigrad.kernels import im2col, reference
 
-jit = pytest.importorskip("minigrad.kernels.jit")
-from minigrad.kernels import jit_gemm, jit_pool  # noqa: E402
+pytest.importorskip("numba")
+from support import numba_kernels as jit  # noqa: E402
+from support.tolerance import kernel_tolerance  # noqa: E402
+from minigrad.kernels import jit_gemm, thread_pool  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
 
 DTYPES = [np.float32, np.float64]
-GEMM = {"forward": jit_gemm.gemm_conv2d_forward, "grad_input": jit_gemm.gemm_conv2d_grad_input,
-        "grad_weight": jit_gemm.gemm_conv2d_grad_weight}
+GEMM = {"forward": jit_gemm.conv2d_forward, "grad_input": jit_gemm.conv2d_grad_input,
+        "grad_weight": jit_gemm.conv2d_grad_weight}
 DISPATCH = {"forward": jit.conv2d_forward, "grad_input": jit.conv2d_grad_input,
             "grad_weight": jit.conv2d_grad_weight}
 
-
-def _tolerance(dtype: type) -> dict:
-    return {"rtol": 1e-4, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-11, "atol": 1e-11}
 
 
 def _check(path: dict, x_shape: tuple, w_shape: tuple, stride: tuple, padding: tuple,
@@ -35,16 +34,16 @@ def _check(path: dict, x_shape: tuple, w_shape: tuple, stride: tuple, padding: t
     expected = reference.conv2d_forward(x, w, stride, padding)
     y = path["forward"](x, w, stride, padding)
     assert y.dtype == dtype and y.shape == expected.shape and y.flags.c_contiguous
-    np.testing.assert_allclose(y, expected, **_tolerance(dtype))
+    np.testing.assert_allclose(y, expected, **kernel_tolerance(dtype))
     g = rng.standard_normal(expected.shape).astype(dtype)
     grad_x = path["grad_input"](g, w, x_shape, stride, padding)
     assert grad_x.dtype == dtype and grad_x.shape == x_shape
     np.testing.assert_allclose(grad_x, reference.conv2d_grad_input(g, w, x_shape, stride, padding),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
     grad_w = path["grad_weight"](x, g, w_shape, stride, padding)
     assert grad_w.dtype == dtype and grad_w.shape == w_shape
     np.testing.assert_allclose(grad_w, reference.conv2d_grad_weight(x, g, w_shape, stride,
-                                                                    padding), **_tolerance(dtype))
+                                                                    padding), **kernel_tolerance(dtype))
 
 
 # Kernels 1, 3, 5, 7 and non-square ones; strides 1–3; paddings 0, "same" and uneven; odd
@@ -68,7 +67,7 @@ def test_gemm_path_agrees_with_reference(case: tuple, dtype: type) -> None:
 
 
 # Small enough for the reference loops (each a few hundred thousand Python steps): the
-# shapes the retired flat-row loops served, through the backend module `jit`.
+# wide stride-1 layers, through the float32 rows of the dispatch table.
 WIDE_CASES = [((1, 8, 16, 16), (3, 8, 3, 3), (1, 1), (1, 1)),
               ((1, 8, 16, 16), (2, 8, 7, 7), (1, 1), (3, 3)),
               ((1, 8, 16, 17), (3, 8, 3, 6), (1, 1), (0, 2)),
@@ -106,14 +105,14 @@ def test_edge_shapes_from_a_fortran_ordered_input_agree_with_reference(case: tup
     y = jit.conv2d_forward(x, w, stride, padding)
     expected = reference.conv2d_forward(x, w, stride, padding)
     assert y.shape == expected.shape
-    np.testing.assert_allclose(y, expected, **_tolerance(dtype))
+    np.testing.assert_allclose(y, expected, **kernel_tolerance(dtype))
     g = np.asfortranarray(rng.standard_normal(expected.shape).astype(dtype))
     np.testing.assert_allclose(jit.conv2d_grad_input(g, w, x_shape, stride, padding),
                                reference.conv2d_grad_input(g, w, x_shape, stride, padding),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
     np.testing.assert_allclose(jit.conv2d_grad_weight(x, g, w_shape, stride, padding),
                                reference.conv2d_grad_weight(x, g, w_shape, stride, padding),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
@@ -121,8 +120,8 @@ def test_gemm_path_in_many_chunks_and_threads(monkeypatch, dtype: type) -> None:
     """A chunk of one or two images (and a partial last chunk), tasks split between three
     threads: the same numbers as one chunk."""
     monkeypatch.setattr(jit_gemm, "CHUNK_BYTES", 2 * (3 * 9 + 4) * 36 * np.dtype(dtype).itemsize)
-    monkeypatch.setattr(jit_pool, "THREADS", 3)
-    monkeypatch.setattr(jit_pool, "MIN_ELEMENTS_PER_THREAD", 1)
+    monkeypatch.setattr(thread_pool, "THREADS", 3)
+    monkeypatch.setattr(thread_pool, "MIN_ELEMENTS_PER_THREAD", 1)
     assert jit_gemm._chunk(5, (3 * 9 + 4) * 36, np.dtype(dtype).itemsize) == 2
     _check(GEMM, (5, 3, 6, 6), (4, 3, 3, 3), (1, 1), (1, 1), dtype=dtype)
 
@@ -131,12 +130,12 @@ def test_gemm_path_in_many_chunks_and_threads(monkeypatch, dtype: type) -> None:
 def test_one_chunk_shares_its_product_rows_between_threads(monkeypatch, stride: tuple) -> None:
     """A batch of one image is one chunk: its products are split by rows between threads.
     (The numba loops are kept on one thread here, so every pool job is a share of a GEMM.)"""
-    monkeypatch.setattr(jit_pool, "THREADS", 2)
-    monkeypatch.setattr(jit_pool, "MIN_ELEMENTS_PER_THREAD", 1 << 40)
+    monkeypatch.setattr(thread_pool, "THREADS", 2)
+    monkeypatch.setattr(thread_pool, "MIN_ELEMENTS_PER_THREAD", 1 << 40)
     monkeypatch.setattr(jit_gemm, "MIN_SPLIT_PRODUCT", 1)
     calls = []
-    run_in_pool = jit_pool.run_in_pool
-    monkeypatch.setattr(jit_pool, "run_in_pool", lambda jobs: calls.append(len(jobs)) or
+    run_in_pool = thread_pool.run_in_pool
+    monkeypatch.setattr(thread_pool, "run_in_pool", lambda jobs: calls.append(len(jobs)) or
                         run_in_pool(jobs))
     _check(GEMM, (1, 3, 9, 9), (16, 3, 3, 3), stride, (1, 1), dtype=np.float64)
     # forward (16 rows of w_flat), input gradient (27 rows of w_flatᵀ), weight gradient (27
@@ -158,25 +157,25 @@ def test_the_workspace_stays_within_its_bound(monkeypatch, chunk_bytes: str) -> 
     w = np.ones((32, 16, 3, 3), dtype=np.float32)
     peak = jit_gemm.peak_workspace_bytes(x.shape, w.shape, (1, 1), (1, 1))
     per_image = (16 * 9 + 32) * 784 * 4
-    threads = jit_pool.THREADS if jit_gemm._set_blas_threads is not None else 1
+    threads = thread_pool.THREADS if jit_gemm._set_blas_threads is not None else 1
     share = jit_gemm.WORKSPACE_BYTES // threads  # each thread's part of the bound
     chunk_images = 1 if chunk_bytes == "cache" else min(32, share // per_image)
     chunks = -(-32 // chunk_images)
     assert peak == min(threads, chunks) * chunk_images * per_image
     assert peak <= jit_gemm.WORKSPACE_BYTES
-    x_grad = jit_gemm.gemm_conv2d_grad_input(np.ones((32, 32, 28, 28), dtype=np.float32), w,
+    x_grad = jit_gemm.conv2d_grad_input(np.ones((32, 32, 28, 28), dtype=np.float32), w,
                                              x.shape, (1, 1), (1, 1))
     buffer = jit_gemm._local.buffer  # the calling thread's (it takes the first chunks)
     assert buffer.size == chunk_images * per_image
-    y = jit_gemm.gemm_conv2d_forward(x, w, (1, 1), (1, 1))
-    jit_gemm.gemm_conv2d_grad_weight(x, y, w.shape, (1, 1), (1, 1))
+    y = jit_gemm.conv2d_forward(x, w, (1, 1), (1, 1))
+    jit_gemm.conv2d_grad_weight(x, y, w.shape, (1, 1), (1, 1))
     assert jit_gemm._local.buffer is buffer
     np.testing.assert_array_equal(x_grad[0, 0, 1:-1, 1:-1], 32 * 9.0)  # 9 windows × 32 maps
     np.testing.assert_array_equal(y[0, 0, 1:-1, 1:-1], 144.0)  # interior windows: 16·9 ones
     np.testing.assert_array_equal(y[0, 0, 0, 1:-1], 96.0)  # the top row misses a kernel row
     monkeypatch.setattr(jit_gemm, "WORKSPACE_BYTES", 1 << 18)  # the hard bound wins
     # (shared by the threads that take chunks: 6 images in all, 6 // THREADS each)
-    assert jit_gemm._chunk(64, 10000, 4) == max(1, 6 // jit_pool.THREADS)
+    assert jit_gemm._chunk(64, 10000, 4) == max(1, 6 // thread_pool.THREADS)
 
 
 def test_window_table_on_a_worked_case() -> None:
@@ -210,7 +209,7 @@ def test_bias_is_added_in_the_forward(module, dtype: type) -> None:
         expected = reference.conv2d_forward(x, w, stride, padding) + bias.reshape(1, -1, 1, 1)
         y = module.conv2d_forward(x, w, stride, padding, bias)
         assert y.dtype == dtype
-        np.testing.assert_allclose(y, expected, **_tolerance(dtype))
+        np.testing.assert_allclose(y, expected, **kernel_tolerance(dtype))
 
 
 @pytest.mark.parametrize("kw", [1, 2, 3, 5])
@@ -223,16 +222,16 @@ def test_gemm_path_keeps_nan_and_inf_where_the_reference_has_them(kw: int, strid
     w = np.ones((3, 2, 2, kw), dtype=np.float32)
     padding = (1, 0)
     expected = reference.conv2d_forward(x, w, stride, padding)
-    y = jit_gemm.gemm_conv2d_forward(x, w, stride, padding)
+    y = jit_gemm.conv2d_forward(x, w, stride, padding)
     for test in (np.isnan, np.isposinf, np.isneginf):
         np.testing.assert_array_equal(test(y), test(expected))
     g = np.ones_like(expected)
     g[0, 1, 2, 0] = np.nan
-    grad_x = jit_gemm.gemm_conv2d_grad_input(g, w, x.shape, stride, padding)
+    grad_x = jit_gemm.conv2d_grad_input(g, w, x.shape, stride, padding)
     exact = reference.conv2d_grad_input(g, w, x.shape, stride, padding)
     np.testing.assert_array_equal(np.isnan(grad_x), np.isnan(exact))
     ones = np.ones_like(expected)
-    grad_w = jit_gemm.gemm_conv2d_grad_weight(x, ones, w.shape, stride, padding)
+    grad_w = jit_gemm.conv2d_grad_weight(x, ones, w.shape, stride, padding)
     exact = reference.conv2d_grad_weight(x, ones, w.shape, stride, padding)
     for test in (np.isnan, np.isposinf, np.isneginf):
         np.testing.assert_array_equal(test(grad_w), test(exact))
@@ -245,7 +244,7 @@ def test_the_gemms_run_on_one_blas_thread_and_restore_the_setting(monkeypatch) -
     setting) and give the old setting back afterwards."""
     if jit_gemm._set_blas_threads is None:
         pytest.skip("numpy's BLAS is not its bundled OpenBLAS")
-    monkeypatch.setattr(jit_pool, "THREADS", 2)
+    monkeypatch.setattr(thread_pool, "THREADS", 2)
     before = jit_gemm._set_blas_threads(3)  # a known setting outside
     try:
         with jit_gemm._one_blas_thread():

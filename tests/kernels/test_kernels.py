@@ -8,16 +8,15 @@ import pytest
 from minigrad import kernels
 from minigrad.kernels import im2col, reference
 
-jit = pytest.importorskip("minigrad.kernels.jit")
+pytest.importorskip("numba")
+from support import numba_kernels as jit  # noqa: E402
+from support.tolerance import kernel_tolerance  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
 
 FAST = {"im2col": im2col, "jit": jit}
 DTYPES = [np.float32, np.float64]
 
-
-def _tolerance(dtype: type) -> dict:
-    return {"rtol": 1e-4, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-10, "atol": 1e-10}
 
 
 def _conv_cases(count: int = 12) -> list[tuple]:
@@ -55,17 +54,17 @@ def test_conv_kernels_agree_with_reference(name: str, case: tuple, dtype: type) 
     expected = reference.conv2d_forward(x, w, stride, padding)
     y = fast.conv2d_forward(x, w, stride, padding)
     assert y.dtype == dtype and y.shape == expected.shape
-    np.testing.assert_allclose(y, expected, **_tolerance(dtype))
+    np.testing.assert_allclose(y, expected, **kernel_tolerance(dtype))
 
     g = rng.standard_normal(expected.shape).astype(dtype)
     grad_x = fast.conv2d_grad_input(g, w, x_shape, stride, padding)
     assert grad_x.dtype == dtype
     np.testing.assert_allclose(grad_x, reference.conv2d_grad_input(g, w, x_shape, stride, padding),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
     grad_w = fast.conv2d_grad_weight(x, g, w_shape, stride, padding)
     assert grad_w.dtype == dtype
     np.testing.assert_allclose(grad_w, reference.conv2d_grad_weight(x, g, w_shape, stride, padding),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
 
 
 @pytest.mark.parametrize("kw", [1, 2, 3, 4, 5])
@@ -156,16 +155,16 @@ def test_pool_kernels_agree_with_reference(name: str, case: tuple, dtype: type) 
     g = rng.standard_normal(values.shape).astype(dtype)
     np.testing.assert_allclose(fast.max_pool2d_backward(g, indices, shape),
                                reference.max_pool2d_backward(g, indices, shape),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
 
     y = fast.avg_pool2d_forward(x, kernel, stride, padding)
     assert y.dtype == dtype
     np.testing.assert_allclose(y, reference.avg_pool2d_forward(x, kernel, stride, padding),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
     grad = fast.avg_pool2d_backward(g, shape, kernel, stride, padding)
     assert grad.dtype == dtype
     np.testing.assert_allclose(grad, reference.avg_pool2d_backward(g, shape, kernel, stride,
-                                                                   padding), **_tolerance(dtype))
+                                                                   padding), **kernel_tolerance(dtype))
 
 
 @pytest.mark.parametrize("name", ["reference", "im2col", "jit"])
@@ -214,16 +213,50 @@ def test_dispatch_uses_numba_when_it_is_importable() -> None:
     assert kernels.backend_name() == ("im2col" if kernels.jit_disabled() else "jit")
 
 
+@pytest.mark.skipif(kernels.jit_disabled(), reason="MINIGRAD_DISABLE_JIT=1: float32 → im2col")
+def test_the_table_sends_each_dtype_and_shape_class_to_its_algorithm() -> None:
+    from minigrad.kernels import jit_gemm, jit_pool, jit_winograd, pointwise
+
+    wide_3x3 = ((16, 16, 16, 16), (16, 16, 3, 3), (1, 1), (1, 1))
+    unpadded_1x1 = ((2, 8, 5, 5), (4, 8, 1, 1), (2, 2), (0, 0))
+    other = ((2, 3, 9, 9), (4, 3, 5, 5), (1, 1), (2, 2))
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    assert kernels.conv_algorithm(f32, *wide_3x3) is jit_winograd
+    assert kernels.conv_algorithm(f32, *unpadded_1x1) is pointwise
+    assert kernels.conv_algorithm(f32, *other) is jit_gemm
+    for dtype in (f64, np.dtype(np.float16)):
+        for case in (wide_3x3, unpadded_1x1, other):
+            assert kernels.conv_algorithm(dtype, *case) is im2col
+    assert kernels.pool_algorithm(f32) is jit_pool
+    assert kernels.pool_algorithm(f64) is im2col
+    # a scalar type names the same row as its dtype
+    assert kernels.conv_algorithm(np.float32, *wide_3x3) is jit_winograd
+    assert kernels.pool_algorithm(np.float32) is jit_pool
+
+
+def test_every_conv_algorithm_takes_the_same_arguments_with_a_bias() -> None:
+    """reference, im2col and the numba algorithms: conv2d_forward(x, w, stride, padding, bias)."""
+    rng = np.random.default_rng(3)
+    x, w, bias = rng.standard_normal((2, 3, 6, 6)), rng.standard_normal((4, 3, 3, 3)), rng.standard_normal(4)
+    without = reference.conv2d_forward(x, w, (1, 1), (1, 1))
+    expected = without + bias.reshape(1, -1, 1, 1)
+    np.testing.assert_allclose(reference.conv2d_forward(x, w, (1, 1), (1, 1), bias), expected,
+                               rtol=1e-12, atol=1e-12)
+    for module in (im2col, jit):
+        np.testing.assert_allclose(module.conv2d_forward(x, w, (1, 1), (1, 1), bias), expected,
+                                   **kernel_tolerance(np.float64))
+
+
 def test_pool_kernels_split_large_inputs_between_threads(monkeypatch) -> None:
     """Large inputs run on several threads (plane ranges); the result must not change."""
-    from minigrad.kernels import jit_pool
+    from minigrad.kernels import jit_pool, thread_pool
 
     x = np.random.default_rng(4).integers(-3, 4, size=(4, 8, 40, 40)).astype(np.float32)
-    monkeypatch.setattr(jit_pool, "THREADS", 1)
+    monkeypatch.setattr(thread_pool, "THREADS", 1)
     single = jit_pool.max_pool2d_forward(x, (3, 3), (2, 2), (1, 1))
     single_avg = jit_pool.avg_pool2d_forward(x, (2, 2), (1, 1), (0, 0))
-    monkeypatch.setattr(jit_pool, "THREADS", 3)
-    monkeypatch.setattr(jit_pool, "MIN_ELEMENTS_PER_THREAD", 1000)
+    monkeypatch.setattr(thread_pool, "THREADS", 3)
+    monkeypatch.setattr(thread_pool, "MIN_ELEMENTS_PER_THREAD", 1000)
     values, indices = jit_pool.max_pool2d_forward(x, (3, 3), (2, 2), (1, 1))
     np.testing.assert_array_equal(values, single[0])
     np.testing.assert_array_equal(indices, single[1])

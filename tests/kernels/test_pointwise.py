@@ -9,8 +9,10 @@ import pytest
 
 from minigrad.kernels import reference
 
-jit = pytest.importorskip("minigrad.kernels.jit")
-from minigrad.kernels import jit_gemm, jit_pool, pointwise  # noqa: E402
+pytest.importorskip("numba")
+from support import numba_kernels as jit  # noqa: E402
+from support.tolerance import kernel_tolerance  # noqa: E402
+from minigrad.kernels import jit_gemm, pointwise, thread_pool  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
 
@@ -22,9 +24,6 @@ CASES = [((2, 3, 5, 7), 4, (1, 1)),     # odd sizes, stride 1
          ((1, 1, 1, 1), 1, (1, 1))]     # the smallest conv
 
 
-def _tolerance(dtype: type) -> dict:
-    return {"rtol": 1e-4, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-11, "atol": 1e-11}
-
 
 def _check(x_shape: tuple, outputs: int, stride: tuple, dtype: type, layout=np.asarray) -> None:
     rng = np.random.default_rng(0)
@@ -32,18 +31,18 @@ def _check(x_shape: tuple, outputs: int, stride: tuple, dtype: type, layout=np.a
     w = rng.standard_normal((outputs, x_shape[1], 1, 1)).astype(dtype)
     bias = rng.standard_normal(outputs).astype(dtype)
     expected = reference.conv2d_forward(x, w, stride, (0, 0)) + bias.reshape(1, -1, 1, 1)
-    y = pointwise.conv2d_forward(x, w, stride, bias)
+    y = pointwise.conv2d_forward(x, w, stride, (0, 0), bias)
     assert y.dtype == dtype and y.shape == expected.shape and y.flags.c_contiguous
-    np.testing.assert_allclose(y, expected, **_tolerance(dtype))
+    np.testing.assert_allclose(y, expected, **kernel_tolerance(dtype))
     g = layout(rng.standard_normal(expected.shape).astype(dtype))
-    grad_x = pointwise.conv2d_grad_input(g, w, x_shape, stride)
+    grad_x = pointwise.conv2d_grad_input(g, w, x_shape, stride, (0, 0))
     assert grad_x.dtype == dtype and grad_x.shape == x_shape
     np.testing.assert_allclose(grad_x, reference.conv2d_grad_input(g, w, x_shape, stride, (0, 0)),
-                               **_tolerance(dtype))
-    grad_w = pointwise.conv2d_grad_weight(x, g, w.shape, stride)
+                               **kernel_tolerance(dtype))
+    grad_w = pointwise.conv2d_grad_weight(x, g, w.shape, stride, (0, 0))
     assert grad_w.dtype == dtype and grad_w.shape == w.shape
     np.testing.assert_allclose(grad_w, reference.conv2d_grad_weight(x, g, w.shape, stride, (0, 0)),
-                               **_tolerance(dtype))
+                               **kernel_tolerance(dtype))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
@@ -59,10 +58,11 @@ def test_fortran_ordered_inputs(case: tuple) -> None:
 
 def test_empty_batch() -> None:
     x, w = np.ones((0, 3, 4, 4)), np.ones((2, 3, 1, 1))
-    assert pointwise.conv2d_forward(x, w, (1, 1)).shape == (0, 2, 4, 4)
-    assert pointwise.conv2d_grad_input(np.ones((0, 2, 2, 2)), w, x.shape, (2, 2)).shape == x.shape
+    assert pointwise.conv2d_forward(x, w, (1, 1), (0, 0)).shape == (0, 2, 4, 4)
+    assert pointwise.conv2d_grad_input(np.ones((0, 2, 2, 2)), w, x.shape, (2, 2),
+                                     (0, 0)).shape == x.shape
     np.testing.assert_array_equal(pointwise.conv2d_grad_weight(x, np.ones((0, 2, 4, 4)), w.shape,
-                                                               (1, 1)), np.zeros(w.shape))
+                                                               (1, 1), (0, 0)), np.zeros(w.shape))
 
 
 @pytest.mark.parametrize("stride", [(1, 1), (2, 2)])
@@ -70,8 +70,8 @@ def test_in_many_chunks_and_threads(monkeypatch, stride: tuple) -> None:
     """Chunks of two images (a partial last one) shared between three threads: the same
     numbers as the reference; the weight gradient sums every thread's chunks."""
     monkeypatch.setattr(jit_gemm, "CHUNK_BYTES", 2 * (3 + 4) * 36 * 8)
-    monkeypatch.setattr(jit_pool, "THREADS", 3)
-    monkeypatch.setattr(jit_pool, "MIN_ELEMENTS_PER_THREAD", 1)
+    monkeypatch.setattr(thread_pool, "THREADS", 3)
+    monkeypatch.setattr(thread_pool, "MIN_ELEMENTS_PER_THREAD", 1)
     _check((5, 3, 6, 6), 4, stride, dtype=np.float64)
 
 

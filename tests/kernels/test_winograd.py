@@ -10,7 +10,9 @@ import pytest
 
 from minigrad.kernels import im2col, reference
 
-jit = pytest.importorskip("minigrad.kernels.jit")
+pytest.importorskip("numba")
+from support import numba_kernels as jit  # noqa: E402
+from support.tolerance import kernel_tolerance  # noqa: E402
 from minigrad.kernels import jit_winograd  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
@@ -32,9 +34,9 @@ def _expected(x, w, g, padding):
 
 
 def _winograd(x, w, g, padding, bias=None):
-    return (jit_winograd.conv2d_forward(x, w, padding, bias),
-            jit_winograd.conv2d_grad_input(g, w, x.shape, padding),
-            jit_winograd.conv2d_grad_weight(x, g, w.shape, padding))
+    return (jit_winograd.conv2d_forward(x, w, (1, 1), padding, bias),
+            jit_winograd.conv2d_grad_input(g, w, x.shape, (1, 1), padding),
+            jit_winograd.conv2d_grad_weight(x, g, w.shape, (1, 1), padding))
 
 
 @pytest.mark.parametrize("x_shape, out_channels, padding", [
@@ -48,15 +50,15 @@ def test_matches_the_reference_loops_in_float64(x_shape, out_channels, padding) 
     x, w, g = _arrays(x_shape, out_channels, padding, np.float64)
     for got, expected in zip(_winograd(x, w, g, padding), _expected(x, w, g, padding)):
         assert got.shape == expected.shape and got.dtype == np.float64
-        np.testing.assert_allclose(got, expected, rtol=1e-11, atol=1e-11)
+        np.testing.assert_allclose(got, expected, **kernel_tolerance(np.float64))
 
 
 def test_bias_is_added_to_every_output() -> None:
     x, w, g = _arrays((2, 3, 6, 6), 4, (1, 1), np.float64)
     bias = np.arange(4, dtype=np.float64)
     expected = reference.conv2d_forward(x, w, (1, 1), (1, 1)) + bias.reshape(-1, 1, 1)
-    np.testing.assert_allclose(jit_winograd.conv2d_forward(x, w, (1, 1), bias), expected,
-                               rtol=1e-11, atol=1e-11)
+    np.testing.assert_allclose(jit_winograd.conv2d_forward(x, w, (1, 1), (1, 1), bias), expected,
+                               **kernel_tolerance(np.float64))
 
 
 def test_empty_batch() -> None:

@@ -4,7 +4,9 @@ The comparators recognise the lesson's typical mistakes — a kernel not rotated
 weight gradient correlated the wrong way round, the padding not cropped or cropped at the
 wrong place, δ not dilated for a stride, dL/dw and dL/db not summed over the batch — and
 say so in words. To recognise them they recompute the right gradients and the mistaken ones
-here, by scattering (an independent method from the reference's full convolution).
+here, with the library's numpy reference convolution (:mod:`minigrad.kernels.im2col`: the
+windows as a matrix, one matrix product, and col2im adding its rows back), an independent
+method from the reference answer's full convolution.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
                                          comparator, near)
 from minigrad.exercises.spec import Comparator, Exercise, close, exact
+from minigrad.kernels import im2col as conv
 
 # The worked case of the lesson: 3×3 input, 2×2 kernel, 2×2 upstream gradient.
 WORKED_X = np.arange(1.0, 10.0).reshape(3, 3)
@@ -29,18 +32,14 @@ STRIDED_DELTA = np.array([[1.0, 2.0], [3.0, 4.0]])
 _CLOSE = close(rtol=1e-9, atol=1e-12)
 
 
-# ---------------------------------------------------------------------------- gradients, by scatter
+# ---------------------------------------------------------------------------- the convolution
 def padded_input_grad(delta: np.ndarray, weight: np.ndarray, padded_shape: tuple,
                       stride: int) -> np.ndarray:
     """dL/dx_p, shape (N, C, H + 2p, W + 2p): δ[n, o, i, j] · w[o, c] added onto the window
-    at (s i, s j)."""
-    k = weight.shape[-1]
-    grad = np.zeros(padded_shape)
-    for i in range(delta.shape[2]):
-        for j in range(delta.shape[3]):
-            grad[:, :, stride * i:stride * i + k, stride * j:stride * j + k] += np.einsum(
-                "NO,OCHW->NCHW", delta[:, :, i, j], weight)
-    return grad
+    at (s i, s j) (the input gradient of the unpadded convolution of x_p)."""
+    return conv.conv2d_grad_input(np.asarray(delta, dtype=np.float64),
+                                  np.asarray(weight, dtype=np.float64), tuple(padded_shape),
+                                  (stride, stride), (0, 0))
 
 
 def _undilated_conv(delta: np.ndarray, weight: np.ndarray, padded_shape: tuple, padding: int,
@@ -57,29 +56,19 @@ def _undilated_conv(delta: np.ndarray, weight: np.ndarray, padded_shape: tuple, 
 
 def forward_without_bias(x: np.ndarray, weight: np.ndarray, stride: int, padding: int) -> np.ndarray:
     """Σ_c x_p[n, c] ⋆ w[o, c] with stride s, shape (N, O, OH, OW)."""
-    padded = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
-    k = weight.shape[-1]
-    rows = (padded.shape[2] - k) // stride + 1
-    columns = (padded.shape[3] - k) // stride + 1
-    y = np.zeros((x.shape[0], weight.shape[0], rows, columns))
-    for i in range(rows):
-        for j in range(columns):
-            window = padded[:, :, stride * i:stride * i + k, stride * j:stride * j + k]
-            y[:, :, i, j] = np.einsum("NCHW,OCHW->NO", window, weight)
-    return y
+    return conv.conv2d_forward(np.asarray(x, dtype=np.float64),
+                               np.asarray(weight, dtype=np.float64), (stride, stride),
+                               (padding, padding))
 
 
 def weight_grad_per_example(x: np.ndarray, delta: np.ndarray, k: int, stride: int,
                             padding: int) -> np.ndarray:
     """Each example's own dL/dw, shape (N, O, C, k, k); dL/dw is their sum over N."""
-    padded = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
-    rows, columns = delta.shape[2:]
-    grad = np.zeros((x.shape[0], delta.shape[1], x.shape[1], k, k))
-    for m in range(k):
-        for n in range(k):
-            window = padded[:, :, m:m + stride * rows:stride, n:n + stride * columns:stride]
-            grad[:, :, :, m, n] = np.einsum("NOHW,NCHW->NOC", delta, window)
-    return grad
+    x, delta = np.asarray(x, dtype=np.float64), np.asarray(delta, dtype=np.float64)
+    shape = (delta.shape[1], x.shape[1], k, k)
+    return np.stack([conv.conv2d_grad_weight(x[n:n + 1], delta[n:n + 1], shape,
+                                             (stride, stride), (padding, padding))
+                     for n in range(len(x))])
 
 
 def _shape(value: Any) -> Optional[tuple]:

@@ -16,6 +16,7 @@ import numpy as np
 from minigrad.exercises.mistakes import (Case, Mistake, backward_not_written, backward_raised,
                                          comparator, near)
 from minigrad.exercises.spec import Comparator, Exercise, close
+from minigrad.kernels import im2col as conv
 
 
 # ---------------------------------------------------------------------------- pooling by rule
@@ -325,27 +326,24 @@ def _explained(mistakes: list[Mistake], names: tuple[str, ...]) -> Comparator:
 def _conv_pool(x: np.ndarray, weight: np.ndarray, bias: float, g: np.ndarray,
                relu: str = "z > 0", pool: str = "first", flip: bool = False,
                mean_bias: bool = False) -> tuple:
-    """Exercise 07.4's gradients by rule (y is None), or as a mistake gives them: ``relu``
+    """Exercise 07.4's gradients by rule (y is None), its convolution the library's numpy
+    reference (:mod:`minigrad.kernels.im2col`), or as a mistake gives them: ``relu``
     "z >= 0" (the gradient passes where z = 0), "none" (the ReLU skipped), "times a" (δ times
     the ReLU's output); ``pool`` "all" (every pixel of a window gets its gradient); ``flip``
     (dL/dx through the kernel turned by 180°); ``mean_bias`` (dL/dbias = the mean of δ_z)."""
-    k = weight.shape[0]
-    rows, columns = x.shape[0] - k + 1, x.shape[1] - k + 1
-    z = bias + sum(weight[m, n] * x[m:m + rows, n:n + columns]
-                   for m in range(k) for n in range(k))
+    plane, kernel, one = x[None, None], weight[None, None], ((1, 1), (0, 0))
+    z = conv.conv2d_forward(plane, kernel, *one)[0, 0] + bias
+    rows, columns = z.shape
     a = np.maximum(z, 0.0)
     pooled = a[:rows // 2 * 2, :columns // 2 * 2]
     delta_a = np.zeros_like(a)
     delta_a[:rows // 2 * 2, :columns // 2 * 2] = (
         np.kron(g, np.ones((2, 2))) if pool == "all" else _max_routing(pooled, g, 2, 2))
     delta_z = delta_a * {"z > 0": z > 0, "z >= 0": z >= 0, "none": 1.0, "times a": a}[relu]
-    grad_weight = np.array([[np.sum(delta_z * x[m:m + rows, n:n + columns]) for n in range(k)]
-                            for m in range(k)])
-    grad_x = np.zeros_like(x)
-    turned = weight[::-1, ::-1] if flip else weight
-    for m in range(k):
-        for n in range(k):
-            grad_x[m:m + rows, n:n + columns] += turned[m, n] * delta_z
+    grad_z = delta_z[None, None]
+    grad_weight = conv.conv2d_grad_weight(plane, grad_z, kernel.shape, *one)[0, 0]
+    turned = np.ascontiguousarray(kernel[..., ::-1, ::-1]) if flip else kernel
+    grad_x = conv.conv2d_grad_input(grad_z, turned, plane.shape, *one)[0, 0]
     return None, grad_weight, float(delta_z.mean() if mean_bias else delta_z.sum()), grad_x
 
 
