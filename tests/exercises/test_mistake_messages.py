@@ -8,22 +8,11 @@ from types import ModuleType
 
 import numpy as np
 import pytest
+from support.wrong_students import student as _student
 
-from minigrad.exercises.authoring.source import remove_markers, source_text
 from minigrad.exercises.codec import decode, encode
 from minigrad.exercises.spec import judge
 from minigrad.course.catalog import find_lesson
-
-
-def _student(number: int, *replaced: tuple[str, str]) -> ModuleType:
-    """The lesson's reference solutions as a student's file, with some code replaced."""
-    text = remove_markers(source_text(find_lesson(number)))
-    for old, new in replaced:
-        assert old in text, old
-        text = text.replace(old, new)
-    module = ModuleType(f"student{number:02d}")
-    exec(compile(text, f"student{number:02d}.py", "exec"), module.__dict__)
-    return module
 
 
 def _exercise(exercise_id: str):  # type: ignore[no-untyped-def]
