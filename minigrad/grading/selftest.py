@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:
     from minigrad.grading.sandbox.host import Sandbox
+    from minigrad.exercises.authoring.source import ExerciseBank
 
 #: The attacks, as graded code: each returns "refused (...)" or what it achieved.
 ATTACKS = '''
@@ -201,6 +202,42 @@ def _leftover_attacks(protected: list[Path]) -> list[tuple[str, str]]:
     return checks
 
 
+def _grader_attacks(bank: "ExerciseBank", classroom: Path) -> list[tuple[str, str]]:
+    """What a submission can learn from its own results, or cost the grader: a file of the
+    bank's first lesson whose every function answers 0 (every hidden case then fails as wrong
+    values), except the last, which answers a list of 2 million empty lists (about 6 MB)."""
+    import json
+
+    from minigrad.grading.grader import Options, SandboxUnavailable, answer_key, grade_submission
+    from minigrad.grading.reports import gradescope_results
+
+    lesson = bank.lessons()[0]
+    functions = [exercise.function for exercise in bank.exercises(lesson)]
+    code = "".join(f"def {name}(*args, **kwargs):\n    return 0\n\n" for name in functions)
+    code += f"def {functions[-1]}(*args, **kwargs):\n    return [[]] * 2_000_000\n"
+    submission = classroom / "mallory.py"
+    submission.write_text(code)
+    seed = 12345
+    options = Options(seed, bank=bank, private=(classroom,))
+    try:
+        result = grade_submission(submission, lesson, options=options)
+    except SandboxUnavailable as error:  # (the checks above say why)
+        return [("grade a submission here", f"DONE? the grader refuses: {str(error)[:120]}")]
+    results = json.dumps(gradescope_results(result))
+    hidden = [case for cases in answer_key(bank, lesson, seed).values() for case in cases
+              if not case.visible]
+    leaked = [case.call for case in hidden if case.call in results]
+    last = [case for case in result.exercises[-1].cases]
+    bounded = last and all(case.kind == "oversize" for case in last)
+    return [("learn a hidden case's call or expected answer from its results",
+             "refused (only the case's number and the kind of failure)" if hidden and not leaked
+             else f"DONE: {leaked[:2]} in the results" if leaked else
+             "DONE? the lesson has no hidden case to try"),
+            ("make the grader decode a 6 MB answer",
+             "refused (not read past its limit)" if bounded else
+             f"DONE: {[(case.kind, case.message[:80]) for case in last[:2]]}")]
+
+
 def run_self_test(exercises: Optional[Path] = None, out=None) -> int:  # type: ignore[no-untyped-def]
     from minigrad.exercises.authoring.source import ExerciseBank
     from minigrad.grading.grader import Options, confinement_problem
@@ -258,6 +295,7 @@ def run_self_test(exercises: Optional[Path] = None, out=None) -> int:  # type: i
                        "refused (unchanged)" if untouched else "DONE: the results changed"))
         checks += _neighbour_attacks(protected)
         checks += _leftover_attacks(protected)
+        checks += _grader_attacks(bank, classroom)
     finally:
         shutil.rmtree(classroom, ignore_errors=True)
     failed = 0

@@ -44,7 +44,8 @@ def test_the_self_test_passes_in_the_namespace_mode(capsys) -> None:
     assert run_self_test() == 0
     text = capsys.readouterr().out
     assert text.startswith("sandbox mode: namespaces") and "FAILS" not in text
-    assert "cannot read the answer key" in text and "All 21 protections hold" in text
+    assert "cannot read the answer key" in text and "All 23 protections hold" in text
+    assert "cannot learn a hidden case's call or expected answer" in text
 
 
 def test_no_mode_at_all_fails_the_self_test(monkeypatch, capsys) -> None:
