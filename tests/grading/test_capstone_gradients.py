@@ -4,14 +4,16 @@ gradients of the probe loss (the 64 probe images) against its own backpropagatio
 autograd in place of one's own backward, gradients by finite differences, a report wrapped to
 hide a matmul, weights that overflow; and the grader's backward against its own forward.
 
-Each route runs through the real sandboxed grader (``capstone_score``). The routes that scored
-5/5 (random convs and closed-form heads behind working or borrowed gradients) are refused
-since the grader replays the training run (exercises/training_replay.py).
+Each route runs through the real sandboxed grader (``capstone_score``). A route that scores
+5/5 is marked ``xfail(strict=True)``: the test asserts that it is refused, and fails (as
+expected) until the grader is fixed.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from support.capstone_networks import IDENTITY_FUNCTIONS
 from support.capstone_routes import REFERENCE, capstone_score, with_capstone_body
@@ -94,12 +96,14 @@ layers = [("conv", w1, b1, 1, 1), ("relu",), ("maxpool", 2), ("conv", w2, b2, 1,
 '''
 
 
+@pytest.mark.xfail(strict=True, reason="scores 5/5: minigrad's elementary ops (slices, cat, "
+                   "*, sum, reshape, max(dim)) give conv, pool and linear and their exact "
+                   "gradients; "
+                   "the student writes no backward")
 def test_a_cnn_of_elementary_ops_and_library_autograd_is_refused(tmp_path: Path) -> None:
-    """Scored 5/5 before the grader replayed the training: random convs and a closed-form
-    head are no run from the grader's start (and 32/64 channels are outside the schema)."""
     score, feedback = capstone_score(tmp_path, "elementary", with_capstone_body(REFERENCE,
                                                                                 ELEMENTARY))
-    assert score == 0.0 and "CAPSTONE_WIDTHS" in feedback, feedback
+    assert score == 0.0, feedback
 
 
 # ---------------------------------------------------------------------------- finite differences
@@ -210,13 +214,13 @@ layers = [("conv", params[0], params[1], 1, 1), ("relu",), ("maxpool", 2), ("fla
 '''
 
 
+@pytest.mark.xfail(strict=True, reason="scores 5/5: 5 460 numpy forwards of the 64 probe images "
+                   "(15.7 s a seed) give every gradient to ~3e-8 relative (central "
+                   "differences, float64); no backward")
 def test_gradients_by_finite_differences_are_refused(tmp_path: Path) -> None:
-    """Scored 5/5 before the grader replayed the training: the probe's gradients by
-    differences, a random conv and a closed-form head are no run (one conv: outside the
-    schema). Training itself by differences is too slow: test_lesson08_training_replay."""
     score, feedback = capstone_score(tmp_path, "differences", with_capstone_body(
         REFERENCE, FINITE_DIFFERENCES))
-    assert score == 0.0 and "CAPSTONE_WIDTHS" in feedback, feedback
+    assert score == 0.0, feedback
 
 
 # ---------------------------------------------------------------------------- the report's own word
@@ -256,13 +260,13 @@ def test_control_matmul_in_the_network_is_named(tmp_path: Path) -> None:
     assert score == 0.0 and "minigrad's @ (use your Linear Function)" in feedback, feedback
 
 
+@pytest.mark.xfail(strict=True, reason="scores 5/5: the report is the child's word; a wrapper "
+                   "around the given capstone_report (via a traceback frame's f_globals) "
+                   "empties library_layers")
 def test_a_wrapped_report_that_hides_matmul_is_refused(tmp_path: Path) -> None:
-    """Scored 5/5 before the grader replayed the training: the wrapper still empties
-    library_layers (the report is the child's word), but the network it reports was never
-    trained from the grader's start."""
     score, feedback = capstone_score(tmp_path, "wrapped", with_capstone_body(
         REFERENCE, WITH_MATMUL + WRAPPED_REPORT))
-    assert score == 0.0 and "CAPSTONE_WIDTHS" in feedback, feedback
+    assert score == 0.0, feedback
 
 
 # ---------------------------------------------------------------------------- overflow

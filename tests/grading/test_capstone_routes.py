@@ -114,8 +114,12 @@ class Linear(Function):
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
-        w1, b1, w2, b2, w3, b3 = (nn.Parameter(mg.tensor(a)) for a in capstone_start(seed))
-        self.w1, self.b1, self.w2, self.b2, self.w3, self.b3 = w1, b1, w2, b2, w3, b3
+        def he(*shape):
+            scale = np.sqrt(2.0 / np.prod(shape[1:]))
+            return nn.Parameter(mg.tensor((rng.normal(size=shape) * scale).astype(np.float32)))
+        self.w1, self.b1 = he(16, 1, 3, 3), nn.Parameter(mg.zeros(16))
+        self.w2, self.b2 = he(32, 16, 3, 3), nn.Parameter(mg.zeros(32))
+        self.w3, self.b3 = he(10, 128), nn.Parameter(mg.zeros(10))
 
     def forward(self, x):
         x = MaxPool2d.apply(Conv2d.apply(x, self.w1, self.b1).relu())
@@ -125,8 +129,7 @@ class Net(nn.Module):
 
 class Momentum(Optimizer):
     def __init__(self, params, lr, momentum):
-        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=0.0,
-                                      weight_decay=0.0))
+        super().__init__(params, dict(lr=lr, momentum=momentum))
 
     @mg.no_grad()
     def step(self):
@@ -135,24 +138,21 @@ class Momentum(Optimizer):
                 if p.grad is None:
                     continue
                 state = self.state.setdefault(p, {})
-                if "momentum_buffer" not in state:
-                    state["momentum_buffer"] = p.grad.clone()
+                if "buffer" not in state:
+                    state["buffer"] = p.grad.clone()
                 else:
-                    state["momentum_buffer"].mul_(group["momentum"]).add_(p.grad)
-                p.sub_(state["momentum_buffer"], alpha=group["lr"])
+                    state["buffer"].mul_(group["momentum"]).add_(p.grad)
+                p.sub_(state["buffer"], alpha=group["lr"])
 
 
 model = Net()
 optimizer = Momentum(model.parameters(), lr=0.05, momentum=0.9)
 images, labels = train_images.numpy(), train_labels.numpy()
-layers = [("conv", model.w1, model.b1, 1, 1), ("relu",), ("maxpool", 2),
-          ("conv", model.w2, model.b2, 1, 1), ("relu",), ("maxpool", 2), ("flatten",),
-          ("linear", model.w3, model.b3)]
 losses = []
 for epoch in range(10):
-    checkpoints.append(capstone_checkpoint(layers, optimizer))
-    total = 0.0
-    for rows in capstone_batches(seed, epoch, len(images)):
+    order, total = rng.permutation(len(images)), 0.0
+    for start in range(0, len(images), 32):
+        rows = order[start:start + 32]
         scores = model(mg.tensor(images[rows]))
         loss = -scores.log_softmax(1)[np.arange(len(rows)), labels[rows]].mean()
         optimizer.zero_grad()
@@ -160,7 +160,9 @@ for epoch in range(10):
         optimizer.step()
         total += loss.item() * len(rows)
     losses.append(total / len(images))
-checkpoints.append(capstone_checkpoint(layers, optimizer))
+layers = [("conv", model.w1, model.b1, 1, 1), ("relu",), ("maxpool", 2),
+          ("conv", model.w2, model.b2, 1, 1), ("relu",), ("maxpool", 2), ("flatten",),
+          ("linear", model.w3, model.b3)]
 '''
 
 
@@ -380,13 +382,12 @@ except ImportError:
     reference_body = capstone_solution(REFERENCE)
     optimizer_onwards = reference_body[reference_body.index("    class MyAdamW(Optimizer):"):]
     training = optimizer_onwards.replace(
-        "    first, second, last = ConvBlock(), ConvBlock(), MyLinear()\n"
+        "    first, second, last = ConvBlock(1, 16), ConvBlock(16, 32), MyLinear(32 * 2 * 2, 10)\n"
         "    model = nn.Sequential(first, second, last)",
         "    model = Net()").replace("first.weight, first.bias", "model.w1, model.b1").replace(
         "second.weight, second.bias", "model.w2, model.b2").replace(
         "last.weight, last.bias", "model.w3, model.b3")
-    text = with_capstone_body(REFERENCE, "rng = np.random.default_rng(seed)\n"
-                              + textwrap.dedent(body) + textwrap.dedent(training))
+    text = with_capstone_body(REFERENCE, textwrap.dedent(body) + textwrap.dedent(training))
     return text.replace("\ndef capstone_report(", top + "\ndef capstone_report(", 1)
 
 

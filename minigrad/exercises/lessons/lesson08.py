@@ -197,63 +197,8 @@ PROBE_IMAGES = 64
 PROBE_WEIGHTS = np.random.default_rng(808).standard_normal((PROBE_IMAGES, 10))
 
 
-#: The capstone's architecture, within which you choose the two convs' widths: conv 3×3
-#: (1 → c₁, padding 1) → ReLU → max-pool 2 → conv 3×3 (c₁ → c₂, padding 1) → ReLU → max-pool 2
-#: → flatten → linear (4·c₂ → 10), with c₁ in CAPSTONE_WIDTHS[0] and c₂ in CAPSTONE_WIDTHS[1].
-CAPSTONE_WIDTHS = ((8, 16), (16, 32))
-#: Batches of this many training images (the last one of an epoch smaller), and between
-#: these many epochs.
-CAPSTONE_BATCH = 32
-CAPSTONE_EPOCHS = (4, 10)
-
-
-def capstone_start(seed: int, widths: tuple[int, int] = (16, 32)) -> list[np.ndarray]:
-    """Given: the capstone's initial weights for ``seed``, in the order of ``layers``: conv
-    weight and bias, conv weight and bias, linear weight and bias (float32). Weights are He's
-    normal, N(0, 2/fan_in); biases 0. The grader draws the same ones to check your run."""
-    first, second = (int(n) for n in widths)
-    rng = np.random.default_rng((seed, 805))
-    shapes = [(first, 1, 3, 3), (first,), (second, first, 3, 3), (second,),
-              (10, 4 * second), (10,)]
-    return [(rng.normal(size=shape) * np.sqrt(2.0 / int(np.prod(shape[1:])))
-             if len(shape) > 1 else np.zeros(shape)).astype(np.float32) for shape in shapes]
-
-
-def capstone_batches(seed: int, epoch: int, count: int) -> list[np.ndarray]:
-    """Given: the rows of the training images in each batch of ``epoch`` (0, 1, …), in order:
-    a permutation of ``range(count)`` fixed by the seed, cut into batches of CAPSTONE_BATCH."""
-    order = np.random.default_rng((seed, 806, epoch)).permutation(count)
-    return [order[start:start + CAPSTONE_BATCH] for start in range(0, count, CAPSTONE_BATCH)]
-
-
-def capstone_checkpoint(layers: Sequence[tuple], optimizer: Any) -> dict:
-    """Given: where the training is, for the grader to replay: a copy of every weight and bias
-    of ``layers`` (in order), your optimizer's state of each (``self.state[p]``: for AdamW
-    ``step``, ``m`` and ``v``, for SGD with momentum ``momentum_buffer``; empty before the
-    first step) and its one parameter group's settings (lr, betas, eps, weight_decay or lr,
-    momentum, dampening, weight_decay). Call it at the start of each epoch, once its settings
-    are set (they hold for the whole epoch), and once more after the last epoch."""
-    weights = [item for layer in layers if isinstance(layer, (tuple, list))
-               for item in layer if isinstance(item, mg.Tensor)]
-
-    def plain(value: Any) -> Any:
-        if isinstance(value, mg.Tensor):
-            return value.detach().numpy().copy()
-        if isinstance(value, (tuple, list)):
-            return [plain(item) for item in value]
-        return value if isinstance(value, (int, float, np.ndarray)) else repr(value)
-
-    groups, state = optimizer.param_groups, optimizer.state
-    return {"params": [plain(weight) for weight in weights],
-            "state": [{str(key): plain(value) for key, value in state.get(weight, {}).items()}
-                      for weight in weights],
-            "settings": {key: plain(value) for key, value in groups[0].items()
-                         if key != "params"},
-            "groups": len(groups)}
-
-
 def capstone_report(model: Any, layers: Sequence[tuple], optimizer: Any,
-                    losses: Sequence[float], checkpoints: Sequence[dict] = ()) -> dict:
+                    losses: Sequence[float]) -> dict:
     """Given (not an exercise): your network written down, and what it is made of.
 
     ``layers`` is ``model`` as a list the grader can run itself, in order: ``("conv", weight,
@@ -266,9 +211,6 @@ def capstone_report(model: Any, layers: Sequence[tuple], optimizer: Any,
     Σ_k scores[n, k]·R[n, k] (R = ``PROBE_WEIGHTS``: ∂L/∂scores = R/N is never zero). The
     report also walks the backward graph to list the Functions it is made of: yours and any
     library node from ``LIBRARY_NODES``; and whether ``optimizer`` is one of minigrad's.
-    ``checkpoints`` (from ``capstone_checkpoint``) is your run, which the grader replays: from
-    its own initial weights, every step of every epoch on its own batches with its own
-    backward and the update of your optimizer's settings, to the weights of ``layers``.
     """
     probe = load_digits("train", as_numpy=True)[0][:PROBE_IMAGES]
     weights = [item for layer in layers if isinstance(layer, (tuple, list))
@@ -299,7 +241,6 @@ def capstone_report(model: Any, layers: Sequence[tuple], optimizer: Any,
             "probe_gradients": [weight.grad.numpy() if weight.is_leaf and weight.grad is not None
                                 else None for weight in weights],
             "losses": [float(value) for value in losses],
-            "checkpoints": list(checkpoints),
             "your_functions": sorted(yours), "library_layers": sorted(library),
             "optimizer": type(optimizer).__name__, "library_optimizers": library_optimizers}
 
@@ -320,29 +261,21 @@ def capstone(seed: int) -> dict:
     ``-scores.log_softmax(1)[np.arange(n), labels].mean()``. (The linear layer is your
     Function's job, not ``@``.) ``getattr(self, "conv1")`` on your own objects is fine.
 
-    The grader checks that your weights come from training: start from
-    ``capstone_start(seed, widths)``, take each epoch's batches from ``capstone_batches``,
-    and append ``capstone_checkpoint(layers, optimizer)`` to ``checkpoints`` at the start of
-    each epoch (once its lr is set: it may change between epochs, not inside one) and once
-    after the last (4 to 10 epochs). It replays every step of your run with its own backward
-    and your optimizer's rule (AdamW as in 08.4, or SGD as in 08.1, with your settings) and
-    expects where your checkpoints say you were.
-
-    Write the trained network down as ``layers``, which the grader runs itself (see
+    Then write the trained network down as ``layers``, which the grader runs itself (see
     ``capstone_report``): here ``[("conv", w1, b1, 1, 1), ("relu",), ("maxpool", 2), ("conv",
     w2, b2, 1, 1), ("relu",), ("maxpool", 2), ("flatten",), ("linear", w3, b3)]``. Your code
     never gets the test images: the grader asks ``layers`` for ≥ 97 % of them on this seed and
     a hidden one (five minutes for both), and the same scores as ``model`` on a few training
-    images. The last line needs ``model``, ``layers``, ``optimizer``, ``losses`` (one per
-    epoch) and ``checkpoints``.
+    images. Use ``rng`` for weights and shuffling. The last line needs ``model``, ``layers``,
+    ``optimizer`` and ``losses`` (one per epoch).
 
-    A network that works: widths (16, 32), so conv 3×3 (1 → 16, padding 1) → ReLU → max-pool 2
-    → conv 3×3 (16 → 32, padding 1) → ReLU → max-pool 2 → flatten → linear (128 → 10); AdamW,
-    lr 0.01, 8 epochs, the lr lowered along a cosine. Numpy's
+    A network that works: conv 3×3 (1 → 16, padding 1) → ReLU → max-pool 2 → conv 3×3
+    (16 → 32, padding 1) → ReLU → max-pool 2 → flatten → linear (128 → 10); He initialisation;
+    AdamW, lr 0.01, batches of 32, 8 epochs, the lr lowered along a cosine. Numpy's
     ``sliding_window_view`` makes the convolution's im2col in one line.
     """
     mg.manual_seed(seed)
-    checkpoints: list[dict] = []  # capstone_checkpoint(layers, optimizer): before, each epoch
+    rng = np.random.default_rng(seed)  # for your initialisation and your shuffling
     train_images, train_labels = load_digits("train")
     ### BEGIN SOLUTION
     windows = np.lib.stride_tricks.sliding_window_view
@@ -417,23 +350,25 @@ def capstone(seed: int) -> dict:
             grad = grad_output.numpy()
             return grad @ weight, grad.T @ x, grad.sum(axis=0)
 
-    start = iter(capstone_start(seed, (16, 32)))  # weight, bias, weight, bias, weight, bias
-
-    def given():
-        return nn.Parameter(mg.tensor(next(start)))
+    def he(*shape):
+        fan_in = int(np.prod(shape[1:]))
+        return nn.Parameter(mg.tensor(rng.normal(size=shape) * np.sqrt(2.0 / fan_in),
+                                      dtype=mg.float32))
 
     class ConvBlock(nn.Module):
-        def __init__(self):
+        def __init__(self, in_channels, out_channels):
             super().__init__()
-            self.weight, self.bias = given(), given()
+            self.weight = he(out_channels, in_channels, 3, 3)
+            self.bias = nn.Parameter(mg.zeros(out_channels))
 
         def forward(self, x):
             return MaxPool2d.apply(Conv2d.apply(x, self.weight, self.bias).relu())
 
     class MyLinear(nn.Module):
-        def __init__(self):
+        def __init__(self, in_features, out_features):
             super().__init__()
-            self.weight, self.bias = given(), given()
+            self.weight = he(out_features, in_features)
+            self.bias = nn.Parameter(mg.zeros(out_features))
 
         def forward(self, x):
             return Linear.apply(x.flatten(1), self.weight, self.bias)
@@ -466,26 +401,25 @@ def capstone(seed: int) -> dict:
         """The mean over the batch of −log softmax(scores)[label]."""
         return -scores.log_softmax(1)[np.arange(len(labels)), labels].mean()
 
-    first, second, last = ConvBlock(), ConvBlock(), MyLinear()
+    first, second, last = ConvBlock(1, 16), ConvBlock(16, 32), MyLinear(32 * 2 * 2, 10)
     model = nn.Sequential(first, second, last)
-    layers = [("conv", first.weight, first.bias, 1, 1), ("relu",), ("maxpool", 2),
-              ("conv", second.weight, second.bias, 1, 1), ("relu",), ("maxpool", 2),
-              ("flatten",), ("linear", last.weight, last.bias)]
-    base_lr, epochs = 1e-2, 8
+    base_lr, epochs, batch = 1e-2, 8, 32
     optimizer = MyAdamW(model.parameters(), lr=base_lr, weight_decay=1e-2)
     images, labels = train_images.numpy(), train_labels.numpy()
     losses = []
     for epoch in range(epochs):
         optimizer.param_groups[0]["lr"] = base_lr * 0.5 * (1 + np.cos(np.pi * epoch / epochs))
-        checkpoints.append(capstone_checkpoint(layers, optimizer))
-        total = 0.0
-        for rows in capstone_batches(seed, epoch, len(images)):
+        order, total = rng.permutation(len(images)), 0.0
+        for start in range(0, len(images), batch):
+            rows = order[start:start + batch]
             loss = cross_entropy(model(mg.tensor(images[rows])), labels[rows])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             total += loss.item() * len(rows)
         losses.append(total / len(images))
-    checkpoints.append(capstone_checkpoint(layers, optimizer))
+    layers = [("conv", first.weight, first.bias, 1, 1), ("relu",), ("maxpool", 2),
+              ("conv", second.weight, second.bias, 1, 1), ("relu",), ("maxpool", 2),
+              ("flatten",), ("linear", last.weight, last.bias)]
     ### END SOLUTION
-    return capstone_report(model, layers, optimizer, losses, checkpoints)
+    return capstone_report(model, layers, optimizer, losses)
