@@ -13,24 +13,16 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
-from support.browser import find_chromium
+from support.browser import find_chromium, free_port
 
 from minigrad.course.folder import FIRST_NOTEBOOK
 
 pytestmark = pytest.mark.browser
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +38,7 @@ def course(tmp_path_factory):
     # The student's files stay as written: no autosave (the course's own settings are the
     # environment's overrides, which these user settings do not touch).
     (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"),
            "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_DATA_DIR": str(home / "data"),
            "IPYTHONDIR": str(home / "ipython"), "MPLBACKEND": "Agg"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 from typing import Any, Iterator
 
 import pytest
@@ -40,3 +41,10 @@ def launched_chromium() -> Iterator[Any]:
         launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield launched
         launched.close()
+
+
+def free_port() -> int:
+    """A TCP port on the loopback that nothing listens on now (for a JupyterLab under test)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from support.browser import find_chromium
+from support.browser import find_chromium, free_port
 
 from minigrad import Value
 from minigrad.course.folder import course_server_options
@@ -125,12 +124,6 @@ def test_a_wide_drawing_fits_the_page_and_a_click_shows_it_full_size(page, tmp_p
 
 
 # ---------------------------------------------------------------------- JupyterLab
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def jupyterlab(tmp_path_factory):
     pytest.importorskip("jupyterlab", reason="jupyterlab is not installed")
@@ -144,7 +137,7 @@ def jupyterlab(tmp_path_factory):
     tracker = home / "settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True)
     (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
-    port, token = _free_port(), hashlib.sha256(os.urandom(16)).hexdigest()[:32]
+    port, token = free_port(), hashlib.sha256(os.urandom(16)).hexdigest()[:32]
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"),
            "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_DATA_DIR": str(home / "data"),
            "IPYTHONDIR": str(home / "ipython"), "MPLBACKEND": "Agg"}
