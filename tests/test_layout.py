@@ -41,7 +41,7 @@ def test_the_package_root_holds_few_modules_beside_the_folders() -> None:
     folders = {path.name for path in PACKAGE.iterdir()
                if path.is_dir() and (path / "__init__.py").exists()}
     assert {"scalar", "tensor", "autograd", "ops", "nn", "optim", "data", "kernels", "utils",
-            "viz", "figures", "course", "exercises", "grading"} == folders
+            "viz", "figures", "course", "exercises", "grading", "i18n"} == folders
 
 
 def test_exercises_never_import_the_grader() -> None:
