@@ -206,9 +206,10 @@ class Function:
 
     def __init_subclass__(cls, node_name: str | None = None, is_view: bool | None = None,
                           **kwargs: Any) -> None:
-        """Make the node class of `cls`, named `node_name` or `<cls>Backward0`. A variant that
-        keeps its parent's rule and changes only the node's name (or whether it is a view)
-        says so in its class statement: `class Dot(Matmul, node_name="DotBackward0")`."""
+        """Make the node class of `cls`, named `node_name` or `<cls>Backward0`. The name is
+        given in the class statement, `class Mm(Matmul, node_name="MmBackward0")`; a variant
+        that keeps its parent's rule and changes only the node's name (or whether it is a
+        view) is just that statement: `class Dot(Matmul, node_name="DotBackward0")`."""
         super().__init_subclass__(**kwargs)
         if node_name is not None:
             cls.node_name = node_name

@@ -100,10 +100,8 @@ class Sub(Function):
                 sum_to(-grad_output, ctx.inputs[1].shape) if need_b else None)
 
 
-class Rsub(Function):
+class Rsub(Function, node_name="RsubBackward1"):
     """out = other - a for a Python number `other` (`2 - x`);  d(out)/da = -1."""
-
-    node_name = "RsubBackward1"
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, other: float) -> np.ndarray:
@@ -204,10 +202,8 @@ class Pow(Function):
         return grad_output * ctx.exponent * a ** (ctx.exponent - 1)
 
 
-class PowTensor(Function):
+class PowTensor(Function, node_name="PowBackward1"):
     """out = a ** b (both tensors);  d/da = b · a^(b-1),  d/db = out · ln(a)."""
-
-    node_name = "PowBackward1"
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -254,15 +250,13 @@ def _integer_power(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
     return np.where(negative & (np.abs(base) != 1), 0, result).astype(result.dtype)
 
 
-class RPow(Function):
+class RPow(Function, node_name="PowBackward2"):
     """out = base ** a for a Python number `base` (`2 ** x`);  d(out)/da = out · ln(base).
 
     For base 0 the derivative is 0 where a >= 0 (PyTorch's choice, not 1 · ln 0) and -inf
     elsewhere. Saved: a and out, as PyTorch saves them, so changing either in place before
     backward is refused.
     """
-
-    node_name = "PowBackward2"
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, base: float) -> np.ndarray:

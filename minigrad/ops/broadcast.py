@@ -19,10 +19,8 @@ class ShapeError(RuntimeError, ValueError):
     """Shapes that cannot be combined (catchable as RuntimeError, like PyTorch, or ValueError)."""
 
 
-class SumTo(Function):
+class SumTo(Function, node_name="SumToSizeBackward0"):
     """out = x summed down to `shape` (the adjoint of broadcasting); d(out)/dx = broadcast."""
-
-    node_name = "SumToSizeBackward0"
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -41,10 +39,9 @@ class SumTo(Function):
         return broadcast_to(grad_output, ctx.input_shape)
 
 
-class BroadcastTo(Function):
+class BroadcastTo(Function, node_name="ExpandBackward0"):
     """out = x repeated along new or size-1 axes up to `shape`; d(out)/dx = sum_to(grad)."""
 
-    node_name = "ExpandBackward0"
     is_view = True  # read-only: one stored value stands for many elements
 
     @staticmethod

@@ -36,13 +36,11 @@ from minigrad.ops.window import Pair, pair, require_floating, require_tensor, sh
 from minigrad.tensor.tensor import Tensor
 
 
-class Convolution(Function):
+class Convolution(Function, node_name="ConvolutionBackward0"):
     """y = conv2d(x, w) + b;  ∂y/∂x: transposed conv,  ∂y/∂w: correlation with x,  ∂y/∂b: Σ.
 
     Inputs x (N, C, H, W), w (O, C, kh, kw), b (O,) or the number 0 (no bias).
     """
-
-    node_name = "ConvolutionBackward0"
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, w: np.ndarray, b: Any, stride: Pair,
@@ -73,11 +71,9 @@ class Convolution(Function):
         return grad_x, grad_w, grad_b
 
 
-class ConvBackwardBias(Function):
+class ConvBackwardBias(Function, node_name="SumBackward1"):  # the node a sum over (0, 2, 3) records
     """grad_b = Σ_n,oh,ow g (shape (O,)), the same sum as `sum(g, (0, 2, 3))`, through the
     kernels' quicker reduction; its own backward spreads an upstream u (O,) back over g."""
-
-    node_name = "SumBackward1"  # the node a sum over (0, 2, 3) records, as before
 
     @staticmethod
     def forward(ctx: Context, g: np.ndarray) -> np.ndarray:
@@ -89,14 +85,12 @@ class ConvBackwardBias(Function):
         return broadcast_to(reshape(grad_output, (1, -1, 1, 1)), ctx.g_shape)
 
 
-class ConvBackwardInput(Function):
+class ConvBackwardInput(Function, node_name="ConvolutionBackwardBackward0"):
     """grad_x = conv_transpose(g, w), shape `shape` (the input's); linear in g and in w.
 
     Its own backward: for an upstream u (shaped like x), ∂/∂g = conv2d(u, w) and
     ∂/∂w = correlate(u, g), because <u, conv_transpose(g, w)> = <conv2d(u, w), g>.
     """
-
-    node_name = "ConvolutionBackwardBackward0"
 
     @staticmethod
     def forward(ctx: Context, g: np.ndarray, w: np.ndarray, link: Any, shape: tuple,
@@ -117,14 +111,12 @@ class ConvBackwardInput(Function):
         return grad_g, grad_w, None
 
 
-class ConvBackwardWeight(Function):
+class ConvBackwardWeight(Function, node_name="ConvolutionBackwardBackward0"):
     """grad_w = correlate(x, g), shape `shape` (the weight's); linear in x and in g.
 
     Its own backward: for an upstream u (shaped like w), ∂/∂x = conv_transpose(g, u) and
     ∂/∂g = conv2d(x, u), because <u, correlate(x, g)> = <conv2d(x, u), g>.
     """
-
-    node_name = "ConvolutionBackwardBackward0"
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, g: np.ndarray, link: Any, shape: tuple,

@@ -45,7 +45,7 @@ class CopySlicesNode(Context):
             self.update._release()
 
 
-class CopySlices(Function):
+class CopySlices(Function, node_name="CopySlices"):  # PyTorch's name
     """out = base with the region of a view replaced by `src` (broadcast into it), in place.
 
     The view is given by its `steps` from the base (e.g. Select at 0, then Transpose), so
@@ -57,7 +57,6 @@ class CopySlices(Function):
     returns it: the caller bumps the version.
     """
 
-    node_name = "CopySlices"  # PyTorch's name
     node_base = CopySlicesNode
 
     @staticmethod
@@ -111,11 +110,9 @@ def _replay_on_array(array: np.ndarray, steps: tuple) -> np.ndarray:
     return array
 
 
-class IndexPut(Function):
+class IndexPut(Function, node_name="IndexPutBackward0"):
     """out = a with out[key] = b (integer-array or mask key);  grad_a = grad with the
     overwritten slots set to 0,  grad_b = grad[key] summed to b's shape (b was broadcast)."""
-
-    node_name = "IndexPutBackward0"
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: Any, key: Any) -> np.ndarray:

@@ -32,10 +32,8 @@ from minigrad.ops.overlap import refuse_partial_overlap
 from minigrad.tensor import dtypes
 from minigrad.tensor.tensor import _LEAF_INPLACE_MESSAGE, Tensor
 
-class Fill(Function):
+class Fill(Function, node_name="FillBackward2"):
     """out = a tensor of a's shape filled with `value` (a number);  d(out)/da = 0."""
-
-    node_name = "FillBackward2"
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, value: float) -> np.ndarray:
@@ -50,10 +48,8 @@ class Zero(Fill, node_name="ZeroBackward0"):
     """out = zeros of a's shape;  d(out)/da = 0."""
 
 
-class FillTensor(Function):
+class FillTensor(Function, node_name="FillBackward3"):
     """out = a's shape filled with a 0-d tensor v;  d(out)/da = 0,  d(out)/dv = sum of grad."""
-
-    node_name = "FillBackward3"
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -66,11 +62,9 @@ class FillTensor(Function):
                 grad_output.sum() if need_value else None)
 
 
-class Copy(Function):
+class Copy(Function, node_name="CopyBackwards"):  # PyTorch's name
     """out = src broadcast to a's shape, in a's dtype (`a.copy_(src)`);
     d(out)/da = 0,  d(out)/dsrc = grad summed to src's shape."""
-
-    node_name = "CopyBackwards"  # PyTorch's name
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, src: np.ndarray) -> np.ndarray:

@@ -38,10 +38,8 @@ def _save_what_is_needed(ctx: Context, x: np.ndarray, weight: np.ndarray) -> Non
                           names=("input", "weight"))
 
 
-class Linear(Function):
+class Linear(Function, node_name="AddmmBackward0"):  # PyTorch's node for x @ W.T + b
     """y = x Wᵀ + b;  dx = G W,  dW = Gᵀ x,  db = Σ_rows G."""
-
-    node_name = "AddmmBackward0"  # PyTorch's node for x @ W.T + b
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
@@ -59,10 +57,8 @@ class Linear(Function):
         return grad_x, grad_w, grad_b
 
 
-class LinearNoBias(Function):
+class LinearNoBias(Function, node_name="MmBackward0"):
     """y = x Wᵀ;  dx = G W,  dW = Gᵀ x."""
-
-    node_name = "MmBackward0"
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, weight: np.ndarray) -> np.ndarray:

@@ -38,7 +38,7 @@ from minigrad.tensor.dtypes import not_implemented_for, promote
 from minigrad.tensor.tensor import Tensor
 
 
-class CrossEntropy(Function):
+class CrossEntropy(Function, node_name="CrossEntropyLossBackward0"):
     """ℓ_i = −y_i[t_i] with y_i = log_softmax(x_i);  dℓ_i/dx_i = e^{y_i} − onehot(t_i).
 
     x: (N, C) logits, t: (N,) int classes; rows where t == ignore_index give 0 and no gradient.
@@ -47,8 +47,6 @@ class CrossEntropy(Function):
     logits: the logits may change in place before backward, and a gradient of the gradient
     (create_graph=True) flows back to them through log_softmax's node.
     """
-
-    node_name = "CrossEntropyLossBackward0"
 
     @staticmethod
     def forward(ctx: Context, logits: np.ndarray, target: np.ndarray, ignore_index: int,
@@ -109,10 +107,8 @@ class CrossEntropyBackward(Function):
         return grad_g, grad_log_probs
 
 
-class BinaryCrossEntropyWithLogits(Function):
+class BinaryCrossEntropyWithLogits(Function, node_name="BinaryCrossEntropyWithLogitsBackward0"):
     """ℓ = max(x,0) − x·y + log(1 + e^{−|x|});  dℓ/dx = σ(x) − y,  dℓ/dy = −x."""
-
-    node_name = "BinaryCrossEntropyWithLogitsBackward0"
 
     @staticmethod
     def forward(ctx: Context, logits: np.ndarray, target: np.ndarray) -> np.ndarray:

@@ -16,14 +16,12 @@ from minigrad.tensor.dtypes import c_type_name, promote
 from minigrad.tensor.tensor import Tensor
 
 
-class Matmul(Function):
+class Matmul(Function, node_name="MatmulBackward0"):
     """out = a @ b with numpy's rules (1-D vectors, batched stacks with broadcasting).
 
     d(out)/da = grad @ bᵀ,  d(out)/db = aᵀ @ grad  (a 1-D operand is treated as a row/column,
     broadcast batch axes are summed away).
     """
-
-    node_name = "MatmulBackward0"
 
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -52,10 +50,8 @@ class Mv(Matmul, node_name="MvBackward0"):
     """2-D @ 1-D: matrix times vector (Matmul's rule, PyTorch's node name)."""
 
 
-class Mm(Matmul):
+class Mm(Matmul, node_name="MmBackward0"):
     """2-D @ 2-D: matrix product;  d(out)/da = grad @ bᵀ,  d(out)/db = aᵀ @ grad."""
-
-    node_name = "MmBackward0"
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -72,7 +68,7 @@ class Mm(Matmul):
         return grad_a, matmul(transpose(a), grad_output)
 
 
-class MatrixTranspose(Function):
+class MatrixTranspose(Function, node_name="TransposeBackward0"):
     """out = x with its last two axes swapped, as a view (no copy);
     d(out)/dx = the gradient swapped back.
 
@@ -80,7 +76,6 @@ class MatrixTranspose(Function):
     not copying keeps backward as cheap as the hand-written numpy version.
     """
 
-    node_name = "TransposeBackward0"
     is_view = True  # shares x's memory and version counter, like x.mT in PyTorch
 
     @staticmethod

@@ -47,11 +47,9 @@ class MaxPool2DWithIndices(Function):
         return MaxPoolScatter.apply(grad_output, x, indices=ctx.indices)
 
 
-class MaxPoolScatter(Function):
+class MaxPoolScatter(Function, node_name="MaxPool2DWithIndicesBackwardBackward0"):
     """grad_x = zeros(x.shape) with g added at the recorded argmax positions (linear in g);
     its backward gathers the upstream gradient at those positions (and 0 for x)."""
-
-    node_name = "MaxPool2DWithIndicesBackwardBackward0"
 
     @staticmethod
     def forward(ctx: Context, g: np.ndarray, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
@@ -100,11 +98,9 @@ class AvgPool2D(Function):
         return AvgPoolSpread.apply(grad_output, x, kernel=kernel, stride=stride, padding=padding)
 
 
-class AvgPoolSpread(Function):
+class AvgPoolSpread(Function, node_name="AvgPool2DBackwardBackward0"):
     """grad_x: g/(kh·kw) added over each window of x's shape (the transpose of avg-pooling,
     linear in g); its backward is avg-pooling again (and 0 for x)."""
-
-    node_name = "AvgPool2DBackwardBackward0"
 
     @staticmethod
     def forward(ctx: Context, g: np.ndarray, x: np.ndarray, kernel: Pair, stride: Pair,

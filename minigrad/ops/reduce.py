@@ -67,10 +67,8 @@ class Sum(Function):
         return broadcast_to(grad_output, ctx.input_shape)
 
 
-class SumDim(Function):
+class SumDim(Function, node_name="SumBackward1"):
     """out = x summed over `axes`;  grad_x = grad_output broadcast back over those axes."""
-
-    node_name = "SumBackward1"
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
@@ -107,10 +105,8 @@ class Mean(Function):
         return broadcast_to(grad_output / count, ctx.input_shape)
 
 
-class MeanDim(Function):
+class MeanDim(Function, node_name="MeanBackward1"):
     """out = x averaged over `axes` (N = product of their sizes);  grad_x = grad_output / N."""
-
-    node_name = "MeanBackward1"
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
@@ -138,11 +134,10 @@ def mean(x: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
 
 
 # ---- max / min over everything -----------------------------------------------------------
-class Max(Function):
+class Max(Function, node_name="MaxBackward1"):
     """out = max_i x_i.  The gradient goes to the maximal entries; k tied maxima share it
     equally (each gets grad_output / k), as in PyTorch."""
 
-    node_name = "MaxBackward1"
     reduction = staticmethod(np.max)
 
     @staticmethod
@@ -175,13 +170,11 @@ class ValuesIndices(NamedTuple):
     indices: Tensor
 
 
-class MaxDim(Function):
+class MaxDim(Function, node_name="MaxBackward0"):
     """out = x[..., indices, ...] along `dim`: the values at the given (arg-max) indices.
 
     The gradient goes only to the entry each index names (the first one among ties).
     """
-
-    node_name = "MaxBackward0"
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, dim: int, keepdim: bool,

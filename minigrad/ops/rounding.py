@@ -34,11 +34,10 @@ def _refuse_integer_zero(result: np.ndarray, divisor: Any) -> None:
         raise RuntimeError("ZeroDivisionError (an integer // or % by zero)")
 
 
-class FloorDivide(Function):
+# "NotImplemented" is what PyTorch shows as the grad_fn of a // b.
+class FloorDivide(Function, node_name="NotImplemented"):
     """out = floor(a / b);  no derivative (PyTorch: "derivative for aten::floor_divide is not
     implemented")."""
-
-    node_name = "NotImplemented"  # what PyTorch shows as the grad_fn of a // b
 
     @staticmethod
     def forward(ctx: Context, a: Any, b: Any) -> np.ndarray:

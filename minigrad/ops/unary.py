@@ -91,14 +91,12 @@ class Abs(Function):
         return grad_output * Sign.apply(x)
 
 
-class Sign(Function):
+class Sign(Function, node_name="SgnBackward0"):
     """y = sign(x): -1, 0 or +1;  dy/dx = 0 (a step function, flat almost everywhere).
 
     Recorded like any op, so that the gradient of |x| stays in the graph with
     create_graph=True and its own derivative is zero, not missing.
     """
-
-    node_name = "SgnBackward0"
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
@@ -160,11 +158,9 @@ class Relu(Function):
         return ReluBackward.apply(grad_output, result)
 
 
-class ReluBackward(Function):
+class ReluBackward(Function, node_name="ThresholdBackwardBackward0"):
     """out = grad where result > 0, else 0 (relu's backward, as an op for double backward);
     d(out)/d(grad) = the same 0/1 mask,  d(out)/d(result) = 0."""
-
-    node_name = "ThresholdBackwardBackward0"
 
     @staticmethod
     def forward(ctx: Context, grad: np.ndarray, result: np.ndarray) -> np.ndarray:
