@@ -12,8 +12,9 @@ Exercises 03.5–03.7 are real ``Function`` subclasses, written inside the grade
 that the grader finds them. ``forward(ctx, ...)`` gets numpy arrays and returns one;
 ``backward(ctx, grad_output)`` gets a Tensor and returns one gradient per input (a Tensor or
 a numpy array, exactly the input's shape). ``run_function`` (given) applies your op to float64
-leaves, checks it with ``gradcheck`` and runs backward; copy a class out of its function to use
-it elsewhere, as ``Cube.apply(t)``.
+leaves, runs backward and checks the pair with ``gradcheck``: it returns ``(y, [dL/dx, ...],
+verdict)``, what your forward and backward compute and gradcheck's verdict ("passed", or what
+it found). Copy a class out of its function to use it elsewhere, as ``Cube.apply(t)``.
 """
 
 from __future__ import annotations
@@ -116,14 +117,14 @@ def softmax_vjp(x: np.ndarray, v: np.ndarray) -> np.ndarray:
     ### END SOLUTION
 
 
-def cube_function(x: np.ndarray, grad_output: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+def cube_function(x: np.ndarray, grad_output: np.ndarray) -> tuple[np.ndarray, list, str]:
     """Exercise 03.5 — your first Function: y = x³, elementwise.
 
     Fill in ``Cube.forward`` (keep what backward needs with ``ctx.save_for_backward``) and
     ``Cube.backward`` (read it back from ``ctx.saved_tensors``; dy/dx = 3x², times
-    ``grad_output``). ``run_function`` does the rest and returns ``(y, [dL/dx])``.
+    ``grad_output``). ``run_function`` does the rest and returns ``(y, [dL/dx], verdict)``.
 
-    Example: x = [1, 2], grad_output = [1, 1] → y = [1, 8], dL/dx = [3, 12].
+    Example: x = [1, 2], grad_output = [1, 1] → y = [1, 8], dL/dx = [3, 12], "passed".
     """
     class Cube(Function):
         @staticmethod
@@ -144,14 +145,14 @@ def cube_function(x: np.ndarray, grad_output: np.ndarray) -> tuple[np.ndarray, l
 
 
 def broadcast_mul_function(a: np.ndarray, b: np.ndarray,
-                           grad_output: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+                           grad_output: np.ndarray) -> tuple[np.ndarray, list, str]:
     """Exercise 03.6 — a broadcasting product, out = a * b (numpy broadcasting rules).
 
     ``a`` and ``b`` may have different shapes (say (2, 3) and (3,), or (4, 1) and (1, 5)).
     d(out)/da = b and d(out)/db = a entry by entry, but each gradient must come back with its
     own input's shape: sum over the axes broadcasting added or stretched (exercise 03.1).
     The engine refuses a gradient of the wrong shape ("returned an invalid gradient").
-    Returns ``(out, [dL/da, dL/db])``.
+    Returns ``(out, [dL/da, dL/db], verdict)``.
 
     Example: a of shape (2, 3), b of shape (3,), grad_output all ones → dL/db = a.sum(axis=0).
     """
@@ -183,7 +184,7 @@ def broadcast_mul_function(a: np.ndarray, b: np.ndarray,
 
 
 def sum_function(x: np.ndarray, dim: int | list[int], keepdim: bool,
-                 grad_output: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+                 grad_output: np.ndarray) -> tuple[np.ndarray, list, str]:
     """Exercise 03.7 — a reduction: y = x.sum(dim, keepdim).
 
     ``dim`` is one axis or a list of axes (negative ones count from the end; numpy wants a
@@ -193,7 +194,7 @@ def sum_function(x: np.ndarray, dim: int | list[int], keepdim: bool,
     ``forward`` as keyword arguments: ``forward(ctx, x, dim, keepdim)``; anything backward needs
     besides tensors (a shape, the axes) can be kept on ``ctx`` as a plain attribute
     (``ctx.shape = x.shape``).
-    Returns ``(y, [dL/dx])``.
+    Returns ``(y, [dL/dx], verdict)``.
 
     Example: x of shape (2, 3), dim = 1, keepdim = False, grad_output = [1, 2] →
     dL/dx = [[1, 1, 1], [2, 2, 2]].
