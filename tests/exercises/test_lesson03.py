@@ -499,8 +499,7 @@ def test_forward_mode_names_the_step_where_the_tangent_first_goes_wrong() -> Non
     assert any("the tangent of the product at step y keeps one term" in m for m in visible)
 
 
-# 03.6: its runner gradchecks the backward first, so a wrong gradient of the right shape is
-# reported by gradcheck; a sum-to that fails is named.
+# 03.6 (more of its mistakes, and of 03.5's and 03.7's: test_lesson03_functions.py)
 BROADCAST_MUL_NAMED = [
     (("                stretched = tuple(leading + axis for axis, size in enumerate(shape)\n"
       "                                  if size == 1 and grad.shape[leading + axis] != 1)\n",
