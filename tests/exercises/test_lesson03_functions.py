@@ -53,6 +53,8 @@ VARIANTS = [
     ("03.5", "backward-float32", (_BACKWARD_CUBE, "return (grad_output.numpy() * 3 * "
                                                   "x.numpy() ** 2).astype(np.float32)"),
      "right to about 7 digits only", range(2)),
+    ("03.5", "adds-grad-output", (_BACKWARD_CUBE, "return grad_output + 3 * x * x"),
+     "adds grad_output to the local derivative", None),
     ("03.5", "summed-gradient", (_BACKWARD_CUBE, "return (grad_output * 3 * x * x).sum()"),
      "a gradient has its input's shape", None),
     ("03.5", "in-place-in-backward", (_SAVED_CUBE, "            (x,) = ctx.saved_tensors\n"
@@ -77,6 +79,15 @@ VARIANTS = [
         "summed = grad.sum(axis=tuple(range(leading)) + stretched, keepdims=True)",
         "summed = grad.mean(axis=tuple(range(leading)) + stretched, keepdims=True)"),
      "you averaged the copies", None),
+    ("03.6", "sums-stretched-axes-only", (
+        "summed = grad.sum(axis=tuple(range(leading)) + stretched, keepdims=True)",
+        "summed = grad.sum(axis=stretched, keepdims=True)"), "sums the stretched axes only", None),
+    ("03.6", "sums-every-axis", (
+        "summed = grad.sum(axis=tuple(range(leading)) + stretched, keepdims=True)",
+        "summed = grad.sum()"), "you summed every axis", None),
+    ("03.6", "db-from-b", (_MUL_RETURN,
+                           "return sum_back(g * b, a.shape), sum_back(g * b, b.shape)"),
+     "your dL/db carries b itself", None),
     ("03.6", "forward-adds", (_MUL_FORWARD, "            return a + b\n"),
      "your forward adds the two factors", None),
     ("03.6", "forward-float32", (_MUL_FORWARD,
@@ -122,6 +133,14 @@ VARIANTS = [
 ]
 
 IDS = [f"{exercise}-{name}" for exercise, name, *_ in VARIANTS]
+
+
+def test_a_keepdim_test_the_wrong_way_round_is_named_on_each_case() -> None:
+    """Each case names what went wrong there: the axes gone (keepdim False) or still there."""
+    assert_named("03.7", ("            if not ctx.keepdim:\n", "            if ctx.keepdim:\n"),
+                 "without keepdim the summed axes are gone",
+                 alike=("with keepdim the summed axes are still in the gradient",
+                        "broadcast along the wrong axes"))
 
 
 @pytest.mark.parametrize("exercise_id, name, replaced, sentence, seeds", VARIANTS, ids=IDS)

@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from minigrad.exercises.function_mistakes import (GRADCHECK_SAYS, compare_function,
-                                                  function_mistakes, raised_saying)
+                                                  function_mistakes, gradients, raised_saying)
 from minigrad.exercises.lessons.lesson02_checks import WORKED_PROGRAM, _random_program
 from minigrad.exercises.mistakes import Case, Mistake, Raised, comparator, near
 from minigrad.exercises.spec import Exercise, close
@@ -146,6 +146,8 @@ CUBE_MISTAKES = [
             gives=_cube_gradient(lambda x, g: 3 * g * x ** 6)),
     Mistake("your backward uses the derivative of the square: the op is the cube", part=1,
             gives=_cube_gradient(lambda x, g: 2 * g * x)),
+    Mistake("your backward adds grad_output to the local derivative: the chain rule "
+            "multiplies them", part=1, gives=_cube_gradient(lambda x, g: g + 3 * x ** 2)),
     Mistake("your backward reads a saved tensor that forward did not save: forward keeps x "
             "for backward with ctx.save_for_backward", raises=True,
             when=lambda case: raised_saying("not enough values to unpack (expected 1, "
@@ -196,6 +198,18 @@ def _grad_a(case: Case) -> np.ndarray:
     return np.asarray(case.grad_output) * case.a
 
 
+def _one_gradient(case: Case, index: int, product: Callable[[Case], np.ndarray]) -> bool:
+    """The student's gradient number ``index`` (0: dL/da, 1: dL/db) is ``product`` summed
+    down to its input's shape, and wrong."""
+    got = gradients(case)
+    if len(got) <= index:
+        return False
+    shape = np.shape((case.a, case.b)[index])
+    wrong = _summed_to(np.broadcast_to(product(case), np.broadcast_shapes(
+        np.shape(case.a), np.shape(case.b))), shape)
+    return not near(got[index], case.expected[1][index]) and near(got[index], wrong)
+
+
 def _other_factors_shape(case: Case) -> bool:
     """A gradient refused because it has the other factor's shape (which is not the
     product's: a gradient not summed down has that one)."""
@@ -204,6 +218,34 @@ def _other_factors_shape(case: Case) -> bool:
         return False
     own, other = (np.shape(case.a), np.shape(case.b))[::1 if found[0] == 0 else -1]
     return tuple(found[1]) == other != own and other != np.broadcast_shapes(own, other)
+
+
+def _reshaped(case: Case) -> Optional[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+    """(size, shape, the product's shape) of numpy's "cannot reshape array of size N into
+    shape S", the error of a sum-to whose sum left the wrong axes; None for another error."""
+    found = re.search(r"cannot reshape array of size (\d+) into shape \(([\d, ]*)\)",
+                      str(case.got)) if isinstance(case.got, Raised) else None
+    if found is None:
+        return None
+    shape = tuple(int(n) for n in found.group(2).split(",") if n.strip())
+    return int(found.group(1)), shape, np.broadcast_shapes(np.shape(case.a), np.shape(case.b))
+
+
+def _summed_leading_only(case: Case) -> bool:
+    found = _reshaped(case)
+    return found is not None and found[0] == int(np.prod(found[2][len(found[2])
+                                                                 - len(found[1]):]))
+
+
+def _summed_stretched_only(case: Case) -> bool:
+    found = _reshaped(case)
+    return found is not None and found[0] == int(
+        np.prod(found[2][:len(found[2]) - len(found[1])]) * np.prod(found[1]))
+
+
+def _summed_everything(case: Case) -> bool:
+    found = _reshaped(case)
+    return found is not None and found[0] == 1 and int(np.prod(found[1])) > 1
 
 
 def _dropped_ones(case: Case) -> bool:
@@ -228,7 +270,11 @@ MUL_MISTAKES = [
             "broadcasting added or stretched, as in 03.1", raises=True,
             when=raised_saying("returned an invalid gradient"), group="shape"),
     Mistake("each factor's gradient carries the OTHER factor: yours are swapped",
-            part=1, gives=_mul_with(_grad_a, _grad_b)),
+            part=1, gives=_mul_with(_grad_a, _grad_b), group="other factor"),
+    Mistake("your dL/da carries a itself: each factor's gradient carries the OTHER factor",
+            group="other factor", when=lambda case: _one_gradient(case, 0, _grad_a)),
+    Mistake("your dL/db carries b itself: each factor's gradient carries the OTHER factor",
+            group="other factor", when=lambda case: _one_gradient(case, 1, _grad_b)),
     Mistake("your gradients leave out grad_output, the gradient arriving from above",
             part=1, gives=_mul_with(lambda c: np.asarray(c.b, dtype=float) + 0 * c.a,
                                     lambda c: np.asarray(c.a, dtype=float) + 0 * c.b)),
@@ -236,7 +282,11 @@ MUL_MISTAKES = [
             "them", part=1, gives=_mul_with(_grad_b, _grad_a, average=True)),
     Mistake("your sum-to sums the leading axes only: an axis of length 1 that broadcasting "
             "stretched must be summed too, keeping its length 1", raises=True,
-            when=raised_saying("cannot reshape")),
+            when=_summed_leading_only),
+    Mistake("your sum-to sums the stretched axes only: the leading axes that broadcasting "
+            "added must be summed away too", raises=True, when=_summed_stretched_only),
+    Mistake("you summed every axis: the target's axes of full length were not broadcast, so "
+            "they stay", raises=True, when=_summed_everything),
     Mistake("your backward reads more saved tensors than forward saved: forward keeps both "
             "factors for backward with ctx.save_for_backward", raises=True,
             when=raised_saying("not enough values to unpack (expected 2")),
@@ -300,6 +350,10 @@ SUM_MISTAKES = [
     Mistake("without keepdim the summed axes are gone from the gradient: give them back with "
             "length 1 first, then broadcast to x's shape", raises=True,
             when=raised_saying("broadcast")),
+    Mistake("with keepdim the summed axes are still in the gradient, with length 1: give "
+            "them back only when keepdim is False", raises=True,
+            when=lambda case: case.keepdim and raised_saying("more dimensions than allowed")(
+                case)),
     Mistake("your gradient was broadcast along the wrong axes: without keepdim, first give "
             "the summed axes back with length 1, then broadcast", part=1,
             gives=lambda case: None if case.keepdim else _sum_gradient(case, expand=False)),
