@@ -15,11 +15,11 @@ only when they are right; :func:`verdict_said` is the last word when no row name
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from minigrad.exercises.mistakes import RTOL, ATOL, Case, Mistake, Raised, near, plain_words
+from minigrad.exercises.mistakes import ATOL, RTOL, Case, Mistake, Raised, near, plain_words
 from minigrad.exercises.spec import close
 
 _CLOSE = close(rtol=RTOL, atol=ATOL)
@@ -75,7 +75,7 @@ def _is_float32(value: Any) -> bool:
     return isinstance(value, np.ndarray) and value.dtype == np.float32
 
 
-def raised_saying(*words: str) -> Any:
+def raised_saying(*words: str) -> Callable[[Case], bool]:
     """A ``when`` for a mistake that raises an error whose text holds all of ``words``."""
     return lambda case: isinstance(case.got, Raised) and all(word in case.got for word in words)
 
