@@ -183,7 +183,12 @@ GRADED = [
     ({"03.5": "forward-squares", "03.6": "forward-adds", "03.7": "forward-averages"}),
     ({"03.5": "sign", "03.6": "no-keepdims", "03.7": "not-broadcast"}),
     ({"03.5": "forward-float32", "03.6": "averages-the-copies", "03.7": "axes-as-a-list"}),
+    ({"03.5": "in-place-in-backward", "03.6": "no-grad-output",
+      "03.7": "forward-ignores-keepdim"}),
 ]
+#: The same mistake in other words, where the grader's first failed case says it so: on a
+#: grad_output of ones the gradients are right, and gradcheck's verdict names it.
+SAID_OTHERWISE = {"no-grad-output": "whatever grad_output is: multiply by grad_output"}
 
 
 @pytest.mark.parametrize("chosen", GRADED, ids=lambda chosen: "+".join(chosen.values()))
@@ -210,6 +215,8 @@ def test_minigrad_grade_names_each_mistake(chosen: dict, tmp_path) -> None:  # t
     for exercise, name in chosen.items():
         result = results[exercise]
         assert result.status != "passed", (exercise, name)
-        assert by_name[exercise, name][1] in result.feedback, (exercise, result.feedback)
+        assert any(words in result.feedback for words in (
+            by_name[exercise, name][1], SAID_OTHERWISE.get(name, "—"))), (exercise, name,
+                                                                         result.feedback)
         assert result.exercise.hint not in result.feedback
     assert all(results[key].status == "passed" for key in results if key not in chosen)
