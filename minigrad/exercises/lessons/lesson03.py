@@ -12,9 +12,8 @@ Exercises 03.5–03.7 are real ``Function`` subclasses, written inside the grade
 that the grader finds them. ``forward(ctx, ...)`` gets numpy arrays and returns one;
 ``backward(ctx, grad_output)`` gets a Tensor and returns one gradient per input (a Tensor or
 a numpy array, exactly the input's shape). ``run_function`` (given) applies your op to float64
-leaves, runs backward and checks the pair with ``gradcheck``: it returns ``(y, [dL/dx, ...],
-verdict)``, what your forward and backward compute and gradcheck's verdict ("passed", or what
-it found). Copy a class out of its function to use it elsewhere, as ``Cube.apply(t)``.
+leaves, checks it with ``gradcheck`` and runs backward; copy a class out of its function to use
+it elsewhere, as ``Cube.apply(t)``.
 """
 
 from __future__ import annotations
@@ -122,9 +121,10 @@ def cube_function(x: np.ndarray, grad_output: np.ndarray) -> tuple[np.ndarray, l
 
     Fill in ``Cube.forward`` (keep what backward needs with ``ctx.save_for_backward``) and
     ``Cube.backward`` (read it back from ``ctx.saved_tensors``; dy/dx = 3x², times
-    ``grad_output``). ``run_function`` does the rest and returns ``(y, [dL/dx], verdict)``.
+    ``grad_output``). ``run_function`` does the rest and returns ``(y, [dL/dx], verdict)``,
+    the verdict being gradcheck's: "passed", or what it found.
 
-    Example: x = [1, 2], grad_output = [1, 1] → y = [1, 8], dL/dx = [3, 12], "passed".
+    Example: x = [1, 2], grad_output = [1, 1] → y = [1, 8], dL/dx = [3, 12].
     """
     class Cube(Function):
         @staticmethod
