@@ -92,33 +92,49 @@ def library_calls(modules: tuple[str, ...], torch_word: str) -> Iterator[list[st
 
 # ---------------------------------------------------------------------------- the runners
 def run_function(function: type, inputs: list[np.ndarray], grad_output: np.ndarray,
-                 **settings: Any) -> tuple[np.ndarray, list[np.ndarray]]:
+                 **settings: Any) -> tuple[np.ndarray, list[Optional[np.ndarray]], str]:
     """Given (not an exercise): run a Function forward and backward on float64 leaves.
 
-    Refuses a forward that changes its input in place (the engine cannot see that: backward
-    would read the output where it saved the input). Checks the op with ``gradcheck`` (it
-    raises, naming the worst entry, if backward disagrees with central differences); then
-    returns the output and each input's gradient for the upstream gradient ``grad_output``.
+    Returns ``(y, [dL/dx, ...], gradcheck)``: the output of your forward, each input's
+    gradient as your backward computes it for the upstream gradient ``grad_output`` (the
+    engine refuses a gradient of the wrong shape), and ``gradcheck``'s verdict on your pair
+    forward/backward: "passed", or what it found (see :func:`function_verdict`). A forward
+    whose output does not have grad_output's shape gets no backward: its gradients are None.
+
+    Refuses a forward or a backward that changes an input in place (the engine cannot see
+    that: backward would read something else where it saved the input).
     """
-    leaves = [mg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True) for x in inputs]
-    function.apply(*leaves, **settings)
-    for number, (leaf, x) in enumerate(zip(leaves, inputs), start=1):
-        if not np.array_equal(leaf.numpy(), np.asarray(x, dtype=np.float64)):
-            raise ValueError(
-                f"your forward changed its input number {number} in place (x **= 3, x *= …): "
-                "the array it saved for backward now holds something else. Leave the input "
-                "as it is and compute a new array")
-    leaves = [mg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True) for x in inputs]
+    def unchanged(leaves: list[Tensor], which: str) -> None:
+        for number, (leaf, x) in enumerate(zip(leaves, inputs), start=1):
+            if not np.array_equal(leaf.numpy(), np.asarray(x, dtype=np.float64)):
+                raise ValueError(
+                    f"your {which} changed its input number {number} in place (x **= 3, "
+                    "x *= …): the array saved for backward now holds something else. Leave "
+                    "the input as it is and compute a new array")
+
+    leaves = [float64_leaf(x) for x in inputs]
+    output = function.apply(*leaves, **settings)
+    unchanged(leaves, "forward")
+    grads: list[Optional[np.ndarray]] = [None] * len(leaves)
+    if tuple(output.shape) == np.shape(grad_output):
+        output.backward(mg.tensor(np.asarray(grad_output, dtype=np.float64)))
+        unchanged(leaves, "backward")
+        grads = [None if leaf.grad is None else leaf.grad.numpy() for leaf in leaves]
+    return output.numpy(), grads, function_verdict(function, inputs, grad_output, settings)
+
+def function_verdict(function: type, inputs: list[np.ndarray], grad_output: np.ndarray,
+                     settings: dict) -> str:
+    """Given (not an exercise): ``gradcheck``'s verdict on a Function, in words: "passed", or
+    what it raised, after what :func:`vjp_diagnosis` recognises in the backward."""
+    leaves = [float64_leaf(x) for x in inputs]
     try:
         gradcheck(lambda *tensors: function.apply(*tensors, **settings), tuple(leaves))
-    except GradcheckError as error:
-        what = vjp_diagnosis(function, inputs, grad_output, settings)
-        if what is None:
-            raise
-        raise GradcheckError(f"{what}\n{error}") from None
-    output = function.apply(*leaves, **settings)
-    output.backward(mg.tensor(np.asarray(grad_output, dtype=np.float64)))
-    return output.numpy(), [leaf.grad.numpy() for leaf in leaves]
+    except Exception as error:  # noqa: BLE001 — the verdict is the message
+        what = vjp_diagnosis(function, inputs, grad_output, settings) \
+            if isinstance(error, GradcheckError) else None
+        found = f"{type(error).__name__}: {first_lines(error)}"
+        return f"{what}; {found}" if what else found
+    return "passed"
 
 def vjp_diagnosis(function: type, inputs: list[np.ndarray], grad_output: np.ndarray,
                   settings: dict) -> Optional[str]:

@@ -116,12 +116,13 @@ def softmax_vjp(x: np.ndarray, v: np.ndarray) -> np.ndarray:
     ### END SOLUTION
 
 
-def cube_function(x: np.ndarray, grad_output: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+def cube_function(x: np.ndarray, grad_output: np.ndarray) -> tuple[np.ndarray, list, str]:
     """Exercise 03.5 — your first Function: y = x³, elementwise.
 
     Fill in ``Cube.forward`` (keep what backward needs with ``ctx.save_for_backward``) and
     ``Cube.backward`` (read it back from ``ctx.saved_tensors``; dy/dx = 3x², times
-    ``grad_output``). ``run_function`` does the rest and returns ``(y, [dL/dx])``.
+    ``grad_output``). ``run_function`` does the rest and returns ``(y, [dL/dx], verdict)``,
+    the verdict being gradcheck's: "passed", or what it found.
 
     Example: x = [1, 2], grad_output = [1, 1] → y = [1, 8], dL/dx = [3, 12].
     """
@@ -144,14 +145,14 @@ def cube_function(x: np.ndarray, grad_output: np.ndarray) -> tuple[np.ndarray, l
 
 
 def broadcast_mul_function(a: np.ndarray, b: np.ndarray,
-                           grad_output: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+                           grad_output: np.ndarray) -> tuple[np.ndarray, list, str]:
     """Exercise 03.6 — a broadcasting product, out = a * b (numpy broadcasting rules).
 
     ``a`` and ``b`` may have different shapes (say (2, 3) and (3,), or (4, 1) and (1, 5)).
     d(out)/da = b and d(out)/db = a entry by entry, but each gradient must come back with its
     own input's shape: sum over the axes broadcasting added or stretched (exercise 03.1).
     The engine refuses a gradient of the wrong shape ("returned an invalid gradient").
-    Returns ``(out, [dL/da, dL/db])``.
+    Returns ``(out, [dL/da, dL/db], verdict)``.
 
     Example: a of shape (2, 3), b of shape (3,), grad_output all ones → dL/db = a.sum(axis=0).
     """
@@ -183,7 +184,7 @@ def broadcast_mul_function(a: np.ndarray, b: np.ndarray,
 
 
 def sum_function(x: np.ndarray, dim: int | list[int], keepdim: bool,
-                 grad_output: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+                 grad_output: np.ndarray) -> tuple[np.ndarray, list, str]:
     """Exercise 03.7 — a reduction: y = x.sum(dim, keepdim).
 
     ``dim`` is one axis or a list of axes (negative ones count from the end; numpy wants a
@@ -193,7 +194,7 @@ def sum_function(x: np.ndarray, dim: int | list[int], keepdim: bool,
     ``forward`` as keyword arguments: ``forward(ctx, x, dim, keepdim)``; anything backward needs
     besides tensors (a shape, the axes) can be kept on ``ctx`` as a plain attribute
     (``ctx.shape = x.shape``).
-    Returns ``(y, [dL/dx])``.
+    Returns ``(y, [dL/dx], verdict)``.
 
     Example: x of shape (2, 3), dim = 1, keepdim = False, grad_output = [1, 2] →
     dL/dx = [[1, 1, 1], [2, 2, 2]].

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+import re
+from typing import Any, Callable, Optional
 
 import numpy as np
 
+from minigrad.exercises.function_mistakes import (GRADCHECK_SAYS, compare_function,
+                                                  function_mistakes, gradients, raised_saying)
 from minigrad.exercises.lessons.lesson02_checks import WORKED_PROGRAM, _random_program
 from minigrad.exercises.mistakes import Case, Mistake, Raised, comparator, near
 from minigrad.exercises.spec import Exercise, close
@@ -93,36 +96,73 @@ MATMUL_MISTAKES = [
 ]
 
 
-def _cube_with(gradient: Callable[[np.ndarray, np.ndarray], np.ndarray]
-               ) -> Callable[[Case], Any]:
-    """03.5's answer, (y, [dL/dx]), with dL/dx = ``gradient(x, grad_output)``."""
+# ---------------------------------------------------------------------------- 03.5–03.7 mistakes
+# Their answer comes from the given run_function: (y, [dL/dx, ...], gradcheck's verdict). The
+# rows every Function shares (float32, a sign, a None, what gradcheck says) are in
+# function_mistakes; an error forward or backward raises reaches the rows with raises=True.
+def _cube_gradient(gradient: Callable[[np.ndarray, np.ndarray], np.ndarray]
+                   ) -> Callable[[Case], Any]:
+    """03.5's gradients, [dL/dx], with dL/dx = ``gradient(x, grad_output)``."""
     def answer(case: Case) -> Any:
         x, g = np.asarray(case.x, dtype=float), np.asarray(case.grad_output, dtype=float)
-        return [x ** 3, [gradient(x, g)]]
+        return [gradient(x, g)]
     return answer
 
 
-# 03.5's answer: (y, [dL/dx]). A backward gradcheck refuses makes run_function raise, and its
-# message says what it can (the runner's vjp_diagnosis); these are the answers it lets through.
+def _cube_output(value: Callable[[np.ndarray], np.ndarray]) -> Callable[[Case], Any]:
+    return lambda case: value(np.asarray(case.x, dtype=float))
+
+
+def _invalid_gradient(case: Case) -> Optional[tuple[int, list[int], list[int]]]:
+    """(input number, shape given, shape wanted) of the engine's "returned an invalid
+    gradient" error, or None."""
+    found = re.search(r"invalid gradient at index (\d+) - got \[([\d, ]*)\] but expected shape "
+                      r"compatible with \[([\d, ]*)\]", str(case.got)) \
+        if isinstance(case.got, Raised) else None
+    if found is None:
+        return None
+    index, given, wanted = found.groups()
+    return int(index), [int(n) for n in given.split(",") if n.strip()], \
+        [int(n) for n in wanted.split(",") if n.strip()]
+
+
+# 03.5's answer: (y, [dL/dx], verdict).
 CUBE_MISTAKES = [
+    Mistake("your forward squares x: the op is the cube, x times itself three times",
+            part=0, gives=_cube_output(lambda x: x ** 2), group="forward"),
+    Mistake("your forward multiplies x by 3: the op is the cube, x times itself three times",
+            part=0, gives=_cube_output(lambda x: 3 * x), group="forward"),
+    Mistake("your forward returns the cube's derivative: forward computes the op itself, and "
+            "backward its derivative", part=0, gives=_cube_output(lambda x: 3 * x ** 2),
+            group="forward"),
     Mistake("your backward gives the local derivative alone: multiply it by grad_output, the "
-            "gradient arriving from above", gives=_cube_with(lambda x, g: 3 * x ** 2)),
-    Mistake("your backward lacks the factor 3 of the cube's derivative",
-            gives=_cube_with(lambda x, g: g * x ** 2)),
+            "gradient arriving from above", part=1,
+            gives=_cube_gradient(lambda x, g: 3 * x ** 2)),
+    Mistake("your backward lacks the factor 3 of the cube's derivative", part=1,
+            gives=_cube_gradient(lambda x, g: g * x ** 2)),
     Mistake("your backward has one factor x too few: the cube's derivative grows like x²",
-            gives=_cube_with(lambda x, g: 3 * g * x)),
-    Mistake("your backward uses the output y = x³ where the saved input x belongs",
-            gives=_cube_with(lambda x, g: 3 * g * x ** 6)),
+            part=1, gives=_cube_gradient(lambda x, g: 3 * g * x)),
+    Mistake("your backward uses the output y = x³ where the saved input x belongs", part=1,
+            gives=_cube_gradient(lambda x, g: 3 * g * x ** 6)),
+    Mistake("your backward uses the derivative of the square: the op is the cube", part=1,
+            gives=_cube_gradient(lambda x, g: 2 * g * x)),
+    Mistake("your backward adds grad_output to the local derivative: the chain rule "
+            "multiplies them", part=1, gives=_cube_gradient(lambda x, g: g + 3 * x ** 2)),
     Mistake("your backward reads a saved tensor that forward did not save: forward keeps x "
             "for backward with ctx.save_for_backward", raises=True,
-            when=lambda case: _raised_saying("not enough values to unpack (expected 1, "
-                                             "got 0)")(case)),
+            when=lambda case: raised_saying("not enough values to unpack (expected 1, "
+                                            "got 0)")(case)),
     Mistake("ctx.saved_tensors is a tuple of the saved tensors, even of one: unpack it to get "
             "x itself", raises=True,
-            when=lambda case: _raised_saying("unsupported operand", "'tuple'")(case)),
+            when=lambda case: raised_saying("unsupported operand", "'tuple'")(case)),
     Mistake("backward returns one gradient per input of forward, and forward has one, x: "
             "return that gradient alone", raises=True,
-            when=lambda case: _raised_saying("incorrect number of gradients (expected 1")(case)),
+            when=lambda case: raised_saying("incorrect number of gradients (expected 1")(case)),
+    Mistake(lambda case: f"your gradient has shape {tuple(_invalid_gradient(case)[1])}, and x "
+                         f"has shape {tuple(_invalid_gradient(case)[2])}: a gradient has its "
+                         "input's shape, one entry per entry of x, nothing summed",
+            raises=True, when=lambda case: _invalid_gradient(case) is not None),
+    *function_mistakes(("dL/dx",)),
 ]
 
 
@@ -135,77 +175,194 @@ def _summed_to(gradient: np.ndarray, shape: tuple) -> np.ndarray:
     return gradient.sum(axis=stretched, keepdims=True).reshape(shape)
 
 
-def _mul_with(first: Callable[[Case], np.ndarray], second: Callable[[Case], np.ndarray]
-              ) -> Callable[[Case], Any]:
-    """03.6's answer, (out, [dL/da, dL/db]), with the two gradients before the sum-to."""
+def _mul_with(first: Callable[[Case], np.ndarray], second: Callable[[Case], np.ndarray],
+              average: bool = False) -> Callable[[Case], Any]:
+    """03.6's gradients, [dL/da, dL/db], from the two products before the sum-to (with
+    ``average``, the copies averaged instead of summed)."""
     def answer(case: Case) -> Any:
         a, b = np.asarray(case.a, dtype=float), np.asarray(case.b, dtype=float)
-        return [a * b, [_summed_to(np.broadcast_to(first(case), np.broadcast_shapes(
-            a.shape, b.shape)), a.shape), _summed_to(np.broadcast_to(second(case),
-            np.broadcast_shapes(a.shape, b.shape)), b.shape)]]
+        full = np.broadcast_shapes(a.shape, b.shape)
+        grads = []
+        for product, shape in ((first(case), a.shape), (second(case), b.shape)):
+            grad = _summed_to(np.broadcast_to(product, full), shape)
+            grads.append(grad * np.prod(shape) / np.prod(full) if average else grad)
+        return grads
     return answer
 
 
-def _raised_saying(*words: str) -> Callable[[Case], bool]:
-    return lambda case: isinstance(case.got, Raised) and all(word in case.got for word in words)
+def _grad_b(case: Case) -> np.ndarray:
+    return np.asarray(case.grad_output) * case.b
 
 
-# 03.6's answer: (out, [dL/da, dL/db]).
+def _grad_a(case: Case) -> np.ndarray:
+    return np.asarray(case.grad_output) * case.a
+
+
+def _one_gradient(case: Case, index: int, product: Callable[[Case], np.ndarray]) -> bool:
+    """The student's gradient number ``index`` (0: dL/da, 1: dL/db) is ``product`` summed
+    down to its input's shape, and wrong."""
+    got = gradients(case)
+    if len(got) <= index:
+        return False
+    shape = np.shape((case.a, case.b)[index])
+    wrong = _summed_to(np.broadcast_to(product(case), np.broadcast_shapes(
+        np.shape(case.a), np.shape(case.b))), shape)
+    return not near(got[index], case.expected[1][index]) and near(got[index], wrong)
+
+
+def _other_factors_shape(case: Case) -> bool:
+    """A gradient refused because it has the other factor's shape (which is not the
+    product's: a gradient not summed down has that one)."""
+    found = _invalid_gradient(case)
+    if found is None or found[0] not in (0, 1):
+        return False
+    own, other = (np.shape(case.a), np.shape(case.b))[::1 if found[0] == 0 else -1]
+    return tuple(found[1]) == other != own and other != np.broadcast_shapes(own, other)
+
+
+def _reshaped(case: Case) -> Optional[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+    """(size, shape, the product's shape) of numpy's "cannot reshape array of size N into
+    shape S", the error of a sum-to whose sum left the wrong axes; None for another error."""
+    found = re.search(r"cannot reshape array of size (\d+) into shape \(([\d, ]*)\)",
+                      str(case.got)) if isinstance(case.got, Raised) else None
+    if found is None:
+        return None
+    shape = tuple(int(n) for n in found.group(2).split(",") if n.strip())
+    return int(found.group(1)), shape, np.broadcast_shapes(np.shape(case.a), np.shape(case.b))
+
+
+def _summed_leading_only(case: Case) -> bool:
+    found = _reshaped(case)
+    return found is not None and found[0] == int(np.prod(found[2][len(found[2])
+                                                                 - len(found[1]):]))
+
+
+def _summed_stretched_only(case: Case) -> bool:
+    found = _reshaped(case)
+    return found is not None and found[0] == int(
+        np.prod(found[2][:len(found[2]) - len(found[1])]) * np.prod(found[1]))
+
+
+def _summed_everything(case: Case) -> bool:
+    found = _reshaped(case)
+    return found is not None and found[0] == 1 and int(np.prod(found[1])) > 1
+
+
+def _dropped_ones(case: Case) -> bool:
+    """A gradient summed without keepdims: its shape is its input's without the 1s."""
+    found = _invalid_gradient(case)
+    return found is not None and found[1] == [n for n in found[2] if n != 1] \
+        and found[1] != found[2]
+
+
+# 03.6's answer: (out, [dL/da, dL/db], verdict).
 MUL_MISTAKES = [
+    Mistake("your forward adds the two factors: this op multiplies them, entry by entry",
+            part=0, gives=lambda case: np.asarray(case.a, dtype=float) + case.b,
+            group="forward"),
+    Mistake("your sum-to drops the axes of length 1: keep them (keepdims), so that each "
+            "gradient has exactly its input's shape", raises=True, when=_dropped_ones,
+            group="shape"),
+    Mistake("your gradient for one factor has the other factor's shape: the two are swapped, "
+            "in what forward saves or in the order backward returns them (forward's order)",
+            raises=True, when=_other_factors_shape, group="shape"),
     Mistake("a gradient must have its own input's shape: sum each product down over the axes "
             "broadcasting added or stretched, as in 03.1", raises=True,
-            when=_raised_saying("returned an invalid gradient")),
+            when=raised_saying("returned an invalid gradient"), group="shape"),
     Mistake("each factor's gradient carries the OTHER factor: yours are swapped",
-            gives=_mul_with(lambda c: np.asarray(c.grad_output) * c.a,
-                            lambda c: np.asarray(c.grad_output) * c.b)),
+            part=1, gives=_mul_with(_grad_a, _grad_b), group="other factor"),
+    Mistake("your dL/da carries a itself: each factor's gradient carries the OTHER factor",
+            group="other factor", when=lambda case: _one_gradient(case, 0, _grad_a)),
+    Mistake("your dL/db carries b itself: each factor's gradient carries the OTHER factor",
+            group="other factor", when=lambda case: _one_gradient(case, 1, _grad_b)),
     Mistake("your gradients leave out grad_output, the gradient arriving from above",
-            gives=_mul_with(lambda c: np.asarray(c.b, dtype=float) + 0 * c.a,
-                            lambda c: np.asarray(c.a, dtype=float) + 0 * c.b)),
+            part=1, gives=_mul_with(lambda c: np.asarray(c.b, dtype=float) + 0 * c.a,
+                                    lambda c: np.asarray(c.a, dtype=float) + 0 * c.b)),
+    Mistake("you averaged the copies: each copy's gradient adds to its original's, so sum "
+            "them", part=1, gives=_mul_with(_grad_b, _grad_a, average=True)),
     Mistake("your sum-to sums the leading axes only: an axis of length 1 that broadcasting "
             "stretched must be summed too, keeping its length 1", raises=True,
-            when=_raised_saying("cannot reshape")),
+            when=_summed_leading_only),
+    Mistake("your sum-to sums the stretched axes only: the leading axes that broadcasting "
+            "added must be summed away too", raises=True, when=_summed_stretched_only),
+    Mistake("you summed every axis: the target's axes of full length were not broadcast, so "
+            "they stay", raises=True, when=_summed_everything),
+    Mistake("your backward reads more saved tensors than forward saved: forward keeps both "
+            "factors for backward with ctx.save_for_backward", raises=True,
+            when=raised_saying("not enough values to unpack (expected 2")),
+    Mistake("your forward multiplies in place (a *= b): a has not the product's shape, and "
+            "backward needs it as it was; compute a new array", raises=True,
+            when=raised_saying("non-broadcastable output operand")),
+    *function_mistakes(("dL/da", "dL/db")),
 ]
 
 
-def _sum_gradient(case: Case, expand: bool = True, divide: bool = False) -> Any:
-    """03.7's answer, (y, [dL/dx]), right or mistaken: not expanded, or divided by N."""
-    x = np.asarray(case.x, dtype=float)
-    dims = tuple(sorted(axis % x.ndim for axis in ((case.dim,) if isinstance(case.dim, int)
+def _sum_axes(case: Case) -> tuple[int, ...]:
+    x = np.asarray(case.x)
+    return tuple(sorted(axis % x.ndim for axis in ((case.dim,) if isinstance(case.dim, int)
                                                    else case.dim)))
+
+
+def _sum_gradient(case: Case, expand: bool = True, divide: bool = False,
+                  upstream: bool = True) -> Any:
+    """03.7's gradients, [dL/dx], right or mistaken: not expanded, divided by N, or without
+    grad_output."""
+    x = np.asarray(case.x, dtype=float)
+    dims = _sum_axes(case)
     grad = np.asarray(case.grad_output, dtype=float)
+    if not upstream:
+        grad = np.ones_like(grad)
     if expand and not case.keepdim:
         grad = np.expand_dims(grad, dims)
     if divide:
         grad = grad / np.prod([x.shape[axis] for axis in dims])
-    return [x.sum(axis=dims, keepdims=case.keepdim), [np.broadcast_to(grad, x.shape).copy()]]
+    return [np.broadcast_to(grad, x.shape).copy()]
 
 
-def _broadcasts(array: Any, shape: tuple) -> bool:
-    try:
-        np.broadcast_to(np.asarray(array), shape)
-    except ValueError:
-        return False
-    return True
+def _gradient_of_the_sum_shape(case: Case) -> bool:
+    """The engine refused a gradient that has y's shape, with or without its summed axes
+    (never broadcast)."""
+    found = _invalid_gradient(case)
+    return found is not None and found[1] != found[2] and any(
+        tuple(found[1]) == np.shape(np.sum(case.x, axis=_sum_axes(case), keepdims=keep))
+        for keep in (False, True))
 
 
-# 03.7's answer: (y, [dL/dx]).
+# 03.7's answer: (y, [dL/dx], verdict).
 SUM_MISTAKES = [
+    Mistake("your forward ignores keepdim: with keepdim=True the summed axes stay, with "
+            "length 1; without it they are gone", part=0, group="forward",
+            gives=lambda case: np.sum(case.x, axis=_sum_axes(case),
+                                      keepdims=not case.keepdim)),
+    Mistake("your forward sums over every axis: only the axes of dim are summed", part=0,
+            group="forward", gives=lambda case: np.sum(case.x, keepdims=case.keepdim)
+            if len(_sum_axes(case)) < np.ndim(case.x) else None),
+    Mistake("your forward averages: this op sums", part=0, group="forward",
+            gives=lambda case: np.mean(case.x, axis=_sum_axes(case), keepdims=case.keepdim)),
+    Mistake("numpy wants several axes as a tuple, not a list: tuple(dim)", raises=True,
+            when=raised_saying("'list' object cannot be interpreted as an integer")),
     Mistake("backward returns one gradient per tensor given to forward, here x alone: dim and "
             "keepdim are settings, given by keyword, and get none", raises=True,
-            when=_raised_saying("incorrect number of gradients")),
+            when=raised_saying("incorrect number of gradients")),
+    Mistake("your gradient has the shape of the sum, not of x: every entry of x gets its "
+            "sum's gradient, so broadcast it to x's shape", raises=True,
+            when=_gradient_of_the_sum_shape),
     Mistake("without keepdim the summed axes are gone from the gradient: give them back with "
             "length 1 first, then broadcast to x's shape", raises=True,
-            when=_raised_saying("broadcast")),
+            when=raised_saying("broadcast")),
+    Mistake("with keepdim the summed axes are still in the gradient, with length 1: give "
+            "them back only when keepdim is False", raises=True,
+            when=lambda case: case.keepdim and raised_saying("more dimensions than allowed")(
+                case)),
     Mistake("your gradient was broadcast along the wrong axes: without keepdim, first give "
-            "the summed axes back with length 1, then broadcast",
+            "the summed axes back with length 1, then broadcast", part=1,
             gives=lambda case: None if case.keepdim else _sum_gradient(case, expand=False)),
-    Mistake("if your backward broadcasts the gradient as it is: without keepdim that puts it "
-            "along the wrong axes; give the summed axes back with length 1 first",
-            raises=True, when=lambda case: _raised_saying("GradcheckError")(case)
-            and not case.keepdim and _broadcasts(case.grad_output, np.shape(case.x))),
     Mistake("your gradient is divided by the number of entries summed: a sum passes its "
-            "gradient on unchanged (that was the mean)",
+            "gradient on unchanged (that was the mean)", part=1,
             gives=lambda case: _sum_gradient(case, divide=True)),
+    Mistake("your gradient leaves out grad_output, the gradient arriving from above", part=1,
+            gives=lambda case: _sum_gradient(case, upstream=False)),
+    *function_mistakes(("dL/dx",)),
 ]
 
 
@@ -376,6 +533,7 @@ def _sum_hidden(rng: np.random.Generator) -> list[tuple]:
         cases.append(_sum_case(rng, shape, dim, bool(rng.random() < 0.5)))
     n = int(rng.integers(2, 5))
     cases.append(_sum_case(rng, (n, n), 1, False))  # a middle axis put back on the wrong side
+    cases.append(_sum_case(rng, (2, n, 3), [0, -1], True))  # keepdim, always once
     return cases
 
 
@@ -546,7 +704,8 @@ EXERCISES = [
                          (np.array([[-1.0, 0.5], [2.0, -3.0]]), np.array([[1.0, 2.0], [0.5, -1.0]]))],
         hidden=_cube_hidden,
         compare=comparator(CUBE_MISTAKES, names=("x", "grad_output"),
-                           compare=close(rtol=1e-9, atol=1e-12)),
+                           compare=compare_function, otherwise=[GRADCHECK_SAYS]),
+        parts=("y", "dL/dx", "gradcheck"), weights=(1, 2, 1),  # the point: the backward
     ),
     Exercise(
         id="03.6", function="broadcast_mul_function", points=4,
@@ -561,7 +720,8 @@ EXERCISES = [
                          (np.array(2.0), _arange(2, 2), np.ones((2, 2)))],
         hidden=_broadcast_mul_hidden,
         compare=comparator(MUL_MISTAKES, names=("a", "b", "grad_output"),
-                           compare=close(rtol=1e-9, atol=1e-12)),
+                           compare=compare_function, otherwise=[GRADCHECK_SAYS]),
+        parts=("out", "dL/da and dL/db", "gradcheck"), weights=(1, 2, 1),  # the point: the backward
     ),
     Exercise(
         id="03.7", function="sum_function", points=4,
@@ -578,7 +738,8 @@ EXERCISES = [
                          (_arange(2, 3, 2), [0, -1], False, np.array([1.0, -1.0, 2.0]))],
         hidden=_sum_hidden,
         compare=comparator(SUM_MISTAKES, names=("x", "dim", "keepdim", "grad_output"),
-                           compare=close(rtol=1e-9, atol=1e-12)),
+                           compare=compare_function, otherwise=[GRADCHECK_SAYS]),
+        parts=("y", "dL/dx", "gradcheck"), weights=(1, 2, 1),  # the point: the backward
     ),
     Exercise(
         id="03.8", function="forward_mode", points=4,
