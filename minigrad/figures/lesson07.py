@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.figures.registry import figure, save_png
+from minigrad.figures.slide import enlarge_for_slide, slide_figure
 
 #: The notebook's example (section 1): a 4×4 plane, 2×2 max pooling, stride 2.
 ROUTING_INPUT = np.array([[1.0, 2.0, 0.0, 1.0], [4.0, 3.0, 5.0, 2.0],
@@ -194,9 +195,10 @@ def cnn_backward_graph() -> Any:
                       names=names)
 
 
-def plot_filters(before: np.ndarray, after: np.ndarray) -> Any:
+def plot_filters(before: np.ndarray, after: np.ndarray, vector: bool = False) -> Any:
     """The first layer's 3×3 filters (16, 3, 3) at initialisation and after training, on one
-    colour scale per row (red positive, blue negative), and the change between them."""
+    colour scale per row (red positive, blue negative), and the change between them.
+    ``vector``: each weight a drawn square, not an image's pixel (a slide's SVG)."""
     import matplotlib.pyplot as plt
 
     count = before.shape[0]
@@ -205,7 +207,11 @@ def plot_filters(before: np.ndarray, after: np.ndarray) -> Any:
     scale = max(np.abs(before).max(), np.abs(after).max())
     for axes_row, (name, filters) in zip(axes, rows):
         for k, ax in enumerate(axes_row):
-            ax.imshow(filters[k], cmap="RdBu_r", vmin=-scale, vmax=scale)
+            if vector:
+                ax.pcolormesh(filters[k], cmap="RdBu_r", vmin=-scale, vmax=scale)
+                ax.set(aspect="equal", ylim=(filters[k].shape[0], 0))
+            else:
+                ax.imshow(filters[k], cmap="RdBu_r", vmin=-scale, vmax=scale)
             ax.set_xticks([])
             ax.set_yticks([])
         axes_row[0].set_ylabel(name, fontsize=FONT - 1, rotation=0, ha="right", va="center")
@@ -260,3 +266,18 @@ def _cnn_backward(path: Path) -> None:
         description="the CNN's first-layer filters at initialisation, after training, the change")
 def _filters(path: Path) -> None:
     save_png(plot_filters(*trained_filters()), path)
+
+
+@slide_figure("lesson07_max_pool_routing.png")
+def _max_pool_routing_slide() -> Any:
+    return enlarge_for_slide(plot_max_pool_routing())
+
+
+@slide_figure("lesson07_avg_pool_spread.png")
+def _avg_pool_spread_slide() -> Any:
+    return enlarge_for_slide(plot_avg_pool_spread())
+
+
+@slide_figure("lesson07_filters.png")
+def _filters_slide() -> Any:
+    return enlarge_for_slide(plot_filters(*trained_filters(), vector=True))
