@@ -280,4 +280,5 @@ def _avg_pool_spread_slide() -> Any:
 
 @slide_figure("lesson07_filters.png")
 def _filters_slide() -> Any:
-    return enlarge_for_slide(plot_filters(*trained_filters(), vector=True))
+    before, after = trained_filters()
+    return enlarge_for_slide(plot_filters(before[:8], after[:8], vector=True))  # 8 of 16: larger
