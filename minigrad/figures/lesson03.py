@@ -168,6 +168,7 @@ def plot_modes(ax: Any = None, inputs: int = 4, outputs: int = 1, brief: bool = 
                 f"one pass per output: {outputs} for a loss", ha="center", va="top", color=RED)
         ax.set_xlim(-0.5, 11.5)
         ax.set_ylim(-2.9, 2.9)
+        ax.axis("off")
         return ax
     ax.text(5.5, 1.25, f"forward mode: u → J₁u → J₂J₁u → Ju  (one pass per input direction: "
             f"{inputs} passes for {inputs} inputs)", ha="center", color=GREEN, fontsize=9.5)

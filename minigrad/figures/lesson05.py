@@ -97,9 +97,10 @@ def _matrix(ax: Any, x: float, y: float, rows: int, cols: int, label: str, shape
     return x + cols * cell
 
 
-def plot_linear_shapes(batch: int = 4, d: int = 3, h: int = 2) -> Any:
+def plot_linear_shapes(batch: int = 4, d: int = 3, h: int = 2, spread: float = 1.0) -> Any:
     """Linear backward as shapes, for Z = X Wᵀ + b with X (B, d), W (h, d), G = dL/dZ (B, h):
-    one row per gradient, each a product (or a sum) whose shapes fit."""
+    one row per gradient, each a product (or a sum) whose shapes fit. ``spread``: the gaps
+    between the matrices of a row, times this (a slide's larger labels need more)."""
     import matplotlib.pyplot as plt
 
     colours = {"G": "#f4a582", "W": "#92c5de", "X": "#a6dba0", "out": "#bababa"}
@@ -115,19 +116,20 @@ def plot_linear_shapes(batch: int = 4, d: int = 3, h: int = 2) -> Any:
         y = top - height
         right = _matrix(ax, 0.0, y + height - shape[0] * 0.32, *shape, name,
                         f"{shape if name != 'dL/db' else (h,)}", colours["out"])
-        ax.text(right + 0.3, y + height / 2, "=", fontsize=20, va="center")
-        x = right + 0.7
+        ax.text(right + 0.3 * spread, y + height / 2, "=", fontsize=20, va="center")
+        x = right + 0.7 * spread
         for index, (label, (r, c), kind) in enumerate(factors):
             if index:
-                ax.text(x + 0.15, y + height / 2, "@", fontsize=16, va="center")
-                x += 0.6
+                ax.text(x + 0.15 * spread, y + height / 2, "@", fontsize=16, va="center")
+                x += 0.6 * spread
             x = _matrix(ax, x, y + height - r * 0.32, r, c, label, f"({r}, {c})",
                         colours[kind])
-        ax.text(x + 0.35, y + height / 2, note, fontsize=11, va="center", color="0.25")
+        ax.text(x + 0.35 * spread, y + height / 2, note, fontsize=11, va="center",
+                color="0.25")
         top = y - 1.0
     ax.text(0.0, 0.75, f"Z = X Wᵀ + b with B = {batch}, d = {d}, h = {h}; G = dL/dZ",
             fontsize=13)
-    ax.set_xlim(-0.2, 8.4)
+    ax.set_xlim(-0.2, 8.4 + 2 * (spread - 1))
     ax.set_ylim(top + 0.6, 1.1)
     ax.set_aspect("equal")
     ax.axis("off")
@@ -184,4 +186,4 @@ def _network_slide() -> Any:
 
 @slide_figure("lesson05_linear_shapes.png")
 def _linear_shapes_slide() -> Any:
-    return enlarge_for_slide(plot_linear_shapes())
+    return enlarge_for_slide(plot_linear_shapes(spread=1.8))

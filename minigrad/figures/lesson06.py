@@ -67,6 +67,14 @@ def _operator(ax: Any, x: float, y: float, text: str) -> None:
     ax.text(x, y, text, ha="center", va="center", fontsize=FONT + (20 if text == "⋆" else 7))
 
 
+def _slide_operators(fig: Any) -> Any:
+    """The ⋆ and = between the grids at a slide's size (twice the labels' and more)."""
+    for text in fig.axes[0].texts:
+        if text.get_text() in ("⋆", "="):
+            text.set_fontsize(72 if text.get_text() == "⋆" else 40)
+    return fig
+
+
 def _finish(ax: Any, width: float, top: float, bottom: float, caption: str = "") -> None:
     if caption:
         ax.text(width / 2, bottom - 0.2, caption, ha="center", va="top", fontsize=FONT,
@@ -221,19 +229,19 @@ def _backward_graph(path: Path) -> None:
 
 @slide_figure("lesson06_sliding_window.png")
 def _sliding_window_slide() -> Any:
-    return enlarge_for_slide(plot_sliding_window(brief=True).figure)
+    return _slide_operators(enlarge_for_slide(plot_sliding_window(brief=True).figure))
 
 
 @slide_figure("lesson06_weight_gradient.png")
 def _weight_gradient_slide() -> Any:
-    return enlarge_for_slide(plot_weight_gradient().figure)
+    return _slide_operators(enlarge_for_slide(plot_weight_gradient().figure))
 
 
 @slide_figure("lesson06_full_convolution.png")
 def _full_convolution_slide() -> Any:
-    return enlarge_for_slide(plot_full_convolution().figure)
+    return _slide_operators(enlarge_for_slide(plot_full_convolution().figure))
 
 
 @slide_figure("lesson06_stride_dilation.png")
 def _stride_dilation_slide() -> Any:
-    return enlarge_for_slide(plot_stride_dilation(brief=True).figure)
+    return _slide_operators(enlarge_for_slide(plot_stride_dilation(brief=True).figure))

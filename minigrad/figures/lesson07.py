@@ -74,9 +74,10 @@ def max_pool_example() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return y.numpy()[0, 0], indices.numpy()[0, 0], x.grad.numpy()[0, 0]
 
 
-def plot_max_pool_routing() -> Any:
+def plot_max_pool_routing(brief: bool = False) -> Any:
     """Forward: each coloured window keeps its maximum (bold) and where it is; backward:
-    each entry of dL/dy goes back to that position, every other pixel gets 0."""
+    each entry of dL/dy goes back to that position, every other pixel gets 0. ``brief`` (a
+    slide's): y's label on two lines, no "forward" over the arrow."""
     import matplotlib.pyplot as plt
 
     y, indices, grad_x = max_pool_example()
@@ -107,12 +108,17 @@ def plot_max_pool_routing() -> Any:
             arrowstyle="-|>", color=WINDOW_COLOURS[k], lw=2, shrinkA=0, shrinkB=10,
             connectionstyle=f"arc3,rad={-0.2 if first_row else 0.2}"), zorder=3)
     ax.annotate("", xy=(5.4, 2), xytext=(4.1, 2), arrowprops=dict(arrowstyle="-|>", lw=2))
-    labels = ((2, 4.35, "x (maxima in bold)"), (6.5, 3.35, "y = max_pool2d(x, 2)"),
-              (16.5, 4.35, "dL/dx (0 off the argmax)"))
+    if brief:
+        labels = ((2, 4.35, "x (maxima in bold)"), (6.5, 3.35, "y =\nmax_pool2d(x, 2)"),
+                  (16.5, 4.35, "dL/dx (0 off the argmax)"))
+    else:
+        labels = ((2, 4.35, "x (maxima in bold)"), (6.5, 3.35, "y = max_pool2d(x, 2)"),
+                  (16.5, 4.35, "dL/dx (0 off the argmax)"))
     for centre, height, text in labels:
         ax.text(centre, height, text, ha="center", fontsize=FONT)
     ax.text(9.85, 2.0, "dL/dy", ha="right", va="center", fontsize=FONT)
-    ax.text(4.75, 2.3, "forward", ha="center", fontsize=FONT - 2)
+    if not brief:
+        ax.text(4.75, 2.3, "forward", ha="center", fontsize=FONT - 2)
     ax.text(12.25, -0.55, "backward: each to its argmax", ha="center", fontsize=FONT - 2)
     ax.set_xlim(-0.2, 18.7)
     ax.set_ylim(-0.85, 4.8)
@@ -270,7 +276,7 @@ def _filters(path: Path) -> None:
 
 @slide_figure("lesson07_max_pool_routing.png")
 def _max_pool_routing_slide() -> Any:
-    return enlarge_for_slide(plot_max_pool_routing())
+    return enlarge_for_slide(plot_max_pool_routing(brief=True))
 
 
 @slide_figure("lesson07_avg_pool_spread.png")

@@ -217,13 +217,16 @@ def two_weight_paths(steps: int = 400, lam: float = 0.5) -> dict[str, np.ndarray
     return paths
 
 
-def plot_two_weight_paths(lam: float = 0.5, paths: dict[str, np.ndarray] | None = None) -> Any:
+def plot_two_weight_paths(lam: float = 0.5, paths: dict[str, np.ndarray] | None = None,
+                          ax: Any = None) -> Any:
     """The paths (``two_weight_paths(lam=lam)`` unless given) on the contours of the data
-    loss, with the minimiser of L + λ/2‖w‖²."""
+    loss, with the minimiser of L + λ/2‖w‖² (on ``ax`` if given); returns the figure."""
     import matplotlib.pyplot as plt
 
     paths = two_weight_paths(lam=lam) if paths is None else paths
-    fig, ax = plt.subplots(figsize=(6.5, 5.5), layout="constrained")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.5, 5.5), layout="constrained")
+    fig = ax.figure
     grid = np.linspace(-0.7, 2.2, 200)
     w1, w2 = np.meshgrid(grid, grid)
     loss = 0.5 * (CURVATURE[0] * (w1 - 1) ** 2 + CURVATURE[1] * (w2 - 1) ** 2)
@@ -253,4 +256,12 @@ def _decay_curves_slide() -> Any:
 
 @slide_figure("lesson08_sgd_vs_adamw.png")
 def _sgd_vs_adamw_slide() -> Any:
-    return enlarge_for_slide(plot_two_weight_paths())
+    import matplotlib.pyplot as plt
+
+    fig, (ax, side) = plt.subplots(1, 2, layout="constrained", width_ratios=(1, 1))
+    plot_two_weight_paths(ax=ax)
+    handles, labels = ax.get_legend_handles_labels()
+    ax.get_legend().remove()  # beside the paths, not over them
+    side.legend(handles, labels, loc="center left", frameon=False)
+    side.axis("off")
+    return enlarge_for_slide(fig)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 from typing import Any, Callable
 
 from minigrad.figures.registry import find_figures
@@ -125,7 +126,8 @@ def slide_problems(fig: Any) -> list[str]:
         problems.append(f"the picture is {width * 96:.0f} × {height * 96:.0f} px, the room "
                         f"{SLIDE_ROOM_PX[0]:.0f} × {SLIDE_ROOM_PX[1]:.0f}")
     renderer = fig.canvas.get_renderer()
-    fig.draw_without_rendering()
+    for _ in range(2):  # the layout settles in its second pass after labels grew
+        fig.draw_without_rendering()
     texts = _texts(fig)
     boxes = []
     for text in texts:
@@ -173,7 +175,8 @@ def draw_slide_figure(filename: str) -> Any:
 
 def slide_svg(filename: str) -> str:
     """The slide drawing of ``filename`` as an SVG document whose labels are ``<text>``
-    elements (``svg.fonttype = 'none'``), reproducible (no date, fixed ids)."""
+    elements (``svg.fonttype = 'none'``), reproducible (no date, fixed ids), its ids prefixed
+    with the figure's name."""
     import matplotlib
     import matplotlib.pyplot as plt
 
@@ -183,4 +186,11 @@ def slide_svg(filename: str) -> str:
         fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
     plt.close(fig)
     text = out.getvalue()
-    return text[text.find("<svg"):]
+    return _own_ids(text[text.find("<svg"):], Path(filename).stem)
+
+
+def _own_ids(svg: str, prefix: str) -> str:
+    """The SVG with every ``id`` (and each reference to one) prefixed, so that several
+    drawings inlined in one page (a deck) share no id."""
+    svg = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}-\1"', svg)
+    return re.sub(r'(url\(#|href="#)([^)"]+)', rf'\1{prefix}-\2', svg)
