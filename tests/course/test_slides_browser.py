@@ -277,6 +277,11 @@ def test_a_dark_deck_reads_from_the_back_too(browser, tmp_path) -> None:
         fills = page.evaluate("""() => Array.from(document.querySelectorAll(
             '.mg-steps[data-steps] svg > g > polygon:first-of-type')).map(p => p.getAttribute('fill'))""")
         assert fills and set(fills) == {"#1e1e1e"}
+        # the figures keep their white ground (a card): their black labels stay readable
+        grounds = page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.picture svg.mg-figure')).map(svg => getComputedStyle(
+            svg.querySelector('[id$="-patch_1"] path')).fill)""")
+        assert len(grounds) == 4 and set(grounds) == {"rgb(255, 255, 255)"}
         assert page.errors == []
     finally:
         context.close()
