@@ -7,12 +7,12 @@
     minigrad graph lesson.py --root L --backward --slide --out graph.svg   # a slide's drawing
 
 A deck is: a title slide, the slides listed in :mod:`minigrad.course.slide_content` (the
-lesson's figures from the registry drawn for the slide, its worked numbers revealed a line at a time, its code,
-its central backward pass as a stepper of focus drawings from
-:mod:`minigrad.course.slide_graph`), the reading's summary, and any ``--add`` pictures or
-steppers. It runs on reveal.js (vendored in ``vendor/revealjs/`` with its licence), inlined
-with everything else into the one HTML file: SVG inline (the figures' labels are text,
-measured like the rest), a lecturer's PNG as a data URI, no script or font
+lesson's figures from the registry drawn for the slide by :mod:`minigrad.figures.slide`, its
+worked numbers revealed a line at a time, its code, its central backward pass as a stepper of
+focus drawings from :mod:`minigrad.course.slide_graph`), the reading's summary, and any
+``--add`` pictures or steppers. It runs on reveal.js (vendored in ``vendor/revealjs/`` with
+its licence), inlined with everything else into the one HTML file: SVG inline (the figures'
+labels are text, measured like the rest), a lecturer's PNG as a data URI, no script or font
 from the network. Maths is plain Unicode (:func:`minigrad.course.reading.plain_math`).
 Speaker notes come from the reading's sections; ``s`` opens reveal's presenter view in its
 own window (notes, next slide, timer).

@@ -77,8 +77,9 @@ MEASURE = r"""() => {
       && t.checkVisibility({opacityProperty: true, visibilityProperty: true})))
     .map(svg => 'no text: ' + svg.getAttribute('aria-label'));
   const inner = section.querySelector('.mg-slide');
-  return {found: found, broken: broken, opaque: opaque, textless: textless, overflow: inner.scrollHeight > inner.clientHeight + 1
-                                  || inner.scrollWidth > inner.clientWidth + 1};
+  return {found: found, broken: broken, opaque: opaque, textless: textless,
+          overflow: inner.scrollHeight > inner.clientHeight + 1
+                    || inner.scrollWidth > inner.clientWidth + 1};
 }"""
 
 
