@@ -80,3 +80,11 @@ def test_the_check_refuses_small_maths_overlapping_and_outside_labels() -> None:
 
 def test_a_log_axis_reads_in_unicode() -> None:
     assert [power_of_ten(v) for v in (1e-8, 1.0, 100.0, 3e-4)] == ["10⁻⁸", "10⁰", "10²", ""]
+
+
+def test_two_slide_figures_share_no_id_in_one_deck() -> None:
+    first, second = (slide_svg(name) for name in QUICK[:2])
+    ids = [set(re.findall(r'\bid="([^"]+)"', svg)) for svg in (first, second)]
+    assert ids[0] and ids[1] and not ids[0] & ids[1]
+    for svg, own in zip((first, second), ids):  # every reference points into its own drawing
+        assert set(re.findall(r'(?:url\(#|href="#)([^)"]+)', svg)) <= own
