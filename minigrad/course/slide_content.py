@@ -4,8 +4,9 @@ A deck is the lesson's title slide, then these slides in order, then the reading
 Each slide names the reading's section its speaker notes come from (``notes="3."`` is the
 section whose heading starts ``## 3.``); the notes are that section's prose, not a copy.
 
-- :class:`Picture`: a figure of the registry (``minigrad/figures``), by its file name; the
-  deck embeds the picture the course ships in ``assets/`` (``make assets`` draws it).
+- :class:`Picture`: a figure of the registry (``minigrad/figures``), by its reading file's
+  name; the deck shows its slide drawing (:mod:`minigrad.figures.slide`), inline SVG whose
+  labels are text at 20 pt or more.
 - :class:`Numbers`: the lesson's worked numbers (the syllabus' numbers, recomputed in float64),
   one line each, in plain Unicode maths.
 - :class:`Drawing`: a graph drawn for the slide by ``draw(font_size, rankdir, theme)`` (a

@@ -7,11 +7,12 @@
     minigrad graph lesson.py --root L --backward --slide --out graph.svg   # a slide's drawing
 
 A deck is: a title slide, the slides listed in :mod:`minigrad.course.slide_content` (the
-lesson's figures from the registry, its worked numbers revealed a line at a time, its code,
-its central backward pass as a stepper of focus drawings from
-:mod:`minigrad.course.slide_graph`), the reading's summary, and any ``--add`` pictures or
-steppers. It runs on reveal.js (vendored in ``vendor/revealjs/`` with its licence), inlined
-with everything else into the one HTML file: SVG inline, PNG as data URIs, no script or font
+lesson's figures from the registry drawn for the slide by :mod:`minigrad.figures.slide`, its
+worked numbers revealed a line at a time, its code, its central backward pass as a stepper of
+focus drawings from :mod:`minigrad.course.slide_graph`), the reading's summary, and any
+``--add`` pictures or steppers. It runs on reveal.js (vendored in ``vendor/revealjs/`` with
+its licence), inlined with everything else into the one HTML file: SVG inline (the figures'
+labels are text, measured like the rest), a lecturer's PNG as a data URI, no script or font
 from the network. Maths is plain Unicode (:func:`minigrad.course.reading.plain_math`).
 Speaker notes come from the reading's sections; ``s`` opens reveal's presenter view in its
 own window (notes, next slide, timer).
@@ -31,7 +32,6 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from minigrad.course.catalog import Lesson, find_lesson
-from minigrad.course.folder import course_source
 from minigrad.course.reading import (inline_html, intro_notes, reading_text, section_notes,
                                      summary_points)
 from minigrad.course.slide_content import (SLIDES, Arithmetic, Code, Drawing, Numbers, Picture,
@@ -44,18 +44,14 @@ PICTURE_TYPES = {".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jp
                  ".jpeg": "image/jpeg", ".gif": "image/gif"}
 
 
-def figure_file(filename: str) -> bytes:
-    """A registered figure as the course ships it (``assets/``), or drawn now if missing."""
-    from minigrad.figures import find_figures
+def figure_html(filename: str, alt: str) -> str:
+    """A figure of the registry drawn for the slide (:mod:`minigrad.figures.slide`): inline
+    SVG whose labels are text at 20 pt or more, at its natural size."""
+    from minigrad.figures.slide import slide_svg
 
-    (figure,) = find_figures([filename])
-    shipped = course_source() / "assets" / figure.filename
-    if shipped.is_file():
-        return shipped.read_bytes()
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / figure.filename
-        figure.draw(path)
-        return path.read_bytes()
+    svg = slide_svg(filename)
+    return svg.replace("<svg", f'<svg role="img" aria-label="{html.escape(alt)}" '
+                               'class="mg-figure"', 1)
 
 
 THEMES = {"light": "white.css", "dark": "black.css"}  # the vendored reveal.js themes
@@ -197,8 +193,7 @@ def lesson_slides(lesson: Lesson, theme: str = "light") -> list[str]:
     for item, paragraphs in zip(items, slide_notes(markdown, items)):
         notes = _notes(paragraphs)
         if isinstance(item, Picture):
-            data = figure_file(item.figure)
-            picture = picture_html(data, Path(item.figure).suffix, item.title, theme)
+            picture = figure_html(item.figure, item.title)
             slides.append(_slide("picture-slide", item.title,
                                  f'<div class="picture">{picture}</div>', notes))
         elif isinstance(item, Numbers):

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from minigrad.figures.registry import figure, save_png
+from minigrad.figures.slide import enlarge_for_slide, slide_figure
 from minigrad.figures.style import GREEN, GREY, RED
 from minigrad.scalar.value import Value
 
@@ -39,6 +40,11 @@ def lesson01_graph() -> Value:
 @figure("epsilon_error.png", lesson=1,
         description="error of central and forward differences of (x²+1)³ at x=1 against ε")
 def _epsilon_error(path: Path) -> None:
+    save_png(plot_epsilon_error().figure, path)
+
+
+def plot_epsilon_error(title: str = "Finite-difference error, f(x) = (x²+1)³ at x = 1") -> Any:
+    """The error of central and forward differences of (x²+1)³ at x = 1 against ε."""
     from minigrad.scalar.numerical import difference_errors
     from minigrad.figures.plots import plot_difference_errors
 
@@ -48,11 +54,10 @@ def _epsilon_error(path: Path) -> None:
     exact = 24.0  # f'(1) = 6·1·(1+1)²
     eps, central = difference_errors(f, 1.0, exact, method="central")
     _, forward = difference_errors(f, 1.0, exact, method="forward")
-    ax = plot_difference_errors(eps, central, label="central difference", order=2,
-                                title="Finite-difference error, f(x) = (x²+1)³ at x = 1")
+    ax = plot_difference_errors(eps, central, label="central difference", order=2, title=title)
     plot_difference_errors(eps, forward, ax=ax, label="forward difference", order=1,
                            guides=False, title=None)
-    save_png(ax.figure, path)
+    return ax
 
 
 @figure("lesson01_graph.svg", lesson=1,
@@ -132,3 +137,6 @@ def _tangent(path: Path) -> None:
     save_png(plot_tangent().figure, path)
 
 
+@slide_figure("epsilon_error.png")
+def _epsilon_error_slide() -> Any:
+    return enlarge_for_slide(plot_epsilon_error(title="f(x) = (x²+1)³ at x = 1").figure)

@@ -11,6 +11,7 @@ import numpy as np
 
 from minigrad.figures.lesson01 import lesson01_graph
 from minigrad.figures.registry import figure, save_png
+from minigrad.figures.slide import enlarge_for_slide, slide_figure
 from minigrad.figures.style import GREEN, GREY, RED
 from minigrad.scalar.value import Value
 
@@ -32,6 +33,13 @@ MOONS_SETTINGS = dict(points=60, noise=0.1, layer_sizes=[8, 8, 1], steps=100,
 @figure("moons_boundary.png", lesson=2,
         description="a Value MLP 2-8-8-1 trained on two moons: decision boundary and loss")
 def _moons_boundary(path: Path) -> None:
+    save_png(plot_moons_boundary(), path)
+
+
+def plot_moons_boundary(figsize: tuple[float, float] = (8.5, 3.6),
+                        loss_label: str = "hinge loss + weight penalty") -> Any:
+    """The MLP of :data:`MOONS_SETTINGS` trained on two moons: its decision boundary and its
+    training loss."""
     import matplotlib.pyplot as plt
 
     from minigrad.data import make_moons
@@ -44,14 +52,13 @@ def _moons_boundary(path: Path) -> None:
     model = MLP(2, settings["layer_sizes"], seed=settings["seed"])
     history = train_classifier(model, X, y, steps=settings["steps"],
                                learning_rate=settings["learning_rate"])
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8.5, 3.6), layout="constrained",
+    fig, (left, right) = plt.subplots(1, 2, figsize=figsize, layout="constrained",
                                       width_ratios=[1.1, 1])
     plot_decision_boundary(lambda grid: predict_scores(model, grid), X, y, ax=left,
                            resolution=50,
                            title=f"MLP 2-8-8-1, accuracy {accuracy(model, X, y):.0%}")
-    plot_loss_curve(history.losses, ax=right, label="hinge loss + weight penalty",
-                    title="Training loss")
-    save_png(fig, path)
+    plot_loss_curve(history.losses, ax=right, label=loss_label, title="Training loss")
+    return fig
 
 
 def neuron(x: Sequence[float] = (2.0, -1.0), w: Sequence[float] = (-0.5, 1.5),
@@ -167,3 +174,13 @@ def _gates(path: Path) -> None:
     save_png(plot_gate_patterns()[0].figure, path)
 
 
+@slide_figure("moons_boundary.png")
+def _moons_boundary_slide() -> Any:
+    fig = plot_moons_boundary(loss_label="hinge + penalty")
+    fig.axes[0].set(xlabel="x₁", ylabel="x₂")  # text, not maths mode, whose scripts shrink
+    return enlarge_for_slide(fig)
+
+
+@slide_figure("lesson02_gates.png")
+def _gates_slide() -> Any:
+    return enlarge_for_slide(plot_gate_patterns()[0].figure)

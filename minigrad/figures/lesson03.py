@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from minigrad.figures.registry import figure, save_png
+from minigrad.figures.slide import enlarge_for_slide, slide_figure
 from minigrad.figures.style import GREEN, GREY, RED
 
 
@@ -97,8 +98,9 @@ def broadcast_example() -> tuple:
     return X, b, W, b.grad
 
 
-def plot_broadcast(axes: Any = None) -> Any:
-    """Forward: b is copied to every row of X; backward: the rows of dL/dY are summed into b."""
+def plot_broadcast(axes: Any = None, brief: bool = False) -> Any:
+    """Forward: b is copied to every row of X; backward: the rows of dL/dY are summed into b.
+    ``brief``: shorter titles (a slide's)."""
     import matplotlib.pyplot as plt
 
     if axes is None:
@@ -120,8 +122,12 @@ def plot_broadcast(axes: Any = None) -> Any:
     left.text(5.5, -0.45, "b, copied to row 2", ha="center", fontsize=9)
     left.text(7.5, 1.0, "=", fontsize=16, ha="center", va="center")
     grid(left, (X + b).detach().numpy(), 8, 1, "#d4f5b0")
-    left.set_title("forward: broadcasting copies b to every row")
-    right.set_title("backward: the copies' gradients are summed")
+    if brief:
+        left.set_title("forward: b copied to every row")
+        right.set_title("backward: the copies' gradients add up")
+    else:
+        left.set_title("forward: broadcasting copies b to every row")
+        right.set_title("backward: the copies' gradients are summed")
     grid(right, W.numpy(), 0, 1, "#ffd9a8")
     right.text(1.5, -0.45, "dL/dY", ha="center", fontsize=9)
     right.annotate("", xy=(5.2, 0.5), xytext=(3.3, 0.5),
@@ -137,9 +143,10 @@ def plot_broadcast(axes: Any = None) -> Any:
     return axes
 
 
-def plot_modes(ax: Any = None, inputs: int = 4, outputs: int = 1) -> Any:
+def plot_modes(ax: Any = None, inputs: int = 4, outputs: int = 1, brief: bool = False) -> Any:
     """Forward mode pushes one input direction u per pass (Ju); reverse mode pulls one output
-    weighting v per pass (Jᵀv). For a loss (1 output, n inputs): n passes against 1."""
+    weighting v per pass (Jᵀv). For a loss (1 output, n inputs): n passes against 1.
+    ``brief``: each mode's text in two short lines (a slide's)."""
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -154,6 +161,15 @@ def plot_modes(ax: Any = None, inputs: int = 4, outputs: int = 1) -> Any:
                     arrowprops=dict(arrowstyle="->", color=GREEN))
         ax.annotate("", xy=(3 * k + 2, -0.75), xytext=(3 * k + 3, -0.75),
                     arrowprops=dict(arrowstyle="->", color=RED))
+    if brief:
+        ax.text(5.5, 1.1, "forward mode: u → J₁u → J₂J₁u → Ju\n"
+                f"one pass per input: {inputs} passes", ha="center", va="bottom", color=GREEN)
+        ax.text(5.5, -1.1, "reverse mode: Jᵀv ← J₂ᵀJ₃ᵀv ← J₃ᵀv ← v\n"
+                f"one pass per output: {outputs} for a loss", ha="center", va="top", color=RED)
+        ax.set_xlim(-0.5, 11.5)
+        ax.set_ylim(-2.9, 2.9)
+        ax.axis("off")
+        return ax
     ax.text(5.5, 1.25, f"forward mode: u → J₁u → J₂J₁u → Ju  (one pass per input direction: "
             f"{inputs} passes for {inputs} inputs)", ha="center", color=GREEN, fontsize=9.5)
     ax.text(5.5, -1.4, f"reverse mode: Jᵀv ← J₂ᵀJ₃ᵀv ← J₃ᵀv ← v  (one pass per output: "
@@ -195,3 +211,16 @@ def backward_graph_with_constants(root: Any, names: dict | None = None) -> Any:
                 dot.node(none_id, "None", shape="plaintext", fontcolor=GREY, fontsize="10")
                 dot.edge(f"f{position}", none_id, style="dashed", color=GREY)
     return Graph(dot.source, dot.node_count, dot.edge_count)
+
+
+@slide_figure("lesson03_broadcast.png")
+def _broadcast_slide() -> Any:
+    import matplotlib.pyplot as plt
+
+    _, axes = plt.subplots(2, 1, layout="constrained")
+    return enlarge_for_slide(plot_broadcast(axes, brief=True)[0].figure)
+
+
+@slide_figure("lesson03_modes.png")
+def _modes_slide() -> Any:
+    return enlarge_for_slide(plot_modes(brief=True).figure)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.figures.registry import figure, save_png
+from minigrad.figures.slide import enlarge_for_slide, slide_figure
 
 FONT = 14
 RED, BLUE, GREY = "#c0392b", "#1f77b4", "#666666"
@@ -146,3 +147,8 @@ def _view_version(path: Path) -> None:
         description="backward graph of Σ x·detach(x): one path to x, None for the detached copy")
 def _detach(path: Path) -> None:
     detach_graph().save(path)
+
+
+@slide_figure("lesson04_view_version.png")
+def _view_version_slide() -> Any:
+    return enlarge_for_slide(plot_view_and_version())

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from minigrad.figures.registry import figure, save_png
+from minigrad.figures.slide import enlarge_for_slide, slide_figure
 
 # Positions of the units of the 2-2-2 network (x: layer, y: unit), and its wires.
 _UNITS = {"i1": (0.0, 1.0), "i2": (0.0, 0.0), "h1": (1.0, 1.0), "h2": (1.0, 0.0),
@@ -26,9 +27,10 @@ _WEIGHTS = dict(zip([name for name, _, _ in _WIRES],
 _PATH_COLOURS = {"o1": "#1f77b4", "o2": "#d62728"}  # the two paths from h1 to E
 
 
-def plot_network() -> Any:
+def plot_network(brief: bool = False) -> Any:
     """The 2-2-2 sigmoid network of §5: units, biases, w1…w8 on the wires, and the two
-    paths by which w1 reaches E (through o1 and through o2), in two colours."""
+    paths by which w1 reaches E (through o1 and through o2), in two colours. ``brief``: the
+    wires carry their names only (a slide's; the values are on the next slide)."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8.4, 4.4), layout="constrained")
@@ -51,7 +53,8 @@ def plot_network() -> Any:
         normal = (-(y1 - y0) / length, (x1 - x0) / length)
         lx = x0 + (x1 - x0) * share + 0.075 * normal[0]
         ly = y0 + (y1 - y0) * share + 0.075 * normal[1]
-        ax.text(lx, ly, f"{name} = {_WEIGHTS[name]:.2f}", ha="center", va="center",
+        ax.text(lx, ly, name if brief else f"{name} = {_WEIGHTS[name]:.2f}", ha="center",
+                va="center",
                 fontsize=12 if y0 == y1 else 11, color=colour if width > 2 else "black",
                 rotation=math.degrees(math.atan2(y1 - y0, x1 - x0)), rotation_mode="anchor")
     for name, (x, y) in _UNITS.items():
@@ -67,8 +70,11 @@ def plot_network() -> Any:
         ax.text(x + 0.5, y + (0.12 if unit == "o1" else -0.12), target, fontsize=12,
                 ha="left", va="center")
     ax.text(2.68, 0.5, "E", fontsize=18, va="center")
-    ax.text(1.35, -0.55, "w1 reaches E by two paths, h1 → o1 → E and h1 → o2 → E: their "
-            "terms add", ha="center", fontsize=12)
+    if brief:
+        ax.text(1.35, -0.55, "w1 reaches E by two paths: their terms add", ha="center")
+    else:
+        ax.text(1.35, -0.55, "w1 reaches E by two paths, h1 → o1 → E and h1 → o2 → E: their "
+                "terms add", ha="center", fontsize=12)
     ax.set_xlim(-0.35, 3.25)
     ax.set_ylim(-0.7, 1.75)
     ax.set_aspect("equal")
@@ -91,9 +97,10 @@ def _matrix(ax: Any, x: float, y: float, rows: int, cols: int, label: str, shape
     return x + cols * cell
 
 
-def plot_linear_shapes(batch: int = 4, d: int = 3, h: int = 2) -> Any:
+def plot_linear_shapes(batch: int = 4, d: int = 3, h: int = 2, spread: float = 1.0) -> Any:
     """Linear backward as shapes, for Z = X Wᵀ + b with X (B, d), W (h, d), G = dL/dZ (B, h):
-    one row per gradient, each a product (or a sum) whose shapes fit."""
+    one row per gradient, each a product (or a sum) whose shapes fit. ``spread``: the gaps
+    between the matrices of a row, times this (a slide's larger labels need more)."""
     import matplotlib.pyplot as plt
 
     colours = {"G": "#f4a582", "W": "#92c5de", "X": "#a6dba0", "out": "#bababa"}
@@ -109,19 +116,20 @@ def plot_linear_shapes(batch: int = 4, d: int = 3, h: int = 2) -> Any:
         y = top - height
         right = _matrix(ax, 0.0, y + height - shape[0] * 0.32, *shape, name,
                         f"{shape if name != 'dL/db' else (h,)}", colours["out"])
-        ax.text(right + 0.3, y + height / 2, "=", fontsize=20, va="center")
-        x = right + 0.7
+        ax.text(right + 0.3 * spread, y + height / 2, "=", fontsize=20, va="center")
+        x = right + 0.7 * spread
         for index, (label, (r, c), kind) in enumerate(factors):
             if index:
-                ax.text(x + 0.15, y + height / 2, "@", fontsize=16, va="center")
-                x += 0.6
+                ax.text(x + 0.15 * spread, y + height / 2, "@", fontsize=16, va="center")
+                x += 0.6 * spread
             x = _matrix(ax, x, y + height - r * 0.32, r, c, label, f"({r}, {c})",
                         colours[kind])
-        ax.text(x + 0.35, y + height / 2, note, fontsize=11, va="center", color="0.25")
+        ax.text(x + 0.35 * spread, y + height / 2, note, fontsize=11, va="center",
+                color="0.25")
         top = y - 1.0
     ax.text(0.0, 0.75, f"Z = X Wᵀ + b with B = {batch}, d = {d}, h = {h}; G = dL/dZ",
             fontsize=13)
-    ax.set_xlim(-0.2, 8.4)
+    ax.set_xlim(-0.2, 8.4 + 2 * (spread - 1))
     ax.set_ylim(top + 0.6, 1.1)
     ax.set_aspect("equal")
     ax.axis("off")
@@ -169,3 +177,13 @@ def _linear_shapes(path: Path) -> None:
         description="the backward graph of Linear → Tanh → Linear → cross-entropy")
 def _mlp_backward(path: Path) -> None:
     mlp_backward_graph().save(path)
+
+
+@slide_figure("lesson05_network.png")
+def _network_slide() -> Any:
+    return enlarge_for_slide(plot_network(brief=True))
+
+
+@slide_figure("lesson05_linear_shapes.png")
+def _linear_shapes_slide() -> Any:
+    return enlarge_for_slide(plot_linear_shapes(spread=1.8))

@@ -14,6 +14,7 @@ from typing import Any, Optional
 import numpy as np
 
 from minigrad.figures.registry import figure, save_png
+from minigrad.figures.slide import enlarge_for_slide, slide_figure
 
 BLUE, ORANGE, GREEN, PURPLE = "#cfe8ff", "#ffd9a8", "#d4f5b0", "#e6d5f5"
 HIGHLIGHT, GREY = "#c0392b", "#999999"
@@ -66,6 +67,14 @@ def _operator(ax: Any, x: float, y: float, text: str) -> None:
     ax.text(x, y, text, ha="center", va="center", fontsize=FONT + (20 if text == "⋆" else 7))
 
 
+def _slide_operators(fig: Any) -> Any:
+    """The ⋆ and = between the grids at a slide's size (twice the labels' and more)."""
+    for text in fig.axes[0].texts:
+        if text.get_text() in ("⋆", "="):
+            text.set_fontsize(72 if text.get_text() == "⋆" else 40)
+    return fig
+
+
 def _finish(ax: Any, width: float, top: float, bottom: float, caption: str = "") -> None:
     if caption:
         ax.text(width / 2, bottom - 0.2, caption, ha="center", va="top", fontsize=FONT,
@@ -76,8 +85,9 @@ def _finish(ax: Any, width: float, top: float, bottom: float, caption: str = "")
     ax.axis("off")
 
 
-def plot_sliding_window(ax: Any = None) -> Any:
-    """The forward pass: the kernel on the window of output (0, 1) of the worked case."""
+def plot_sliding_window(ax: Any = None, brief: bool = False) -> Any:
+    """The forward pass: the kernel on the window of output (0, 1) of the worked case.
+    ``brief``: the caption's sum only (a slide's)."""
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -88,8 +98,11 @@ def plot_sliding_window(ax: Any = None) -> Any:
     draw_grid(ax, WORKED_W, 5, 0, ORANGE, "kernel w", window=(0, 0, 2))
     _operator(ax, 8.0, -0.5, "=")
     draw_grid(ax, y, 9, 0, GREEN, "output y", window=(0, 1, 1))
-    _finish(ax, 11, 0, -2, "y[0, 1] = 1·2 + 2·3 + 3·5 + 4·6 = "
-            f"{y[0, 1]:g}: the kernel slides one pixel, the weights stay the same")
+    if brief:
+        _finish(ax, 11, 0, -2, f"y[0, 1] = 1·2 + 2·3 + 3·5 + 4·6 = {y[0, 1]:g}")
+    else:
+        _finish(ax, 11, 0, -2, "y[0, 1] = 1·2 + 2·3 + 3·5 + 4·6 = "
+                f"{y[0, 1]:g}: the kernel slides one pixel, the weights stay the same")
     return ax
 
 
@@ -130,9 +143,10 @@ def plot_full_convolution(ax: Any = None) -> Any:
     return ax
 
 
-def plot_stride_dilation(ax: Any = None) -> Any:
+def plot_stride_dilation(ax: Any = None, brief: bool = False) -> Any:
     """Stride 2: δ dilated with one zero between entries, padded by k − 1 = 2, then the
-    stride-1 rule; here the window of ∂L/∂x[2, 2]."""
+    stride-1 rule; here the window of ∂L/∂x[2, 2]. ``brief``: "dilate" under its arrow, the
+    caption's sum only (a slide's)."""
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -147,15 +161,21 @@ def plot_stride_dilation(ax: Any = None) -> Any:
     draw_grid(ax, STRIDED_DELTA, 0, -2.5, PURPLE, "δ (stride 2)")
     ax.annotate("", xy=(3.6, -2.0), xytext=(2.3, -2.0),
                 arrowprops=dict(arrowstyle="->", color="black", linewidth=1.5))
-    ax.text(2.95, -1.5, "dilate", ha="center", fontsize=FONT - 1)
+    if brief:
+        ax.text(2.95, -2.2, "dilate", ha="center", va="top")
+    else:
+        ax.text(2.95, -1.5, "dilate", ha="center", fontsize=FONT - 1)
     draw_grid(ax, padded, 4, 0, PURPLE, "δ dilated (1 zero between), padded by k − 1 = 2",
               window=(2, 2, 3), faded=faded)
     _operator(ax, 12.0, -2.5, "⋆")
     draw_grid(ax, STRIDED_W[::-1, ::-1], 13, -1.0, ORANGE, "w rotated 180°", window=(0, 0, 3))
     _operator(ax, 17.0, -2.5, "=")
     draw_grid(ax, grad_x, 18, 0, BLUE, "∂L/∂x (5 × 5)", window=(2, 2, 1))
-    _finish(ax, 23, 0, -6, "∂L/∂x[2, 2] = 1·9 + 2·7 + 3·3 + 4·1 = "
-            f"{grad_x[2, 2]:g}: four windows overlap on this pixel")
+    if brief:
+        _finish(ax, 23, 0, -6, f"∂L/∂x[2, 2] = 1·9 + 2·7 + 3·3 + 4·1 = {grad_x[2, 2]:g}")
+    else:
+        _finish(ax, 23, 0, -6, "∂L/∂x[2, 2] = 1·9 + 2·7 + 3·3 + 4·1 = "
+                f"{grad_x[2, 2]:g}: four windows overlap on this pixel")
     return ax
 
 
@@ -205,3 +225,23 @@ def _backward_graph(path: Path) -> None:
     loss, names = conv_pool_net_loss()
     draw_graph(loss, kind="backward", show_data=False, show_grad=False, names=names,
                rankdir="TB").save(path)
+
+
+@slide_figure("lesson06_sliding_window.png")
+def _sliding_window_slide() -> Any:
+    return _slide_operators(enlarge_for_slide(plot_sliding_window(brief=True).figure))
+
+
+@slide_figure("lesson06_weight_gradient.png")
+def _weight_gradient_slide() -> Any:
+    return _slide_operators(enlarge_for_slide(plot_weight_gradient().figure))
+
+
+@slide_figure("lesson06_full_convolution.png")
+def _full_convolution_slide() -> Any:
+    return _slide_operators(enlarge_for_slide(plot_full_convolution().figure))
+
+
+@slide_figure("lesson06_stride_dilation.png")
+def _stride_dilation_slide() -> Any:
+    return _slide_operators(enlarge_for_slide(plot_stride_dilation(brief=True).figure))

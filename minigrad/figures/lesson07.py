@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.figures.registry import figure, save_png
+from minigrad.figures.slide import enlarge_for_slide, slide_figure
 
 #: The notebook's example (section 1): a 4×4 plane, 2×2 max pooling, stride 2.
 ROUTING_INPUT = np.array([[1.0, 2.0, 0.0, 1.0], [4.0, 3.0, 5.0, 2.0],
@@ -73,9 +74,10 @@ def max_pool_example() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return y.numpy()[0, 0], indices.numpy()[0, 0], x.grad.numpy()[0, 0]
 
 
-def plot_max_pool_routing() -> Any:
+def plot_max_pool_routing(brief: bool = False) -> Any:
     """Forward: each coloured window keeps its maximum (bold) and where it is; backward:
-    each entry of dL/dy goes back to that position, every other pixel gets 0."""
+    each entry of dL/dy goes back to that position, every other pixel gets 0. ``brief`` (a
+    slide's): y's label on two lines, no "forward" over the arrow."""
     import matplotlib.pyplot as plt
 
     y, indices, grad_x = max_pool_example()
@@ -106,12 +108,17 @@ def plot_max_pool_routing() -> Any:
             arrowstyle="-|>", color=WINDOW_COLOURS[k], lw=2, shrinkA=0, shrinkB=10,
             connectionstyle=f"arc3,rad={-0.2 if first_row else 0.2}"), zorder=3)
     ax.annotate("", xy=(5.4, 2), xytext=(4.1, 2), arrowprops=dict(arrowstyle="-|>", lw=2))
-    labels = ((2, 4.35, "x (maxima in bold)"), (6.5, 3.35, "y = max_pool2d(x, 2)"),
-              (16.5, 4.35, "dL/dx (0 off the argmax)"))
+    if brief:
+        labels = ((2, 4.35, "x (maxima in bold)"), (6.5, 3.35, "y =\nmax_pool2d(x, 2)"),
+                  (16.5, 4.35, "dL/dx (0 off the argmax)"))
+    else:
+        labels = ((2, 4.35, "x (maxima in bold)"), (6.5, 3.35, "y = max_pool2d(x, 2)"),
+                  (16.5, 4.35, "dL/dx (0 off the argmax)"))
     for centre, height, text in labels:
         ax.text(centre, height, text, ha="center", fontsize=FONT)
     ax.text(9.85, 2.0, "dL/dy", ha="right", va="center", fontsize=FONT)
-    ax.text(4.75, 2.3, "forward", ha="center", fontsize=FONT - 2)
+    if not brief:
+        ax.text(4.75, 2.3, "forward", ha="center", fontsize=FONT - 2)
     ax.text(12.25, -0.55, "backward: each to its argmax", ha="center", fontsize=FONT - 2)
     ax.set_xlim(-0.2, 18.7)
     ax.set_ylim(-0.85, 4.8)
@@ -194,9 +201,10 @@ def cnn_backward_graph() -> Any:
                       names=names)
 
 
-def plot_filters(before: np.ndarray, after: np.ndarray) -> Any:
+def plot_filters(before: np.ndarray, after: np.ndarray, vector: bool = False) -> Any:
     """The first layer's 3×3 filters (16, 3, 3) at initialisation and after training, on one
-    colour scale per row (red positive, blue negative), and the change between them."""
+    colour scale per row (red positive, blue negative), and the change between them.
+    ``vector``: each weight a drawn square, not an image's pixel (a slide's SVG)."""
     import matplotlib.pyplot as plt
 
     count = before.shape[0]
@@ -205,7 +213,11 @@ def plot_filters(before: np.ndarray, after: np.ndarray) -> Any:
     scale = max(np.abs(before).max(), np.abs(after).max())
     for axes_row, (name, filters) in zip(axes, rows):
         for k, ax in enumerate(axes_row):
-            ax.imshow(filters[k], cmap="RdBu_r", vmin=-scale, vmax=scale)
+            if vector:
+                ax.pcolormesh(filters[k], cmap="RdBu_r", vmin=-scale, vmax=scale)
+                ax.set(aspect="equal", ylim=(filters[k].shape[0], 0))
+            else:
+                ax.imshow(filters[k], cmap="RdBu_r", vmin=-scale, vmax=scale)
             ax.set_xticks([])
             ax.set_yticks([])
         axes_row[0].set_ylabel(name, fontsize=FONT - 1, rotation=0, ha="right", va="center")
@@ -260,3 +272,19 @@ def _cnn_backward(path: Path) -> None:
         description="the CNN's first-layer filters at initialisation, after training, the change")
 def _filters(path: Path) -> None:
     save_png(plot_filters(*trained_filters()), path)
+
+
+@slide_figure("lesson07_max_pool_routing.png")
+def _max_pool_routing_slide() -> Any:
+    return enlarge_for_slide(plot_max_pool_routing(brief=True))
+
+
+@slide_figure("lesson07_avg_pool_spread.png")
+def _avg_pool_spread_slide() -> Any:
+    return enlarge_for_slide(plot_avg_pool_spread())
+
+
+@slide_figure("lesson07_filters.png")
+def _filters_slide() -> Any:
+    before, after = trained_filters()
+    return enlarge_for_slide(plot_filters(before[:8], after[:8], vector=True))  # 8 of 16: larger

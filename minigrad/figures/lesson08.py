@@ -14,6 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.figures.registry import PNG_DPI, figure
+from minigrad.figures.slide import enlarge_for_slide, slide_figure
 
 #: The λ tried for each method in the overfitting experiment (each method its own range).
 DECAY_GRID: dict[str, tuple[float, ...]] = {
@@ -123,10 +124,14 @@ def decay_sweep(steps: int = 200) -> dict[tuple[str, float], np.ndarray]:
     return runs
 
 
-def plot_decay_sweep(runs: dict[tuple[str, float], np.ndarray]) -> Any:
+def plot_decay_sweep(runs: dict[tuple[str, float], np.ndarray], brief: bool = False) -> Any:
     """Left: training loss; middle: test loss, without decay and with each method's best λ
-    (the gap between the two is the overfitting). Right: the final test loss over λ."""
+    (the gap between the two is the overfitting). Right: the final test loss over λ.
+    ``brief`` (a slide's): the two loss panels only, one legend under them."""
     import matplotlib.pyplot as plt
+
+    if brief:
+        return _decay_curves_brief(runs)
 
     fig, (train, test, sweep) = plt.subplots(1, 3, figsize=(14, 4.2), layout="constrained")
     colours = {"no decay": "black", "SGD, weight_decay": "tab:blue", "Adam + L2": "tab:orange",
@@ -165,6 +170,25 @@ def _decay_curves(path: Path) -> None:
     save_png(plot_decay_sweep(decay_sweep()), path)
 
 
+def _decay_curves_brief(runs: dict[tuple[str, float], np.ndarray]) -> Any:
+    import matplotlib.pyplot as plt
+
+    fig, (train, test) = plt.subplots(1, 2, layout="constrained")
+    colours = {"no decay": "black", "SGD, weight_decay": "tab:blue", "Adam + L2": "tab:orange",
+               "AdamW": "tab:green"}
+    best = {"no decay": 0.0}
+    for method, lams in DECAY_GRID.items():
+        best[method] = min(lams, key=lambda lam: runs[(method, lam)][-1, 2])
+    for method, lam in best.items():
+        rows = runs[(method, lam)]
+        train.plot(rows[:, 0], rows[:, 1], color=colours[method], lw=3, label=method)
+        test.plot(rows[:, 0], rows[:, 2], color=colours[method], lw=3)
+    train.set(xlabel="step", ylabel="cross-entropy", yscale="log", title="training loss")
+    test.set(xlabel="step", ylim=(0.5, 1.0), title="test loss")
+    fig.legend(loc="outside lower center", ncols=2, frameon=False)
+    return fig
+
+
 # ---------------------------------------------------------------------------- SGD vs AdamW
 #: Curvatures of the two-weight problem: the data care a lot about w1, little about w2.
 CURVATURE = np.array([4.0, 0.25])
@@ -193,13 +217,16 @@ def two_weight_paths(steps: int = 400, lam: float = 0.5) -> dict[str, np.ndarray
     return paths
 
 
-def plot_two_weight_paths(lam: float = 0.5, paths: dict[str, np.ndarray] | None = None) -> Any:
+def plot_two_weight_paths(lam: float = 0.5, paths: dict[str, np.ndarray] | None = None,
+                          ax: Any = None) -> Any:
     """The paths (``two_weight_paths(lam=lam)`` unless given) on the contours of the data
-    loss, with the minimiser of L + λ/2‖w‖²."""
+    loss, with the minimiser of L + λ/2‖w‖² (on ``ax`` if given); returns the figure."""
     import matplotlib.pyplot as plt
 
     paths = two_weight_paths(lam=lam) if paths is None else paths
-    fig, ax = plt.subplots(figsize=(6.5, 5.5), layout="constrained")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.5, 5.5), layout="constrained")
+    fig = ax.figure
     grid = np.linspace(-0.7, 2.2, 200)
     w1, w2 = np.meshgrid(grid, grid)
     loss = 0.5 * (CURVATURE[0] * (w1 - 1) ** 2 + CURVATURE[1] * (w2 - 1) ** 2)
@@ -220,3 +247,21 @@ def plot_two_weight_paths(lam: float = 0.5, paths: dict[str, np.ndarray] | None 
         description="SGD + L2, Adam + L2 and AdamW on a two-weight quadratic: where each ends")
 def _sgd_vs_adamw(path: Path) -> None:
     save_png(plot_two_weight_paths(), path)
+
+
+@slide_figure("lesson08_decay_curves.png")
+def _decay_curves_slide() -> Any:
+    return enlarge_for_slide(plot_decay_sweep(decay_sweep(), brief=True))
+
+
+@slide_figure("lesson08_sgd_vs_adamw.png")
+def _sgd_vs_adamw_slide() -> Any:
+    import matplotlib.pyplot as plt
+
+    fig, (ax, side) = plt.subplots(1, 2, layout="constrained", width_ratios=(1, 1))
+    plot_two_weight_paths(ax=ax)
+    handles, labels = ax.get_legend_handles_labels()
+    ax.get_legend().remove()  # beside the paths, not over them
+    side.legend(handles, labels, loc="center left", frameon=False)
+    side.axis("off")
+    return enlarge_for_slide(fig)

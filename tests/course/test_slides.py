@@ -75,9 +75,9 @@ def test_a_deck_holds_its_figures_numbers_stepper_and_notes(decks: dict[int, str
     for number, page in decks.items():
         slides = SLIDES[number]
         for slide in slides:
-            if isinstance(slide, Picture):
+            if isinstance(slide, Picture):  # drawn for the slide: inline SVG, labels as text
                 label = html.escape(slide.title)
-                assert f'aria-label="{label}"' in page or f'alt="{label}"' in page
+                assert f'<svg role="img" aria-label="{label}" class="mg-figure"' in page
             if isinstance(slide, Numbers):
                 assert html.escape(slide.lines[0].split("  ")[0]) in page
             if isinstance(slide, (Drawing, Code)):
@@ -85,6 +85,7 @@ def test_a_deck_holds_its_figures_numbers_stepper_and_notes(decks: dict[int, str
         assert page.count('class="mg-steps" data-steps=') == sum(
             isinstance(s, (Steps, Arithmetic)) for s in slides)
         assert page.count("<section class=") >= len(slides) + 2  # title and summary
+        assert "<img" not in _markup(page) and "data:image/png" not in page, number
         assert page.count('<aside class="notes">') >= len(slides)
 
 

@@ -5,6 +5,9 @@ tests/viz/test_stepper_browser.py), at 1280 × 720:
 - at every state of every slide (each step of a stepper, each revealed line) every piece of
   text on screen, SVG drawings included, is at least 20 pt (26.7 CSS px), and nothing spills
   off the slide;
+- every figure a slide shows is inline SVG whose labels are text the measure reaches: no
+  raster picture (``<img>``, ``<canvas>``, an SVG ``<image>``, an ``<object>``), whose text no
+  browser can measure, and no figure without text;
 - → steps through a stepper before it moves on, ← steps back;
 - ``s`` opens reveal's presenter view in a window of its own, with the current slide's notes.
 
@@ -64,9 +67,19 @@ MEASURE = r"""() => {
       if (lines.size > 1) broken.push(match[0]);
     }
   });
+  // pictures whose text the walk above cannot reach (a PNG, or an SVG in an <img>), and
+  // inline figures with no text on screen at all
+  const opaque = Array.from(section.querySelectorAll(
+      'img, canvas, object, embed, iframe, svg image')).map(e => e.tagName + ' ' +
+      (e.getAttribute('alt') || e.getAttribute('aria-label') || ''));
+  const textless = Array.from(section.querySelectorAll('.picture svg')).filter(svg =>
+    !Array.from(svg.querySelectorAll('text')).some(t => t.textContent.trim()
+      && t.checkVisibility({opacityProperty: true, visibilityProperty: true})))
+    .map(svg => 'no text: ' + svg.getAttribute('aria-label'));
   const inner = section.querySelector('.mg-slide');
-  return {found: found, broken: broken, overflow: inner.scrollHeight > inner.clientHeight + 1
-                                  || inner.scrollWidth > inner.clientWidth + 1};
+  return {found: found, broken: broken, opaque: opaque, textless: textless,
+          overflow: inner.scrollHeight > inner.clientHeight + 1
+                    || inner.scrollWidth > inner.clientWidth + 1};
 }"""
 
 
@@ -111,7 +124,7 @@ def test_every_text_on_every_slide_and_step_reads_from_the_back(browser, decks, 
     context, page = _open(browser, decks[number])
     try:
         count = page.evaluate("Reveal.getTotalSlides()")
-        smallest, offenders, overflowing, states = [], [], [], []
+        smallest, offenders, overflowing, states, unmeasured = [], [], [], [], []
         while True:
             state = _state(page)
             states.append(state)
@@ -127,11 +140,13 @@ def test_every_text_on_every_slide_and_step_reads_from_the_back(browser, decks, 
                 overflowing.append((state, "words broken", measured["broken"]))
             if measured["overflow"]:
                 overflowing.append((state, "the slide scrolls", None))
+            unmeasured += [(state, what) for what in measured["opaque"] + measured["textless"]]
             if page.evaluate("Reveal.isLastSlide() && !Reveal.availableFragments().next"):
                 break
             page.keyboard.press("ArrowRight")
             assert _state(page) != state, f"→ did not move on from {state}"
         assert states[-1][0] == count and len({s[0] for s in states}) == count
+        assert unmeasured == [], f"figures whose text is not measured: {unmeasured}"
         assert smallest and min(smallest) >= MIN_PX - 1e-6, offenders[:10]
         assert offenders == [] and overflowing == [], (offenders[:5], overflowing[:5])
         assert page.errors == []
@@ -263,6 +278,11 @@ def test_a_dark_deck_reads_from_the_back_too(browser, tmp_path) -> None:
         fills = page.evaluate("""() => Array.from(document.querySelectorAll(
             '.mg-steps[data-steps] svg > g > polygon:first-of-type')).map(p => p.getAttribute('fill'))""")
         assert fills and set(fills) == {"#1e1e1e"}
+        # the figures keep their white ground (a card): their black labels stay readable
+        grounds = page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.picture svg.mg-figure')).map(svg => getComputedStyle(
+            svg.querySelector('[id$="-patch_1"] path')).fill)""")
+        assert len(grounds) == 4 and set(grounds) == {"rgb(255, 255, 255)"}
         assert page.errors == []
     finally:
         context.close()
