@@ -72,6 +72,10 @@ class SearchChinesePairs(SearchChinese):
     """Sphinx's Chinese search with Chinese cut into pairs of characters instead of words."""
 
     js_splitter_code = SPLIT_QUERY_JS
+    # Latin words are stemmed as English on both sides; Sphinx names the search page's stemmer
+    # class after ``language_name`` ("ChineseStemmer", which no script defines: its Chinese
+    # search page stops with "ChineseStemmer is not defined"), so the name is English's.
+    language_name = "English"
 
     def __init__(self, options: dict[str, str]) -> None:
         super().__init__({**options, "dict": ""})  # no jieba dictionary to load
