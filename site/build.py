@@ -199,6 +199,27 @@ def site_texts() -> list[str]:
     return list(dict.fromkeys(texts))
 
 
+def update_catalogs() -> list[str]:
+    """Bring each language's ``site.po`` in step with :func:`site_texts` (what
+    ``python site/build.py --update-catalog`` does), as ``python -m minigrad.i18n.update`` does
+    for the readings: an unchanged text keeps its translation, a changed one gets the old
+    translation marked fuzzy, a new one an empty entry. Returns what is left to translate."""
+    from minigrad.i18n.catalog import Catalog
+    from minigrad.i18n.update import refreshed
+
+    todo = []
+    for language in LANGUAGES:
+        if language == "en":
+            continue
+        path = documents.catalog_path(language, CATALOG)
+        catalog = refreshed(Catalog.read(path), site_texts())
+        catalog.write(path)
+        todo += [f"{path.name} ({language}): {entry.msgid[:60]!r}"
+                 for entry in catalog.untranslated()]
+    documents.catalog.cache_clear()
+    return todo
+
+
 def student_notebook(lesson: Lesson, text: str, language: str) -> str:
     """The notebook to download, in ``language`` (its code cells those of the English one)."""
     if language == "en":
@@ -275,16 +296,21 @@ def build(html: Path, *, mathjax: Path, jobs: str, clean: bool,
     return 0
 
 
-def build_language(language: str, html: Path, *, mathjax: Path, jobs: str) -> int:
-    """One language's site: its source assembled, then Sphinx (``-W``: warnings fail it)."""
+def build_language(language: str, html: Path, *, mathjax: Path, jobs: str,
+                   work: Path = BUILD) -> int:
+    """One language's site: its source assembled, then Sphinx (``-W``: warnings fail it).
+
+    The source and Sphinx's state are kept in ``work``; the notebooks' outputs always come
+    from the one cache, ``build/site/cache``.
+    """
     suffix = "" if language == "en" else f"-{language}"
-    source = BUILD / f"src{suffix}"
+    source = work / f"src{suffix}"
     assemble(source, language)
     env = {**os.environ, **KERNEL_ENV, "MINIGRAD_MATHJAX": str(mathjax),
            "MINIGRAD_SITE_CACHE": str(BUILD / "cache"), "MINIGRAD_SITE_LANGUAGE": language}
     env.pop("MPLBACKEND", None)  # the notebooks' figures are inline images
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-j", jobs,
-               "-c", str(SITE), "-d", str(BUILD / f"doctrees{suffix}"), str(source), str(html)]
+               "-c", str(SITE), "-d", str(work / f"doctrees{suffix}"), str(source), str(html)]
     sphinx = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
     for line in sphinx.stderr:
         # Each kernel's start-up notice that it listens on local TCP (nbclient's default) is
@@ -303,7 +329,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lang", choices=sorted(LANGUAGES), action="append",
                         help="build only this language (repeatable; default: all, English "
                              "first); a language's pages still link to the others' folders")
+    parser.add_argument("--update-catalog", action="store_true",
+                        help="bring minigrad/i18n/*/site.po in step with the site's English "
+                             "texts, list what is left to translate, and build nothing")
     args = parser.parse_args(argv)
+    if args.update_catalog:
+        todo = update_catalogs()
+        print("\n".join(["to translate:", *todo] if todo else ["site.po: all translated"]))
+        return 0
     mathjax = Path(os.environ.get("MINIGRAD_MATHJAX", MATHJAX_DEFAULT))
     languages = tuple(language for language in LANGUAGES if language in (args.lang or LANGUAGES))
     status = build(args.to, mathjax=mathjax, jobs=args.jobs, clean=args.clean,
