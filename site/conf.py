@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import importlib.util
 import json
 import os
 import re
@@ -24,10 +25,21 @@ from pathlib import Path
 from docutils import nodes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # site/'s own modules
-import build as site_build  # noqa: E402
 import chinese_search  # noqa: E402
 import offline_search  # noqa: E402
 from minigrad.i18n.language import LANGUAGES  # noqa: E402
+
+
+def _site_build():
+    """site/build.py as a module (by its path: PyPA's ``build`` has the same name)."""
+    spec = importlib.util.spec_from_file_location("minigrad_site_build",
+                                                  Path(__file__).resolve().parent / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+site_build = _site_build()
 
 SITE_LANGUAGE = os.environ.get("MINIGRAD_SITE_LANGUAGE", "en")
 if SITE_LANGUAGE not in site_build.LANGUAGES:
