@@ -41,7 +41,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"
 BUILD = ROOT / "build" / "site"
-MATHJAX_DEFAULT = ROOT / ".venv" / "share" / "minigrad-site" / "mathjax" / "tex-svg-full.js"  # make site's
+# Where `make site` installs MathJax.
+MATHJAX_DEFAULT = ROOT / ".venv" / "share" / "minigrad-site" / "mathjax" / "tex-svg-full.js"
 
 sys.path.insert(0, str(ROOT))  # the checkout's minigrad, even from a bare `python site/build.py`
 from minigrad.course.catalog import LESSONS, Lesson  # noqa: E402

@@ -16,6 +16,7 @@ tofu in a chromium whose fontconfig offers no CJK font.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -134,8 +135,13 @@ def _search(browser, url: str) -> tuple[list[str], list[str], list[str]]:
     problems: list[str] = []
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
+    # A resource that fails is named by its response below (a browser also asks a host for
+    # /favicon.ico, which a site need not have); the console's notice of it names no file.
     page.on("console", lambda message: problems.append(f"console: {message.text}")
-            if message.type in ("error", "warning") else None)
+            if message.type in ("error", "warning")
+            and not message.text.startswith("Failed to load resource") else None)
+    page.on("response", lambda response: problems.append(f"{response.status}: {response.url}")
+            if response.status >= 400 and not response.url.endswith("/favicon.ico") else None)
     page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
     try:
         page.goto(url, wait_until="load")
@@ -190,6 +196,37 @@ def test_search_in_chinese_on_the_built_site(site, served, browser):
         assert "链式法则" in excerpts[links.index("index.html")]
     index = (site / "searchindex.js").read_text(encoding="utf-8")
     assert "链式" not in index  # the English site indexes the English pages only
+    for root in (site, site / "zh"):  # and the excerpts from file:// are each site's own
+        script = (root / "_static" / "minigrad-search-pages.js").read_text(encoding="utf-8")
+        keys = json.loads(script.partition(" = ")[2].rstrip().rstrip(";")).keys()
+        own = [path.relative_to(root) for path in pages(root) if "zh" not in
+               path.relative_to(root).parts]
+        assert sorted(keys) == sorted(path.as_posix() for path in own
+                                      if path.parent.name == "lessons" or path.name == "index.html")
+
+
+def test_the_exercise_label_is_in_the_pages_language(site, browser):
+    """The label over an unsolved exercise (minigrad.css) comes from site.po on Chinese pages."""
+    from minigrad.i18n import documents
+
+    spec = importlib.util.spec_from_file_location("site_build", REPO / "site" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    labels = {}
+    for root in (site, site / "zh"):
+        problems: list[str] = []
+        context, page = open_page(browser, root / "lessons" / "02-scalar-autograd.html", problems)
+        try:
+            labels[root.name] = page.evaluate(
+                "getComputedStyle(document.querySelector('.mg-exercise-stub > .cell_input'),"
+                " '::before').content")
+        finally:
+            context.close()
+        assert problems == []
+    assert labels == {site.name: json.dumps(module.STUB_LABEL),
+                      "zh": json.dumps(documents.text(module.STUB_LABEL, "site", "zh"),
+                                       ensure_ascii=False)}
+    assert "练习" in labels["zh"]
 
 
 def test_a_warning_fails_the_chinese_build(build_chinese, tmp_path, capfd):
