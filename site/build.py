@@ -146,7 +146,7 @@ def lesson_page(lesson: Lesson, student_notebook: str, language: str = "en") -> 
     """
     reading = (ROOT / "lessons" / f"{lesson.name}.md").read_text(encoding="utf-8")
     reading = documents.reading(reading, lesson.name, language)
-    if language == "zh":
+    if language != "en":
         reading = join_chinese_lines(reading)
     notebook = documents.notebook(json.loads(student_notebook), lesson.name, language)
     title, _sep, body = reading.partition("\n")
@@ -159,7 +159,7 @@ def lesson_page(lesson: Lesson, student_notebook: str, language: str = "en") -> 
                 source = f"## {_('The notebook', language)}\n" + source.partition("\n")[2]
             else:
                 source = demote_headings(source)
-            cell["source"] = join_chinese_lines(source) if language == "zh" else source
+            cell["source"] = source if language == "en" else join_chinese_lines(source)
         cells.append(cell)
     notebook["cells"] = cells
     return notebook
