@@ -59,7 +59,8 @@ assets: $(STAMP)
 wheel: $(STAMP)
 	$(PIP) wheel --no-deps --no-build-isolation -w dist .
 
-## The course as a static website in build/site/html (opens from file://; fetches nothing).
+## The course as a static website in build/site/html, in Chinese in build/site/html/zh (opens
+## from file://; fetches nothing).
 ## Set-up, once: Sphinx, myst-nb and the book theme into .venv (the `site` extra) and MathJax 3
 ## from npm beside them. Each build then runs offline; notebooks are executed through a cache
 ## (build/site/cache), so a rebuild after a small change takes seconds.

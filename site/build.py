@@ -1,6 +1,16 @@
 """Build the course website: ``python site/build.py`` (what ``make site`` runs).
 
-Two steps. First the Sphinx source is assembled in ``build/site/src`` from the repository:
+The site is built in each of the course's languages: English in ``build/site/html`` and
+Chinese in ``build/site/html/zh``, every page with a link to the same page in the other
+language. The Chinese pages are the English sources passed through ``minigrad.i18n``: the
+readings and the notebooks' Markdown cells block by block (``minigrad/i18n/zh/lessons`` and
+``notebooks``), the site's own texts (home page, lesson table, headings, download labels) from
+``minigrad/i18n/zh/site.po``; a text with no translation yet stays English. Code cells are the
+same in both, so the Chinese notebooks take their outputs from the cache the English build
+filled, and no code runs twice.
+
+For each language, two steps. First the Sphinx source is assembled in ``build/site/src``
+(``build/site/src-zh``) from the repository:
 one page per lesson, which is the reading followed by the lesson notebook (its headings one
 level down, under "The notebook"), the figures in ``assets/``, the downloads (the notebook as
 students run it, and the exercise file that ``minigrad exercises N`` writes), and a home page
@@ -31,16 +41,38 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"
 BUILD = ROOT / "build" / "site"
-MATHJAX_DEFAULT = ROOT / ".venv" / "share" / "mathjax" / "tex-svg-full.js"
+# Where `make site` installs MathJax.
+MATHJAX_DEFAULT = ROOT / ".venv" / "share" / "minigrad-site" / "mathjax" / "tex-svg-full.js"
 
 sys.path.insert(0, str(ROOT))  # the checkout's minigrad, even from a bare `python site/build.py`
 from minigrad.course.catalog import LESSONS, Lesson  # noqa: E402
 from minigrad.exercises.authoring.generate import planned_files  # noqa: E402
 from minigrad.exercises.authoring.source import student_file_name  # noqa: E402
+from minigrad.i18n import blocks, documents  # noqa: E402
+
+#: The site's languages: the folder of each under the site's root, and Sphinx's name for it.
+LANGUAGES = {"en": "", "zh": "zh"}
+SPHINX_LANGUAGE = {"en": "en", "zh": "zh_CN"}
+#: The catalog of the site's own texts (``minigrad/i18n/<language>/site.po``).
+CATALOG = "site"
+#: The site's own texts that site/conf.py and the pages' style sheet show.
+TITLE = "minigrad: autograd, built by hand"
+SWITCH_TITLES = {"en": "This page in English", "zh": "This page in Chinese"}
+OUTPUT_LABEL = "Output of {call}"  # a notebook picture's alt text: the call that drew it
+STUB_LABEL = "exercise: yours to write (download the notebook above)"
+TABLE_COLUMNS = ("Lesson", "You build (graded)", "Time", "What it covers")
+DOWNLOAD_TEXTS = ("Download:", "the notebook", "run it in Jupyter: `minigrad course` sets one up",
+                  "the exercises", "grade them with `minigrad grade`")
+HOURS = "{hours} hours"
 
 HEADING = re.compile(r"^(#{1,5}) ", re.MULTILINE)
-# What the notebooks' kernels run with (no debugger notice about frozen modules on start-up).
-KERNEL_ENV = {"PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+#: Chinese characters and the full-width punctuation between them.
+CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")
+# What the notebooks' kernels run with: no debugger notice about frozen modules on start-up,
+# and minigrad's messages in English whatever the builder's locale, so that one run of the
+# code serves the pages of every language from the cache.
+KERNEL_ENV = {"PYDEVD_DISABLE_FILE_VALIDATION": "1", "MINIGRAD_LANG": "en"}
 KERNEL_TCP_NOTICE = re.compile(r"\[IPKernelApp\] WARNING \| Kernel is running over TCP")
 
 
@@ -60,35 +92,74 @@ def demote_headings(markdown: str) -> str:
                    for part in parts)
 
 
-def downloads_line(lesson: Lesson) -> str:
+def join_chinese_lines(markdown: str) -> str:
+    """The line breaks inside Chinese sentences taken out (not in code or display maths).
+
+    A browser shows a line break inside a paragraph as a space, which English needs between
+    words and Chinese has none of: "构建本站时\n运行" would read "构建本站时 运行". A break between
+    two Chinese characters (or Chinese punctuation) is dropped; one next to a Latin word, inline
+    code or maths stays a space, as Chinese typesetting wants there.
+    """
+    def join(block: str) -> str:
+        lines = block.split("\n")
+        out = [lines[0]]
+        for line in lines[1:]:
+            if not out[-1].lstrip().startswith("#") and CJK_LINE_BREAK.search(
+                    out[-1][-1:] + "\n" + line.lstrip()[:1]):  # a list item's next line too
+                out[-1] += line.lstrip()
+            else:
+                out.append(line)
+        return "\n".join(out)
+
+    return "".join(piece.text if piece.text.lstrip().startswith(("```", "~~~", "$$"))
+                   else join(piece.text) for piece in blocks.split(markdown))
+
+
+def _(message: str, language: str) -> str:
+    """One of the site's own texts in ``language`` (English when it has no translation)."""
+    return documents.text(message, CATALOG, language)
+
+
+def site_markdown(markdown: str, language: str) -> str:
+    """A Markdown text of the site's own (the home page's introduction) in ``language``, block
+    by block from the site's catalog; code blocks are shared."""
+    if language == "en":
+        return markdown
+    return join_chinese_lines(blocks.translate(markdown, lambda block: _(block, language)))
+
+
+def downloads_line(lesson: Lesson, language: str = "en") -> str:
     exercise = student_file_name(lesson)
-    return ("**Download:** "
-            f"{{download}}`the notebook <../downloads/{lesson.name}.ipynb>` "
-            f"(run it in Jupyter: `minigrad course` sets one up) · "
-            f"{{download}}`the exercises <../downloads/{exercise}>` "
-            f"(grade them with `minigrad grade`)")
+    label, notebook, run, exercises, grade = (_(text, language) for text in DOWNLOAD_TEXTS)
+    return (f"**{label}** {{download}}`{notebook} <../downloads/{lesson.name}.ipynb>` ({run}) · "
+            f"{{download}}`{exercises} <../downloads/{exercise}>` ({grade})")
 
 
-def lesson_page(lesson: Lesson, student_notebook: str) -> dict:
+def lesson_page(lesson: Lesson, student_notebook: str, language: str = "en") -> dict:
     """The reading as the first cell, then the notebook's cells under "The notebook".
 
     The notebook is the students' form that ``minigrad exercises`` writes: every exercise a
     stub, whatever the repository's copy holds. Its code cells are kept as they are, so
-    jupyter-cache keeps their results when only the reading changes.
+    jupyter-cache keeps their results when only the reading changes. In another language the
+    reading and the Markdown cells are their translations (``minigrad.i18n.documents``), the
+    code cells the same: the cache serves both languages.
     """
     reading = (ROOT / "lessons" / f"{lesson.name}.md").read_text(encoding="utf-8")
-    notebook = json.loads(student_notebook)
-    title, _, body = reading.partition("\n")
-    cells = [_markdown(f"{title}\n\n{downloads_line(lesson)}\n{body}", "reading")]
+    reading = documents.reading(reading, lesson.name, language)
+    if language != "en":
+        reading = join_chinese_lines(reading)
+    notebook = documents.notebook(json.loads(student_notebook), lesson.name, language)
+    title, _sep, body = reading.partition("\n")
+    cells = [_markdown(f"{title}\n\n{downloads_line(lesson, language)}\n{body}", "reading")]
     for index, cell in enumerate(notebook["cells"]):
         cell = copy.deepcopy(cell)
         if cell["cell_type"] == "markdown":
             source = "".join(cell["source"])
             if index == 0 and source.startswith("# "):  # the notebook's own title
-                source = "## The notebook\n" + source.partition("\n")[2]
+                source = f"## {_('The notebook', language)}\n" + source.partition("\n")[2]
             else:
                 source = demote_headings(source)
-            cell["source"] = source
+            cell["source"] = source if language == "en" else join_chinese_lines(source)
         cells.append(cell)
     notebook["cells"] = cells
     return notebook
@@ -98,33 +169,81 @@ def _markdown(source: str, cell_id: str) -> dict:
     return {"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": source}
 
 
-def home_page() -> str:
+def home_page(language: str = "en") -> str:
     rows = "\n".join(
-        f"| {lesson.number:02d} | [{lesson.title}](lessons/{lesson.name}) | {lesson.builds} | "
-        f"{lesson.time.removeprefix('about ')} | {lesson.covers} |"
+        f"| {lesson.number:02d} | [{_(lesson.title, language)}](lessons/{lesson.name}) | "
+        f"{_(lesson.builds, language)} | {_(lesson.time.removeprefix('about '), language)} | "
+        f"{_(lesson.covers, language)} |"
         for lesson in LESSONS if lesson.ready)
     toctree = "\n".join(f"lessons/{lesson.name}" for lesson in LESSONS if lesson.ready)
-    intro = (SITE / "index.md").read_text(encoding="utf-8")
+    intro = site_markdown((SITE / "index.md").read_text(encoding="utf-8"), language)
+    header = " | ".join(_(name, language) for name in TABLE_COLUMNS)
     return (f"{intro}\n"
-            "| # | Lesson | You build (graded) | Time | What it covers |\n"
+            f"| # | {header} |\n"
             "|---|---|---|---|---|\n"
             f"{rows}\n\n"
-            "```{toctree}\n:hidden:\n:maxdepth: 2\n:caption: Lessons\n\n"
+            f"```{{toctree}}\n:hidden:\n:maxdepth: 2\n:caption: {_('Lessons', language)}\n\n"
             f"{toctree}\n```\n")
 
 
-def assemble(source: Path) -> None:
-    """Write the Sphinx source of the whole course into ``source``."""
-    write_if_changed(source / "index.md", home_page())
+
+def site_texts() -> list[str]:
+    """Every English text of the site's own that a translation has to give (the catalog's
+    msgids): the home page's blocks, the lesson table, the headings and labels."""
+    texts = [TITLE, *(title for code, title in SWITCH_TITLES.items() if code != "en"),
+             OUTPUT_LABEL, STUB_LABEL, *TABLE_COLUMNS, *DOWNLOAD_TEXTS, HOURS, "Lessons",
+             "The notebook"]
+    texts += blocks.messages((SITE / "index.md").read_text(encoding="utf-8"))
+    for lesson in LESSONS:
+        if lesson.ready:
+            texts += [lesson.title, lesson.builds, lesson.covers]
+    return list(dict.fromkeys(texts))
+
+
+def update_catalogs() -> list[str]:
+    """Bring each language's ``site.po`` in step with :func:`site_texts` (what
+    ``python site/build.py --update-catalog`` does), as ``python -m minigrad.i18n.update`` does
+    for the readings: an unchanged text keeps its translation, a changed one gets the old
+    translation marked fuzzy, a new one an empty entry. Returns what is left to translate."""
+    from minigrad.i18n.catalog import Catalog
+    from minigrad.i18n.update import refreshed
+
+    todo = []
+    for language in LANGUAGES:
+        if language == "en":
+            continue
+        path = documents.catalog_path(language, CATALOG)
+        catalog = refreshed(Catalog.read(path), site_texts())
+        catalog.write(path)
+        todo += [f"{path.name} ({language}): {entry.msgid[:60]!r}"
+                 for entry in catalog.untranslated()]
+    documents.catalog.cache_clear()
+    return todo
+
+
+def student_notebook(lesson: Lesson, text: str, language: str) -> str:
+    """The notebook to download, in ``language`` (its code cells those of the English one)."""
+    if language == "en":
+        return text
+    return json.dumps(documents.notebook(json.loads(text), lesson.name, language),
+                      indent=1, ensure_ascii=False) + "\n"
+
+
+def assemble(source: Path, language: str = "en") -> None:
+    """Write the Sphinx source of the whole course in ``language`` into ``source``."""
+    write_if_changed(source / "index.md", home_page(language))
     for path in sorted((ROOT / "assets").iterdir()):
         write_if_changed(source / "assets" / path.name, path.read_bytes())
     for lesson in LESSONS:
         if not lesson.ready:
             continue
         files = planned_files(lesson)  # what `minigrad exercises N` writes
+        notebook = f"{lesson.name}.ipynb"
         for name, text in files.items():
+            if name == notebook:
+                text = student_notebook(lesson, text, language)
             write_if_changed(source / "downloads" / name, text)
-        page = lesson_page(lesson, files[f"{lesson.name}.ipynb"])
+        page = lesson_page(lesson, files[notebook], language)
         write_if_changed(source / "lessons" / f"{lesson.name}.ipynb",
                          json.dumps(page, indent=1, ensure_ascii=False) + "\n")
 
@@ -159,8 +278,10 @@ def create_cache_database(cache: Path) -> None:
     get_cache(str(cache)).db  # noqa: B018 — reading it creates the database and its tables
 
 
-def build(html: Path, *, mathjax: Path, jobs: str, clean: bool) -> int:
-    source = BUILD / "src"
+def build(html: Path, *, mathjax: Path, jobs: str, clean: bool,
+          languages: tuple[str, ...] = tuple(LANGUAGES)) -> int:
+    """Build the site into ``html``, English first: the other languages' notebooks, whose code
+    cells are the same, then take their outputs from the cache it filled."""
     if clean:
         shutil.rmtree(BUILD, ignore_errors=True)
     forget_stale_outputs(BUILD / "cache")
@@ -169,12 +290,28 @@ def build(html: Path, *, mathjax: Path, jobs: str, clean: bool) -> int:
         print(f"MathJax not found at {mathjax}: `make site` installs it "
               "(or set MINIGRAD_MATHJAX to a MathJax 3 tex-svg-full.js)", file=sys.stderr)
         return 2
-    assemble(source)
+    for language in languages:
+        status = build_language(language, html / LANGUAGES[language], mathjax=mathjax, jobs=jobs)
+        if status != 0:
+            return status
+    return 0
+
+
+def build_language(language: str, html: Path, *, mathjax: Path, jobs: str,
+                   work: Path = BUILD) -> int:
+    """One language's site: its source assembled, then Sphinx (``-W``: warnings fail it).
+
+    The source and Sphinx's state are kept in ``work``; the notebooks' outputs always come
+    from the one cache, ``build/site/cache``.
+    """
+    suffix = "" if language == "en" else f"-{language}"
+    source = work / f"src{suffix}"
+    assemble(source, language)
     env = {**os.environ, **KERNEL_ENV, "MINIGRAD_MATHJAX": str(mathjax),
-           "MINIGRAD_SITE_CACHE": str(BUILD / "cache")}
+           "MINIGRAD_SITE_CACHE": str(BUILD / "cache"), "MINIGRAD_SITE_LANGUAGE": language}
     env.pop("MPLBACKEND", None)  # the notebooks' figures are inline images
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-j", jobs,
-               "-c", str(SITE), "-d", str(BUILD / "doctrees"), str(source), str(html)]
+               "-c", str(SITE), "-d", str(work / f"doctrees{suffix}"), str(source), str(html)]
     sphinx = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
     for line in sphinx.stderr:
         # Each kernel's start-up notice that it listens on local TCP (nbclient's default) is
@@ -190,9 +327,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clean", action="store_true",
                         help="forget the executed notebooks and Sphinx's state first")
     parser.add_argument("--jobs", default="auto", help="Sphinx's -j (default: auto)")
+    parser.add_argument("--lang", choices=sorted(LANGUAGES), action="append",
+                        help="build only this language (repeatable; default: all, English "
+                             "first); a language's pages still link to the others' folders")
+    parser.add_argument("--update-catalog", action="store_true",
+                        help="bring minigrad/i18n/*/site.po in step with the site's English "
+                             "texts, list what is left to translate, and build nothing")
     args = parser.parse_args(argv)
+    if args.update_catalog:
+        todo = update_catalogs()
+        print("\n".join(["to translate:", *todo] if todo else ["site.po: all translated"]))
+        return 0
     mathjax = Path(os.environ.get("MINIGRAD_MATHJAX", MATHJAX_DEFAULT))
-    status = build(args.to, mathjax=mathjax, jobs=args.jobs, clean=args.clean)
+    languages = tuple(language for language in LANGUAGES if language in (args.lang or LANGUAGES))
+    status = build(args.to, mathjax=mathjax, jobs=args.jobs, clean=args.clean,
+                   languages=languages)
     if status == 0:
         print(f"site: {args.to / 'index.html'}")
     return status

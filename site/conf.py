@@ -3,12 +3,19 @@
 The source folder is assembled by site/build.py; this file only configures Sphinx. Nothing
 here points outside the site's folder: MathJax is served from ``_static/mathjax/`` and the
 theme's own files are local, so the built pages load nothing from the network.
+
+The build's language is ``MINIGRAD_SITE_LANGUAGE`` (``en``, ``zh``; site/build.py sets it):
+Sphinx's and the theme's own words come in that language, the site's own texts from the
+catalog ``minigrad/i18n/<language>/site.po``, and every page links to itself in the other
+language (``_templates/language-switch.html``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import html
+import importlib.util
+import json
 import os
 import re
 import shutil
@@ -18,12 +25,38 @@ from pathlib import Path
 from docutils import nodes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # site/'s own modules
+import chinese_search  # noqa: E402
 import offline_search  # noqa: E402
+from minigrad.i18n.language import LANGUAGES  # noqa: E402
+
+
+def _site_build():
+    """site/build.py as a module (by its path: PyPA's ``build`` has the same name)."""
+    spec = importlib.util.spec_from_file_location("minigrad_site_build",
+                                                  Path(__file__).resolve().parent / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+site_build = _site_build()
+
+SITE_LANGUAGE = os.environ.get("MINIGRAD_SITE_LANGUAGE", "en")
+if SITE_LANGUAGE not in site_build.LANGUAGES:
+    raise ValueError(f"MINIGRAD_SITE_LANGUAGE={SITE_LANGUAGE!r}: the site is built in "
+                     + ", ".join(sorted(site_build.LANGUAGES)))
+language = site_build.SPHINX_LANGUAGE[SITE_LANGUAGE]
+
+
+def _(message: str) -> str:
+    """One of the site's own texts in the build's language (site.po)."""
+    return site_build._(message, SITE_LANGUAGE)
+
 
 project = "minigrad"
 author = "the minigrad authors"
 copyright = "the minigrad authors, MIT licence"
-html_title = "minigrad: autograd, built by hand"
+html_title = _(site_build.TITLE)
 
 extensions = ["myst_nb"]
 exclude_patterns = ["**.ipynb_checkpoints", "downloads/**"]  # files to download, not pages
@@ -56,7 +89,8 @@ mathjax3_config = {
 # --- Pages ------------------------------------------------------------------------------------
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
-html_css_files = ["minigrad.css"]
+templates_path = ["_templates"]
+html_css_files = ["minigrad.css", "minigrad-texts.css"]  # the second: _write_texts_css
 html_js_files = ["minigrad-math.js"]  # the floor under a wide equation's scaling
 html_context = {
     "default_mode": "light",  # the drawings are drawn on white
@@ -73,7 +107,7 @@ html_theme_options = {
     "use_fullscreen_button": False,
     "use_repository_button": False,
     "navigation_with_keys": True,
-    "article_header_end": ["toggle-secondary-sidebar"],
+    "article_header_end": ["language-switch", "toggle-secondary-sidebar"],
     "footer_content_items": ["copyright"],
 }
 
@@ -111,7 +145,7 @@ def _label_outputs(app, doctree, docname) -> None:
                               for parent in _ancestors(block)))
         if "raise NotImplementedError" in code:  # an exercise stub: the student's to write
             cell["classes"].append("mg-exercise-stub")
-        label = f"Output of {_drawing_call(code)}"
+        label = _(site_build.OUTPUT_LABEL.format(call=_drawing_call(code)))
         for image in cell.findall(nodes.image):
             if not image.get("alt") or image["alt"] == image["uri"]:
                 image["alt"] = label
@@ -130,7 +164,33 @@ def _ancestors(node):
         yield node
 
 
+def _write_texts_css(app, exception) -> None:
+    """``_static/minigrad-texts.css``: the words that minigrad.css shows (``var(--mg-…)``),
+    in the build's language."""
+    if exception is not None or app.builder.format != "html":
+        return
+    label = json.dumps(_(site_build.STUB_LABEL), ensure_ascii=False)  # a CSS string too
+    (Path(app.outdir) / "_static" / "minigrad-texts.css").write_text(
+        "/* The site's words in its style sheet, from site.po (site/conf.py). */\n"
+        f":root {{ --mg-stub-label: {label}; }}\n", encoding="utf-8")
+
+
+def _language_switch(app, pagename, templatename, context, doctree) -> None:
+    """The link to this page in each other language, relative (it works from ``file://``):
+    up to the site's root, down into the other language's folder, the same page."""
+    root = "../" * (pagename.count("/") + site_build.LANGUAGES[SITE_LANGUAGE].count("/")
+                    + bool(site_build.LANGUAGES[SITE_LANGUAGE]))
+    context["minigrad_languages"] = [
+        {"code": code, "name": LANGUAGES[code],
+         "title": site_build._(site_build.SWITCH_TITLES[code], code),
+         "url": f"{root}{folder}{'/' if folder else ''}{pagename}.html"}
+        for code, folder in site_build.LANGUAGES.items() if code != SITE_LANGUAGE]
+
+
 def setup(app):
     app.connect("build-finished", _copy_mathjax)
+    app.connect("build-finished", _write_texts_css)
+    app.connect("html-page-context", _language_switch)
+    chinese_search.setup(app)  # Chinese words found without a word segmenter
     offline_search.setup(app)  # search excerpts from file:// too
     app.connect("doctree-resolved", _label_outputs)

@@ -10,8 +10,9 @@ when the site is opened from a file. Served over http, Sphinx's own fetch runs u
 
 A page's entry keeps only what the excerpt is cut from: the elements of its ``role="main"``
 block, as bare ``div``s with their ``id`` (an excerpt for ``page.html#section`` is the text of
-that section), and their text; pictures, drawings, scripts, styles and the headings' ``¶``
-links are dropped.
+that section), and their text; pictures, drawings, scripts, styles, the headings' ``¶``
+links and the link to the page in the other language are dropped. Each language's site has its
+own: the English one lists the English pages only, not those in its ``zh/`` folder.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ OFFLINE_SCRIPT = "minigrad-search-offline.js"
 
 #: Elements whose content is no excerpt's text.
 _DROPPED = {"script", "style", "svg", "img", "button", "template", "noscript", "math"}
+#: Classes of elements whose content is no excerpt's text either.
+_DROPPED_CLASSES = {"headerlink", "mg-language-switch"}
 _SPACES = re.compile(r"\s+")
 _EMPTY = re.compile(r"<div>\s*</div>")
 #: Elements with no end tag.
@@ -55,7 +58,8 @@ class _MainText(HTMLParser):
                 self.out.append('<div role="main">')
             return
         self._depth += 1
-        if self._dropped or tag in _DROPPED or "headerlink" in (attributes.get("class") or ""):
+        classes = set((attributes.get("class") or "").split())
+        if self._dropped or tag in _DROPPED or classes & _DROPPED_CLASSES:
             self._dropped += 1
             return
         identifier = attributes.get("id")
@@ -89,16 +93,14 @@ def main_text(page: str) -> str:
     return text
 
 
-def pages_script(outdir: Path) -> str:
-    """``_static/minigrad-search-pages.js``: every page's main text, keyed by its path."""
+def pages_script(outdir: Path, paths: list[str]) -> str:
+    """``_static/minigrad-search-pages.js``: the main text of each of the pages ``paths``
+    (relative to ``outdir``), keyed by its path."""
     pages = {}
-    for path in sorted(outdir.rglob("*.html")):
-        relative = path.relative_to(outdir)
-        if relative.parts[0] in ("_static", "_sources", "_images", "_downloads"):
-            continue
-        text = main_text(path.read_text(encoding="utf-8"))
+    for relative in sorted(paths):
+        text = main_text((outdir / relative).read_text(encoding="utf-8"))
         if text:
-            pages[relative.as_posix()] = text
+            pages[relative] = text
     return ("// Each page's text for the search page's excerpts from file:// (site/offline_search.py).\n"
             f"window.MINIGRAD_SEARCH_PAGES = {json.dumps(pages, ensure_ascii=False)};\n")
 
@@ -114,7 +116,9 @@ def write_pages(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
     outdir = Path(app.outdir)
-    (outdir / "_static" / PAGES_SCRIPT).write_text(pages_script(outdir), encoding="utf-8")
+    paths = [app.builder.get_target_uri(docname) for docname in app.env.found_docs]
+    (outdir / "_static" / PAGES_SCRIPT).write_text(pages_script(outdir, paths),
+                                                   encoding="utf-8")
 
 
 def setup(app) -> None:

@@ -3,82 +3,37 @@
 Opt-in, like the stepper's browser tests: these run where the site's tools
 (``pip install -e ".[site]"`` and the MathJax that ``make site`` installs), playwright and a
 chromium are present, and skip, saying which is missing, elsewhere. ``.ci/run`` installs them
-all (``MINIGRAD_SITE=0`` opts out). The site is built once per session through
-``site/build.py``, which reuses the notebook cache in ``build/site/cache``: after the first
-build this takes seconds. A screenshot of a lesson page at 1280×720 is kept in
-``build/site/screenshots/`` (the path is printed).
+all (``MINIGRAD_SITE=0`` opts out). The site is built once per session, in both
+languages, through ``site/build.py`` (the ``site`` fixture, tests/site/conftest.py), which
+reuses the notebook cache in ``build/site/cache``: after the first build this takes seconds.
+A screenshot of a lesson page at 1280×720 is kept in ``build/site/screenshots/`` (the path is
+printed). The Chinese site's own checks are in test_site_chinese_browser.py.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from support.site_pages import open_page, pages
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
-MATHJAX = REPO / ".venv" / "share" / "minigrad-site" / "mathjax" / "tex-svg-full.js"
 SCREENSHOTS = REPO / "build" / "site" / "screenshots"
 RAW_MATH = re.compile(r"\\\(|\\\)|\$\$|\\\[|\\begin\{")
-
-
-@pytest.fixture(scope="session")
-def site() -> Path:
-    """The built site's folder (built here, or rebuilt from the cache in seconds)."""
-    if os.environ.get("MINIGRAD_SITE") == "0":
-        pytest.skip("MINIGRAD_SITE=0: the site is not built")
-    for module in ("sphinx", "myst_nb", "sphinx_book_theme"):
-        pytest.importorskip(module, reason="the site's tools are not installed (make site)")
-    mathjax = Path(os.environ.get("MINIGRAD_MATHJAX", MATHJAX))
-    if not mathjax.is_file():
-        pytest.skip(f"no MathJax at {mathjax} (make site installs it)")
-    html = REPO / "build" / "site" / "html"
-    env = {key: value for key, value in os.environ.items() if key != "MPLBACKEND"}
-    built = subprocess.run([sys.executable, str(REPO / "site" / "build.py"), "--to", str(html)],
-                           env={**env, "MINIGRAD_MATHJAX": str(mathjax)}, cwd=REPO,
-                           capture_output=True, text=True, timeout=900)
-    assert built.returncode == 0, f"make site failed:\n{built.stdout}\n{built.stderr[-4000:]}"
-    return html
-
-
-def pages(site: Path) -> list[Path]:
-    return sorted(path for path in site.rglob("*.html")
-                  if "_static" not in path.parts and "_sources" not in path.parts)
-
-
-
-def open_page(browser, path: Path, problems: list[str], width: int = 1280, height: int = 720):
-    """``path`` in a new page; console errors, page errors, failed requests and any request
-    that leaves the site's folder are appended to ``problems``."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    page.on("console", lambda message: problems.append(f"console: {message.text}")
-            if message.type == "error" else None)
-    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-    page.on("requestfailed", lambda request: problems.append(
-        f"failed: {request.url} ({request.failure})"))
-    page.on("request", lambda request: problems.append(f"network: {request.url}")
-            if not request.url.startswith(("file://", "data:", "blob:", "about:")) else None)
-    page.goto(path.as_uri(), wait_until="load")
-    # MathJax typesets after load; wait for it wherever the page has maths.
-    page.wait_for_function("!window.MathJax || !MathJax.startup || MathJax.startup.promise"
-                           " && MathJax.startup.document", timeout=30_000)
-    page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
-    return context, page
 
 
 def test_every_page_loads_offline_with_no_error_and_its_maths_rendered(site, browser):
     found = pages(site)
     lessons = [path for path in found if path.parent.name == "lessons"]
-    assert len(lessons) == 8 and (site / "index.html") in found and (site / "search.html") in found
+    for root in (site, site / "zh"):  # English, and Chinese
+        assert len([path for path in lessons if path.parent.parent == root]) == 8
+        assert (root / "index.html") in found and (root / "search.html") in found
     report = {}
     for path in found:
         problems: list[str] = []
@@ -135,7 +90,8 @@ def test_every_internal_link_and_image_resolves(site):
 
 
 def test_each_lesson_offers_its_notebook_and_exercise_file(site):
-    for page in sorted((site / "lessons").glob("*.html")):
+    for page in sorted([*(site / "lessons").glob("*.html"),
+                        *(site / "zh" / "lessons").glob("*.html")]):  # both languages
         html = page.read_text(encoding="utf-8")
         downloads = re.findall(r'href="(\.\./_downloads/[^"]+)"', html)
         names = sorted(Path(link).name for link in downloads)
