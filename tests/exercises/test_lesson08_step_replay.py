@@ -284,3 +284,16 @@ def test_the_reference_passes_after_lessons_06_and_07s_tests_in_the_same_process
                           capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "seed 0 None" in done.stdout and "seed 3 None" in done.stdout, done.stdout[-2000:]
+
+
+def test_the_recorder_keeps_numpy_scalars_as_numbers_and_the_replay_reads_torch_names() -> None:
+    """An lr kept as a numpy float32 is a number in the record (not its repr); a state kept
+    under PyTorch's names (exp_avg, exp_avg_sq) or with its count in a tensor is read."""
+    kept = reference.CapstoneRecorder._plain([np.float32(0.5), np.int64(3)])
+    assert kept == [0.5, 3] and all(type(item) in (float, int) for item in kept)
+    state = step_replay._read_state({"step": np.array(4.0), "exp_avg": np.ones(3),
+                                     "exp_avg_sq": np.full(3, 2.0)}, (3,))
+    assert state["t"] == 4 and state["m"].tolist() == [1.0] * 3 and state["v"][0] == 2.0
+    message = step_replay._read_state({"step": 1, "m": np.ones(3), "v": np.ones(3),
+                                       "exp_avg": np.ones(3)}, (3,))
+    assert isinstance(message, str) and "'m', 'exp_avg'" in message, message

@@ -255,6 +255,8 @@ class CapstoneRecorder:
     def _plain(value: Any) -> Any:
         if isinstance(value, mg.Tensor):
             return value.detach().numpy().copy()
+        if isinstance(value, np.generic):
+            return value.item()
         if isinstance(value, (tuple, list)):
             return [CapstoneRecorder._plain(item) for item in value]
         return value if isinstance(value, (int, float, np.ndarray)) else repr(value)
