@@ -341,7 +341,7 @@ def capstone(seed: int) -> dict:
 
     Build and train a convolutional network on the 8×8 digits from pieces you wrote: your
     ``Conv2d`` Function (lesson 06), your ``MaxPool2d`` Function (lesson 07), your ``Linear``
-    Function and a Module around it (lesson 05), your loss and your optimizer (08.1 or 08.4).
+    Function and a Module around it (lesson 05), your loss and your AdamW (08.4).
 
     In the grader, minigrad's layers do not exist: no ``nn.Linear``, ``nn.Conv2d``,
     ``nn.MaxPool2d``, ``F.linear``, ``F.conv2d``, ``F.max_pool2d``, no losses, no

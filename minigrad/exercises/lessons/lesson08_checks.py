@@ -475,7 +475,7 @@ def _compare_capstone(expected: dict, got: Any, args: tuple = ()) -> Optional[st
     if got["library_optimizers"]:
         return (f"your optimizer is (or inherits from) minigrad.optim's "
                 f"{', '.join(map(str, got['library_optimizers']))}: write its step yourself "
-                f"(08.1 or 08.4)")
+                f"(08.4)")
     if len(got["your_functions"]) < 3:
         return (f"your network's graph holds {len(got['your_functions'])} Function(s) of your "
                 f"own ({', '.join(map(str, got['your_functions'])) or 'none'}): it needs your "
