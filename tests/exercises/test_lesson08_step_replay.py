@@ -217,6 +217,17 @@ def test_a_step_of_another_rule_is_refused(honest: dict) -> None:
         "check your optimizer against 08.4" in message, message
 
 
+def test_a_step_taken_outside_the_recorder_is_refused(honest: dict) -> None:
+    """One more optimizer step than recorder.step calls before a sampled step: its step
+    count is one too many."""
+    forged = copy.deepcopy(honest)
+    for state in forged["run"]["records"][3]["before"]["state"]:
+        state["step"] += 1
+    message = _judge(forged)
+    assert message is not None and "every weight's step count before step 188 must be 188" \
+        in message, message
+
+
 def test_a_rising_lr_and_changed_settings_are_refused(honest: dict) -> None:
     forged = copy.deepcopy(honest)
     forged["run"]["records"][-1]["settings"]["lr"] = 0.02
