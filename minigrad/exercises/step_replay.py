@@ -41,8 +41,9 @@ has η ≤ η_a, and a weight may move by at most
 
     Σ_j η_a C(t_j) + η_a λ k (|θ_a| + Σ_j η_a C(t_j))         (j over the k steps between)
 
-plus float32's rounding (and a share SLACK of it). The first sampled step starts from the grader's initial weights with
-an empty state; the last one's weights after are the weights of ``layers``.
+widened by a share :data:`SLACK`, plus float32's rounding. The first sampled step starts from
+the grader's initial weights with an empty state; the last one's weights after are the
+weights of ``layers``.
 
 What this does not prove: the child knows the sampled steps when it runs (they follow from
 the seed it is given), so a run could be moved anywhere within the bound between them; the
