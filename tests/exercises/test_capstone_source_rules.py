@@ -11,7 +11,7 @@ from minigrad.exercises.lessons import lesson08 as reference
 from minigrad.exercises.lessons.lesson08_checks import _check_capstone_source
 
 SOURCE = Path(inspect.getfile(reference)).read_text(encoding="utf-8")
-FINAL = "    return capstone_report(model, layers, optimizer, losses)\n"
+FINAL = "    return capstone_report(model, layers, optimizer, losses, recorder)\n"
 
 
 def _before_final(line: str) -> str:

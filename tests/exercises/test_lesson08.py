@@ -540,7 +540,7 @@ def _capstone_pieces() -> dict:
     import inspect
     import textwrap
     source = inspect.getsource(reference.capstone)
-    body = source[source.index("### BEGIN SOLUTION"):source.index("    def he(")]
+    body = source[source.index("### BEGIN SOLUTION"):source.index("    start = iter(")]
     namespace = {"np": np, "Function": reference.Function, "mg": mg}
     exec(textwrap.dedent(body.split("\n", 1)[1]), namespace)  # noqa: S102 — our own source
     return namespace

@@ -13,7 +13,7 @@ from minigrad.exercises.lessons import lesson08 as reference
 from minigrad.exercises.lessons.lesson08_checks import EXERCISES, _check_capstone_source
 
 SOURCE = Path(inspect.getfile(reference)).read_text(encoding="utf-8")
-FINAL = "    return capstone_report(model, layers, optimizer, losses)\n"
+FINAL = "    return capstone_report(model, layers, optimizer, losses, recorder)\n"
 TRAIN = "    optimizer = MyAdamW(model.parameters(), lr=base_lr, weight_decay=1e-2)\n"
 CHECK = next(e for e in EXERCISES if e.id == "08.5").source_check
 

@@ -152,3 +152,29 @@ def test_an_identity_conv_and_a_pool_before_an_mlp_stay_below_the_pass_mark() ->
         predictions = network.forward(layers, test_images).argmax(axis=1)
         best = max(best, float((predictions == test_labels).mean()))
     assert 0.9 < best < 0.97, best
+
+
+# ---------------------------------------------------------------------------- after a real run
+def test_a_closed_form_head_after_a_recorded_run_scores_nothing(tmp_path: Path) -> None:
+    """The reference's honest run through the recorder, for 4 epochs, then its linear layer
+    re-solved by ridge regression on the trained convolutions' pooled features (written
+    into the model's own Parameters, so layers, the probe and the gradients all agree): the
+    run's last step did not end at those weights."""
+    from support.capstone_routes import capstone_solution
+
+    body = capstone_solution(REFERENCE).replace("base_lr, epochs = 1e-2, 8",
+                                                "base_lr, epochs = 1e-2, 4")
+    assert "epochs = 1e-2, 4" in body
+    body += '''
+    with mg.no_grad():
+        pooled = second(first(mg.tensor(images))).flatten(1).numpy().astype(np.float64)
+    pooled = np.hstack([pooled, np.ones((len(pooled), 1))])
+    solved = np.linalg.solve(pooled.T @ pooled + 1e-3 * np.eye(len(pooled.T)),
+                             pooled.T @ np.eye(10)[labels]).T
+    last.weight.data[...] = solved[:, :-1].astype(np.float32)
+    last.bias.data[...] = solved[:, -1].astype(np.float32)
+'''
+    score, feedback = capstone_score(tmp_path, "solved-after-run", with_capstone_body(
+        REFERENCE, body))
+    assert score == 0.0 and "the weights after your run's last step are not those of " \
+        "layers" in feedback, feedback

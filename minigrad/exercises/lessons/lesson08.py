@@ -197,8 +197,95 @@ PROBE_IMAGES = 64
 PROBE_WEIGHTS = np.random.default_rng(808).standard_normal((PROBE_IMAGES, 10))
 
 
+#: The capstone's fixed run. Its architecture, within which you choose the two convs' widths:
+#: conv 3×3 (1 → c₁, padding 1) → ReLU → max-pool 2 → conv 3×3 (c₁ → c₂, padding 1) → ReLU →
+#: max-pool 2 → flatten → linear (4·c₂ → 10), with c₁ in CAPSTONE_WIDTHS[0] and c₂ in
+#: CAPSTONE_WIDTHS[1]; batches of CAPSTONE_BATCH training images (the last of an epoch
+#: smaller); between CAPSTONE_EPOCHS[0] and CAPSTONE_EPOCHS[1] epochs.
+CAPSTONE_WIDTHS = ((8, 16), (16, 32))
+CAPSTONE_BATCH = 32
+CAPSTONE_EPOCHS = (4, 10)
+
+
+def capstone_start(seed: int, widths: tuple[int, int] = (16, 32)) -> list[np.ndarray]:
+    """Given: the capstone's initial weights for ``seed``, in the order of ``layers``: conv
+    weight and bias, conv weight and bias, linear weight and bias (float32). Weights are He's
+    normal, N(0, 2/fan_in); biases 0. The grader draws the same ones to check your run."""
+    first, second = (int(n) for n in widths)
+    rng = np.random.default_rng((seed, 805))
+    shapes = [(first, 1, 3, 3), (first,), (second, first, 3, 3), (second,),
+              (10, 4 * second), (10,)]
+    return [(rng.normal(size=shape) * np.sqrt(2.0 / int(np.prod(shape[1:])))
+             if len(shape) > 1 else np.zeros(shape)).astype(np.float32) for shape in shapes]
+
+
+def capstone_batches(seed: int, epoch: int, count: int) -> list[np.ndarray]:
+    """Given: the rows of the training images in each batch of ``epoch`` (0, 1, …), in order:
+    a permutation of ``range(count)`` fixed by the seed, cut into batches of CAPSTONE_BATCH."""
+    order = np.random.default_rng((seed, 806, epoch)).permutation(count)
+    return [order[start:start + CAPSTONE_BATCH] for start in range(0, count, CAPSTONE_BATCH)]
+
+
+def capstone_sampled_steps(seed: int, steps: int) -> list[int]:
+    """Given: the steps (0, 1, … of the whole run of ``steps``) the grader replays: the first,
+    the last, and two drawn by the seed from each third of the others."""
+    rng = np.random.default_rng((seed, 807))
+    drawn = {0, steps - 1}
+    for third in np.array_split(np.arange(1, steps - 1), 3):
+        drawn.update(int(n) for n in rng.choice(third, size=min(2, len(third)), replace=False))
+    return sorted(drawn)
+
+
+class CapstoneRecorder:
+    """Given: takes your optimizer's steps, ``recorder.step(rows)`` in place of
+    ``optimizer.step()`` (``rows``: the batch's rows from ``capstone_batches``), and keeps, at
+    the steps the grader samples (``capstone_sampled_steps``), what it replays: the weights and
+    biases of ``layers`` and your optimizer's state of each before the step (``self.state[p]``:
+    ``step``, ``m``, ``v``), their gradients, the settings of its one parameter group, and the
+    weights and state after it."""
+
+    def __init__(self, seed: int, layers: Sequence[tuple], optimizer: Any, epochs: int) -> None:
+        count = len(load_digits("train", as_numpy=True)[1])
+        self.weights = [item for layer in layers if isinstance(layer, (tuple, list))
+                        for item in layer if isinstance(item, mg.Tensor)]
+        self.optimizer, self.epochs, self.taken, self.records = optimizer, int(epochs), 0, []
+        self.sampled = capstone_sampled_steps(seed, self.epochs * -(-count // CAPSTONE_BATCH))
+
+    @staticmethod
+    def _plain(value: Any) -> Any:
+        if isinstance(value, mg.Tensor):
+            return value.detach().numpy().copy()
+        if isinstance(value, np.generic):
+            return value.item()
+        if isinstance(value, (tuple, list)):
+            return [CapstoneRecorder._plain(item) for item in value]
+        return value if isinstance(value, (int, float, np.ndarray)) else repr(value)
+
+    def _state(self) -> dict:
+        state = self.optimizer.state
+        return {"params": [self._plain(weight) for weight in self.weights],
+                "state": [{str(key): self._plain(value) for key, value in
+                           state.get(weight, {}).items()} for weight in self.weights]}
+
+    def step(self, rows: Any) -> None:
+        index, self.taken = self.taken, self.taken + 1
+        if index not in self.sampled:
+            self.optimizer.step()
+            return
+        groups = self.optimizer.param_groups
+        record = {"step": index, "rows": np.asarray(rows).copy(), "groups": len(groups),
+                  "settings": {key: self._plain(value) for key, value in groups[0].items()
+                               if key != "params"},
+                  "before": self._state(),
+                  "gradients": [None if weight.grad is None else self._plain(weight.grad)
+                                for weight in self.weights]}
+        self.optimizer.step()
+        record["after"] = self._state()["params"]
+        self.records.append(record)
+
+
 def capstone_report(model: Any, layers: Sequence[tuple], optimizer: Any,
-                    losses: Sequence[float]) -> dict:
+                    losses: Sequence[float], recorder: Any = None) -> dict:
     """Given (not an exercise): your network written down, and what it is made of.
 
     ``layers`` is ``model`` as a list the grader can run itself, in order: ``("conv", weight,
@@ -211,6 +298,7 @@ def capstone_report(model: Any, layers: Sequence[tuple], optimizer: Any,
     Σ_k scores[n, k]·R[n, k] (R = ``PROBE_WEIGHTS``: ∂L/∂scores = R/N is never zero). The
     report also walks the backward graph to list the Functions it is made of: yours and any
     library node from ``LIBRARY_NODES``; and whether ``optimizer`` is one of minigrad's.
+    ``recorder`` (a ``CapstoneRecorder``) holds the steps of your run the grader replays.
     """
     probe = load_digits("train", as_numpy=True)[0][:PROBE_IMAGES]
     weights = [item for layer in layers if isinstance(layer, (tuple, list))
@@ -241,6 +329,9 @@ def capstone_report(model: Any, layers: Sequence[tuple], optimizer: Any,
             "probe_gradients": [weight.grad.numpy() if weight.is_leaf and weight.grad is not None
                                 else None for weight in weights],
             "losses": [float(value) for value in losses],
+            "run": None if recorder is None else {"epochs": recorder.epochs,
+                                                  "steps": recorder.taken,
+                                                  "records": recorder.records},
             "your_functions": sorted(yours), "library_layers": sorted(library),
             "optimizer": type(optimizer).__name__, "library_optimizers": library_optimizers}
 
@@ -250,7 +341,7 @@ def capstone(seed: int) -> dict:
 
     Build and train a convolutional network on the 8×8 digits from pieces you wrote: your
     ``Conv2d`` Function (lesson 06), your ``MaxPool2d`` Function (lesson 07), your ``Linear``
-    Function and a Module around it (lesson 05), your loss and your optimizer (08.1 or 08.4).
+    Function and a Module around it (lesson 05), your loss and your AdamW (08.4).
 
     In the grader, minigrad's layers do not exist: no ``nn.Linear``, ``nn.Conv2d``,
     ``nn.MaxPool2d``, ``F.linear``, ``F.conv2d``, ``F.max_pool2d``, no losses, no
@@ -261,21 +352,29 @@ def capstone(seed: int) -> dict:
     ``-scores.log_softmax(1)[np.arange(n), labels].mean()``. (The linear layer is your
     Function's job, not ``@``.) ``getattr(self, "conv1")`` on your own objects is fine.
 
-    Then write the trained network down as ``layers``, which the grader runs itself (see
+    The grader checks that your weights come from training. The run is fixed by the seed:
+    the architecture is CAPSTONE_WIDTHS's (you choose the two widths), the weights start at
+    ``capstone_start(seed, widths)``, epoch e's batches are ``capstone_batches(seed, e,
+    len(images))``, in order, for 4 to 10 epochs, and the optimizer is your AdamW (08.4), one
+    parameter group, whose lr may fall but never rise. Take every step with
+    ``recorder.step(rows)`` in place of ``optimizer.step()``: the grader replays a few steps
+    it samples with its own backward and AdamW, from the state the recorder kept, and checks
+    that the states between them are as far apart as that many steps can move a weight.
+
+    Write the trained network down as ``layers``, which the grader runs itself (see
     ``capstone_report``): here ``[("conv", w1, b1, 1, 1), ("relu",), ("maxpool", 2), ("conv",
     w2, b2, 1, 1), ("relu",), ("maxpool", 2), ("flatten",), ("linear", w3, b3)]``. Your code
     never gets the test images: the grader asks ``layers`` for ≥ 97 % of them on this seed and
     a hidden one (five minutes for both), and the same scores as ``model`` on a few training
-    images. Use ``rng`` for weights and shuffling. The last line needs ``model``, ``layers``,
-    ``optimizer`` and ``losses`` (one per epoch).
+    images. The last line needs ``model``, ``layers``, ``optimizer``, ``losses`` (one per
+    epoch) and ``recorder``.
 
-    A network that works: conv 3×3 (1 → 16, padding 1) → ReLU → max-pool 2 → conv 3×3
-    (16 → 32, padding 1) → ReLU → max-pool 2 → flatten → linear (128 → 10); He initialisation;
-    AdamW, lr 0.01, batches of 32, 8 epochs, the lr lowered along a cosine. Numpy's
+    A network that works: widths (16, 32), so conv 3×3 (1 → 16, padding 1) → ReLU → max-pool 2
+    → conv 3×3 (16 → 32, padding 1) → ReLU → max-pool 2 → flatten → linear (128 → 10); AdamW,
+    lr 0.01, 8 epochs, the lr lowered along a cosine at each epoch's start. Numpy's
     ``sliding_window_view`` makes the convolution's im2col in one line.
     """
     mg.manual_seed(seed)
-    rng = np.random.default_rng(seed)  # for your initialisation and your shuffling
     train_images, train_labels = load_digits("train")
     ### BEGIN SOLUTION
     windows = np.lib.stride_tricks.sliding_window_view
@@ -350,25 +449,23 @@ def capstone(seed: int) -> dict:
             grad = grad_output.numpy()
             return grad @ weight, grad.T @ x, grad.sum(axis=0)
 
-    def he(*shape):
-        fan_in = int(np.prod(shape[1:]))
-        return nn.Parameter(mg.tensor(rng.normal(size=shape) * np.sqrt(2.0 / fan_in),
-                                      dtype=mg.float32))
+    start = iter(capstone_start(seed, (16, 32)))  # weight, bias, weight, bias, weight, bias
+
+    def given():
+        return nn.Parameter(mg.tensor(next(start)))
 
     class ConvBlock(nn.Module):
-        def __init__(self, in_channels, out_channels):
+        def __init__(self):
             super().__init__()
-            self.weight = he(out_channels, in_channels, 3, 3)
-            self.bias = nn.Parameter(mg.zeros(out_channels))
+            self.weight, self.bias = given(), given()
 
         def forward(self, x):
             return MaxPool2d.apply(Conv2d.apply(x, self.weight, self.bias).relu())
 
     class MyLinear(nn.Module):
-        def __init__(self, in_features, out_features):
+        def __init__(self):
             super().__init__()
-            self.weight = he(out_features, in_features)
-            self.bias = nn.Parameter(mg.zeros(out_features))
+            self.weight, self.bias = given(), given()
 
         def forward(self, x):
             return Linear.apply(x.flatten(1), self.weight, self.bias)
@@ -401,25 +498,25 @@ def capstone(seed: int) -> dict:
         """The mean over the batch of −log softmax(scores)[label]."""
         return -scores.log_softmax(1)[np.arange(len(labels)), labels].mean()
 
-    first, second, last = ConvBlock(1, 16), ConvBlock(16, 32), MyLinear(32 * 2 * 2, 10)
+    first, second, last = ConvBlock(), ConvBlock(), MyLinear()
     model = nn.Sequential(first, second, last)
-    base_lr, epochs, batch = 1e-2, 8, 32
+    layers = [("conv", first.weight, first.bias, 1, 1), ("relu",), ("maxpool", 2),
+              ("conv", second.weight, second.bias, 1, 1), ("relu",), ("maxpool", 2),
+              ("flatten",), ("linear", last.weight, last.bias)]
+    base_lr, epochs = 1e-2, 8
     optimizer = MyAdamW(model.parameters(), lr=base_lr, weight_decay=1e-2)
+    recorder = CapstoneRecorder(seed, layers, optimizer, epochs)
     images, labels = train_images.numpy(), train_labels.numpy()
     losses = []
     for epoch in range(epochs):
         optimizer.param_groups[0]["lr"] = base_lr * 0.5 * (1 + np.cos(np.pi * epoch / epochs))
-        order, total = rng.permutation(len(images)), 0.0
-        for start in range(0, len(images), batch):
-            rows = order[start:start + batch]
+        total = 0.0
+        for rows in capstone_batches(seed, epoch, len(images)):
             loss = cross_entropy(model(mg.tensor(images[rows])), labels[rows])
             optimizer.zero_grad()
             loss.backward()
-            optimizer.step()
+            recorder.step(rows)
             total += loss.item() * len(rows)
         losses.append(total / len(images))
-    layers = [("conv", first.weight, first.bias, 1, 1), ("relu",), ("maxpool", 2),
-              ("conv", second.weight, second.bias, 1, 1), ("relu",), ("maxpool", 2),
-              ("flatten",), ("linear", last.weight, last.bias)]
     ### END SOLUTION
-    return capstone_report(model, layers, optimizer, losses)
+    return capstone_report(model, layers, optimizer, losses, recorder)

@@ -17,7 +17,7 @@ import numpy as np
 
 from minigrad.data import load_digits
 from minigrad.data.digits import read_digits_file
-from minigrad.exercises import network
+from minigrad.exercises import network, step_replay
 from minigrad.exercises.source_rules import SourceRules, check_source
 from minigrad.exercises.answer_limits import AnswerLimits
 from minigrad.exercises.mistakes import Case, Mistake, Raised, comparator, near
@@ -27,6 +27,9 @@ from minigrad.exercises.spec import Comparator, Exercise, Runtime, close
 # (a cross-entropy would not do: a network fitted to be sure of these 64 images has all its
 # gradients 0, which any backward "gives").
 from minigrad.exercises.lessons.lesson08 import PROBE_IMAGES, PROBE_WEIGHTS
+from minigrad.exercises.lessons.lesson08 import (CAPSTONE_EPOCHS, CAPSTONE_WIDTHS,
+                                                 capstone_batches, capstone_sampled_steps,
+                                                 capstone_start)
 
 _CLOSE = close(rtol=1e-8, atol=1e-12)
 _same = partial(near, rtol=1e-8, atol=1e-12)
@@ -369,9 +372,9 @@ CAPSTONE_RUNTIME = Runtime(
     digits_test=False, packages=("numpy",))
 
 #: What the grader decodes of a capstone report: one run (a call holds one case: the visible
-#: seed, or the hidden one) of up to 50 000 weights and their gradients (the reference's
-#: network: 13 000 values, 250 kB).
-CAPSTONE_LIMITS = AnswerLimits(bytes=6_000_000, values=150_000)
+#: seed, or the hidden one): its network, the probe's gradients and the eight sampled steps
+#: (the reference's report: about 260 000 values, 5 MB).
+CAPSTONE_LIMITS = AnswerLimits(bytes=9_000_000, values=400_000)
 
 
 #: The instructor's held-out digits, when a private key holds them beside this file (made by
@@ -399,16 +402,27 @@ def capstone_test_set() -> dict:
 
 def capstone_answer(seed: int) -> dict:
     """What 08.5 is scored against: the test images and their labels, which the grader keeps
-    (the student's process gets only the seed), and the training images of the probe."""
+    (the student's process gets only the seed), the training images of the probe, and the
+    seed, which fixes the run whose steps the grader replays (:func:`capstone_run`)."""
     probe = load_digits("train", as_numpy=True)[0][:PROBE_IMAGES]
-    return {**capstone_test_set(), "probe": probe}
+    return {**capstone_test_set(), "probe": probe, "seed": seed}
+
+
+def capstone_run(seed: int) -> step_replay.Run:
+    """What the grader fixes of a capstone run with ``seed``, for its replay."""
+    images, labels = load_digits("train", as_numpy=True)
+    return step_replay.Run(
+        start=lambda widths: capstone_start(seed, widths),
+        batches=lambda epoch: capstone_batches(seed, epoch, len(images)),
+        sampled=lambda steps: capstone_sampled_steps(seed, steps),
+        images=images, labels=labels, widths=CAPSTONE_WIDTHS, epochs=CAPSTONE_EPOCHS)
 
 
 _LIBRARY = "the capstone's layers and optimizer must be your own"
 _PATCH = "the capstone may use minigrad, not inspect or change it"
 CAPSTONE_RULES = SourceRules(
     function="capstone",
-    final_return="return capstone_report(model, layers, optimizer, losses)",
+    final_return="return capstone_report(model, layers, optimizer, losses, recorder)",
     given=("capstone_report", "_from_library", "LIBRARY_NODES"),
     modules=("__future__", "math", "time", "sys", "typing", "functools", "itertools", "collections",
              "dataclasses", "numpy", "numpy.*", "minigrad", "minigrad.nn",
@@ -446,20 +460,22 @@ def _check_capstone_source(source: str) -> Optional[str]:
 
 def _compare_capstone(expected: dict, got: Any, args: tuple = ()) -> Optional[str]:
     """The student's ``layers`` run here (:mod:`minigrad.exercises.network`) on images their
-    process never had, ≥ 97 % right; ``model`` gives the same scores as ``layers``. First,
-    readable messages for a network that is not the student's own."""
+    process never had, ≥ 97 % right; ``model`` gives the same scores as ``layers``; and its
+    weights come from a run the grader fixes, of which it replays sampled steps
+    (:mod:`minigrad.exercises.step_replay`). First, readable messages for a network that is
+    not the student's own."""
     keys = ("layers", "probe_scores", "probe_gradients", "losses", "your_functions",
             "library_layers", "library_optimizers")
     if not isinstance(got, dict) or any(key not in got for key in keys):
-        return ("expected the dict of capstone_report(model, layers, optimizer, losses), "
-                f"got {type(got).__name__}: keep the given last line")
+        return ("expected the dict of capstone_report(model, layers, optimizer, losses, "
+                f"recorder), got {type(got).__name__}: keep the given last line")
     if got["library_layers"]:
         return (f"your network uses {', '.join(map(str, got['library_layers']))}: the "
                 f"capstone's layers must be your own Functions")
     if got["library_optimizers"]:
         return (f"your optimizer is (or inherits from) minigrad.optim's "
                 f"{', '.join(map(str, got['library_optimizers']))}: write its step yourself "
-                f"(08.1 or 08.4)")
+                f"(08.4)")
     if len(got["your_functions"]) < 3:
         return (f"your network's graph holds {len(got['your_functions'])} Function(s) of your "
                 f"own ({', '.join(map(str, got['your_functions'])) or 'none'}): it needs your "
@@ -496,7 +512,8 @@ def _compare_capstone(expected: dict, got: Any, args: tuple = ()) -> Optional[st
     accuracy = float((predictions == expected["labels"]).mean())
     if not accuracy >= expected["pass_mark"]:
         return low_accuracy(accuracy, expected["pass_mark"], expected["name"], losses)
-    return None
+    return step_replay.training_problem(layers, got.get("run"),
+                                        capstone_run(int(expected.get("seed", 0))))
 
 
 def low_accuracy(accuracy: float, pass_mark: float, images: str, losses: list) -> str:
@@ -626,8 +643,9 @@ EXERCISES = [
         idea="Check each piece first (gradcheck it in float64 on a tiny input), then assemble: "
              "two conv–ReLU–pool blocks, a linear layer, your optimizer, a few epochs.",
         hint="conv 1→16 (3×3, padding 1), ReLU, pool 2 → conv 16→32, ReLU, pool 2 → flatten → "
-             "linear 128→10; loss = the mean over the batch of −log softmax(scores) at each label; He "
-             "initialisation; AdamW lr 0.01 with a cosine decay, batch 32, 8 epochs.",
+             "linear 128→10; loss = the mean over the batch of −log softmax(scores) at each "
+             "label; weights from capstone_start, batches from capstone_batches, every step "
+             "through recorder.step(rows); AdamW lr 0.01 with a cosine decay, 8 epochs.",
         visible=lambda: [(0,)],
         hidden=lambda rng: [(int(rng.integers(1, 10_000)),)],
         compare=_compare_capstone,
