@@ -148,6 +148,10 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-sandbox", action="store_true",
                         help="run graded code unconfined, where the sandbox cannot work: only "
                              "for code you trust, such as your own")
+    parser.add_argument("--lang", metavar="LANG",
+                        help="the language of the report (the table, the results' feedback): "
+                             "en or zh (default: MINIGRAD_LANG, a .minigrad-lang file in this "
+                             "folder or above, or the locale; never the submission's)")
     parser.add_argument("--container", metavar="IMAGE",
                         help="run this same command inside IMAGE with docker or podman (no "
                              "network, the submission mounted read-only)")
@@ -251,6 +255,14 @@ def run_grade(args: argparse.Namespace) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    if getattr(args, "lang", None):
+        from minigrad.i18n import use
+
+        try:
+            use(args.lang)
+        except ValueError as error:
+            print(f"minigrad grade: --lang: {error}", file=sys.stderr)
+            return 2
     if args.self_test:
         from minigrad.grading.selftest import run_self_test
 

@@ -1,0 +1,214 @@
+"""What ``check()`` and ``minigrad grade`` say, in the reader's language.
+
+The checks write their messages in English, and build them from pieces: a comparator's
+sentence, then the sentence of each mistake the answer shows, joined by ``"; "``; perhaps a
+suffix naming the parts of the answer that are right, or the line of the student's code that
+raised. ``say(message)`` gives such a message in the current language (``language.current()``),
+piece by piece, from the catalog ``zh/messages.po``:
+
+- a piece is looked up as it is, then against the catalog's templates (msgids with ``{name}``
+  placeholders, the most specific first: the one with the most fixed text); the text a
+  placeholder stands for is itself said in the language (a mistake's sentence quoted in
+  another), and carried into the translation's placeholder of the same name;
+- the pieces of a message are its runs of ``"; "``-separated parts, the longest run that the
+  catalog knows first (a sentence may hold a ``;`` of its own);
+- what the catalog does not know stays English (a Python error's own text, say).
+
+``_(template, **values)`` is the same for a message the code writes from a template of its own:
+the template is the msgid, and ``values`` are filled into its translation.
+
+English is the source: in English every function here returns its text unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Optional
+
+from minigrad.i18n.catalog import Catalog, placeholders
+from minigrad.i18n.documents import catalog
+from minigrad.i18n.language import current
+
+NAME = "messages"
+#: How the pieces of a message are joined, by language.
+SEPARATOR = {"en": "; ", "zh": "；"}
+#: Placeholders that stand for a fixed kind of text, and may touch another placeholder.
+_KNOWN = {"where": r"(?: in result(?:\[[^\]]*\])*)?"}
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: "(right: E, dE/dw; wrong: new weights)" after a message: the parts that are right.
+_PARTS = re.compile(r"^(?P<message>.*) \(right: (?P<right>[^;()]*); wrong: (?P<wrong>[^;()]*)\)$",
+                    re.DOTALL)
+#: " (line 12 of lesson03.py, in backward: y = x ** 3)" after a message: where it raised.
+_LINE = re.compile(r"^(?P<message>.*?)(?P<line> \(line \d+ of [^()]*?, in [A-Za-z_<>][\w<>.]*"
+                   r"(?:: [^\n]*)?\))$", re.DOTALL)
+#: "ValueError: ..." — a Python exception's name, kept, then its text.
+_EXCEPTION = re.compile(r"^(?P<name>[A-Za-z_][\w.]*(?:Error|Exception|Warning|Interrupt|Exit)"
+                        r"): (?P<text>.*)$", re.DOTALL)
+
+
+#: Messages that ``check()`` and the grader compose from the pieces of others (they are
+#: extracted with the rest, and ``say`` matches them like any template).
+TEMPLATES = (
+    "raised {error}",
+    "(line {line} of {file}, in {function}: {code})",
+    "(line {line} of {file}, in {function})",
+    "your notebook cell",
+    "returned something that cannot be graded: {error}",
+    "{file}: SyntaxError at {error}",
+    "{file}: could not be imported: {error}",
+    "{call}: {message}",
+)
+
+
+def _(template: str, language: Optional[str] = None, **values: object) -> str:
+    """``template.format(**values)`` in the language: the template is the catalog's msgid."""
+    lang = language or current()
+    if lang == "en":
+        return template.format(**values)
+    translated = catalog(lang, NAME).translate(template)
+    return translated.format(**values)
+
+
+def heading(section: str, lesson: str, language: Optional[str] = None) -> str:
+    """The title of a section of the reading ``lessons/<lesson>.md``, as its translation in
+    the language gives it (the reading's own catalog), else as the messages give it."""
+    lang = language or current()
+    if lang == "en":
+        return section
+    found = catalog(lang, f"lessons/{lesson}") if lesson else None
+    for level in ("## ", "### ", "#### ", "# "):
+        entry = found.entries.get(level + section) if found is not None else None
+        if entry is not None and entry.translated:
+            return entry.msgstr.lstrip("#").strip()
+    return say(section, lang)
+
+
+def say(message: str, language: Optional[str] = None) -> str:
+    """``message``, written by a check or the grader in English, in the language."""
+    lang = language or current()
+    if lang == "en" or not message:
+        return message
+    return _say(message, lang)
+
+
+def say_pieces(pieces: list[str], language: Optional[str] = None) -> list[str]:
+    """The pieces of one message (its ``"; "``-separated parts), each run said as one."""
+    lang = language or current()
+    if lang == "en":
+        return list(pieces)
+    return _runs(tuple(pieces), lang)
+
+
+def join(pieces: list[str], language: Optional[str] = None) -> str:
+    return SEPARATOR.get(language or current(), "; ").join(pieces)
+
+
+@lru_cache(maxsize=8192)
+def _say(message: str, lang: str) -> str:
+    found = _PARTS.match(message)
+    if found:
+        right = ", ".join(say(name.strip(), lang) for name in found["right"].split(", "))
+        wrong = ", ".join(say(name.strip(), lang) for name in found["wrong"].split(", "))
+        return _say(found["message"], lang) + _(" (right: {right}; wrong: {wrong})", lang,
+                                                 right=right, wrong=wrong)
+    found = _LINE.match(message)
+    if found and found["message"]:
+        return _say(found["message"], lang) + _line(found["line"], lang)
+    return SEPARATOR[lang].join(_runs(tuple(message.split("; ")), lang))
+
+
+def _line(suffix: str, lang: str) -> str:
+    return _one(suffix.strip(), lang)
+
+
+def _runs(pieces: tuple[str, ...], lang: str) -> list[str]:
+    out, at = [], 0
+    while at < len(pieces):
+        for end in range(len(pieces), at, -1):
+            run = "; ".join(pieces[at:end])
+            said = _known(run, lang)
+            if said is not None:
+                out.append(said)
+                at = end
+                break
+        else:
+            out.append(_one(pieces[at], lang))
+            at += 1
+    return out
+
+
+def _one(piece: str, lang: str) -> str:
+    said = _known(piece, lang)
+    if said is not None:
+        return said
+    found = _EXCEPTION.match(piece)
+    if found:
+        return f"{found['name']}: {_say(found['text'], lang)}"
+    return piece
+
+
+def _known(text: str, lang: str) -> Optional[str]:
+    """``text`` in the language when the catalog knows it (as it is, or by a template)."""
+    messages = catalog(lang, NAME)
+    entry = messages.entries.get(text)
+    if entry is not None:
+        return entry.msgstr if entry.translated else None
+    stripped = text.strip()
+    if stripped != text and stripped:
+        said = _known(stripped, lang)
+        if said is not None:
+            return text[: len(text) - len(text.lstrip())] + said
+    for pattern, template in _templates(messages):
+        found = pattern.fullmatch(text)
+        if found:
+            values = {name: _value(value, lang) for name, value in found.groupdict().items()}
+            return template.format(**values)
+    return None
+
+
+def _value(value: Optional[str], lang: str) -> str:
+    """A placeholder's text: a message of its own, said in the language, or kept."""
+    if not value:
+        return value or ""
+    if any(char.isalpha() for char in value) and " " in value:
+        return _say(value, lang)
+    return value
+
+
+_compiled: dict[int, list] = {}
+
+
+def _templates(messages: Catalog) -> list:
+    """The catalog's translated templates as patterns, the one with the most fixed text first."""
+    key = id(messages)
+    if key not in _compiled:
+        found = []
+        for entry in messages.entries.values():
+            if entry.translated and _PLACEHOLDER.search(entry.msgid):
+                fixed = len(_PLACEHOLDER.sub("", entry.msgid))
+                found.append((fixed, pattern(entry.msgid), entry.msgstr))
+        found.sort(key=lambda item: -item[0])
+        _compiled[key] = [(compiled, msgstr) for _, compiled, msgstr in found]
+    return _compiled[key]
+
+
+def pattern(template: str) -> re.Pattern:
+    """A template as a regular expression: each placeholder takes the shortest text that
+    lets the rest match (a repeated name, the same text again)."""
+    pieces, seen, at = [], set(), 0
+    for found in _PLACEHOLDER.finditer(template):
+        pieces.append(re.escape(template[at:found.start()]))
+        name = found.group(1)
+        if name in seen:
+            pieces.append(f"(?P={name})")
+        else:
+            pieces.append(f"(?P<{name}>{_KNOWN.get(name, '.+?')})")
+        seen.add(name)
+        at = found.end()
+    pieces.append(re.escape(template[at:]))
+    return re.compile("".join(pieces), re.DOTALL)
+
+
+def same_placeholders(msgid: str, msgstr: str) -> bool:
+    return placeholders(msgid) == placeholders(msgstr)
