@@ -57,6 +57,9 @@ def is_sentence(template: str) -> bool:
 
 def placeholder_name(node: ast.expr) -> str:
     """What an f-string's ``{expression}`` is called in its template."""
+    if isinstance(node, ast.IfExp) and all(isinstance(branch, ast.Constant)
+                                           for branch in (node.body, node.orelse)):
+        return "en_word"  # English grammar ("is" or "are"): a translation may leave it out
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_where":
         return "where"
     names = []
@@ -91,7 +94,7 @@ def template(node: ast.JoinedStr) -> str:
 
 def _literal(node: ast.AST) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value.replace("{", "{{").replace("}", "}}")
+        return node.value  # a "{name}" in it is a placeholder that .format fills
     if isinstance(node, ast.JoinedStr):
         return template(node)
     return None
@@ -100,7 +103,8 @@ def _literal(node: ast.AST) -> str | None:
 def _skipped(tree: ast.AST) -> set[int]:
     """The nodes whose strings are not messages: docstrings, the parts of an f-string (the
     f-string is one message), what an exception is raised with, and what a text is tested
-    against."""
+    against, a mistake's ``group``, a dict's key and a few words handed to a private helper
+    (labels, never shown)."""
     skipped: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
@@ -113,6 +117,16 @@ def _skipped(tree: ast.AST) -> set[int]:
                 and node.func.attr in ("startswith", "endswith", "compile", "search", "match",
                                        "fullmatch", "split", "partition", "replace"):
             skipped.update(id(part) for arg in node.args for part in ast.walk(arg))
+        elif isinstance(node, ast.keyword) and node.arg == "group":  # a label, never shown
+            skipped.update(id(part) for part in ast.walk(node.value))
+        elif isinstance(node, ast.Dict):  # keys name things; the values may be messages
+            skipped.update(id(part) for key in node.keys if key is not None
+                           for part in ast.walk(key))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id.startswith("_"):  # a short argument of a helper: a key
+            skipped.update(id(arg) for arg in node.args
+                           if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                           and len(arg.value.split()) < 4)
         elif isinstance(node, ast.Compare):
             for part in [node.left, *node.comparators]:
                 skipped.update(id(inner) for inner in ast.walk(part))

@@ -33,8 +33,15 @@ from minigrad.i18n.language import current
 NAME = "messages"
 #: How the pieces of a message are joined, by language.
 SEPARATOR = {"en": "; ", "zh": "；"}
+#: What follows the words a message explains, by language.
+COLON = {"en": ": ", "zh": "："}
+#: How the items of a list in a message are joined, by language.
+LIST = {"en": ", ", "zh": "、"}
 #: Placeholders that stand for a fixed kind of text, and may touch another placeholder.
 _KNOWN = {"where": r"(?: in result(?:\[[^\]]*\])*)?"}
+#: A placeholder named ``en_…`` holds one English word of grammar ("is" or "are"), which a
+#: translation may leave out.
+_ENGLISH = r"[A-Za-z]+"
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: "(right: E, dE/dw; wrong: new weights)" after a message: the parts that are right.
 _PARTS = re.compile(r"^(?P<message>.*) \(right: (?P<right>[^;()]*); wrong: (?P<wrong>[^;()]*)\)$",
@@ -57,7 +64,6 @@ TEMPLATES = (
     "returned something that cannot be graded: {error}",
     "{file}: SyntaxError at {error}",
     "{file}: could not be imported: {error}",
-    "{call}: {message}",
 )
 
 
@@ -108,8 +114,8 @@ def join(pieces: list[str], language: Optional[str] = None) -> str:
 def _say(message: str, lang: str) -> str:
     found = _PARTS.match(message)
     if found:
-        right = ", ".join(say(name.strip(), lang) for name in found["right"].split(", "))
-        wrong = ", ".join(say(name.strip(), lang) for name in found["wrong"].split(", "))
+        right = LIST[lang].join(say(name.strip(), lang) for name in found["right"].split(", "))
+        wrong = LIST[lang].join(say(name.strip(), lang) for name in found["wrong"].split(", "))
         return _say(found["message"], lang) + _(" (right: {right}; wrong: {wrong})", lang,
                                                  right=right, wrong=wrong)
     found = _LINE.match(message)
@@ -127,7 +133,7 @@ def _runs(pieces: tuple[str, ...], lang: str) -> list[str]:
     while at < len(pieces):
         for end in range(len(pieces), at, -1):
             run = "; ".join(pieces[at:end])
-            said = _known(run, lang)
+            said = _known(run, lang, across=end - at > 1)
             if said is not None:
                 out.append(said)
                 at = end
@@ -145,11 +151,20 @@ def _one(piece: str, lang: str) -> str:
     found = _EXCEPTION.match(piece)
     if found:
         return f"{found['name']}: {_say(found['text'], lang)}"
+    before, colon, after = piece.partition(": ")
+    while colon:  # "what raised: advice": the advice may be a message of its own
+        said = _known(after, lang)
+        if said is not None:
+            return f"{_one(before, lang)}{COLON[lang]}{said}"
+        more, colon, after = after.partition(": ")
+        before = f"{before}: {more}"
     return piece
 
 
-def _known(text: str, lang: str) -> Optional[str]:
-    """``text`` in the language when the catalog knows it (as it is, or by a template)."""
+def _known(text: str, lang: str, across: bool = False) -> Optional[str]:
+    """``text`` in the language when the catalog knows it (as it is, or by a template).
+    ``across``: ``text`` is several pieces of a message, which only a msgid that holds a
+    ``"; "`` of its own can match (a template's placeholder never swallows a whole piece)."""
     messages = catalog(lang, NAME)
     entry = messages.entries.get(text)
     if entry is not None:
@@ -159,7 +174,9 @@ def _known(text: str, lang: str) -> Optional[str]:
         said = _known(stripped, lang)
         if said is not None:
             return text[: len(text) - len(text.lstrip())] + said
-    for pattern, template in _templates(messages):
+    for msgid, pattern, template in _templates(messages):
+        if across and "; " not in msgid:
+            continue
         found = pattern.fullmatch(text)
         if found:
             values = {name: _value(value, lang) for name, value in found.groupdict().items()}
@@ -187,9 +204,9 @@ def _templates(messages: Catalog) -> list:
         for entry in messages.entries.values():
             if entry.translated and _PLACEHOLDER.search(entry.msgid):
                 fixed = len(_PLACEHOLDER.sub("", entry.msgid))
-                found.append((fixed, pattern(entry.msgid), entry.msgstr))
+                found.append((fixed, entry.msgid, pattern(entry.msgid), entry.msgstr))
         found.sort(key=lambda item: -item[0])
-        _compiled[key] = [(compiled, msgstr) for _, compiled, msgstr in found]
+        _compiled[key] = [(msgid, compiled, msgstr) for _, msgid, compiled, msgstr in found]
     return _compiled[key]
 
 
@@ -203,7 +220,7 @@ def pattern(template: str) -> re.Pattern:
         if name in seen:
             pieces.append(f"(?P={name})")
         else:
-            pieces.append(f"(?P<{name}>{_KNOWN.get(name, '.+?')})")
+            pieces.append(f"(?P<{name}>{_KNOWN.get(name, _ENGLISH if name.startswith('en_') else '.+?')})")
         seen.add(name)
         at = found.end()
     pieces.append(re.escape(template[at:]))
@@ -211,4 +228,8 @@ def pattern(template: str) -> re.Pattern:
 
 
 def same_placeholders(msgid: str, msgstr: str) -> bool:
-    return placeholders(msgid) == placeholders(msgstr)
+    """Does a translation keep the template's placeholders (those of English grammar, named
+    ``en_…``, it may leave out)?"""
+    wanted = [name for name in placeholders(msgid) if not name.startswith("en_")]
+    return [name for name in placeholders(msgstr) if not name.startswith("en_")] == wanted \
+        and set(placeholders(msgstr)) <= set(placeholders(msgid))
