@@ -242,6 +242,25 @@ here. Ways forward (see minigrad/grading/README.md and SECURITY.md):
 
 
 def run_grade(args: argparse.Namespace) -> int:
+    """``minigrad grade``, its report in the language of ``--lang`` when given (the
+    instructor's choice, made in this process: graded code runs in children of its own)."""
+    from minigrad.i18n import language
+
+    if not getattr(args, "lang", None):
+        return _run_grade(args)
+    before = language._chosen  # restored after: an in-process caller keeps its own
+    try:
+        language.use(args.lang)
+    except ValueError as error:
+        print(f"minigrad grade: --lang: {error}", file=sys.stderr)
+        return 2
+    try:
+        return _run_grade(args)
+    finally:
+        language.use(before)
+
+
+def _run_grade(args: argparse.Namespace) -> int:
     from minigrad.exercises.authoring.source import BUILTIN
     from minigrad.grading.class_commands import (class_member_named, grade_class_run,
                                                  recorded_class_seed, regrade)
@@ -255,14 +274,6 @@ def run_grade(args: argparse.Namespace) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    if getattr(args, "lang", None):
-        from minigrad.i18n import use
-
-        try:
-            use(args.lang)
-        except ValueError as error:
-            print(f"minigrad grade: --lang: {error}", file=sys.stderr)
-            return 2
     if args.self_test:
         from minigrad.grading.selftest import run_self_test
 
