@@ -7,8 +7,9 @@ and reads ``/autograder/results/results.json``. The bundle holds:
 
 * ``setup.sh`` — makes a venv and installs the minigrad wheel into it;
 * ``run_autograder`` — grades the submission once per lesson with ``minigrad grade --one
-  --lesson N --exercises … --visibility V`` (a fresh seed each run; ``V``: when students see
-  the hidden cases' tests, :data:`VISIBILITIES`) and merges the results into one
+  --lesson N --exercises … --visibility V [--lang L]`` (a fresh seed each run; ``V``: when
+  students see the hidden cases' tests, :data:`VISIBILITIES`; ``L``: the language of the
+  feedback) and merges the results into one
   ``results.json`` (:func:`merge_results`); a lesson that could not be graded (say, the sandbox
   cannot work in the container, or the run's time budget ran out: ``MINIGRAD_GRADESCOPE_BUDGET``
   seconds, 540 by default, under Gradescope's 10 minutes) still gives a results file that says
@@ -140,6 +141,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "answer): after_published (default: once you publish grades), "
                              "after_due_date, visible (at once) or hidden (never); the visible "
                              "cases' tests are always visible")
+    parser.add_argument("--lang", choices=("en", "zh"),
+                        help="passed to minigrad grade: the language of what students read "
+                             "(en, the default, or zh)")
     parser.add_argument("--no-sandbox", action="store_true",
                         help="grade without the kernel sandbox, where Gradescope's container "
                              "does not allow it: student code can then read the exercise "
@@ -167,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     options = "".join(f" {option} {shlex.quote(str(value))}" for option, value in (
         ("--timeout", args.timeout), ("--memory", args.memory),
-        ("--visibility", args.visibility)) if value is not None)
+        ("--visibility", args.visibility), ("--lang", args.lang)) if value is not None)
     options += " --no-sandbox" if args.no_sandbox else ""
     with tempfile.TemporaryDirectory(prefix="minigrad-gradescope-") as scratch:
         try:

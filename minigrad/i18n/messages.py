@@ -72,7 +72,8 @@ def _(template: str, language: Optional[str] = None, **values: object) -> str:
     lang = language or current()
     if lang == "en":
         return template.format(**values)
-    translated = catalog(lang, NAME).translate(template)
+    entry = catalog(lang, NAME).entries.get(template)
+    translated = entry.msgstr if entry is not None and entry.translated else template
     return translated.format(**values)
 
 
@@ -220,7 +221,8 @@ def pattern(template: str) -> re.Pattern:
         if name in seen:
             pieces.append(f"(?P={name})")
         else:
-            pieces.append(f"(?P<{name}>{_KNOWN.get(name, _ENGLISH if name.startswith('en_') else '.+?')})")
+            text = _KNOWN.get(name, _ENGLISH if name.startswith("en_") else ".+?")
+            pieces.append(f"(?P<{name}>{text})")
         seen.add(name)
         at = found.end()
     pieces.append(re.escape(template[at:]))

@@ -71,7 +71,8 @@ def test_extraction_turns_an_f_string_into_a_template_named_after_its_parts() ->
 def test_a_composed_message_is_said_piece_by_piece() -> None:
     said = messages.say("expected 0.85, got 0.95; your update matches Adam without weight "
                         "decay: multiply p by (1 − lr·λ) first", "zh")
-    assert said == "期望 0.85，得到 0.95；你的更新与没有权重衰减的 Adam 一致：先把 p 乘以 (1 − lr·λ)"
+    assert said == ("期望 0.85，得到 0.95；"
+                    "你的更新与没有权重衰减的 Adam 一致：先把 p 乘以 (1 − lr·λ)")
     parts = messages.say("wrong values (right: E; wrong: dE/dw, new weights)", "zh")
     assert parts == "值不对（正确：E；错误：dE/dw、新的权重）"
     unknown = "ZeroDivisionError: float division by zero"  # Python's own words stay
@@ -86,7 +87,8 @@ def test_english_is_the_code_s_own_text() -> None:
 
 
 # ---------------------------------------------------------------------------- check()
-def _adam_without_decay(weights, scales, targets, groups, defaults, steps):  # type: ignore[no-untyped-def]
+def _adam_without_decay(weights, scales, targets, groups, defaults,  # type: ignore[no-untyped-def]
+                        steps):
     """08.4 with one mistake: AdamW's weight decay left out."""
     from minigrad.exercises.lessons import lesson08
 
@@ -152,8 +154,8 @@ def test_a_raising_function_is_told_in_chinese_with_its_own_line(
     selfcheck.check("01.1", composite_derivative)
     said = capsys.readouterr().out
     assert "抛出了 ZeroDivisionError: division by zero" in said
-    assert re.search(r"（test_messages\.py 第 \d+ 行，在 composite_derivative 中：return 1 / 0）",
-                     said), said
+    where = r"（test_messages\.py 第 \d+ 行，在 composite_derivative 中：return 1 / 0）"
+    assert re.search(where, said), said
 
 
 # ---------------------------------------------------------------------------- the grader
@@ -198,3 +200,17 @@ def test_grade_lang_zh_reports_the_mistake_in_chinese(tmp_path: Path,
     assert "用例 1：composite_derivative(1.0)：未通过 —— 期望 " in output
     assert graded["output"].startswith("minigrad 评分器")
     assert language.current() == "en"  # --lang is the run's, not the process's for good
+
+
+def test_a_gradescope_bundle_grades_in_the_language_it_is_made_for(tmp_path: Path) -> None:
+    import zipfile
+
+    from minigrad.cli import main as cli_main
+
+    wheel = tmp_path / "minigrad_course-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"not really a wheel")
+    out = tmp_path / "autograder.zip"
+    assert cli_main(["gradescope", "1", "--out", str(out), "--wheel", str(wheel),
+                     "--lang", "zh"]) == 0
+    with zipfile.ZipFile(out) as bundle:
+        assert "--lang zh" in bundle.read("run_autograder").decode()
