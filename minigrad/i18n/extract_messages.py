@@ -2,8 +2,9 @@
 
 The messages are read from the code (its syntax tree, never by running it):
 
-- in the modules that judge an answer (:data:`JUDGING`: the lessons' checks, the comparators,
-  the mistakes, the given runners' verdicts, the source rules, what a hidden case says):
+- in the modules that judge an answer (the lessons' checks and their given runners' verdicts,
+  and :data:`JUDGING`: the comparators, the mistakes, the source rules, what a hidden case
+  says):
   every string and f-string that is a sentence (two words or more), except docstrings, the
   text of an exception the code raises for the course's authors, and strings a message is
   only tested against (``text.startswith("…")``);
@@ -46,8 +47,9 @@ _NOT_NAMES = set(dir(builtins)) | {"describe", "one_line", "join", "printable", 
 
 
 def sources() -> list[Path]:
-    checks = sorted((PACKAGE / "exercises" / "lessons").glob("lesson*_checks.py"))
-    return [*checks, *(PACKAGE / name for name in JUDGING)]
+    """The lessons' checks and their given code (the runners' verdicts), and :data:`JUDGING`."""
+    lessons = sorted((PACKAGE / "exercises" / "lessons").glob("lesson[0-9][0-9]*.py"))
+    return [*lessons, *(PACKAGE / name for name in JUDGING)]
 
 
 def is_sentence(template: str) -> bool:
@@ -133,6 +135,19 @@ def _skipped(tree: ast.AST) -> set[int]:
     return skipped
 
 
+def part_names(path: Path) -> list[str]:
+    """The names of the parts of an answer (``Exercise(parts=(...))``) that hold a word: a
+    message says which parts are right ("right: loss; wrong: accuracy")."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.keyword) and node.arg == "parts" \
+                and isinstance(node.value, (ast.Tuple, ast.List)):
+            found += [(item.lineno, item.col_offset, item.value) for item in node.value.elts
+                      if isinstance(item, ast.Constant) and isinstance(item.value, str)
+                      and re.search(r"[a-z]{3,}", item.value)]
+    return [text for _, _, text in sorted(found)]
+
+
 def judged_messages(path: Path) -> list[str]:
     """The sentences of a judging module, in the order they are written."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -177,7 +192,7 @@ def messages() -> list[str]:
     """Every message, once, in the order of the files and of the code in each."""
     found: list[str] = []
     for path in sources():
-        found += judged_messages(path)
+        found += judged_messages(path) + part_names(path)
     for name in SHOWING:
         found += shown_templates(PACKAGE / name)
     found += shown_templates(PACKAGE / "i18n" / "messages.py")

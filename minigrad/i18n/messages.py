@@ -35,6 +35,9 @@ NAME = "messages"
 SEPARATOR = {"en": "; ", "zh": "；"}
 #: What follows the words a message explains, by language.
 COLON = {"en": ": ", "zh": "："}
+#: How the last two items of a list are joined, by language.
+AND = {"en": " and ", "zh": " 和 "}
+_NAMES = re.compile(r"[^\s;:]+(?: and [^\s;:]+)+")
 #: How the items of a list in a message are joined, by language.
 LIST = {"en": ", ", "zh": "、"}
 #: Placeholders that stand for a fixed kind of text, and may touch another placeholder.
@@ -176,7 +179,7 @@ def _known(text: str, lang: str, across: bool = False) -> Optional[str]:
         if said is not None:
             return text[: len(text) - len(text.lstrip())] + said
     for msgid, pattern, template in _templates(messages):
-        if across and "; " not in msgid:
+        if across and not _spans(msgid):
             continue
         found = pattern.fullmatch(text)
         if found:
@@ -185,10 +188,25 @@ def _known(text: str, lang: str, across: bool = False) -> Optional[str]:
     return None
 
 
+def _spans(msgid: str) -> bool:
+    """Can the template match several pieces of a message? When it holds a ``"; "`` of its
+    own, or when fixed text on both ends holds its placeholders in (a placeholder then takes
+    a text with a ``;`` in it, "gradcheck says: {verdict} (input 0 is X …)", and never cuts
+    another message in two)."""
+    if "; " in msgid:
+        return True
+    fixed = _PLACEHOLDER.sub("", msgid)
+    return len(fixed) >= 12 and not msgid.startswith("{") and not msgid.endswith("}")
+
+
 def _value(value: Optional[str], lang: str) -> str:
     """A placeholder's text: a message of its own, said in the language, or kept."""
     if not value:
         return value or ""
+    if len(value) > 2 and value[0] == value[-1] and value[0] in "'\"":  # a quoted text
+        return value[0] + _value(value[1:-1], lang) + value[0]
+    if _NAMES.fullmatch(value):  # "y and dL/dx": the names of parts, as a list
+        return AND[lang].join(value.split(" and "))
     if any(char.isalpha() for char in value) and " " in value:
         return _say(value, lang)
     return value

@@ -79,6 +79,26 @@ def test_a_composed_message_is_said_piece_by_piece() -> None:
     assert messages.say(f"raised {unknown}", "zh") == f"抛出了 {unknown}"
 
 
+def test_the_run_time_parts_of_a_message_are_said_too() -> None:
+    # a runner's verdicts quoted by a comparator, and a mistake's advice after what raised
+    assert messages.say("expected 'your Function' in result[2], got 'no graph: forward "
+                        "returned a numpy.ndarray, not a Tensor'", "zh") == (
+        "期望 '你的 Function'（result[2]），得到 '没有计算图：forward 返回的是 numpy.ndarray，"
+        "而不是 Tensor'")
+    assert messages.say("your backward raised ValueError: bad: each gradient must come out "
+                        "with the shape of its input", "zh") == (
+        "你的 backward 抛出了 ValueError：bad：每个梯度的形状都必须与它的输入相同")
+    said = messages.say("your y and dL/dx are float32, about 7 digits: too few for gradcheck's "
+                        "finite differences and for these checks. Keep every array float64, "
+                        "as the inputs are", "zh")
+    assert said.startswith("你的 y 和 dL/dx 是 float32，")
+    # a placeholder that would swallow a whole message does not cut a known one in two
+    known = "your backward gives the local derivative alone: multiply it by grad_output, " \
+            "the gradient arriving from above"
+    assert messages.say(f"{known}; some: thing", "zh").startswith(
+        catalog("zh", "messages").entries[known].msgstr + "；")
+
+
 def test_english_is_the_code_s_own_text() -> None:
     message = "expected 0.85, got 0.95; your update matches Adam without weight decay"
     assert messages.say(message, "en") is message
