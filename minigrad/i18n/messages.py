@@ -12,7 +12,12 @@ piece by piece, from the catalog ``zh/messages.po``:
   another), and carried into the translation's placeholder of the same name;
 - the pieces of a message are its runs of ``"; "``-separated parts, the longest run that the
   catalog knows first (a sentence may hold a ``;`` of its own);
+- in a piece the catalog does not know, a known advice after "what raised: " is said, and a
+  Python exception's name is kept;
 - what the catalog does not know stays English (a Python error's own text, say).
+
+A message may quote what graded code chose (an exception's text): the work of saying one is
+bounded (its length, its pieces, a quarter of a second), and past the bounds it stays English.
 
 ``_(template, **values)`` is the same for a message the code writes from a template of its own:
 the template is the msgid, and ``values`` are filled into its translation.
@@ -22,8 +27,10 @@ English is the source: in English every function here returns its text unchanged
 
 from __future__ import annotations
 
+import math
 import re
-from functools import lru_cache
+import threading
+import time
 from typing import Optional
 
 from minigrad.i18n.catalog import Catalog, placeholders
@@ -35,6 +42,15 @@ NAME = "messages"
 SEPARATOR = {"en": "; ", "zh": "；"}
 #: What follows the words a message explains, by language.
 COLON = {"en": ": ", "zh": "："}
+#: Bounds on the work of saying one message, whatever text a submission made it quote: the
+#: longest text matched against the templates, the most pieces said as one, the most
+#: ": "-separated advices looked for in one piece, the most pieces said (the rest is kept).
+_LONGEST_MATCHED, _LONGEST_RUN, _MOST_COLONS, _MOST_PIECES = 600, 6, 6, 40
+#: Seconds one message may take to say: past them, what is left stays English (an ordinary
+#: message takes a millisecond or two).
+_LONGEST_SAYING = 0.25
+_budget = threading.local()
+_said: dict[tuple[str, str], str] = {}
 #: How the last two items of a list are joined, by language.
 AND = {"en": " and ", "zh": " 和 "}
 _NAMES = re.compile(r"[^\s;:]+(?: and [^\s;:]+)+")
@@ -99,7 +115,18 @@ def say(message: str, language: Optional[str] = None) -> str:
     lang = language or current()
     if lang == "en" or not message:
         return message
-    return _say(message, lang)
+    if getattr(_budget, "until", None) is not None:  # within a message being said
+        return _say(message, lang)
+    if (message, lang) in _said:
+        return _said[message, lang]
+    _budget.until = time.monotonic() + _LONGEST_SAYING
+    try:
+        said = _say(message, lang)
+        if time.monotonic() <= _budget.until and len(_said) < 8192:
+            _said[message, lang] = said  # (a message cut short by the budget is not kept)
+        return said
+    finally:
+        _budget.until = None
 
 
 def say_pieces(pieces: list[str], language: Optional[str] = None) -> list[str]:
@@ -114,8 +141,10 @@ def join(pieces: list[str], language: Optional[str] = None) -> str:
     return SEPARATOR.get(language or current(), "; ").join(pieces)
 
 
-@lru_cache(maxsize=8192)
 def _say(message: str, lang: str) -> str:
+    entry = catalog(lang, NAME).entries.get(message)
+    if entry is not None and entry.translated:  # a whole message, hint or formula
+        return entry.msgstr
     found = _PARTS.match(message)
     if found:
         right = LIST[lang].join(say(name.strip(), lang) for name in found["right"].split(", "))
@@ -125,7 +154,9 @@ def _say(message: str, lang: str) -> str:
     found = _LINE.match(message)
     if found and found["message"]:
         return _say(found["message"], lang) + _line(found["line"], lang)
-    return SEPARATOR[lang].join(_runs(tuple(message.split("; ")), lang))
+    pieces = message.split("; ")
+    said = _runs(tuple(pieces[:_MOST_PIECES]), lang)
+    return SEPARATOR[lang].join(said + pieces[_MOST_PIECES:])
 
 
 def _line(suffix: str, lang: str) -> str:
@@ -135,7 +166,7 @@ def _line(suffix: str, lang: str) -> str:
 def _runs(pieces: tuple[str, ...], lang: str) -> list[str]:
     out, at = [], 0
     while at < len(pieces):
-        for end in range(len(pieces), at, -1):
+        for end in range(min(len(pieces), at + _LONGEST_RUN), at, -1):
             run = "; ".join(pieces[at:end])
             said = _known(run, lang, across=end - at > 1)
             if said is not None:
@@ -156,7 +187,9 @@ def _one(piece: str, lang: str) -> str:
     if found:
         return f"{found['name']}: {_say(found['text'], lang)}"
     before, colon, after = piece.partition(": ")
-    while colon:  # "what raised: advice": the advice may be a message of its own
+    for _ in range(_MOST_COLONS):  # "what raised: advice": the advice may be a message
+        if not colon:
+            break
         said = _known(after, lang)
         if said is not None:
             return f"{_one(before, lang)}{COLON[lang]}{said}"
@@ -178,8 +211,10 @@ def _known(text: str, lang: str, across: bool = False) -> Optional[str]:
         said = _known(stripped, lang)
         if said is not None:
             return text[: len(text) - len(text.lstrip())] + said
-    for msgid, pattern, template in _templates(messages):
-        if across and not _spans(msgid):
+    if len(text) > _LONGEST_MATCHED or time.monotonic() > (_budget.until or math.inf):
+        return None
+    for msgid, fixed, pattern, template in _templates(messages):
+        if across and not _spans(msgid) or not all(part in text for part in fixed):
             continue
         found = pattern.fullmatch(text)
         if found:
@@ -216,16 +251,18 @@ _compiled: dict[int, list] = {}
 
 
 def _templates(messages: Catalog) -> list:
-    """The catalog's translated templates as patterns, the one with the most fixed text first."""
+    """The catalog's translated templates, the one with the most fixed text first: (msgid, its
+    fixed parts, which a text it matches holds, its pattern, the translation)."""
     key = id(messages)
     if key not in _compiled:
         found = []
         for entry in messages.entries.values():
             if entry.translated and _PLACEHOLDER.search(entry.msgid):
                 fixed = len(_PLACEHOLDER.sub("", entry.msgid))
-                found.append((fixed, entry.msgid, pattern(entry.msgid), entry.msgstr))
+                parts = [part for part in _PLACEHOLDER.split(entry.msgid)[::2] if part]
+                found.append((fixed, entry.msgid, parts, pattern(entry.msgid), entry.msgstr))
         found.sort(key=lambda item: -item[0])
-        _compiled[key] = [(msgid, compiled, msgstr) for _, msgid, compiled, msgstr in found]
+        _compiled[key] = [item[1:] for item in found]
     return _compiled[key]
 
 
