@@ -67,7 +67,8 @@ def gradescope_results(result: SubmissionResult,
             score, max_score = item.points_for(visible)
             if max_score == 0:
                 continue
-            tests.append({"name": f"{name} ({label})", "score": score, "max_score": max_score,
+            tests.append({"name": _("{test} ({cases})", test=name, cases=label),
+                          "score": score, "max_score": max_score,
                           "output": _clean(_case_lines(item, visible) or feedback(item)),
                           "visibility": visibility})
     summary = []
