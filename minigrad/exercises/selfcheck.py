@@ -11,6 +11,10 @@ the first failed check of an exercise prints its *idea* (what to think about); t
 where in the reading the idea is worked out (the lesson file and the section); from the third
 on, how to ask for the formula. The formula comes only when asked for,
 ``check("05.1", fn, show="formula")``, and never as code.
+
+It speaks the language of :func:`minigrad.i18n.current` (English, or Chinese in a course folder
+made with ``--lang zh``, with ``MINIGRAD_LANG=zh`` or under a Chinese locale): the checks'
+English messages are said in it as they are printed (:mod:`minigrad.i18n.messages`).
 """
 
 from __future__ import annotations
