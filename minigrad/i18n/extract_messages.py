@@ -3,8 +3,8 @@
 The messages are read from the code (its syntax tree, never by running it):
 
 - in the modules that judge an answer (the lessons' checks and their given runners' verdicts,
-  and :data:`JUDGING`: the comparators, the mistakes, the source rules, what a hidden case
-  says):
+  the modules of ``exercises/``: the comparators, the mistakes, the source rules, the answers'
+  limits; and :data:`JUDGING`: what a hidden case says, the grader's own):
   every string and f-string that is a sentence (two words or more), except docstrings, the
   text of an exception the code raises for the course's authors, and strings a message is
   only tested against (``text.startswith("…")``);
@@ -35,10 +35,10 @@ from minigrad.i18n.messages import NAME, TEMPLATES
 from minigrad.i18n.update import refreshed
 
 PACKAGE = Path(__file__).resolve().parents[1]
-#: Modules whose sentences are messages (relative to the package).
-JUDGING = ("exercises/spec.py", "exercises/mistakes.py", "exercises/harness.py",
-           "exercises/source_rules.py", "exercises/codec.py", "grading/redaction.py",
-           "grading/grader.py")
+#: Modules whose sentences are messages (relative to the package), besides every module of
+#: ``exercises/`` (the comparators, the mistakes, the runners, the source rules, the answers'
+#: limits …) but ``selfcheck.py``, which shows them.
+JUDGING = ("grading/redaction.py", "grading/grader.py")
 #: Modules that show messages through ``_()`` templates.
 SHOWING = ("exercises/selfcheck.py", "grading/reports.py")
 _WORDS = re.compile(r"[A-Za-z]{2,}")
@@ -47,9 +47,12 @@ _NOT_NAMES = set(dir(builtins)) | {"describe", "one_line", "join", "printable", 
 
 
 def sources() -> list[Path]:
-    """The lessons' checks and their given code (the runners' verdicts), and :data:`JUDGING`."""
+    """The lessons' checks and their given code (the runners' verdicts), the modules of
+    ``exercises/`` that judge, and :data:`JUDGING`."""
     lessons = sorted((PACKAGE / "exercises" / "lessons").glob("lesson[0-9][0-9]*.py"))
-    return [*lessons, *(PACKAGE / name for name in JUDGING)]
+    judging = [path for path in sorted((PACKAGE / "exercises").glob("*.py"))
+               if path.name not in ("__init__.py", "selfcheck.py")]
+    return [*lessons, *judging, *(PACKAGE / name for name in JUDGING)]
 
 
 def is_sentence(template: str) -> bool:
@@ -63,7 +66,7 @@ def placeholder_name(node: ast.expr) -> str:
                                            for branch in (node.body, node.orelse)):
         return "en_word"  # English grammar ("is" or "are"): a translation may leave it out
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_where":
-        return "where"
+        return "in_result"
     names = []
     for part in ast.walk(node):
         if isinstance(part, ast.Name) and part.id not in _NOT_NAMES:

@@ -57,7 +57,7 @@ _NAMES = re.compile(r"[^\s;:]+(?: and [^\s;:]+)+")
 #: How the items of a list in a message are joined, by language.
 LIST = {"en": ", ", "zh": "、"}
 #: Placeholders that stand for a fixed kind of text, and may touch another placeholder.
-_KNOWN = {"where": r"(?: in result(?:\[[^\]]*\])*)?"}
+_KNOWN = {"in_result": r"(?: in result(?:\[[^\]]*\])*)?"}
 #: A placeholder named ``en_…`` holds one English word of grammar ("is" or "are"), which a
 #: translation may leave out.
 _ENGLISH = r"[A-Za-z]+"
