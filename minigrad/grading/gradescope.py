@@ -31,6 +31,8 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from minigrad.i18n.messages import _
+
 #: The oldest Python minigrad runs on (pyproject.toml's requires-python).
 PYTHON = "3.10"
 #: Gradescope's visibility settings of a test; the hidden cases' tests get the one chosen
@@ -234,7 +236,8 @@ def write_bundle(out: Path, wheel: Path, sources: Path, lessons: list[str],
                    require_hashes="--require-hashes " if hashed else "",
                    hash_note=", with hashes" if hashed else "", python=PYTHON,
                    python_tuple=PYTHON.replace(".", ", "), self_test_failure=failure),
-               "run_autograder": RUN.format(lessons=" ".join(lessons), options=options)}
+               "run_autograder": _with_language(RUN.format(lessons=" ".join(lessons),
+                                                           options=options), options)}
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
         for name, text in scripts.items():
             entry = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
@@ -251,6 +254,16 @@ def write_bundle(out: Path, wheel: Path, sources: Path, lessons: list[str],
 
 
 # ---------------------------------------------------------------------------- run_autograder
+def _with_language(script: str, options: str) -> str:
+    """run_autograder, giving the merger the language of ``--lang`` when there is one (the
+    merger says in it that a lesson was not graded)."""
+    words = shlex.split(options)
+    if "--lang" not in words[:-1]:
+        return script
+    line = f"export MINIGRAD_LANG={shlex.quote(words[words.index('--lang') + 1])}"
+    return script.replace("set -uo pipefail\n", f"set -uo pipefail\n{line}\n", 1)
+
+
 def merge_results(parts: list[tuple[Path, Path]], seconds: Optional[float] = None,
                   log=None) -> dict:  # type: ignore[no-untyped-def]
     """One ``results.json`` from each lesson's (results, log): scores added, tests joined,
@@ -278,10 +291,11 @@ def merge_results(parts: list[tuple[Path, Path]], seconds: Optional[float] = Non
             except OSError:
                 tail = ""
             stopped = "stopped: the whole run may take" in tail
-            outputs.append(f"Lesson {results.stem}: not graded: "
-                           + ("the autograder's time ran out before it." if stopped else
-                              "the autograder could not grade it. This is not your "
-                              "code's fault; please tell your instructor."))
+            outputs.append(
+                _("Lesson {lesson}: not graded: the autograder's time ran out before it.",
+                  lesson=results.stem) if stopped else
+                _("Lesson {lesson}: not graded: the autograder could not grade it. This is not "
+                  "your code's fault; please tell your instructor.", lesson=results.stem))
             print(f"run_autograder: lesson {results.stem} has no results; the end of its "
                   f"log:\n{tail}", file=log)
     merged["score"] = round(merged["score"], 4)

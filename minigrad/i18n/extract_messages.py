@@ -40,7 +40,7 @@ PACKAGE = Path(__file__).resolve().parents[1]
 #: limits …) but ``selfcheck.py``, which shows them.
 JUDGING = ("grading/redaction.py", "grading/grader.py")
 #: Modules that show messages through ``_()`` templates.
-SHOWING = ("exercises/selfcheck.py", "grading/reports.py")
+SHOWING = ("exercises/selfcheck.py", "grading/reports.py", "grading/gradescope.py")
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 _NOT_NAMES = set(dir(builtins)) | {"describe", "one_line", "join", "printable", "sorted",
                                    "_where", "strip", "format", "splitlines", "rstrip"}

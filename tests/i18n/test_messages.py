@@ -243,4 +243,17 @@ def test_a_gradescope_bundle_grades_in_the_language_it_is_made_for(tmp_path: Pat
     assert cli_main(["gradescope", "1", "--out", str(out), "--wheel", str(wheel),
                      "--lang", "zh"]) == 0
     with zipfile.ZipFile(out) as bundle:
-        assert "--lang zh" in bundle.read("run_autograder").decode()
+        run = bundle.read("run_autograder").decode()
+    assert "--lang zh" in run and "export MINIGRAD_LANG=zh" in run  # grade, and the merger
+
+
+def test_a_lesson_gradescope_could_not_grade_is_said_in_chinese(tmp_path: Path) -> None:
+    import io
+
+    from minigrad.grading.gradescope import merge_results
+
+    log = tmp_path / "01.log"
+    log.write_text("stopped: the whole run may take 540 s\n", encoding="utf-8")
+    language.use("zh")
+    merged = merge_results([(tmp_path / "01.json", log)], log=io.StringIO())
+    assert merged["output"] == "第 01 课：未评分：评分程序的时间在轮到它之前就用完了。"
