@@ -106,8 +106,7 @@ def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> Che
         try:
             got = from_json(to_json(answer))  # exactly what the grader would receive
         except CodecError as error:
-            _fail(result, number, call, f"returned something that cannot be graded: {error}",
-                  said)
+            _fail(result, number, call, f"returned something that cannot be graded: {error}", said)
             continue
         changed = changed_argument(to_json(args), given)
         if changed is not None:
@@ -192,7 +191,7 @@ def _raised(exercise: Exercise, reference: Callable[..., Any], args: tuple,
             text = name_raised(exercise.compare, expected, text, args)
         except Exception:  # noqa: BLE001 — the error itself is said all the same
             pass
-    return "raised " + text + your_line(error)
+    return f"raised {text}{your_line(error)}"
 
 
 def your_line(error: BaseException) -> str:
@@ -206,9 +205,8 @@ def your_line(error: BaseException) -> str:
     frame = mine[-1]
     where = ("your notebook cell" if "ipykernel" in frame.filename or frame.filename.startswith("<")
              else os.path.basename(frame.filename))
-    if frame.line:
-        return f" (line {frame.lineno} of {where}, in {frame.name}: {frame.line.strip()})"
-    return f" (line {frame.lineno} of {where}, in {frame.name})"
+    code = f": {frame.line.strip()}" if frame.line else ""
+    return f" (line {frame.lineno} of {where}, in {frame.name}{code})"
 
 
 #: Folders whose code is not the student's: minigrad, numpy and Python's own library.
