@@ -257,3 +257,20 @@ def test_a_lesson_gradescope_could_not_grade_is_said_in_chinese(tmp_path: Path) 
     language.use("zh")
     merged = merge_results([(tmp_path / "01.json", log)], log=io.StringIO())
     assert merged["output"] == "第 01 课：未评分：评分程序的时间在轮到它之前就用完了。"
+
+
+def test_grading_in_a_container_passes_the_language_on(tmp_path: Path) -> None:
+    import argparse
+
+    from minigrad.grading.container import container_command
+
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    (tmp_path / "lesson01_derivatives.py").write_text("x = 1\n")
+    args = argparse.Namespace(path=tmp_path, json=None, csv=None, out=None, exercises=None,
+                              lesson="1", timeout=5.0, seed=7, memory=2048, jobs=1,
+                              container="minigrad:latest", one=True, lang="zh")
+    command = container_command(args, "docker", staging)
+    assert command[command.index("--lang") + 1] == "zh"
+    assert "--lang" not in container_command(argparse.Namespace(**{**vars(args), "lang": None}),
+                                              "docker", staging)
