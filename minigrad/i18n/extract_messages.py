@@ -16,9 +16,10 @@ An f-string becomes a template: each ``{expression}`` a placeholder named after 
 carry that part into the translation. A regular expression's replacement (``r"… \\1 …"``)
 gives ``{g1}``.
 
-The catalog keeps the translation of every message that is still in the code; a message whose
+The catalog keeps the translation of every message that is in the code; a message whose
 English changed gets the translation of the most similar old one, marked fuzzy; a new one an
-empty translation (``tests/i18n/test_messages.py`` fails until both are translated).
+empty translation (``tests/i18n/test_messages.py`` fails until both are translated). The
+translations of messages no longer in the code are kept at the end, marked obsolete.
 """
 
 from __future__ import annotations
@@ -203,13 +204,33 @@ def messages() -> list[str]:
     return list(dict.fromkeys(found))
 
 
+#: The comment of a translated entry whose message is no longer in the code (gettext's
+#: obsolete entries): kept after the others, for a message that comes back (a merge of a branch
+#: that still has it, a change undone); ``say`` may still use it, a test does not ask for it.
+OBSOLETE = "obsolete: not in the code"
+
+
+def in_step(old: Catalog, msgids: list[str]) -> Catalog:
+    """``old``'s entries for ``msgids`` in their order (kept, carried over as fuzzy, or new
+    and empty: :func:`.update.refreshed`), then ``old``'s other translated entries, marked
+    :data:`OBSOLETE`."""
+    new = refreshed(old, msgids)
+    for entry in new.entries.values():
+        entry.comments = [comment for comment in entry.comments if comment != OBSOLETE]
+    for msgid, entry in old.entries.items():
+        if msgid not in new.entries and entry.translated:
+            entry.comments = [*(c for c in entry.comments if c != OBSOLETE), OBSOLETE]
+            new.entries[msgid] = entry
+    return new
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m minigrad.i18n.extract_messages",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--lang", default="zh")
     args = parser.parse_args(argv)
     path = catalog_path(args.lang, NAME)
-    updated = refreshed(Catalog.read(path), messages())
+    updated = in_step(Catalog.read(path), messages())
     updated.write(path)
     todo = updated.untranslated()
     print(f"{path.relative_to(PACKAGE)}: {len(updated.entries)} messages, "
