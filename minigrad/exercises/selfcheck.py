@@ -11,6 +11,10 @@ the first failed check of an exercise prints its *idea* (what to think about); t
 where in the reading the idea is worked out (the lesson file and the section); from the third
 on, how to ask for the formula. The formula comes only when asked for,
 ``check("05.1", fn, show="formula")``, and never as code.
+
+It speaks the language of :func:`minigrad.i18n.current` (English, or Chinese in a course folder
+made with ``--lang zh``, with ``MINIGRAD_LANG=zh`` or under a Chinese locale): the checks'
+English messages are said in it as they are printed (:mod:`minigrad.i18n.messages`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from minigrad.exercises.mistakes import name_raised, plain_words
 from minigrad.exercises.authoring.source import all_exercises, reference_function
 from minigrad.exercises.spec import Exercise, describe, judge, mutation_message
 from minigrad.course.catalog import Lesson
+from minigrad.i18n.messages import _, heading, join, say
 
 #: Exercise id -> how many checks of it failed in this kernel (for the hint's tier).
 _failed_checks: dict[str, int] = {}
@@ -67,20 +72,22 @@ def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> Che
     table = all_exercises()
     result = CheckResult(str(exercise_id))
     if show not in SHOW:
-        print(f"check(..., show={show!r}): show can be \"formula\" (or left out).")
+        print(_('check(..., show={show}): show can be "formula" (or left out).', show=repr(show)))
         result.attempted = False
         return result
     if exercise_id not in table:
-        print(f"No exercise {exercise_id!r}; the exercises are {', '.join(sorted(table))}.")
+        print(_("No exercise {exercise}; the exercises are {exercises}.",
+                exercise=repr(exercise_id), exercises=", ".join(sorted(table))))
         result.attempted = False
         return result
     lesson, exercise = table[exercise_id]
     reference = reference_function(lesson, exercise)
     cases = [tuple(args) for args in exercise.visible()]
     result.total = len(cases)
-    print(f"Exercise {exercise.id} — {exercise.title} ({exercise.points:g} points)")
+    print(_("Exercise {id} — {title} ({points} points)", id=exercise.id,
+            title=say(exercise.title), points=f"{exercise.points:g}"))
     if not callable(function):
-        print(f"  expected a function, got {type(function).__name__}")
+        print(_("  expected a function, got {kind}", kind=type(function).__name__))
         result.attempted = False
         return result
     said: dict[str, int] = {}  # each sentence of a message, and the case that first said it
@@ -90,7 +97,7 @@ def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> Che
         try:
             answer = function(*given)
         except NotImplementedError:
-            print("  not attempted yet: replace `raise NotImplementedError` with your code.")
+            print(_("  not attempted yet: replace `raise NotImplementedError` with your code."))
             result.attempted = False
             return result
         except Exception as error:  # noqa: BLE001 — report, never raise
@@ -114,17 +121,19 @@ def check(exercise_id: str, function: Callable[..., Any], show: str = "") -> Che
             _fail(result, number, call, message, said)
         else:
             result.passed += 1
-            print(f"  ✓ case {number}: {call}")
+            print(_("  ✓ case {number}: {call}", number=number, call=call))
     refused = _refused_source(exercise, function) if result.passed == result.total else None
     if refused:  # the cases pass, but the grader reads the code first and would refuse it
         result.passed = 0
-        result.messages.append(f"the grader refuses this code: {refused}")
-        print(f"  ✗ the grader refuses this code before running it: {refused}")
+        result.messages.append(_("the grader refuses this code: {refused}", refused=say(refused)))
+        print(_("  ✗ the grader refuses this code before running it: {refused}",
+                refused=say(refused)))
     elif result.passed == result.total:
-        print(f"  All {result.total} visible cases pass. The grader also runs hidden cases.")
+        print(_("  All {total} visible cases pass. The grader also runs hidden cases.",
+                total=result.total))
     else:
-        print(f"  {result.passed}/{result.total} visible cases pass. "
-              f"{hint_for(exercise, lesson, show)}")
+        print(_("  {passed}/{total} visible cases pass. {hint}", passed=result.passed,
+                total=result.total, hint=hint_for(exercise, lesson, show)))
     return result
 
 
@@ -135,16 +144,17 @@ def hint_for(exercise: Exercise, lesson: Lesson | None = None, show: str = "") -
     any tier. An exercise without an ``idea`` has one tier, its ``hint``."""
     failures = _failed_checks[exercise.id] = _failed_checks.get(exercise.id, 0) + 1
     if not exercise.idea:
-        return f"Hint: {exercise.hint}"
-    text = f"Idea: {exercise.idea}"
+        return _("Hint: {hint}", hint=say(exercise.hint))
+    text = _("Idea: {idea}", idea=say(exercise.idea))
     if failures > 1 and exercise.reading:
-        where = f"lessons/{lesson.name}.md" if lesson is not None else "the lesson's reading"
-        text += f" Read “{exercise.reading}” in {where}."
+        where = f"lessons/{lesson.name}.md" if lesson is not None else _("the lesson's reading")
+        section = heading(exercise.reading, lesson.name if lesson is not None else "")
+        text += _(" Read “{section}” in {where}.", section=section, where=where)
     if show == "formula":
-        return f"{text} Formula: {exercise.hint}"
+        return text + _(" Formula: {formula}", formula=say(exercise.hint))
     if failures > 2:
-        text += (f' Still stuck after that: check("{exercise.id}", ..., show="formula") '
-                 "shows the formula (never the code).")
+        text += _(' Still stuck after that: check("{id}", ..., show="formula") '
+                  "shows the formula (never the code).", id=exercise.id)
     return text
 
 
@@ -158,10 +168,12 @@ def _fail(result: CheckResult, number: int, call: str, message: str,
     kept += [piece for piece in pieces[1:] if piece not in said]
     for piece in pieces:
         said.setdefault(piece, number)
+    text = say("; ".join(kept))
     if earlier:
-        cases = " and ".join(f"case {k}" for k in earlier)
-        kept.append(f"see {cases}" if kept else f"the same as {cases}")
-    line = f"  ✗ case {number}: {call}: {'; '.join(kept)}"
+        cases = _(" and ").join(_("case {number}", number=k) for k in earlier)
+        text = join([text, _("see {cases}", cases=cases)]) if kept \
+            else _("the same as {cases}", cases=cases)
+    line = _("  ✗ case {number}: {call}: {message}", number=number, call=call, message=text)
     result.messages.append(line.strip())
     print(line)
 

@@ -148,6 +148,10 @@ def add_grade_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-sandbox", action="store_true",
                         help="run graded code unconfined, where the sandbox cannot work: only "
                              "for code you trust, such as your own")
+    parser.add_argument("--lang", metavar="LANG",
+                        help="the language of the report (the table, the results' feedback): "
+                             "en or zh (default: MINIGRAD_LANG, a .minigrad-lang file in this "
+                             "folder or above, or the locale; never the submission's)")
     parser.add_argument("--container", metavar="IMAGE",
                         help="run this same command inside IMAGE with docker or podman (no "
                              "network, the submission mounted read-only)")
@@ -238,6 +242,25 @@ here. Ways forward (see minigrad/grading/README.md and SECURITY.md):
 
 
 def run_grade(args: argparse.Namespace) -> int:
+    """``minigrad grade``, its report in the language of ``--lang`` when given (the
+    instructor's choice, made in this process: graded code runs in children of its own)."""
+    from minigrad.i18n import language
+
+    if not getattr(args, "lang", None):
+        return _run_grade(args)
+    before = language._chosen  # restored after: an in-process caller keeps its own
+    try:
+        language.use(args.lang)
+    except ValueError as error:
+        print(f"minigrad grade: --lang: {error}", file=sys.stderr)
+        return 2
+    try:
+        return _run_grade(args)
+    finally:
+        language.use(before)
+
+
+def _run_grade(args: argparse.Namespace) -> int:
     from minigrad.exercises.authoring.source import BUILTIN
     from minigrad.grading.class_commands import (class_member_named, grade_class_run,
                                                  recorded_class_seed, regrade)

@@ -72,7 +72,8 @@ def container_command(args: argparse.Namespace, engine: str, staging: Path) -> l
                           ("--memory", args.memory),
                           ("--jobs", args.jobs), ("--regrade", getattr(args, "regrade", None)),
                           ("--lms", None if lms == "minigrad" else lms),
-                          ("--visibility", getattr(args, "visibility", None))):
+                          ("--visibility", getattr(args, "visibility", None)),
+                          ("--lang", getattr(args, "lang", None))):
         if value is not None:
             inner += [option, str(value)]
     memory = (args.memory + 512) * max(args.jobs, 1) + 512

@@ -7,8 +7,9 @@ and reads ``/autograder/results/results.json``. The bundle holds:
 
 * ``setup.sh`` — makes a venv and installs the minigrad wheel into it;
 * ``run_autograder`` — grades the submission once per lesson with ``minigrad grade --one
-  --lesson N --exercises … --visibility V`` (a fresh seed each run; ``V``: when students see
-  the hidden cases' tests, :data:`VISIBILITIES`) and merges the results into one
+  --lesson N --exercises … --visibility V [--lang L]`` (a fresh seed each run; ``V``: when
+  students see the hidden cases' tests, :data:`VISIBILITIES`; ``L``: the language of the
+  feedback) and merges the results into one
   ``results.json`` (:func:`merge_results`); a lesson that could not be graded (say, the sandbox
   cannot work in the container, or the run's time budget ran out: ``MINIGRAD_GRADESCOPE_BUDGET``
   seconds, 540 by default, under Gradescope's 10 minutes) still gives a results file that says
@@ -29,6 +30,8 @@ import shlex
 import sys
 from pathlib import Path
 from typing import Optional
+
+from minigrad.i18n.messages import _
 
 #: The oldest Python minigrad runs on (pyproject.toml's requires-python).
 PYTHON = "3.10"
@@ -140,6 +143,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "answer): after_published (default: once you publish grades), "
                              "after_due_date, visible (at once) or hidden (never); the visible "
                              "cases' tests are always visible")
+    parser.add_argument("--lang", choices=("en", "zh"),
+                        help="passed to minigrad grade: the language of what students read "
+                             "(en, the default, or zh)")
     parser.add_argument("--no-sandbox", action="store_true",
                         help="grade without the kernel sandbox, where Gradescope's container "
                              "does not allow it: student code can then read the exercise "
@@ -167,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     options = "".join(f" {option} {shlex.quote(str(value))}" for option, value in (
         ("--timeout", args.timeout), ("--memory", args.memory),
-        ("--visibility", args.visibility)) if value is not None)
+        ("--visibility", args.visibility), ("--lang", args.lang)) if value is not None)
     options += " --no-sandbox" if args.no_sandbox else ""
     with tempfile.TemporaryDirectory(prefix="minigrad-gradescope-") as scratch:
         try:
@@ -230,7 +236,8 @@ def write_bundle(out: Path, wheel: Path, sources: Path, lessons: list[str],
                    require_hashes="--require-hashes " if hashed else "",
                    hash_note=", with hashes" if hashed else "", python=PYTHON,
                    python_tuple=PYTHON.replace(".", ", "), self_test_failure=failure),
-               "run_autograder": RUN.format(lessons=" ".join(lessons), options=options)}
+               "run_autograder": _with_language(RUN.format(lessons=" ".join(lessons),
+                                                           options=options), options)}
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
         for name, text in scripts.items():
             entry = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
@@ -247,6 +254,16 @@ def write_bundle(out: Path, wheel: Path, sources: Path, lessons: list[str],
 
 
 # ---------------------------------------------------------------------------- run_autograder
+def _with_language(script: str, options: str) -> str:
+    """run_autograder, giving the merger the language of ``--lang`` when there is one (the
+    merger says in it that a lesson was not graded)."""
+    words = shlex.split(options)
+    if "--lang" not in words[:-1]:
+        return script
+    line = f"export MINIGRAD_LANG={shlex.quote(words[words.index('--lang') + 1])}"
+    return script.replace("set -uo pipefail\n", f"set -uo pipefail\n{line}\n", 1)
+
+
 def merge_results(parts: list[tuple[Path, Path]], seconds: Optional[float] = None,
                   log=None) -> dict:  # type: ignore[no-untyped-def]
     """One ``results.json`` from each lesson's (results, log): scores added, tests joined,
@@ -274,10 +291,11 @@ def merge_results(parts: list[tuple[Path, Path]], seconds: Optional[float] = Non
             except OSError:
                 tail = ""
             stopped = "stopped: the whole run may take" in tail
-            outputs.append(f"Lesson {results.stem}: not graded: "
-                           + ("the autograder's time ran out before it." if stopped else
-                              "the autograder could not grade it. This is not your "
-                              "code's fault; please tell your instructor."))
+            outputs.append(
+                _("Lesson {lesson}: not graded: the autograder's time ran out before it.",
+                  lesson=results.stem) if stopped else
+                _("Lesson {lesson}: not graded: the autograder could not grade it. This is not "
+                  "your code's fault; please tell your instructor.", lesson=results.stem))
             print(f"run_autograder: lesson {results.stem} has no results; the end of its "
                   f"log:\n{tail}", file=log)
     merged["score"] = round(merged["score"], 4)

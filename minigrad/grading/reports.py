@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import errno
 import textwrap
+import unicodedata
 from typing import Any, Optional
 
 from minigrad.grading.gradescope import VISIBILITIES
 from minigrad.grading.grader import ExerciseResult, SubmissionResult
 from minigrad.grading.names import printable
+from minigrad.i18n.language import current
+from minigrad.i18n.messages import _, say
 
 
 def _case_lines(result: ExerciseResult, visible: bool) -> str:
@@ -16,14 +19,14 @@ def _case_lines(result: ExerciseResult, visible: bool) -> str:
     chosen = [case for case in result.cases if case.visible == visible]
     messages = {case.message for case in chosen}
     if chosen and not any(case.passed for case in chosen) and len(messages) == 1:
-        return f"every case: {messages.pop()}"  # e.g. a syntax error: say it once
+        return _("every case: {message}", message=say(messages.pop()))  # e.g. a syntax error
     for number, case in enumerate(chosen, start=1):
-        mark = "passed" if case.passed else f"FAILED — {case.message}"
+        mark = _("passed") if case.passed else _("FAILED — {message}", message=say(case.message))
         # a hidden case by its number only (its message names the kind of failure only)
-        lines.append(f"case {number}: {case.call}: {mark}" if visible
-                     else f"hidden case {number}: {mark}")
+        lines.append(_("case {number}: {call}: {mark}", number=number, call=case.call, mark=mark)
+                     if visible else _("hidden case {number}: {mark}", number=number, mark=mark))
     if any(not case.passed for case in chosen) and first_hint(result) and not unrun(result):
-        lines.append(f"Hint: {first_hint(result)}")
+        lines.append(_("Hint: {hint}", hint=say(first_hint(result))))
     return "\n".join(lines)
 
 
@@ -58,23 +61,24 @@ def gradescope_results(result: SubmissionResult,
                          f"{', '.join(VISIBILITIES)}")
     tests = []
     for item in result.exercises:
-        name = f"{item.exercise.id} {item.exercise.title}"
-        for visible, label, visibility in ((True, "visible cases", "visible"),
-                                           (False, "hidden cases", hidden_visibility)):
+        name = f"{item.exercise.id} {say(item.exercise.title)}"
+        for visible, label, visibility in ((True, _("visible cases"), "visible"),
+                                           (False, _("hidden cases"), hidden_visibility)):
             score, max_score = item.points_for(visible)
             if max_score == 0:
                 continue
-            tests.append({"name": f"{name} ({label})", "score": score, "max_score": max_score,
-                          "output": _clean(_case_lines(item, visible) or item.feedback),
+            tests.append({"name": _("{test} ({cases})", test=name, cases=label),
+                          "score": score, "max_score": max_score,
+                          "output": _clean(_case_lines(item, visible) or feedback(item)),
                           "visibility": visibility})
     summary = []
     if result.error:
-        summary.append(f"NOT GRADED: {result.error}")
-    summary.append("minigrad grader; a failed hidden case shows its number and the kind of "
-                   "failure, not its inputs or answer")
+        summary.append(_("NOT GRADED: {error}", error=say(result.error)))
+    summary.append(_("minigrad grader; a failed hidden case shows its number and the kind of "
+                     "failure, not its inputs or answer"))
     if result.files:
-        summary.append("graded: " + ", ".join(result.files))
-    summary += result.notes
+        summary.append(_("graded: {files}", files=", ".join(result.files)))
+    summary += [say(note) for note in result.notes]
     extra: dict[str, Any] = {"seed": result.seed,
                              "files": [readable_key(f) for f in result.files],
                              "max_score": result.max_score, "sandbox": result.sandbox,
@@ -88,6 +92,31 @@ def gradescope_results(result: SubmissionResult,
     if result.seconds is not None:
         graded["execution_time"] = result.seconds
     return graded
+
+
+def feedback(item: ExerciseResult) -> str:
+    """``item.feedback`` (its first failed case and what is wrong) in the current language."""
+    failed = [case for case in item.cases if not case.passed]
+    if not failed:
+        return ""
+    first = failed[0]
+    if first.kind in ("not_implemented", "missing", "syntax", "import"):
+        return say(first.message)
+    if first.visible:
+        return f"{first.call}: {say(first.message)}"
+    hidden = [case for case in item.cases if not case.visible]
+    return _("hidden case {number}: {message}", number=hidden.index(first) + 1,
+             message=say(first.message))
+
+
+def status(item: ExerciseResult) -> str:
+    """``item.status`` in the current language ("passed", "2.5/5 cases", "timed out" …)."""
+    text = item.status
+    if text == "passed":
+        return _("passed")
+    if text.endswith(" cases") and "/" in text:
+        return _("{count} cases", count=text[: -len(" cases")])
+    return say(text)
 
 
 def readable_key(name: str) -> str:
@@ -104,42 +133,69 @@ def _clean(text: str) -> str:
 
 def format_table(result: SubmissionResult, width: int = 60) -> str:
     """A plain-text table: one row per exercise with points, max, status and feedback."""
-    lines = [f"Grading {one_line(str(result.path))}  (seed {result.seed})"]
+    lines = [_("Grading {path}  (seed {seed})", path=one_line(str(result.path)), seed=result.seed)]
     if result.error:
-        lines.append(f"  NOT GRADED: {one_line(result.error)}")
+        lines.append(_("  NOT GRADED: {error}", error=one_line(say(result.error))))
     if result.files:
-        lines.append(f"  graded: {one_line(', '.join(result.files))}")
-    lines += [f"  note: {one_line(note)}" for note in result.notes]
+        lines.append(_("  graded: {files}", files=one_line(", ".join(result.files))))
+    lines += [_("  note: {note}", note=one_line(say(note))) for note in result.notes]
     if not result.exercises:
-        lines.append("  nothing to grade")
+        lines.append(_("  nothing to grade"))
         return "\n".join(lines)
-    for message in dict.fromkeys(item.feedback for item in result.exercises if unrun(item)):
+    for message in dict.fromkeys(feedback(item) for item in result.exercises if unrun(item)):
         lines.append(f"  {one_line(message)}")  # once, not under every exercise of the file
-    lines.append(f"  {'id':<6}{'exercise':<34}{'points':>7}{'max':>5}  {'status':<15}feedback")
+    lines.append(f"  {pad(_('id'), 6)}{pad(_('exercise'), 34)}{pad(_('points'), 7, '>')}"
+                 f"{pad(_('max'), 5, '>')}  {pad(_('status'), 15)}{_('feedback')}")
     for item in result.exercises:
-        feedback = "not run: see above" if unrun(item) else one_line(item.feedback)
-        if len(feedback) > width:
-            feedback = feedback[: width - 1] + "…"
-        title = item.exercise.title if len(item.exercise.title) <= 32 else (
-            item.exercise.title[:31] + "…")
-        lines.append(f"  {item.exercise.id:<6}{title:<34}{item.score:>7.2f}"
-                     f"{item.max_score:>5g}  {one_line(item.status):<15}{feedback}")
-    lines.append(f"  {'total':<40}{result.score:>7.2f}{result.max_score:>5g}")
+        said = _("not run: see above") if unrun(item) else one_line(feedback(item))
+        if width_of(said) > width:
+            said = cut(said, width - 1) + "…"
+        title = say(item.exercise.title)
+        title = title if width_of(title) <= 32 else cut(title, 31) + "…"
+        lines.append(f"  {item.exercise.id:<6}{pad(title, 34)}{item.score:>7.2f}"
+                     f"{item.max_score:>5g}  {pad(one_line(status(item)), 15)}{said}")
+    lines.append(f"  {pad(_('total'), 40)}{result.score:>7.2f}{result.max_score:>5g}")
     def needs_details(item: ExerciseResult) -> bool:  # a cut message, or a hint to give
         attempted = item.status not in ("not attempted", "missing")
-        return bool(item.feedback) and not unrun(item) and (len(one_line(item.feedback)) > width
-                                        or (attempted and bool(first_hint(item))))
+        return bool(item.feedback) and not unrun(item) and (
+            width_of(one_line(feedback(item))) > width or (attempted and bool(first_hint(item))))
 
     details = [item for item in result.exercises if needs_details(item)]
     if details:  # the table cuts feedback short: here it is whole, with the hint
         lines.append("")
         for item in details:
-            lines += textwrap.wrap(f"{item.exercise.id}: {one_line(item.feedback)}",
+            lines += textwrap.wrap(f"{item.exercise.id}: {one_line(feedback(item))}",
                                    width=100, initial_indent="  ", subsequent_indent="      ")
             if first_hint(item) and item.status not in ("not attempted", "missing"):
-                lines += textwrap.wrap(f"hint: {one_line(first_hint(item))}", width=100,
-                                       initial_indent="      ", subsequent_indent="      ")
+                lines += textwrap.wrap(_("hint: {hint}", hint=one_line(say(first_hint(item)))),
+                                       width=100, initial_indent="      ",
+                                       subsequent_indent="      ")
     return "\n".join(lines)
+
+
+def width_of(text: str) -> int:
+    """Columns ``text`` takes in a terminal: a wide (CJK) character takes two (in English,
+    its length: the English table is laid out as it always was)."""
+    if current() == "en":
+        return len(text)
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def pad(text: str, width: int, align: str = "<") -> str:
+    """``text`` padded with spaces to ``width`` columns (``format``'s ``:<`` and ``:>``, for
+    text that may hold wide characters)."""
+    room = " " * max(width - width_of(text), 0)
+    return text + room if align == "<" else room + text
+
+
+def cut(text: str, width: int) -> str:
+    """The longest start of ``text`` that takes at most ``width`` columns."""
+    taken = 0
+    for at, char in enumerate(text):
+        taken += width_of(char)
+        if taken > width:
+            return text[:at]
+    return text
 
 
 def hidden_details(result: SubmissionResult) -> str:
