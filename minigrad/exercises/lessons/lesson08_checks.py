@@ -645,7 +645,7 @@ EXERCISES = [
         hint="conv 1→16 (3×3, padding 1), ReLU, pool 2 → conv 16→32, ReLU, pool 2 → flatten → "
              "linear 128→10; loss = the mean over the batch of −log softmax(scores) at each "
              "label; weights from capstone_start, batches from capstone_batches, every step "
-             "through recorder.step(rows); AdamW lr 0.01 with a cosine decay, 8 epochs.",
+             "taken by the given recorder; AdamW lr 0.01 with a cosine decay, 8 epochs.",
         visible=lambda: [(0,)],
         hidden=lambda rng: [(int(rng.integers(1, 10_000)),)],
         compare=_compare_capstone,
