@@ -37,8 +37,14 @@ oracle: $(ORACLE)
 
 ## Open the course in JupyterLab at the repository root, on notebook 01 (creates .venv on first use).
 ## JupyterLab keeps the terminal: Ctrl-C stops it; run `make test` in a second terminal.
+## COURSE_LANG=zh: the Chinese course (中文), written into course-zh/ (the repository's own files
+## are the English source) and opened there; your work in course-zh/ is never overwritten.
+## (Not LANG: that is the locale, which the course reads too.)
+COURSE_LANG ?=
 course: $(STAMP)
-	@$(BIN)/minigrad course "$(CURDIR)"
+	@if [ -n "$(COURSE_LANG)" ] && [ "$(COURSE_LANG)" != en ]; then \
+		$(BIN)/minigrad course "$(CURDIR)/course-$(COURSE_LANG)" --lang $(COURSE_LANG); \
+	else $(BIN)/minigrad course "$(CURDIR)"; fi
 
 ## Run the whole test suite, notebooks included (creates .venv on first use).
 ## MINIGRAD_ORACLE=1 also installs PyTorch and compares minigrad with it op by op.
