@@ -58,8 +58,10 @@ lessons: $(STAMP)
 
 ## Regenerate every figure in assets/ from the project's code (graphs laid out by graphviz-pure,
 ## the renderer every install has, so the figures do not depend on a system Graphviz).
+## The figures whose labels carry words are drawn again with Chinese labels into assets/zh/.
 assets: $(STAMP)
 	MINIGRAD_DOT=$(BIN)/graphviz-pure $(BIN)/minigrad figures --to assets
+	$(BIN)/minigrad figures --lang zh --to assets/zh
 
 ## Build the wheel into dist/ (it carries the lessons, notebooks and figures).
 wheel: $(STAMP)

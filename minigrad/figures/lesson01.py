@@ -15,6 +15,7 @@ import numpy as np
 
 from minigrad.figures.registry import figure, save_png
 from minigrad.figures.style import GREEN, GREY, RED
+from minigrad.figures.words import words
 from minigrad.scalar.value import Value
 
 
@@ -36,7 +37,7 @@ def lesson01_graph() -> Value:
     return loss
 
 
-@figure("epsilon_error.png", lesson=1,
+@figure("epsilon_error.png", lesson=1, words=True,
         description="error of central and forward differences of (x²+1)³ at x=1 against ε")
 def _epsilon_error(path: Path) -> None:
     from minigrad.scalar.numerical import difference_errors
@@ -49,8 +50,8 @@ def _epsilon_error(path: Path) -> None:
     eps, central = difference_errors(f, 1.0, exact, method="central")
     _, forward = difference_errors(f, 1.0, exact, method="forward")
     ax = plot_difference_errors(eps, central, label="central difference", order=2,
-                                title="Finite-difference error, f(x) = (x²+1)³ at x = 1")
-    plot_difference_errors(eps, forward, ax=ax, label="forward difference", order=1,
+                                title=words("Finite-difference error, f(x) = (x²+1)³ at x = 1"))
+    plot_difference_errors(eps, forward, ax=ax, label=words("forward difference"), order=1,
                            guides=False, title=None)
     save_png(ax.figure, path)
 
@@ -104,9 +105,10 @@ def plot_tangent(ax: Any = None, at: float = 0.5) -> Any:
     ax.plot(xs, f, color="black", label="f(x) = (x²+1)³")
     near = np.linspace(at - 0.6, at + 0.6, 2)
     ax.plot(near, value + slope * (near - at), color=RED,
-            label=f"tangent at x = {at:g}: slope f'(x) = {slope:.4g}")
+            label=words("tangent at x = {at}: slope f'(x) = {slope}", at=f"{at:g}",
+                      slope=f"{slope:.4g}"))
     ax.plot([at], [value], "o", color=RED)
-    ax.set(xlabel="x", ylabel="f(x)", ylim=(0, 8), title="The derivative is the tangent's slope")
+    ax.set(xlabel="x", ylabel="f(x)", ylim=(0, 8), title=words("The derivative is the tangent's slope"))
     ax.legend(loc="upper center", frameon=False)
     return ax
 
@@ -127,7 +129,7 @@ def _two_paths(path: Path) -> None:
     draw_graph(two_paths(), kind="forward").save(path)
 
 
-@figure("lesson01_tangent.png", lesson=1, description="f(x) = (x²+1)³ and its tangent at 0.5")
+@figure("lesson01_tangent.png", lesson=1, words=True, description="f(x) = (x²+1)³ and its tangent at 0.5")
 def _tangent(path: Path) -> None:
     save_png(plot_tangent().figure, path)
 

@@ -12,6 +12,7 @@ import numpy as np
 from minigrad.figures.lesson01 import lesson01_graph
 from minigrad.figures.registry import figure, save_png
 from minigrad.figures.style import GREEN, GREY, RED
+from minigrad.figures.words import words
 from minigrad.scalar.value import Value
 
 
@@ -29,7 +30,7 @@ MOONS_SETTINGS = dict(points=60, noise=0.1, layer_sizes=[8, 8, 1], steps=100,
                       learning_rate=1.0, seed=0)
 
 
-@figure("moons_boundary.png", lesson=2,
+@figure("moons_boundary.png", lesson=2, words=True,
         description="a Value MLP 2-8-8-1 trained on two moons: decision boundary and loss")
 def _moons_boundary(path: Path) -> None:
     import matplotlib.pyplot as plt
@@ -48,8 +49,9 @@ def _moons_boundary(path: Path) -> None:
                                       width_ratios=[1.1, 1])
     plot_decision_boundary(lambda grid: predict_scores(model, grid), X, y, ax=left,
                            resolution=50,
-                           title=f"MLP 2-8-8-1, accuracy {accuracy(model, X, y):.0%}")
-    plot_loss_curve(history.losses, ax=right, label="hinge loss + weight penalty",
+                           title=words("MLP 2-8-8-1, accuracy {accuracy}",
+                                       accuracy=f"{accuracy(model, X, y):.0%}"))
+    plot_loss_curve(history.losses, ax=right, label=words("hinge loss + weight penalty"),
                     title="Training loss")
     save_png(fig, path)
 
@@ -82,8 +84,8 @@ def plot_mlp(sizes: Sequence[int] = (2, 8, 8, 1), ax: Any = None) -> Any:
         for x0, y0 in left:
             for x1, y1 in right:
                 ax.plot([x0, x1], [y0, y1], color="#bbbbbb", linewidth=0.6, zorder=1)
-    names = (["input"] + [f"hidden {k} (tanh)" for k in range(1, len(sizes) - 1)]
-             + ["output (linear)"])
+    names = ([words("input")] + [words("hidden {k} (tanh)", k=k) for k in range(1, len(sizes) - 1)]
+             + [words("output (linear)")])
     for layer, (column, name) in enumerate(zip(positions, names)):
         xs, ys = zip(*column)
         colour = "#cfe8ff" if layer == 0 else ("#d4f5b0" if layer == len(sizes) - 1 else "white")
@@ -91,7 +93,8 @@ def plot_mlp(sizes: Sequence[int] = (2, 8, 8, 1), ax: Any = None) -> Any:
         ax.text(layer, -(tallest + 1) / 2, f"{name}\n{len(column)}", ha="center", va="top",
                 fontsize=9)
     weights = sum((a + 1) * b for a, b in zip(sizes, sizes[1:]))
-    ax.set_title(f"MLP {'-'.join(map(str, sizes))}: {weights} parameters (weights + biases)")
+    ax.set_title(words("MLP {sizes}: {weights} parameters (weights + biases)",
+                       sizes="-".join(map(str, sizes)), weights=weights))
     ax.set_xlim(-0.5, len(sizes) - 0.5)
     ax.set_ylim(-(tallest + 3) / 2, (tallest + 1) / 2)
     ax.axis("off")
@@ -127,7 +130,8 @@ def plot_gate_patterns(axes: Any = None) -> Any:
 
     if axes is None:
         _, axes = plt.subplots(1, 3, figsize=(9, 2.6), layout="constrained")
-    captions = {"+": "add distributes", "×": "mul swaps", "max": "max routes"}
+    captions = {"+": words("add distributes"), "×": words("mul swaps"),
+                "max": words("max routes")}
     ops = {"+": lambda a, b: a + b, "×": lambda a, b: a * b, "max": max}
     for ax, (symbol, values, grads) in zip(axes, gate_examples()):
         for (value, grad), y in zip(zip(values, grads), (0.6, -0.6)):
@@ -156,12 +160,12 @@ def _neuron(path: Path) -> None:
     draw_graph(neuron(), kind="forward").save(path)
 
 
-@figure("lesson02_mlp.png", lesson=2, description="the MLP 2-8-8-1 of lesson 02, layer by layer")
+@figure("lesson02_mlp.png", lesson=2, words=True, description="the MLP 2-8-8-1 of lesson 02, layer by layer")
 def _mlp(path: Path) -> None:
     save_png(plot_mlp().figure, path)
 
 
-@figure("lesson02_gates.png", lesson=2,
+@figure("lesson02_gates.png", lesson=2, words=True,
         description="gate patterns: add distributes, mul swaps, max routes (values and grads)")
 def _gates(path: Path) -> None:
     save_png(plot_gate_patterns()[0].figure, path)
