@@ -1,7 +1,8 @@
 """The Chinese course's notebooks, as `minigrad course DIR --lang zh` writes them: each runs top
 to bottom with every section on its own (the English notebooks' runner,
 tests/support/notebook_runner.py), in the course folder whose marker makes check() speak
-Chinese even under an English locale; its code cells are the English ones, byte for byte, and
+Chinese even under an English locale (its plots' labels too, with no glyph missing); its
+code cells are the English ones, byte for byte, and
 its Markdown cells are the English ones translated block by block through the catalogs (a
 block with no translation yet stays English, so this holds before and after the translators'
 catalogs are merged)."""
@@ -83,4 +84,8 @@ def test_chinese_notebook_runs_top_to_bottom_with_each_section_on_its_own(
     for variable in ("MINIGRAD_LANG", "LC_ALL", "LC_MESSAGES", "LANGUAGE"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("LANG", "en_US.UTF-8")  # the kernel inherits it: the marker must win
-    run_notebook(course / "notebooks" / f"{stem}.ipynb", after=SPEAKS_CHINESE)
+    executed = run_notebook(course / "notebooks" / f"{stem}.ipynb", after=SPEAKS_CHINESE)
+    printed = [output.get("text", "") for cell in executed.cells if cell.cell_type == "code"
+               for output in cell.get("outputs", []) if output.get("output_type") == "stream"]
+    # a Chinese label on a plot is drawn with the bundled font, never as empty boxes
+    assert not [text for text in printed if "missing from font" in text]
