@@ -2,6 +2,7 @@
 
     minigrad slides 06 --out deck.html                   # lesson 06's deck
     minigrad slides 06 --out deck.html --theme dark      # light text on a dark slide
+    minigrad slides 06 --out deck.html --lang zh         # in Chinese (中文)
     minigrad slides 1 --out deck.html --add graph.svg --title "My graph" --at 3
     minigrad slides 1 --out deck.html --add steps.html   # a stepper of minigrad.viz
     minigrad graph lesson.py --root L --backward --slide --out graph.svg   # a slide's drawing
@@ -14,7 +15,10 @@ steppers. It runs on reveal.js (vendored in ``vendor/revealjs/`` with its licenc
 with everything else into the one HTML file: SVG inline, PNG as data URIs, no script or font
 from the network. Maths is plain Unicode (:func:`minigrad.course.reading.plain_math`).
 Speaker notes come from the reading's sections; ``s`` opens reveal's presenter view in its
-own window (notes, next slide, timer).
+own window (notes, next slide, timer). In Chinese (``--lang zh``) the deck's words come from the
+catalog ``minigrad/i18n/zh/slides.po`` (:mod:`minigrad.course.slide_words`), its notes from the
+reading's translated prose, its figures from ``assets/zh/``, and the bundled CJK font is
+inlined too.
 """
 
 from __future__ import annotations
@@ -151,7 +155,7 @@ def drawing_html(item: Drawing, theme: str = "light") -> str:
         tried.append(f"{rankdir} {width:.0f} × {height:.0f} px")
         if width <= room[0] and height <= room[1]:
             svg = svg[svg.find("<svg"):].replace(
-                "<svg", f'<svg role="img" aria-label="{html.escape(item.title)}"', 1)
+                "<svg", f'<svg role="img" aria-label="{html.escape(say(item.title))}"', 1)
             legend = "".join(f"<span>{html.escape(say(line))}</span>" for line in item.legend)
             caption = f'<p class="caption">{legend}</p>' if legend else ""
             return (f'<div class="mg-steps mg-drawing"><div class="mg-step side">{svg}{caption}'
