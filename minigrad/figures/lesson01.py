@@ -108,7 +108,8 @@ def plot_tangent(ax: Any = None, at: float = 0.5) -> Any:
             label=words("tangent at x = {at}: slope f'(x) = {slope}", at=f"{at:g}",
                       slope=f"{slope:.4g}"))
     ax.plot([at], [value], "o", color=RED)
-    ax.set(xlabel="x", ylabel="f(x)", ylim=(0, 8), title=words("The derivative is the tangent's slope"))
+    ax.set(xlabel="x", ylabel="f(x)", ylim=(0, 8),
+           title=words("The derivative is the tangent's slope"))
     ax.legend(loc="upper center", frameon=False)
     return ax
 
@@ -129,7 +130,8 @@ def _two_paths(path: Path) -> None:
     draw_graph(two_paths(), kind="forward").save(path)
 
 
-@figure("lesson01_tangent.png", lesson=1, words=True, description="f(x) = (x²+1)³ and its tangent at 0.5")
+@figure("lesson01_tangent.png", lesson=1, words=True,
+        description="f(x) = (x²+1)³ and its tangent at 0.5")
 def _tangent(path: Path) -> None:
     save_png(plot_tangent().figure, path)
 

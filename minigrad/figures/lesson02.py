@@ -160,7 +160,8 @@ def _neuron(path: Path) -> None:
     draw_graph(neuron(), kind="forward").save(path)
 
 
-@figure("lesson02_mlp.png", lesson=2, words=True, description="the MLP 2-8-8-1 of lesson 02, layer by layer")
+@figure("lesson02_mlp.png", lesson=2, words=True,
+        description="the MLP 2-8-8-1 of lesson 02, layer by layer")
 def _mlp(path: Path) -> None:
     save_png(plot_mlp().figure, path)
 

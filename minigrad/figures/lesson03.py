@@ -156,9 +156,11 @@ def plot_modes(ax: Any = None, inputs: int = 4, outputs: int = 1) -> Any:
         ax.annotate("", xy=(3 * k + 2, -0.75), xytext=(3 * k + 3, -0.75),
                     arrowprops=dict(arrowstyle="->", color=RED))
     ax.text(5.5, 1.25, words("forward mode: u → J₁u → J₂J₁u → Ju  (one pass per input direction: "
-                             "{inputs} passes for {inputs} inputs)", inputs=inputs), ha="center", color=GREEN, fontsize=9.5)
+                             "{inputs} passes for {inputs} inputs)", inputs=inputs),
+            ha="center", color=GREEN, fontsize=9.5)
     ax.text(5.5, -1.4, words("reverse mode: Jᵀv ← J₂ᵀJ₃ᵀv ← J₃ᵀv ← v  (one pass per output: "
-                             "{outputs} pass for a scalar loss)", outputs=outputs), ha="center", color=RED, fontsize=9.5)
+                             "{outputs} pass for a scalar loss)", outputs=outputs),
+            ha="center", color=RED, fontsize=9.5)
     ax.set_xlim(-0.5, 11.5)
     ax.set_ylim(-1.8, 1.7)
     ax.axis("off")

@@ -111,7 +111,8 @@ def plot_view_and_version() -> Any:
         ax.text(-0.2, 0.5, words("storage"), ha="right", va="center", fontsize=FONT - 2, color=GREY)
         ax.annotate("", xy=(0, 1.25), xytext=(3, 1.25),
                     arrowprops=dict(arrowstyle="|-|", color=BLUE, lw=1.8))
-        ax.text(1.5, 1.45, words("row = b[0]  (a view)"), ha="center", va="bottom", fontsize=FONT - 1,
+        ax.text(1.5, 1.45, words("row = b[0]  (a view)"), ha="center", va="bottom",
+                fontsize=FONT - 1,
                 color=BLUE)
         ax.annotate("", xy=(0, -0.25), xytext=(6, -0.25),
                     arrowprops=dict(arrowstyle="|-|", color="black", lw=1.2))
@@ -120,7 +121,8 @@ def plot_view_and_version() -> Any:
                                    edgecolor="#444444"))
         ax.text(8.9, 0.5, words("version {number}", number=versions[0]), ha="center", va="center",
                 fontsize=FONT, fontweight="bold")
-        ax.text(8.9, 1.25, words("one counter, shared by b and row"), ha="center", fontsize=FONT - 3,
+        ax.text(8.9, 1.25, words("one counter, shared by b and row"), ha="center",
+                fontsize=FONT - 3,
                 color=GREY)
         ax.set_title(title, fontsize=FONT - 1, loc="left")
         if note:

@@ -106,7 +106,8 @@ def plot_weight_gradient(ax: Any = None) -> Any:
     draw_grid(ax, WORKED_DELTA, 5, 0, PURPLE, "δ = ∂L/∂y", window=(0, 0, 2))
     _operator(ax, 8.0, -0.5, "=")
     draw_grid(ax, grad_w, 9, 0, ORANGE, "∂L/∂w", window=(0, 1, 1))
-    _finish(ax, 11, 0, -2, words("∂L/∂w[0, 1] = 1·2 + 2·3 − 1·5 + 1·6 = {value}: δ plays the kernel",
+    _finish(ax, 11, 0, -2, words("∂L/∂w[0, 1] = 1·2 + 2·3 − 1·5 + 1·6 = {value}: δ plays the "
+                                  "kernel",
                                   value=f"{grad_w[0, 1]:g}"))
     return ax
 
@@ -153,7 +154,8 @@ def plot_stride_dilation(ax: Any = None) -> Any:
               words("δ dilated (1 zero between), padded by k − 1 = 2"),
               window=(2, 2, 3), faded=faded)
     _operator(ax, 12.0, -2.5, "⋆")
-    draw_grid(ax, STRIDED_W[::-1, ::-1], 13, -1.0, ORANGE, words("w rotated 180°"), window=(0, 0, 3))
+    draw_grid(ax, STRIDED_W[::-1, ::-1], 13, -1.0, ORANGE, words("w rotated 180°"),
+              window=(0, 0, 3))
     _operator(ax, 17.0, -2.5, "=")
     draw_grid(ax, grad_x, 18, 0, BLUE, words("∂L/∂x (5 × 5)"), window=(2, 2, 1))
     _finish(ax, 23, 0, -6, words("∂L/∂x[2, 2] = 1·9 + 2·7 + 3·3 + 4·1 = {value}: four windows "

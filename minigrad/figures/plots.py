@@ -58,7 +58,8 @@ def plot_difference_errors(eps: Sequence[float] | np.ndarray,
                            label: str = N_("central difference"),
                            order: int = 2,
                            guides: bool | tuple[float, float] = True,
-                           title: str | None = N_("Error of a finite difference (float64)")) -> Axes:
+                           title: str | None = N_("Error of a finite difference (float64)")
+                           ) -> Axes:
     """Plot |estimate − exact| against ε on log–log axes: the V-shaped error curve.
 
     Args:

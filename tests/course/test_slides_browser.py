@@ -57,7 +57,8 @@ MEASURE = r"""() => {
     const node = span.firstChild;
     if (!node) return;
     // lines may break after "/", and between Chinese characters (a word is a Latin one)
-    for (const match of node.textContent.matchAll(/[^\s\/\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+\/?/g)) {
+    const word = /[^\s\/\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+\/?/g;
+    for (const match of node.textContent.matchAll(word)) {
       const range = document.createRange();
       range.setStart(node, match.index);
       range.setEnd(node, match.index + match[0].length);
