@@ -156,3 +156,21 @@ def deck_font_css(language: str) -> str:
             f'src: url(data:font/otf;base64,{data}) format("opentype"); }}\n'
             ':root { --r-main-font: "Helvetica Neue", Helvetica, Arial, "Liberation Sans", '
             f'"DejaVu Sans", "{DECK_CJK_FAMILY}", sans-serif; }}')
+
+
+def refresh_catalog(language: str = "zh") -> list[str]:
+    """Bring ``slides.po`` in step with :func:`slide_texts` (as ``python -m
+    minigrad.i18n.update`` does for the readings: a changed text keeps its old translation
+    marked fuzzy, a new one is empty, a text gone is dropped); returns the texts to translate."""
+    from minigrad.i18n.catalog import Catalog
+    from minigrad.i18n.update import refreshed
+
+    path = documents.catalog_path(language, CATALOG)
+    catalog = refreshed(Catalog.read(path), slide_texts())
+    catalog.write(path)
+    return [entry.msgid for entry in catalog.untranslated()]
+
+
+if __name__ == "__main__":  # python -m minigrad.course.slide_words
+    for text in refresh_catalog():
+        print(f"to translate in slides.po: {text!r}")

@@ -43,7 +43,8 @@ def test_every_slide_text_has_a_chinese_translation() -> None:
     assert len(texts) > 100
     missing = [text for text in texts if text not in catalog.entries
                or not catalog.entries[text].translated]
-    assert missing == [], f"slide texts without Chinese in slides.po: {missing}"
+    assert missing == [], (f"slide texts without Chinese in slides.po: {missing}; "
+                           "python -m minigrad.course.slide_words adds them")
     for text in texts:
         assert placeholders(catalog.entries[text].msgstr) == placeholders(text), text
     assert sorted(set(catalog.entries) - set(texts)) == []  # no entry for a text now gone
@@ -153,3 +154,21 @@ def test_speaking_undoes_its_choice() -> None:
     from minigrad.i18n import language
 
     assert language._chosen is None
+
+
+def test_refreshing_the_catalog_marks_a_changed_text_fuzzy(tmp_path: Path, monkeypatch) -> None:
+    import shutil
+
+    import minigrad.course.slide_words as slide_words
+
+    copy = tmp_path / "slides.po"
+    shutil.copy(catalog_path("zh", "slides"), copy)
+    monkeypatch.setattr(documents, "catalog_path", lambda language, name: copy)
+    texts = slide_texts()
+    old = "Gradients add, never assign"
+    monkeypatch.setattr(slide_words, "slide_texts",
+                        lambda: [text + "!" if text == old else text for text in texts])
+    assert slide_words.refresh_catalog() == [old + "!"]
+    entry = Catalog.read(copy).entries[old + "!"]
+    assert entry.fuzzy and entry.msgstr == "梯度累加，从不覆盖"
+    assert old not in Catalog.read(copy).entries
