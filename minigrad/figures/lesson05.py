@@ -128,8 +128,8 @@ def plot_linear_shapes(batch: int = 4, d: int = 3, h: int = 2, spread: float = 1
         ax.text(x + 0.35 * spread, y + height / 2, note, fontsize=11, va="center",
                 color="0.25")
         top = y - 1.0
-    ax.text(0.0, 0.75, f"Z = X Wᵀ + b with B = {batch}, d = {d}, h = {h}; G = dL/dZ",
-            fontsize=13)
+    ax.text(0.0, 0.75, words("Z = X Wᵀ + b with B = {batch}, d = {d}, h = {h}; G = dL/dZ",
+                             batch=batch, d=d, h=h), fontsize=13)
     ax.set_xlim(-0.2, 8.4 + 2 * (spread - 1))
     ax.set_ylim(top + 0.6, 1.1)
     ax.set_aspect("equal")
