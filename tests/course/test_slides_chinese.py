@@ -1,8 +1,8 @@
 """`minigrad slides NN --lang zh`: every text of every deck (titles, worked numbers, legends,
 the deck's own words, the steppers' captions) has its Chinese in minigrad/i18n/zh/slides.po —
 a changed English text fails here until it is translated again; a Chinese deck is still one
-offline file, with the CJK font inside it, the Chinese figures, and the reading's translated
-prose as its notes. (In a browser: tests/course/test_slides_browser.py.)"""
+offline file, with the CJK font inside it, its figures drawn for the slide with Chinese labels
+in that font, and the reading's translated prose as its notes. (In a browser: tests/course/test_slides_browser.py.)"""
 
 from __future__ import annotations
 
@@ -98,14 +98,28 @@ def test_a_chinese_deck_is_one_offline_file_with_its_font_and_figures(chinese: s
     assert "<h2>小结</h2>" in chinese and "第 07 课" in chinese
     assert f'font-family: "{DECK_CJK_FAMILY}"' in chinese
     assert base64.b64encode(fonts.FONT.read_bytes()).decode("ascii") in chinese
-    chinese_figure = (ROOT / "assets" / "zh" / "lesson07_max_pool_routing.png").read_bytes()
-    assert base64.b64encode(chinese_figure).decode("ascii") in chinese
+    assert "data:image/png" not in chinese  # its figures are inline SVG, drawn in Chinese
+    figures = re.findall(r'<svg role="img" aria-label="([^"]*)" class="mg-figure".*?</svg>',
+                         chinese, flags=re.S)
+    assert len(figures) == 3 and all(re.search(r"[\u4e00-\u9fff]", label) for label in figures)
+    labels = _figure_texts(chinese)
+    assert "反向：各自传回 argmax 处" in labels  # "backward: each to its argmax", from figures.po
+    assert "backward: each to its argmax" not in labels
+    # the figures' Chinese names the font inside the deck, not one the machine may lack
+    assert f"'{DECK_CJK_FAMILY}'" in chinese and f"'{fonts.FAMILY}'" not in chinese
     assert not re.search(r"""(src|href)=["']?https?:""", chinese)
     assert "@import" not in chinese
 
 
+def _figure_texts(page: str) -> list[str]:
+    """The labels of the deck's figures (their SVG <text>), unescaped."""
+    import html
+
+    return [html.unescape(text) for text in re.findall(r"<text[^>]*>([^<]+)</text>", page)]
+
+
 def test_every_character_on_a_chinese_slide_has_a_glyph(chinese: str) -> None:
-    shown = set(_visible_text(chinese))
+    shown = set(_visible_text(chinese)) | set("".join(_figure_texts(chinese)))
     assert "池" in shown
     assert fonts.uncovered({char for char in shown if not char.isspace()}) == []
 
