@@ -8,6 +8,8 @@ tests/viz/test_stepper_browser.py), at 1280 × 720:
 - every figure a slide shows is inline SVG whose labels are text the measure reaches: no
   raster picture (``<img>``, ``<canvas>``, an SVG ``<image>``, an ``<object>``), whose text no
   browser can measure, and no figure without text;
+- each deck in Chinese passes the same measures, its Chinese (the figures' labels included)
+  drawn by the CJK font inside the deck;
 - → steps through a stepper before it moves on, ← steps back;
 - ``s`` opens reveal's presenter view in a window of its own, with the current slide's notes.
 
@@ -16,6 +18,7 @@ A screenshot of each deck's stepper slide is kept in ``tests/artefacts/slides/``
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -165,10 +168,19 @@ def test_every_text_on_every_slide_and_step_reads_from_the_back(browser, decks, 
         context.close()
 
 
-def test_a_chinese_deck_reads_from_the_back_in_its_own_cjk_font(browser, tmp_path) -> None:
-    """Lesson 07 in Chinese (pictures, an arithmetic stepper, a backward stepper, notes): the
-    same measures, and its Chinese is drawn by the font inside the deck, offline."""
-    deck = write_deck(7, tmp_path / "deck07-zh.html", language="zh")
+# Every label of the deck's figures (inline SVG), with the font family the browser gives it.
+FIGURE_LABELS = r"""() => Array.from(document.querySelectorAll('svg.mg-figure text'))
+  .map(t => ({text: t.textContent, font: getComputedStyle(t).fontFamily}))"""
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize("number", [lesson.number for lesson in LESSONS])
+def test_a_chinese_deck_reads_from_the_back_in_its_own_cjk_font(browser, tmp_path,
+                                                                 number) -> None:
+    """Each lesson in Chinese (pictures, steppers, notes): the same measures, the figures'
+    wider Chinese labels included, and its Chinese, the figures' too, is drawn by the font
+    inside the deck, offline."""
+    deck = write_deck(number, tmp_path / f"deck{number:02d}-zh.html", language="zh")
     context, page = _open(browser, deck)
     try:
         assert page.evaluate("document.documentElement.lang") == "zh-CN"
@@ -176,7 +188,12 @@ def test_a_chinese_deck_reads_from_the_back_in_its_own_cjk_font(browser, tmp_pat
         assert page.evaluate("""() => Array.from(document.fonts).some(face =>
             face.family.replace(/"/g, '') === 'minigrad CJK' && face.status === 'loaded')""")
         assert page.evaluate("document.fonts.check('28px \"minigrad CJK\"', '反向传播')")
-        assert "池化" in page.evaluate("document.querySelector('.title-slide h2').textContent")
+        title = page.evaluate("document.querySelector('.title-slide h2').textContent")
+        assert CJK.search(title) and (number != 7 or "池化" in title)
+        labels = page.evaluate(FIGURE_LABELS)
+        chinese = [label for label in labels if CJK.search(label["text"])]
+        assert chinese, f"no Chinese label in the figures of deck {number:02d}: {labels[:5]}"
+        assert all("minigrad CJK" in label["font"] for label in chinese), chinese[:3]
         _reads_from_the_back(page)
     finally:
         context.close()
