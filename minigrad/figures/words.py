@@ -10,8 +10,9 @@ A Chinese text is drawn with the bundled subset of Noto Sans CJK SC
 (:mod:`minigrad.i18n.fonts`): Latin letters, digits and maths stay in DejaVu Sans, matplotlib's
 own font, and a character it lacks falls back to the CJK font. matplotlib gives a text its font
 when the text is made (an axes' title, at the axes' making), so the fallback is set before any
-figure: when this module is imported in Chinese (a notebook of the Chinese course), and by
-:func:`minigrad.figures.make_figures` for ``--lang zh``.
+figure: when this module is imported in Chinese (a notebook of the Chinese course), by
+:func:`minigrad.figures.make_figures` for ``--lang zh``, and by
+:func:`minigrad.figures.slide.draw_slide_figure` for a Chinese deck.
 """
 
 from __future__ import annotations
