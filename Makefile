@@ -37,8 +37,14 @@ oracle: $(ORACLE)
 
 ## Open the course in JupyterLab at the repository root, on notebook 01 (creates .venv on first use).
 ## JupyterLab keeps the terminal: Ctrl-C stops it; run `make test` in a second terminal.
+## COURSE_LANG=zh: the Chinese course (中文), written into course-zh/ (the repository's own files
+## are the English source) and opened there; your work in course-zh/ is never overwritten.
+## (Not LANG: that is the locale, which the course reads too.)
+COURSE_LANG ?=
 course: $(STAMP)
-	@$(BIN)/minigrad course "$(CURDIR)"
+	@if [ -n "$(COURSE_LANG)" ] && [ "$(COURSE_LANG)" != en ]; then \
+		$(BIN)/minigrad course "$(CURDIR)/course-$(COURSE_LANG)" --lang $(COURSE_LANG); \
+	else $(BIN)/minigrad course "$(CURDIR)"; fi
 
 ## Run the whole test suite, notebooks included (creates .venv on first use).
 ## MINIGRAD_ORACLE=1 also installs PyTorch and compares minigrad with it op by op.
@@ -52,8 +58,10 @@ lessons: $(STAMP)
 
 ## Regenerate every figure in assets/ from the project's code (graphs laid out by graphviz-pure,
 ## the renderer every install has, so the figures do not depend on a system Graphviz).
+## The figures whose labels carry words are drawn again with Chinese labels into assets/zh/.
 assets: $(STAMP)
 	MINIGRAD_DOT=$(BIN)/graphviz-pure $(BIN)/minigrad figures --to assets
+	$(BIN)/minigrad figures --lang zh --to assets/zh
 
 ## Build the wheel into dist/ (it carries the lessons, notebooks and figures).
 wheel: $(STAMP)

@@ -24,6 +24,7 @@ from typing import Sequence
 import numpy as np
 
 from minigrad.course.slide_graph import SlideStep
+from minigrad.course.slide_words import say
 
 CONV_X = np.arange(1.0, 10.0).reshape(3, 3)
 CONV_W = np.array([[1.0, 2.0], [3.0, 4.0]])
@@ -60,7 +61,7 @@ def grid(array: np.ndarray, label: str, lit: Sequence[tuple[int, int]] = (),
             text = "" if hidden else _number(array[row, column])
             cells.append(f'<td class="{kind}">{text}</td>')
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    return (f'<figure class="mg-grid"><figcaption>{html.escape(label)}</figcaption>'
+    return (f'<figure class="mg-grid"><figcaption>{html.escape(say(label))}</figcaption>'
             f"<table>{''.join(rows)}</table></figure>")
 
 

@@ -2,6 +2,7 @@
 
     minigrad slides 06 --out deck.html                   # lesson 06's deck
     minigrad slides 06 --out deck.html --theme dark      # light text on a dark slide
+    minigrad slides 06 --out deck.html --lang zh         # in Chinese (中文)
     minigrad slides 1 --out deck.html --add graph.svg --title "My graph" --at 3
     minigrad slides 1 --out deck.html --add steps.html   # a stepper of minigrad.viz
     minigrad graph lesson.py --root L --backward --slide --out graph.svg   # a slide's drawing
@@ -15,7 +16,10 @@ its licence), inlined with everything else into the one HTML file: SVG inline (t
 labels are text, measured like the rest), a lecturer's PNG as a data URI, no script or font
 from the network. Maths is plain Unicode (:func:`minigrad.course.reading.plain_math`).
 Speaker notes come from the reading's sections; ``s`` opens reveal's presenter view in its
-own window (notes, next slide, timer).
+own window (notes, next slide, timer). In Chinese (``--lang zh``) the deck's words come from the
+catalog ``minigrad/i18n/zh/slides.po`` (:mod:`minigrad.course.slide_words`), its notes from the
+reading's translated prose, its figures' labels from ``figures.po`` (the slide drawings made in
+Chinese), and the bundled CJK font is inlined too.
 """
 
 from __future__ import annotations
@@ -37,6 +41,9 @@ from minigrad.course.reading import (inline_html, intro_notes, reading_text, sec
 from minigrad.course.slide_content import (SLIDES, Arithmetic, Code, Drawing, Numbers, Picture,
                                            Steps)
 from minigrad.course.slide_graph import SLIDE_GRAPH_PT, SlideStep, slide_steps
+from minigrad.course.slide_words import (DECK_CJK_FAMILY, deck_font_css, note, notes_reading,
+                                         say, speaking)
+from minigrad.i18n.language import LANGUAGES, current
 
 HELP = ("write a lesson's slide deck (reveal.js): one self-contained HTML file that works "
         "offline, or a PDF")
@@ -46,10 +53,15 @@ PICTURE_TYPES = {".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jp
 
 def figure_html(filename: str, alt: str) -> str:
     """A figure of the registry drawn for the slide (:mod:`minigrad.figures.slide`): inline
-    SVG whose labels are text at 20 pt or more, at its natural size."""
+    SVG whose labels are text at 20 pt or more, at its natural size, in the deck's language;
+    a Chinese label names the CJK font by the family the deck gives it (:data:`DECK_CJK_FAMILY`,
+    inside the deck), so it is drawn by the font the figure was measured with, offline."""
     from minigrad.figures.slide import slide_svg
+    from minigrad.i18n.fonts import FAMILY
 
     svg = slide_svg(filename)
+    if current() != "en":
+        svg = svg.replace(f"'{FAMILY}'", f"'{DECK_CJK_FAMILY}'")
     return svg.replace("<svg", f'<svg role="img" aria-label="{html.escape(alt)}" '
                                'class="mg-figure"', 1)
 
@@ -81,7 +93,7 @@ def picture_html(data: bytes, suffix: str, alt: str, theme: str = "light") -> st
 
 
 def _notes(paragraphs: Iterable[str]) -> str:
-    body = "".join(f"<p>{inline_html(text)}</p>" for text in paragraphs)
+    body = "".join(f"<p>{inline_html(note(text))}</p>" for text in paragraphs)
     return f'<aside class="notes">{body}</aside>' if body else ""
 
 
@@ -121,7 +133,7 @@ def stepper_html(steps: Sequence[SlideStep], fit: bool = False) -> str:
         else:
             fragment = f' fragment" data-fragment-index="{number - 1}'
         # a minus sign, not a hyphen, so a line never breaks inside -7.451e-10
-        caption = "".join(f"<span>{html.escape(re.sub(r'-(?=[0-9.])', '−', line))}</span>"
+        caption = "".join(f"<span>{html.escape(re.sub(r'-(?=[0-9.])', '−', say(line)))}</span>"
                           for line in step.caption)
         start = step.picture.find("<svg")
         picture = step.picture[start:] if start >= 0 else step.picture
@@ -145,8 +157,8 @@ def drawing_html(item: Drawing, theme: str = "light") -> str:
         tried.append(f"{rankdir} {width:.0f} × {height:.0f} px")
         if width <= room[0] and height <= room[1]:
             svg = svg[svg.find("<svg"):].replace(
-                "<svg", f'<svg role="img" aria-label="{html.escape(item.title)}"', 1)
-            legend = "".join(f"<span>{html.escape(line)}</span>" for line in item.legend)
+                "<svg", f'<svg role="img" aria-label="{html.escape(say(item.title))}"', 1)
+            legend = "".join(f"<span>{html.escape(say(line))}</span>" for line in item.legend)
             caption = f'<p class="caption">{legend}</p>' if legend else ""
             return (f'<div class="mg-steps mg-drawing"><div class="mg-step side">{svg}{caption}'
                     "</div></div>")
@@ -160,11 +172,13 @@ def code_html(source: str) -> str:
 
 def title_slide(lesson: Lesson, markdown: str) -> str:
     notes = _notes(intro_notes(markdown))
-    builds = (f'<p class="builds">You build: <b>{html.escape(lesson.builds)}</b></p>'
-              if lesson.builds else "")
-    time = f"<p>{html.escape(lesson.time.capitalize())}</p>" if lesson.time else ""
-    return (f'<section class="title-slide"><div class="mg-slide"><p class="kicker">minigrad · '
-            f"lesson {lesson.number:02d}</p><h2>{html.escape(lesson.title)}</h2>{builds}{time}"
+    builds = (f'<p class="builds">{html.escape(say("You build:"))} '
+              f"<b>{html.escape(say(lesson.builds))}</b></p>" if lesson.builds else "")
+    time = say(lesson.time) if lesson.time else ""
+    time = f"<p>{html.escape(time[:1].upper() + time[1:])}</p>" if time else ""
+    kicker = say("minigrad · lesson {number}", number=f"{lesson.number:02d}")
+    return (f'<section class="title-slide"><div class="mg-slide"><p class="kicker">'
+            f"{html.escape(kicker)}</p><h2>{html.escape(say(lesson.title))}</h2>{builds}{time}"
             f"</div>{notes}</section>")
 
 
@@ -187,36 +201,37 @@ def slide_notes(markdown: str, slides: Sequence[Any]) -> list[list[str]]:
 
 def lesson_slides(lesson: Lesson, theme: str = "light") -> list[str]:
     """Every slide of a lesson's deck, as HTML sections."""
-    markdown = reading_text(lesson)
+    markdown = notes_reading(reading_text(lesson), lesson.name, current())
     slides = [title_slide(lesson, markdown)]
     items = SLIDES[lesson.number]
     for item, paragraphs in zip(items, slide_notes(markdown, items)):
         notes = _notes(paragraphs)
+        title = say(item.title)
         if isinstance(item, Picture):
-            picture = figure_html(item.figure, item.title)
-            slides.append(_slide("picture-slide", item.title,
+            picture = figure_html(item.figure, title)
+            slides.append(_slide("picture-slide", title,
                                  f'<div class="picture">{picture}</div>', notes))
         elif isinstance(item, Numbers):
             revealed = ("<li>", '<li class="fragment">')  # one line at a time
-            lines = "".join(f"{revealed[number > 0]}{inline_html(line)}</li>"
+            lines = "".join(f"{revealed[number > 0]}{inline_html(say(line))}</li>"
                             for number, line in enumerate(item.lines))
-            slides.append(_slide("numbers-slide", item.title, f'<ul class="numbers">{lines}</ul>',
+            slides.append(_slide("numbers-slide", title, f'<ul class="numbers">{lines}</ul>',
                                  notes))
         elif isinstance(item, Drawing):
-            slides.append(_slide("drawing-slide", item.title, drawing_html(item, theme), notes))
+            slides.append(_slide("drawing-slide", title, drawing_html(item, theme), notes))
         elif isinstance(item, Code):
-            slides.append(_slide("code-slide", item.title, code_html(item.source()), notes))
+            slides.append(_slide("code-slide", title, code_html(item.source()), notes))
         elif isinstance(item, Arithmetic):
-            slides.append(_slide("stepper-slide arithmetic-slide", item.title,
+            slides.append(_slide("stepper-slide arithmetic-slide", title,
                                  stepper_html(item.build()), notes))
         elif isinstance(item, Steps):
             root, names = item.build()
             body = stepper_html(slide_steps(root, names, rankdir=item.rankdir, theme=theme))
-            slides.append(_slide("stepper-slide", item.title, body, notes))
+            slides.append(_slide("stepper-slide", title, body, notes))
     points = summary_points(markdown)
     if points:
         items_html = "".join(f"<li>{inline_html(point)}</li>" for point in points[:5])
-        slides.append(_slide("summary-slide", "Summary", f"<ul>{items_html}</ul>",
+        slides.append(_slide("summary-slide", say("Summary"), f"<ul>{items_html}</ul>",
                              _notes(points[5:])))
     return slides
 
@@ -269,11 +284,18 @@ def _vendored(name: str) -> str:
             .read_text("utf-8"))
 
 
-def deck_html(lesson: Lesson, extra: Iterable[Added | Path] = (), theme: str = "light") -> str:
+def deck_html(lesson: Lesson, extra: Iterable[Added | Path] = (), theme: str = "light",
+              language: str | None = None) -> str:
     """The whole deck of ``lesson`` as one HTML document, reveal.js and all (``extra``: the
-    lecturer's own slides, ``theme``: ``"light"`` or ``"dark"``)."""
+    lecturer's own slides, ``theme``: ``"light"`` or ``"dark"``, ``language``: ``"en"`` or
+    ``"zh"``, by default :func:`minigrad.i18n.current`)."""
     if theme not in THEMES:
         raise ValueError(f"no theme {theme!r}; the themes are {', '.join(THEMES)}")
+    with speaking(language) as chosen:
+        return _deck_html(lesson, extra, theme, chosen)
+
+
+def _deck_html(lesson: Lesson, extra: Iterable[Added | Path], theme: str, language: str) -> str:
     slides = lesson_slides(lesson, theme)
     for added in extra:
         added = added if isinstance(added, Added) else Added(Path(added))
@@ -283,23 +305,25 @@ def deck_html(lesson: Lesson, extra: Iterable[Added | Path] = (), theme: str = "
                              f"go at 1 … {len(slides) + 1}")
         slides.insert(at - 1, added_slide(added, theme))
     template = resources.files("minigrad.course").joinpath("deck.html").read_text("utf-8")
-    title = f"Lesson {lesson.number:02d} — {lesson.title}"
+    title = say("Lesson {number} — {title}", number=f"{lesson.number:02d}",
+                title=say(lesson.title))
     # The themes' web font is not vendored: its @import goes (deck.html names a font stack).
     theme_css = re.sub(r"@import url\([^)]*\);", "", _vendored(f"theme/{THEMES[theme]}"))
     fills = {"TITLE": html.escape(title), "LESSON": f"{lesson.number:02d}", "THEME": theme,
              "REVEAL_CSS": _vendored("reveal.css"), "THEME_CSS": theme_css,
              "REVEAL_JS": _vendored("reveal.js"), "NOTES_JS": _vendored("plugin/notes.js"),
-             "SLIDES": "\n".join(slides)}
+             "SLIDES": "\n".join(slides), "LANG": "zh-CN" if language == "zh" else language,
+             "FONT_CSS": deck_font_css(language)}
     return re.sub(r"@@([A-Z_]+)@@", lambda match: fills[match[1]], template)
 
 
 def write_deck(lesson_key: int | str, out: str | Path, extra: Iterable[Added | Path] = (),
-               theme: str = "light") -> Path:
+               theme: str = "light", language: str | None = None) -> Path:
     """Write the deck of a lesson (number, ``"06"`` or slug) to ``out``: an ``.html`` deck, or
     a ``.pdf`` of it with a page per slide, step and revealed line (needs chromium and
     playwright, see :mod:`minigrad.course.deck_pdf`); returns the path."""
     out = Path(out)
-    text = deck_html(find_lesson(lesson_key), extra, theme)
+    text = deck_html(find_lesson(lesson_key), extra, theme, language)
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix.lower() == ".pdf":
         from minigrad.course.deck_pdf import html_to_pdf
@@ -336,6 +360,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              ".pdf (a page per slide and step; needs chromium and playwright)")
     parser.add_argument("--theme", choices=tuple(THEMES), default="light",
                         help="light (default) or dark slides")
+    parser.add_argument("--lang", metavar="LANG", choices=tuple(LANGUAGES), default=None,
+                        help="the deck's language: en or zh (中文: titles, worked numbers, "
+                             "stepper captions, notes and figures in Chinese, with a CJK font "
+                             "inside the deck). Default: MINIGRAD_LANG, else the locale "
+                             "(LANG=zh_CN.UTF-8 gives zh), else en")
     parser.add_argument("--add", metavar="FILE", action=_AddSlide, default=[],
                         help="add a slide of your own: a picture (.svg .png .jpg .gif), e.g. "
                              "from `minigrad graph … --slide --out graph.svg`, or a stepper "
@@ -360,7 +389,7 @@ def run(args: argparse.Namespace) -> int:
         out = Path(args.out or f"lesson-{lesson.number:02d}-slides.html")
         if out.suffix.lower() not in (".html", ".htm", ".pdf"):
             raise ValueError(f"--out must be an .html or a .pdf file, got {out}")
-        write_deck(lesson.number, out, args.add, args.theme)
+        write_deck(lesson.number, out, args.add, args.theme, getattr(args, "lang", None))
     except (ValueError, OSError, RuntimeError) as error:
         print(f"minigrad slides: {error}", file=sys.stderr)
         return 1

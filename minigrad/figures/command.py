@@ -1,7 +1,9 @@
 """``minigrad figures``: write the course's figures into a folder (``make assets``).
 
 ``--only epsilon_error`` (a file name, with or without its suffix; repeatable) writes a few;
-``--list`` names them all.
+``--list`` names them all. ``--lang zh`` draws the figures whose labels carry words with Chinese
+labels, into ``assets/zh/`` by default: the Chinese course (``minigrad course --lang zh``)
+takes them in place of the English ones; the other figures are shared.
 """
 
 from __future__ import annotations
@@ -10,14 +12,26 @@ import argparse
 import sys
 
 from minigrad.figures.registry import find_figures, make_figures
+from minigrad.i18n.language import resolve
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--to", default="assets", metavar="DIR",
-                        help="folder to write the figures into (default: assets)")
+    parser.add_argument("--to", default=None, metavar="DIR",
+                        help="folder to write the figures into (default: assets, or "
+                             "assets/LANG for --lang other than en)")
+    parser.add_argument("--lang", default="en", type=_language, metavar="LANG",
+                        help="the labels' language: en (default, every figure) or zh (中文: "
+                             "only the figures whose labels carry words)")
     parser.add_argument("--only", action="append", metavar="NAME",
                         help="write only this figure (file name, suffix optional); repeatable")
     parser.add_argument("--list", action="store_true", help="list the figures and exit")
+
+
+def _language(name: str) -> str:
+    try:
+        return resolve(name)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"minigrad figures: {error}", file=sys.stderr)
         return 2
-    for path in make_figures(args.to, [fig.filename for fig in chosen]):
+    folder = args.to or ("assets" if args.lang == "en" else f"assets/{args.lang}")
+    for path in make_figures(folder, [fig.filename for fig in chosen], language=args.lang):
         print(f"wrote {path}  ({path.stat().st_size // 1024 or 1} KB)")
     return 0

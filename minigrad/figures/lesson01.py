@@ -16,6 +16,7 @@ import numpy as np
 from minigrad.figures.registry import figure, save_png
 from minigrad.figures.slide import enlarge_for_slide, slide_figure
 from minigrad.figures.style import GREEN, GREY, RED
+from minigrad.figures.words import N_, words
 from minigrad.scalar.value import Value
 
 
@@ -37,14 +38,17 @@ def lesson01_graph() -> Value:
     return loss
 
 
-@figure("epsilon_error.png", lesson=1,
+@figure("epsilon_error.png", lesson=1, words=True,
         description="error of central and forward differences of (x²+1)³ at x=1 against ε")
 def _epsilon_error(path: Path) -> None:
     save_png(plot_epsilon_error().figure, path)
 
 
-def plot_epsilon_error(title: str = "Finite-difference error, f(x) = (x²+1)³ at x = 1") -> Any:
-    """The error of central and forward differences of (x²+1)³ at x = 1 against ε."""
+def plot_epsilon_error(title: str = N_("Finite-difference error, f(x) = (x²+1)³ at x = 1")
+                       ) -> Any:
+    """The error of central and forward differences of (x²+1)³ at x = 1 against ε (``title``
+    and the legend go through :func:`minigrad.figures.words.words` in
+    :func:`minigrad.figures.plots.plot_difference_errors`)."""
     from minigrad.scalar.numerical import difference_errors
     from minigrad.figures.plots import plot_difference_errors
 
@@ -55,7 +59,7 @@ def plot_epsilon_error(title: str = "Finite-difference error, f(x) = (x²+1)³ a
     eps, central = difference_errors(f, 1.0, exact, method="central")
     _, forward = difference_errors(f, 1.0, exact, method="forward")
     ax = plot_difference_errors(eps, central, label="central difference", order=2, title=title)
-    plot_difference_errors(eps, forward, ax=ax, label="forward difference", order=1,
+    plot_difference_errors(eps, forward, ax=ax, label=N_("forward difference"), order=1,
                            guides=False, title=None)
     return ax
 
@@ -109,9 +113,11 @@ def plot_tangent(ax: Any = None, at: float = 0.5) -> Any:
     ax.plot(xs, f, color="black", label="f(x) = (x²+1)³")
     near = np.linspace(at - 0.6, at + 0.6, 2)
     ax.plot(near, value + slope * (near - at), color=RED,
-            label=f"tangent at x = {at:g}: slope f'(x) = {slope:.4g}")
+            label=words("tangent at x = {at}: slope f'(x) = {slope}", at=f"{at:g}",
+                      slope=f"{slope:.4g}"))
     ax.plot([at], [value], "o", color=RED)
-    ax.set(xlabel="x", ylabel="f(x)", ylim=(0, 8), title="The derivative is the tangent's slope")
+    ax.set(xlabel="x", ylabel="f(x)", ylim=(0, 8),
+           title=words("The derivative is the tangent's slope"))
     ax.legend(loc="upper center", frameon=False)
     return ax
 
@@ -132,11 +138,12 @@ def _two_paths(path: Path) -> None:
     draw_graph(two_paths(), kind="forward").save(path)
 
 
-@figure("lesson01_tangent.png", lesson=1, description="f(x) = (x²+1)³ and its tangent at 0.5")
+@figure("lesson01_tangent.png", lesson=1, words=True,
+        description="f(x) = (x²+1)³ and its tangent at 0.5")
 def _tangent(path: Path) -> None:
     save_png(plot_tangent().figure, path)
 
 
 @slide_figure("epsilon_error.png")
 def _epsilon_error_slide() -> Any:
-    return enlarge_for_slide(plot_epsilon_error(title="f(x) = (x²+1)³ at x = 1").figure)
+    return enlarge_for_slide(plot_epsilon_error(title=N_("f(x) = (x²+1)³ at x = 1")).figure)

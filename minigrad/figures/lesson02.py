@@ -13,6 +13,7 @@ from minigrad.figures.lesson01 import lesson01_graph
 from minigrad.figures.registry import figure, save_png
 from minigrad.figures.slide import enlarge_for_slide, slide_figure
 from minigrad.figures.style import GREEN, GREY, RED
+from minigrad.figures.words import N_, words
 from minigrad.scalar.value import Value
 
 
@@ -30,16 +31,17 @@ MOONS_SETTINGS = dict(points=60, noise=0.1, layer_sizes=[8, 8, 1], steps=100,
                       learning_rate=1.0, seed=0)
 
 
-@figure("moons_boundary.png", lesson=2,
+@figure("moons_boundary.png", lesson=2, words=True,
         description="a Value MLP 2-8-8-1 trained on two moons: decision boundary and loss")
 def _moons_boundary(path: Path) -> None:
     save_png(plot_moons_boundary(), path)
 
 
 def plot_moons_boundary(figsize: tuple[float, float] = (8.5, 3.6),
-                        loss_label: str = "hinge loss + weight penalty") -> Any:
+                        loss_label: str = N_("hinge loss + weight penalty")) -> Any:
     """The MLP of :data:`MOONS_SETTINGS` trained on two moons: its decision boundary and its
-    training loss."""
+    training loss (``loss_label`` goes through :func:`minigrad.figures.words.words` in
+    :func:`minigrad.figures.plots.plot_loss_curve`)."""
     import matplotlib.pyplot as plt
 
     from minigrad.data import make_moons
@@ -56,7 +58,8 @@ def plot_moons_boundary(figsize: tuple[float, float] = (8.5, 3.6),
                                       width_ratios=[1.1, 1])
     plot_decision_boundary(lambda grid: predict_scores(model, grid), X, y, ax=left,
                            resolution=50,
-                           title=f"MLP 2-8-8-1, accuracy {accuracy(model, X, y):.0%}")
+                           title=words("MLP 2-8-8-1, accuracy {accuracy}",
+                                       accuracy=f"{accuracy(model, X, y):.0%}"))
     plot_loss_curve(history.losses, ax=right, label=loss_label, title="Training loss")
     return fig
 
@@ -89,8 +92,8 @@ def plot_mlp(sizes: Sequence[int] = (2, 8, 8, 1), ax: Any = None) -> Any:
         for x0, y0 in left:
             for x1, y1 in right:
                 ax.plot([x0, x1], [y0, y1], color="#bbbbbb", linewidth=0.6, zorder=1)
-    names = (["input"] + [f"hidden {k} (tanh)" for k in range(1, len(sizes) - 1)]
-             + ["output (linear)"])
+    names = ([words("input")] + [words("hidden {k} (tanh)", k=k) for k in range(1, len(sizes) - 1)]
+             + [words("output (linear)")])
     for layer, (column, name) in enumerate(zip(positions, names)):
         xs, ys = zip(*column)
         colour = "#cfe8ff" if layer == 0 else ("#d4f5b0" if layer == len(sizes) - 1 else "white")
@@ -98,7 +101,8 @@ def plot_mlp(sizes: Sequence[int] = (2, 8, 8, 1), ax: Any = None) -> Any:
         ax.text(layer, -(tallest + 1) / 2, f"{name}\n{len(column)}", ha="center", va="top",
                 fontsize=9)
     weights = sum((a + 1) * b for a, b in zip(sizes, sizes[1:]))
-    ax.set_title(f"MLP {'-'.join(map(str, sizes))}: {weights} parameters (weights + biases)")
+    ax.set_title(words("MLP {sizes}: {weights} parameters (weights + biases)",
+                       sizes="-".join(map(str, sizes)), weights=weights))
     ax.set_xlim(-0.5, len(sizes) - 0.5)
     ax.set_ylim(-(tallest + 3) / 2, (tallest + 1) / 2)
     ax.axis("off")
@@ -134,7 +138,8 @@ def plot_gate_patterns(axes: Any = None) -> Any:
 
     if axes is None:
         _, axes = plt.subplots(1, 3, figsize=(9, 2.6), layout="constrained")
-    captions = {"+": "add distributes", "×": "mul swaps", "max": "max routes"}
+    captions = {"+": words("add distributes"), "×": words("mul swaps"),
+                "max": words("max routes")}
     ops = {"+": lambda a, b: a + b, "×": lambda a, b: a * b, "max": max}
     for ax, (symbol, values, grads) in zip(axes, gate_examples()):
         for (value, grad), y in zip(zip(values, grads), (0.6, -0.6)):
@@ -163,12 +168,13 @@ def _neuron(path: Path) -> None:
     draw_graph(neuron(), kind="forward").save(path)
 
 
-@figure("lesson02_mlp.png", lesson=2, description="the MLP 2-8-8-1 of lesson 02, layer by layer")
+@figure("lesson02_mlp.png", lesson=2, words=True,
+        description="the MLP 2-8-8-1 of lesson 02, layer by layer")
 def _mlp(path: Path) -> None:
     save_png(plot_mlp().figure, path)
 
 
-@figure("lesson02_gates.png", lesson=2,
+@figure("lesson02_gates.png", lesson=2, words=True,
         description="gate patterns: add distributes, mul swaps, max routes (values and grads)")
 def _gates(path: Path) -> None:
     save_png(plot_gate_patterns()[0].figure, path)
@@ -176,7 +182,7 @@ def _gates(path: Path) -> None:
 
 @slide_figure("moons_boundary.png")
 def _moons_boundary_slide() -> Any:
-    fig = plot_moons_boundary(loss_label="hinge + penalty")
+    fig = plot_moons_boundary(loss_label=N_("hinge + penalty"))
     fig.axes[0].set(xlabel="x₁", ylabel="x₂")  # text, not maths mode, whose scripts shrink
     return enlarge_for_slide(fig)
 

@@ -12,6 +12,7 @@ import numpy as np
 from minigrad.figures.registry import figure, save_png
 from minigrad.figures.slide import enlarge_for_slide, slide_figure
 from minigrad.figures.style import GREEN, GREY, RED
+from minigrad.figures.words import words
 
 
 def lesson03_example() -> tuple:
@@ -70,7 +71,7 @@ def lesson03_jacobian(fn: Callable, point: Iterable[float]) -> "numpy.ndarray":
     return np.stack(rows)
 
 
-@figure("lesson03_jacobians.png", lesson=3,
+@figure("lesson03_jacobians.png", lesson=3, words=True,
         description="Jacobians built row by row by backward: tanh (diagonal) and softmax (dense)")
 def _lesson03_jacobians(path: Path) -> None:
     import matplotlib.pyplot as plt
@@ -80,12 +81,12 @@ def _lesson03_jacobians(path: Path) -> None:
 
     point = np.linspace(-1.5, 1.5, 6)  # the notebook uses the same point
     jacobians = {
-        "tanh (elementwise)": lesson03_jacobian(lambda t: t.tanh(), point),
-        "softmax": lesson03_jacobian(lambda t: t.softmax(dim=0), point),
+        words("Jacobian of tanh (elementwise)"): lesson03_jacobian(lambda t: t.tanh(), point),
+        words("Jacobian of softmax"): lesson03_jacobian(lambda t: t.softmax(dim=0), point),
     }
     fig, axes = plt.subplots(1, 2, figsize=(7, 3.2), layout="constrained")
     for ax, (title, matrix) in zip(axes, jacobians.items()):
-        plot_matrix(matrix, ax=ax, title=f"Jacobian of {title}")
+        plot_matrix(matrix, ax=ax, title=title)
     save_png(fig, path)
 def broadcast_example() -> tuple:
     """X (2×3) + b (3,) → Y, L = Σ W⊙Y; returns (X, b, W, b.grad) with b.grad = Σ_rows W."""
@@ -119,20 +120,20 @@ def plot_broadcast(axes: Any = None, brief: bool = False) -> Any:
     grid(left, X.numpy(), 0, 1, "white")
     left.text(3.5, 1.0, "+", fontsize=16, ha="center", va="center")
     grid(left, np.stack([b.detach().numpy()] * 2), 4, 1, "#cfe8ff", faded_rows=[1])
-    left.text(5.5, -0.45, "b, copied to row 2", ha="center", fontsize=9)
+    left.text(5.5, -0.45, words("b, copied to row 2"), ha="center", fontsize=9)
     left.text(7.5, 1.0, "=", fontsize=16, ha="center", va="center")
     grid(left, (X + b).detach().numpy(), 8, 1, "#d4f5b0")
     if brief:
-        left.set_title("forward: b copied to every row")
-        right.set_title("backward: the copies' gradients add up")
+        left.set_title(words("forward: b copied to every row"))
+        right.set_title(words("backward: the copies' gradients add up"))
     else:
-        left.set_title("forward: broadcasting copies b to every row")
-        right.set_title("backward: the copies' gradients are summed")
+        left.set_title(words("forward: broadcasting copies b to every row"))
+        right.set_title(words("backward: the copies' gradients are summed"))
     grid(right, W.numpy(), 0, 1, "#ffd9a8")
     right.text(1.5, -0.45, "dL/dY", ha="center", fontsize=9)
     right.annotate("", xy=(5.2, 0.5), xytext=(3.3, 0.5),
                    arrowprops=dict(arrowstyle="->", color=RED))
-    right.text(4.25, 0.75, "sum over rows", ha="center", fontsize=9, color=RED)
+    right.text(4.25, 0.75, words("sum over rows"), ha="center", fontsize=9, color=RED)
     grid(right, b_grad.numpy(), 5.5, 0, "#cfe8ff")
     right.text(7.0, -0.45, "b.grad", ha="center", fontsize=9)
     for ax, width in ((left, 11), (right, 9)):
@@ -162,31 +163,35 @@ def plot_modes(ax: Any = None, inputs: int = 4, outputs: int = 1, brief: bool = 
         ax.annotate("", xy=(3 * k + 2, -0.75), xytext=(3 * k + 3, -0.75),
                     arrowprops=dict(arrowstyle="->", color=RED))
     if brief:
-        ax.text(5.5, 1.1, "forward mode: u → J₁u → J₂J₁u → Ju\n"
-                f"one pass per input: {inputs} passes", ha="center", va="bottom", color=GREEN)
-        ax.text(5.5, -1.1, "reverse mode: Jᵀv ← J₂ᵀJ₃ᵀv ← J₃ᵀv ← v\n"
-                f"one pass per output: {outputs} for a loss", ha="center", va="top", color=RED)
+        ax.text(5.5, 1.1, words("forward mode: u → J₁u → J₂J₁u → Ju\n"
+                                "one pass per input: {inputs} passes", inputs=inputs),
+                ha="center", va="bottom", color=GREEN)
+        ax.text(5.5, -1.1, words("reverse mode: Jᵀv ← J₂ᵀJ₃ᵀv ← J₃ᵀv ← v\n"
+                                 "one pass per output: {outputs} for a loss", outputs=outputs),
+                ha="center", va="top", color=RED)
         ax.set_xlim(-0.5, 11.5)
         ax.set_ylim(-2.9, 2.9)
         ax.axis("off")
         return ax
-    ax.text(5.5, 1.25, f"forward mode: u → J₁u → J₂J₁u → Ju  (one pass per input direction: "
-            f"{inputs} passes for {inputs} inputs)", ha="center", color=GREEN, fontsize=9.5)
-    ax.text(5.5, -1.4, f"reverse mode: Jᵀv ← J₂ᵀJ₃ᵀv ← J₃ᵀv ← v  (one pass per output: "
-            f"{outputs} pass for a scalar loss)", ha="center", color=RED, fontsize=9.5)
+    ax.text(5.5, 1.25, words("forward mode: u → J₁u → J₂J₁u → Ju  (one pass per input direction: "
+                             "{inputs} passes for {inputs} inputs)", inputs=inputs),
+            ha="center", color=GREEN, fontsize=9.5)
+    ax.text(5.5, -1.4, words("reverse mode: Jᵀv ← J₂ᵀJ₃ᵀv ← J₃ᵀv ← v  (one pass per output: "
+                             "{outputs} pass for a scalar loss)", outputs=outputs),
+            ha="center", color=RED, fontsize=9.5)
     ax.set_xlim(-0.5, 11.5)
     ax.set_ylim(-1.8, 1.7)
     ax.axis("off")
     return ax
 
 
-@figure("lesson03_broadcast.png", lesson=3,
+@figure("lesson03_broadcast.png", lesson=3, words=True,
         description="broadcast in forward (b copied to every row), sum in backward")
 def _broadcast(path: Path) -> None:
     save_png(plot_broadcast()[0].figure, path)
 
 
-@figure("lesson03_modes.png", lesson=3,
+@figure("lesson03_modes.png", lesson=3, words=True,
         description="forward mode (Ju, one pass per input) against reverse mode (Jᵀv)")
 def _modes(path: Path) -> None:
     save_png(plot_modes().figure, path)

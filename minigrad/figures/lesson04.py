@@ -14,6 +14,7 @@ import numpy as np
 
 from minigrad.figures.registry import figure, save_png
 from minigrad.figures.slide import enlarge_for_slide, slide_figure
+from minigrad.figures.words import words
 
 FONT = 14
 RED, BLUE, GREY = "#c0392b", "#1f77b4", "#666666"
@@ -96,30 +97,33 @@ def plot_view_and_version() -> Any:
 
     example = view_example()
     fig, axes = plt.subplots(2, 1, figsize=(10, 4.9), layout="constrained")
-    steps = (("b = a * 2;  row = b[0];  c = b * b   (c saves b at version 0)",
+    steps = ((words("b = a * 2;  row = b[0];  c = b * b   (c saves b at version 0)"),
               example["before"], example["versions_before"], ""),
-             ("row.mul_(2)   (in place, through the view)",
+             (words("row.mul_(2)   (in place, through the view)"),
               example["after"], example["versions_after"],
-              "c.sum().backward() → RuntimeError: b was saved at version 0, is now at version 1"))
+              words("c.sum().backward() → RuntimeError: b was saved at version 0, is now at "
+                    "version 1")))
     for ax, (title, values, versions, note) in zip(axes, steps):
         flat = values.ravel()
         for k, value in enumerate(flat):
             face = "#cfe8ff" if k < 3 else "white"
             ax.add_patch(plt.Rectangle((k, 0), 1, 1, facecolor=face, edgecolor="#444444"))
             ax.text(k + 0.5, 0.5, f"{value:g}", ha="center", va="center", fontsize=FONT)
-        ax.text(-0.2, 0.5, "storage", ha="right", va="center", fontsize=FONT - 2, color=GREY)
+        ax.text(-0.2, 0.5, words("storage"), ha="right", va="center", fontsize=FONT - 2, color=GREY)
         ax.annotate("", xy=(0, 1.25), xytext=(3, 1.25),
                     arrowprops=dict(arrowstyle="|-|", color=BLUE, lw=1.8))
-        ax.text(1.5, 1.45, "row = b[0]  (a view)", ha="center", va="bottom", fontsize=FONT - 1,
+        ax.text(1.5, 1.45, words("row = b[0]  (a view)"), ha="center", va="bottom",
+                fontsize=FONT - 1,
                 color=BLUE)
         ax.annotate("", xy=(0, -0.25), xytext=(6, -0.25),
                     arrowprops=dict(arrowstyle="|-|", color="black", lw=1.2))
-        ax.text(3, -0.75, "b  (2×3, the base)", ha="center", fontsize=FONT - 1)
+        ax.text(3, -0.75, words("b  (2×3, the base)"), ha="center", fontsize=FONT - 1)
         ax.add_patch(plt.Rectangle((7.2, 0.05), 3.4, 0.9, facecolor="#fff3c4",
                                    edgecolor="#444444"))
-        ax.text(8.9, 0.5, f"version {versions[0]}", ha="center", va="center",
+        ax.text(8.9, 0.5, words("version {number}", number=versions[0]), ha="center", va="center",
                 fontsize=FONT, fontweight="bold")
-        ax.text(8.9, 1.25, "one counter, shared by b and row", ha="center", fontsize=FONT - 3,
+        ax.text(8.9, 1.25, words("one counter, shared by b and row"), ha="center",
+                fontsize=FONT - 3,
                 color=GREY)
         ax.set_title(title, fontsize=FONT - 1, loc="left")
         if note:
@@ -137,7 +141,7 @@ def _leaves(path: Path) -> None:
     leaves_graph().save(path)
 
 
-@figure("lesson04_view_version.png", lesson=4,
+@figure("lesson04_view_version.png", lesson=4, words=True,
         description="a view and its base share storage and one version counter")
 def _view_version(path: Path) -> None:
     save_png(plot_view_and_version(), path)

@@ -16,6 +16,7 @@ from typing import Any
 
 from minigrad.figures.registry import figure, save_png
 from minigrad.figures.slide import enlarge_for_slide, slide_figure
+from minigrad.figures.words import words
 
 # Positions of the units of the 2-2-2 network (x: layer, y: unit), and its wires.
 _UNITS = {"i1": (0.0, 1.0), "i2": (0.0, 0.0), "h1": (1.0, 1.0), "h2": (1.0, 0.0),
@@ -60,8 +61,8 @@ def plot_network(brief: bool = False) -> Any:
     for name, (x, y) in _UNITS.items():
         ax.add_patch(plt.Circle((x, y), radius, fc="#f2f2f2", ec="black", lw=1.5, zorder=3))
         ax.text(x, y, name, ha="center", va="center", fontsize=15, zorder=4)
-    for x, text in ((0.0, "inputs\n0.05, 0.10"), (1.0, "hidden: σ\nbias b1 = 0.35"),
-                    (2.0, "output: σ\nbias b2 = 0.60")):
+    for x, text in ((0.0, words("inputs\n0.05, 0.10")), (1.0, words("hidden: σ\nbias b1 = 0.35")),
+                    (2.0, words("output: σ\nbias b2 = 0.60"))):
         ax.text(x, 1.25, text, ha="center", va="bottom", fontsize=12)
     for unit, target in (("o1", "t1 = 0.01"), ("o2", "t2 = 0.99")):
         x, y = _UNITS[unit]
@@ -71,10 +72,10 @@ def plot_network(brief: bool = False) -> Any:
                 ha="left", va="center")
     ax.text(2.68, 0.5, "E", fontsize=18, va="center")
     if brief:
-        ax.text(1.35, -0.55, "w1 reaches E by two paths: their terms add", ha="center")
+        ax.text(1.35, -0.55, words("w1 reaches E by two paths: their terms add"), ha="center")
     else:
-        ax.text(1.35, -0.55, "w1 reaches E by two paths, h1 → o1 → E and h1 → o2 → E: their "
-                "terms add", ha="center", fontsize=12)
+        ax.text(1.35, -0.55, words("w1 reaches E by two paths, h1 → o1 → E and h1 → o2 → E: "
+                                   "their terms add"), ha="center", fontsize=12)
     ax.set_xlim(-0.35, 3.25)
     ax.set_ylim(-0.7, 1.75)
     ax.set_aspect("equal")
@@ -107,9 +108,9 @@ def plot_linear_shapes(batch: int = 4, d: int = 3, h: int = 2, spread: float = 1
     fig, ax = plt.subplots(figsize=(8.6, 6.6), layout="constrained")
     rows = [("dL/dX", (batch, d), [("G", (batch, h), "G"), ("W", (h, d), "W")], "(B, h) @ (h, d)"),
             ("dL/dW", (h, d), [("Gᵀ", (h, batch), "G"), ("X", (batch, d), "X")],
-             "(h, B) @ (B, d): a sum over the batch"),
+             words("(h, B) @ (B, d): a sum over the batch")),
             ("dL/db", (1, h), [("Σ_rows G", (batch, h), "G")],
-             "(B, h) → (h,): b was copied to every row")]
+             words("(B, h) → (h,): b was copied to every row"))]
     top = 0.0
     for name, shape, factors, note in rows:
         height = max(shape[0], *(f[1][0] for f in factors)) * 0.32
@@ -127,8 +128,8 @@ def plot_linear_shapes(batch: int = 4, d: int = 3, h: int = 2, spread: float = 1
         ax.text(x + 0.35 * spread, y + height / 2, note, fontsize=11, va="center",
                 color="0.25")
         top = y - 1.0
-    ax.text(0.0, 0.75, f"Z = X Wᵀ + b with B = {batch}, d = {d}, h = {h}; G = dL/dZ",
-            fontsize=13)
+    ax.text(0.0, 0.75, words("Z = X Wᵀ + b with B = {batch}, d = {d}, h = {h}; G = dL/dZ",
+                             batch=batch, d=d, h=h), fontsize=13)
     ax.set_xlim(-0.2, 8.4 + 2 * (spread - 1))
     ax.set_ylim(top + 0.6, 1.1)
     ax.set_aspect("equal")
@@ -161,13 +162,13 @@ def mlp_backward_graph() -> Any:
                       font_size=14)
 
 
-@figure("lesson05_network.png", lesson=5,
+@figure("lesson05_network.png", lesson=5, words=True,
         description="the 2-2-2 network with w1…w8 on its wires and w1's two paths to E")
 def _network(path: Path) -> None:
     save_png(plot_network(), path)
 
 
-@figure("lesson05_linear_shapes.png", lesson=5,
+@figure("lesson05_linear_shapes.png", lesson=5, words=True,
         description="Linear backward as matrix shapes: dX = G W, dW = Gᵀ X, db = Σ_rows G")
 def _linear_shapes(path: Path) -> None:
     save_png(plot_linear_shapes(), path)

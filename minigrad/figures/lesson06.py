@@ -15,6 +15,7 @@ import numpy as np
 
 from minigrad.figures.registry import figure, save_png
 from minigrad.figures.slide import enlarge_for_slide, slide_figure
+from minigrad.figures.words import words
 
 BLUE, ORANGE, GREEN, PURPLE = "#cfe8ff", "#ffd9a8", "#d4f5b0", "#e6d5f5"
 HIGHLIGHT, GREY = "#c0392b", "#999999"
@@ -93,16 +94,17 @@ def plot_sliding_window(ax: Any = None, brief: bool = False) -> Any:
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 3.4), layout="constrained")
     y, _, _ = conv_plane(WORKED_X, WORKED_W, WORKED_DELTA)
-    draw_grid(ax, WORKED_X, 0, 0, BLUE, "input x", window=(0, 1, 2))
+    draw_grid(ax, WORKED_X, 0, 0, BLUE, words("input x"), window=(0, 1, 2))
     _operator(ax, 4.0, -0.5, "⋆")
-    draw_grid(ax, WORKED_W, 5, 0, ORANGE, "kernel w", window=(0, 0, 2))
+    draw_grid(ax, WORKED_W, 5, 0, ORANGE, words("kernel w"), window=(0, 0, 2))
     _operator(ax, 8.0, -0.5, "=")
-    draw_grid(ax, y, 9, 0, GREEN, "output y", window=(0, 1, 1))
+    draw_grid(ax, y, 9, 0, GREEN, words("output y"), window=(0, 1, 1))
     if brief:
         _finish(ax, 11, 0, -2, f"y[0, 1] = 1·2 + 2·3 + 3·5 + 4·6 = {y[0, 1]:g}")
     else:
-        _finish(ax, 11, 0, -2, "y[0, 1] = 1·2 + 2·3 + 3·5 + 4·6 = "
-                f"{y[0, 1]:g}: the kernel slides one pixel, the weights stay the same")
+        _finish(ax, 11, 0, -2, words("y[0, 1] = 1·2 + 2·3 + 3·5 + 4·6 = {value}: the kernel "
+                                      "slides one pixel, the weights stay the same",
+                                      value=f"{y[0, 1]:g}"))
     return ax
 
 
@@ -113,13 +115,14 @@ def plot_weight_gradient(ax: Any = None) -> Any:
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 3.4), layout="constrained")
     _, _, grad_w = conv_plane(WORKED_X, WORKED_W, WORKED_DELTA)
-    draw_grid(ax, WORKED_X, 0, 0, BLUE, "input x", window=(0, 1, 2))
+    draw_grid(ax, WORKED_X, 0, 0, BLUE, words("input x"), window=(0, 1, 2))
     _operator(ax, 4.0, -0.5, "⋆")
     draw_grid(ax, WORKED_DELTA, 5, 0, PURPLE, "δ = ∂L/∂y", window=(0, 0, 2))
     _operator(ax, 8.0, -0.5, "=")
     draw_grid(ax, grad_w, 9, 0, ORANGE, "∂L/∂w", window=(0, 1, 1))
-    _finish(ax, 11, 0, -2, "∂L/∂w[0, 1] = 1·2 + 2·3 − 1·5 + 1·6 = "
-            f"{grad_w[0, 1]:g}: δ plays the kernel")
+    _finish(ax, 11, 0, -2, words("∂L/∂w[0, 1] = 1·2 + 2·3 − 1·5 + 1·6 = {value}: δ plays the "
+                                  "kernel",
+                                  value=f"{grad_w[0, 1]:g}"))
     return ax
 
 
@@ -132,14 +135,14 @@ def plot_full_convolution(ax: Any = None) -> Any:
     _, grad_x, _ = conv_plane(WORKED_X, WORKED_W, WORKED_DELTA)
     padded = np.pad(WORKED_DELTA, 1)
     zeros = np.pad(np.zeros_like(WORKED_DELTA, dtype=bool), 1, constant_values=True)
-    draw_grid(ax, padded, 0, 0, PURPLE, "δ padded with k − 1 = 1 zero", window=(1, 1, 2),
+    draw_grid(ax, padded, 0, 0, PURPLE, words("δ padded with k − 1 = 1 zero"), window=(1, 1, 2),
               faded=zeros)
     _operator(ax, 5.0, -1.0, "⋆")
-    draw_grid(ax, WORKED_W[::-1, ::-1], 6, -0.5, ORANGE, "w rotated 180°", window=(0, 0, 2))
+    draw_grid(ax, WORKED_W[::-1, ::-1], 6, -0.5, ORANGE, words("w rotated 180°"), window=(0, 0, 2))
     _operator(ax, 9.0, -1.0, "=")
     draw_grid(ax, grad_x, 10, 0, BLUE, "∂L/∂x", window=(1, 1, 1))
-    _finish(ax, 13, 0, -3, "∂L/∂x[1, 1] = 1·4 + 2·3 − 1·2 + 1·1 = "
-            f"{grad_x[1, 1]:g}: the full convolution gives x's shape back")
+    _finish(ax, 13, 0, -3, words("∂L/∂x[1, 1] = 1·4 + 2·3 − 1·2 + 1·1 = {value}: the full "
+                                  "convolution gives x's shape back", value=f"{grad_x[1, 1]:g}"))
     return ax
 
 
@@ -158,24 +161,26 @@ def plot_stride_dilation(ax: Any = None, brief: bool = False) -> Any:
     inserted[::2, ::2] = False
     padded = np.pad(dilated, 2)
     faded = np.pad(inserted, 2, constant_values=True)
-    draw_grid(ax, STRIDED_DELTA, 0, -2.5, PURPLE, "δ (stride 2)")
+    draw_grid(ax, STRIDED_DELTA, 0, -2.5, PURPLE, words("δ (stride 2)"))
     ax.annotate("", xy=(3.6, -2.0), xytext=(2.3, -2.0),
                 arrowprops=dict(arrowstyle="->", color="black", linewidth=1.5))
     if brief:
-        ax.text(2.95, -2.2, "dilate", ha="center", va="top")
+        ax.text(2.95, -2.2, words("dilate"), ha="center", va="top")
     else:
-        ax.text(2.95, -1.5, "dilate", ha="center", fontsize=FONT - 1)
-    draw_grid(ax, padded, 4, 0, PURPLE, "δ dilated (1 zero between), padded by k − 1 = 2",
+        ax.text(2.95, -1.5, words("dilate"), ha="center", fontsize=FONT - 1)
+    draw_grid(ax, padded, 4, 0, PURPLE,
+              words("δ dilated (1 zero between), padded by k − 1 = 2"),
               window=(2, 2, 3), faded=faded)
     _operator(ax, 12.0, -2.5, "⋆")
-    draw_grid(ax, STRIDED_W[::-1, ::-1], 13, -1.0, ORANGE, "w rotated 180°", window=(0, 0, 3))
+    draw_grid(ax, STRIDED_W[::-1, ::-1], 13, -1.0, ORANGE, words("w rotated 180°"),
+              window=(0, 0, 3))
     _operator(ax, 17.0, -2.5, "=")
-    draw_grid(ax, grad_x, 18, 0, BLUE, "∂L/∂x (5 × 5)", window=(2, 2, 1))
+    draw_grid(ax, grad_x, 18, 0, BLUE, words("∂L/∂x (5 × 5)"), window=(2, 2, 1))
     if brief:
         _finish(ax, 23, 0, -6, f"∂L/∂x[2, 2] = 1·9 + 2·7 + 3·3 + 4·1 = {grad_x[2, 2]:g}")
     else:
-        _finish(ax, 23, 0, -6, "∂L/∂x[2, 2] = 1·9 + 2·7 + 3·3 + 4·1 = "
-                f"{grad_x[2, 2]:g}: four windows overlap on this pixel")
+        _finish(ax, 23, 0, -6, words("∂L/∂x[2, 2] = 1·9 + 2·7 + 3·3 + 4·1 = {value}: four "
+                                      "windows overlap on this pixel", value=f"{grad_x[2, 2]:g}"))
     return ax
 
 
@@ -193,25 +198,25 @@ def conv_pool_net_loss() -> tuple[Any, dict[str, Any]]:
     return loss, {**{f"net.{name}": p for name, p in net.named_parameters()}, "loss": loss}
 
 
-@figure("lesson06_sliding_window.png", lesson=6,
+@figure("lesson06_sliding_window.png", lesson=6, words=True,
         description="the kernel slides over the input: y[0, 1] from its window")
 def _sliding_window(path: Path) -> None:
     save_png(plot_sliding_window().figure, path)
 
 
-@figure("lesson06_weight_gradient.png", lesson=6,
+@figure("lesson06_weight_gradient.png", lesson=6, words=True,
         description="∂L/∂w = x ⋆ δ: δ slides over the input like a kernel")
 def _weight_gradient(path: Path) -> None:
     save_png(plot_weight_gradient().figure, path)
 
 
-@figure("lesson06_full_convolution.png", lesson=6,
+@figure("lesson06_full_convolution.png", lesson=6, words=True,
         description="∂L/∂x: δ padded with k − 1 zeros, correlated with the rotated kernel")
 def _full_convolution(path: Path) -> None:
     save_png(plot_full_convolution().figure, path)
 
 
-@figure("lesson06_stride_dilation.png", lesson=6,
+@figure("lesson06_stride_dilation.png", lesson=6, words=True,
         description="stride 2: δ dilated with zeros, padded, correlated with the rotated kernel")
 def _stride_dilation(path: Path) -> None:
     save_png(plot_stride_dilation().figure, path)

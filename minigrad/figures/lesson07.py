@@ -15,6 +15,7 @@ import numpy as np
 
 from minigrad.figures.registry import figure, save_png
 from minigrad.figures.slide import enlarge_for_slide, slide_figure
+from minigrad.figures.words import words
 
 #: The notebook's example (section 1): a 4×4 plane, 2×2 max pooling, stride 2.
 ROUTING_INPUT = np.array([[1.0, 2.0, 0.0, 1.0], [4.0, 3.0, 5.0, 2.0],
@@ -109,17 +110,17 @@ def plot_max_pool_routing(brief: bool = False) -> Any:
             connectionstyle=f"arc3,rad={-0.2 if first_row else 0.2}"), zorder=3)
     ax.annotate("", xy=(5.4, 2), xytext=(4.1, 2), arrowprops=dict(arrowstyle="-|>", lw=2))
     if brief:
-        labels = ((2, 4.35, "x (maxima in bold)"), (6.5, 3.35, "y =\nmax_pool2d(x, 2)"),
-                  (16.5, 4.35, "dL/dx (0 off the argmax)"))
+        labels = ((2, 4.35, words("x (maxima in bold)")), (6.5, 3.35, "y =\nmax_pool2d(x, 2)"),
+                  (16.5, 4.35, words("dL/dx (0 off the argmax)")))
     else:
-        labels = ((2, 4.35, "x (maxima in bold)"), (6.5, 3.35, "y = max_pool2d(x, 2)"),
-                  (16.5, 4.35, "dL/dx (0 off the argmax)"))
+        labels = ((2, 4.35, words("x (maxima in bold)")), (6.5, 3.35, "y = max_pool2d(x, 2)"),
+                  (16.5, 4.35, words("dL/dx (0 off the argmax)")))
     for centre, height, text in labels:
         ax.text(centre, height, text, ha="center", fontsize=FONT)
     ax.text(9.85, 2.0, "dL/dy", ha="right", va="center", fontsize=FONT)
     if not brief:
-        ax.text(4.75, 2.3, "forward", ha="center", fontsize=FONT - 2)
-    ax.text(12.25, -0.55, "backward: each to its argmax", ha="center", fontsize=FONT - 2)
+        ax.text(4.75, 2.3, words("forward"), ha="center", fontsize=FONT - 2)
+    ax.text(12.25, -0.55, words("backward: each to its argmax"), ha="center", fontsize=FONT - 2)
     ax.set_xlim(-0.2, 18.7)
     ax.set_ylim(-0.85, 4.8)
     ax.set_aspect("equal")
@@ -168,10 +169,10 @@ def plot_avg_pool_spread() -> Any:
                                    2 - 2 * inset, fill=False, edgecolor=WINDOW_COLOURS[k],
                                    linewidth=2.5))
     ax.annotate("", xy=(4.8, 1.5), xytext=(2.3, 1.5), arrowprops=dict(arrowstyle="-|>", lw=2))
-    ax.text(3.55, 1.75, "÷ (k·k) = ÷ 4,\nto every pixel", ha="center", va="bottom",
+    ax.text(3.55, 1.75, words("÷ (k·k) = ÷ 4,\nto every pixel"), ha="center", va="bottom",
             fontsize=FONT - 2)
     ax.text(1, 2.85, "dL/dy", ha="center", fontsize=FONT)
-    ax.text(x0 + 2.4, 3.3, "dL/dx: overlapping windows add", ha="center", fontsize=FONT)
+    ax.text(x0 + 2.4, 3.3, words("dL/dx: overlapping windows add"), ha="center", fontsize=FONT)
     ax.set_xlim(-0.2, x0 + 5.0)
     ax.set_ylim(-0.2, 3.8)
     ax.set_aspect("equal")
@@ -209,7 +210,8 @@ def plot_filters(before: np.ndarray, after: np.ndarray, vector: bool = False) ->
 
     count = before.shape[0]
     fig, axes = plt.subplots(3, count, figsize=(12, 3.0), layout="constrained")
-    rows = (("before", before), ("after", after), ("change", after - before))
+    rows = ((words("before"), before), (words("after"), after),
+            (words("change"), after - before))
     scale = max(np.abs(before).max(), np.abs(after).max())
     for axes_row, (name, filters) in zip(axes, rows):
         for k, ax in enumerate(axes_row):
@@ -221,7 +223,8 @@ def plot_filters(before: np.ndarray, after: np.ndarray, vector: bool = False) ->
             ax.set_xticks([])
             ax.set_yticks([])
         axes_row[0].set_ylabel(name, fontsize=FONT - 1, rotation=0, ha="right", va="center")
-    fig.suptitle("first-layer 3×3 filters, one colour scale (red +, blue −)", fontsize=FONT)
+    fig.suptitle(words("first-layer 3×3 filters, one colour scale (red +, blue −)"),
+                 fontsize=FONT)
     return fig
 
 
@@ -250,13 +253,13 @@ def trained_filters() -> tuple[np.ndarray, np.ndarray]:
     return before, cnn[0].weight.numpy()[:, 0].copy()
 
 
-@figure("lesson07_max_pool_routing.png", lesson=7,
+@figure("lesson07_max_pool_routing.png", lesson=7, words=True,
         description="max pooling: windows, their argmax, and each dL/dy routed back to it")
 def _max_pool_routing(path: Path) -> None:
     save_png(plot_max_pool_routing(), path)
 
 
-@figure("lesson07_avg_pool_spread.png", lesson=7,
+@figure("lesson07_avg_pool_spread.png", lesson=7, words=True,
         description="average pooling: each window's gradient split in k·k shares, overlaps add")
 def _avg_pool_spread(path: Path) -> None:
     save_png(plot_avg_pool_spread(), path)
@@ -268,7 +271,7 @@ def _cnn_backward(path: Path) -> None:
     cnn_backward_graph().save(path)
 
 
-@figure("lesson07_filters.png", lesson=7,
+@figure("lesson07_filters.png", lesson=7, words=True,
         description="the CNN's first-layer filters at initialisation, after training, the change")
 def _filters(path: Path) -> None:
     save_png(plot_filters(*trained_filters()), path)

@@ -15,6 +15,7 @@ import numpy as np
 
 from minigrad.figures.registry import PNG_DPI, figure
 from minigrad.figures.slide import enlarge_for_slide, slide_figure
+from minigrad.figures.words import N_, words
 
 #: The λ tried for each method in the overfitting experiment (each method its own range).
 DECAY_GRID: dict[str, tuple[float, ...]] = {
@@ -141,20 +142,22 @@ def plot_decay_sweep(runs: dict[tuple[str, float], np.ndarray], brief: bool = Fa
         best[method] = min(lams, key=lambda lam: runs[(method, lam)][-1, 2])
     for method, lam in best.items():
         rows = runs[(method, lam)]
-        label = method if method == "no decay" else f"{method}, λ = {lam:g}"
+        label = (words(method) if method == "no decay" else
+                 words("{method}, λ = {lam}", method=words(method), lam=f"{lam:g}"))
         train.plot(rows[:, 0], rows[:, 1], color=colours[method], lw=2, label=label)
         test.plot(rows[:, 0], rows[:, 2], color=colours[method], lw=2, label=label)
-    train.set(xlabel="step (full batch of 100 images)", ylabel="cross-entropy", yscale="log",
-              title="training loss")
-    test.set(xlabel="step", ylabel="cross-entropy", ylim=(0.5, 1.0),
-             title="test loss (360 images)")
+    train.set(xlabel=words("step (full batch of 100 images)"), ylabel=words("cross-entropy"),
+              yscale="log", title=words("training loss"))
+    test.set(xlabel=words("step"), ylabel=words("cross-entropy"), ylim=(0.5, 1.0),
+             title=words("test loss (360 images)"))
     test.legend(fontsize=10)
     for method, lams in DECAY_GRID.items():
         sweep.plot(lams, [runs[(method, lam)][-1, 2] for lam in lams], "o-",
-                   color=colours[method], lw=2, label=method)
-    sweep.axhline(runs[("no decay", 0.0)][-1, 2], color="black", ls="--", label="no decay")
-    sweep.set(xscale="log", xlabel="λ (each method its own range)",
-              ylabel="test loss after 200 steps", title="test loss over λ")
+                   color=colours[method], lw=2, label=words(method))
+    sweep.axhline(runs[("no decay", 0.0)][-1, 2], color="black", ls="--",
+                  label=words("no decay"))
+    sweep.set(xscale="log", xlabel=words("λ (each method its own range)"),
+              ylabel=words("test loss after 200 steps"), title=words("test loss over λ"))
     sweep.legend(fontsize=10)
     for ax in (train, test, sweep):
         ax.title.set_fontsize(13)
@@ -163,7 +166,7 @@ def plot_decay_sweep(runs: dict[tuple[str, float], np.ndarray], brief: bool = Fa
     return fig
 
 
-@figure("lesson08_decay_curves.png", lesson=8,
+@figure("lesson08_decay_curves.png", lesson=8, words=True,
         description="100 digits memorised: train/test loss without and with decay, test loss "
                     "over λ per method")
 def _decay_curves(path: Path) -> None:
@@ -181,10 +184,11 @@ def _decay_curves_brief(runs: dict[tuple[str, float], np.ndarray]) -> Any:
         best[method] = min(lams, key=lambda lam: runs[(method, lam)][-1, 2])
     for method, lam in best.items():
         rows = runs[(method, lam)]
-        train.plot(rows[:, 0], rows[:, 1], color=colours[method], lw=3, label=method)
+        train.plot(rows[:, 0], rows[:, 1], color=colours[method], lw=3, label=words(method))
         test.plot(rows[:, 0], rows[:, 2], color=colours[method], lw=3)
-    train.set(xlabel="step", ylabel="cross-entropy", yscale="log", title="training loss")
-    test.set(xlabel="step", ylim=(0.5, 1.0), title="test loss")
+    train.set(xlabel=words("step"), ylabel=words("cross-entropy"), yscale="log",
+              title=words("training loss"))
+    test.set(xlabel=words("step"), ylim=(0.5, 1.0), title=words("test loss"))
     fig.legend(loc="outside lower center", ncols=2, frameon=False)
     return fig
 
@@ -200,7 +204,7 @@ def two_weight_paths(steps: int = 400, lam: float = 0.5) -> dict[str, np.ndarray
     import minigrad as mg
     import minigrad.optim as optim
 
-    makers = {"SGD + L2 (= SGD weight_decay)": lambda p: optim.SGD(p, lr=0.1, weight_decay=lam),
+    makers = {N_("SGD + L2 (= SGD weight_decay)"): lambda p: optim.SGD(p, lr=0.1, weight_decay=lam),
               "Adam + L2": lambda p: optim.Adam(p, lr=0.02, weight_decay=lam),
               "AdamW": lambda p: optim.AdamW(p, lr=0.02, weight_decay=lam)}
     paths = {}
@@ -232,18 +236,18 @@ def plot_two_weight_paths(lam: float = 0.5, paths: dict[str, np.ndarray] | None 
     loss = 0.5 * (CURVATURE[0] * (w1 - 1) ** 2 + CURVATURE[1] * (w2 - 1) ** 2)
     ax.contour(w1, w2, loss, levels=12, colors="0.8")
     for (name, path), colour in zip(paths.items(), ("tab:blue", "tab:orange", "tab:green")):
-        ax.plot(path[:, 0], path[:, 1], color=colour, lw=2, label=name)
+        ax.plot(path[:, 0], path[:, 1], color=colour, lw=2, label=words(name))
         ax.plot(*path[-1], "o", color=colour, ms=8)
     l2_minimum = CURVATURE * OPTIMUM / (CURVATURE + lam)
-    ax.plot(*OPTIMUM, "k*", ms=14, label="minimum of L (no decay)")
-    ax.plot(*l2_minimum, "kx", ms=12, mew=3, label="minimum of L + λ/2‖w‖²")
-    ax.set(xlabel="w1 (curvature 4: the data care)", ylabel="w2 (curvature 0.25)",
-           title=f"same λ = {lam:g}, where each one ends", aspect="equal")
+    ax.plot(*OPTIMUM, "k*", ms=14, label=words("minimum of L (no decay)"))
+    ax.plot(*l2_minimum, "kx", ms=12, mew=3, label=words("minimum of L + λ/2‖w‖²"))
+    ax.set(xlabel=words("w1 (curvature 4: the data care)"), ylabel=words("w2 (curvature 0.25)"),
+           title=words("same λ = {lam}, where each one ends", lam=f"{lam:g}"), aspect="equal")
     ax.legend(fontsize=10, loc="lower right")
     return fig
 
 
-@figure("lesson08_sgd_vs_adamw.png", lesson=8,
+@figure("lesson08_sgd_vs_adamw.png", lesson=8, words=True,
         description="SGD + L2, Adam + L2 and AdamW on a two-weight quadratic: where each ends")
 def _sgd_vs_adamw(path: Path) -> None:
     save_png(plot_two_weight_paths(), path)

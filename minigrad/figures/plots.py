@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
+from minigrad.figures.words import N_, words
+
 if TYPE_CHECKING:  # matplotlib is imported when a plot is drawn, not when minigrad is
     from matplotlib.axes import Axes
 
@@ -53,10 +55,11 @@ def fit_error_guides(eps: Sequence[float] | np.ndarray,
 def plot_difference_errors(eps: Sequence[float] | np.ndarray,
                            errors: Sequence[float] | np.ndarray, *,
                            ax: Axes | None = None,
-                           label: str = "central difference",
+                           label: str = N_("central difference"),
                            order: int = 2,
                            guides: bool | tuple[float, float] = True,
-                           title: str | None = "Error of a finite difference (float64)") -> Axes:
+                           title: str | None = N_("Error of a finite difference (float64)")
+                           ) -> Axes:
     """Plot |estimate − exact| against ε on log–log axes: the V-shaped error curve.
 
     Args:
@@ -73,7 +76,7 @@ def plot_difference_errors(eps: Sequence[float] | np.ndarray,
     eps_array, error_array = _check_curve(eps, errors)
     ax = _new_axes(ax, (5.5, 3.8))
     shown = error_array > 0
-    ax.loglog(eps_array[shown], error_array[shown], "o-", markersize=3.5, label=label)
+    ax.loglog(eps_array[shown], error_array[shown], "o-", markersize=3.5, label=words(label))
     if guides is not False:
         c_trunc, c_round = (fit_error_guides(eps_array, error_array, order)
                             if guides is True else guides)
@@ -84,16 +87,16 @@ def plot_difference_errors(eps: Sequence[float] | np.ndarray,
             keep = (truncation >= bottom) & (truncation <= top)
             power = {1: "", 2: "²", 3: "³"}.get(order, f"^{order}")
             ax.loglog(span[keep], truncation[keep], "--", color="crimson", linewidth=1.5,
-                      zorder=3, label=f"truncation  ∝ ε{power}")
+                      zorder=3, label=words("truncation  ∝ ε{power}", power=power))
         if np.isfinite(c_round):
             roundoff = c_round / span
             keep = (roundoff >= bottom) & (roundoff <= top)
             ax.loglog(span[keep], roundoff[keep], "--", color="dimgray", linewidth=1.5,
-                      zorder=3, label="round-off  ∝ 1/ε")
-    ax.set_xlabel("step ε")
-    ax.set_ylabel("absolute error")
+                      zorder=3, label=words("round-off  ∝ 1/ε"))
+    ax.set_xlabel(words("step ε"))
+    ax.set_ylabel(words("absolute error"))
     if title:
-        ax.set_title(title)
+        ax.set_title(words(title))
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize="small")
     return ax
@@ -124,7 +127,7 @@ def plot_decision_boundary(score: Callable[[np.ndarray], Sequence[float] | np.nd
                            threshold: float = 0.0,
                            resolution: int = 60,
                            margin: float = 0.5,
-                           title: str | None = "Decision boundary") -> Axes:
+                           title: str | None = N_("Decision boundary")) -> Axes:
     """Shade the plane by a 2-D classifier's score and draw the data points on top.
 
     Args:
@@ -165,12 +168,12 @@ def plot_decision_boundary(score: Callable[[np.ndarray], Sequence[float] | np.nd
         ax.contour(grid_x, grid_y, scores, levels=[threshold], colors="k", linewidths=1.2)
     for value, colour in zip(np.unique(classes), ("#d9631e", "#1f5fa8", "#3a9b3a")):
         ax.scatter(*xy[classes == value].T, s=14, c=colour, edgecolors="k", linewidths=0.3,
-                   label=f"class {_format_label(value)}")
+                   label=words("class {label}", label=_format_label(value)))
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
     ax.set_aspect("equal", adjustable="box")
     if title:
-        ax.set_title(title)
+        ax.set_title(words(title))
     ax.legend(fontsize="small", loc="upper right")
     return ax
 
@@ -178,21 +181,21 @@ def plot_decision_boundary(score: Callable[[np.ndarray], Sequence[float] | np.nd
 # ------------------------------------------------------------------ training curve
 def plot_loss_curve(losses: Sequence[float] | np.ndarray, *,
                     ax: Axes | None = None,
-                    label: str = "training loss",
+                    label: str = N_("training loss"),
                     log_scale: bool = False,
-                    title: str | None = "Training loss") -> Axes:
+                    title: str | None = N_("Training loss")) -> Axes:
     """Plot one loss value per training step (step 0 first)."""
     values = np.asarray(losses, dtype=np.float64).reshape(-1)
     if values.size == 0:
         raise ValueError("losses is empty; record one loss per step while training")
     ax = _new_axes(ax, (4.5, 3.2))
-    ax.plot(np.arange(values.size), values, label=label)
+    ax.plot(np.arange(values.size), values, label=words(label))
     if log_scale:
         ax.set_yscale("log")
-    ax.set_xlabel("step")
-    ax.set_ylabel("loss")
+    ax.set_xlabel(words("step"))
+    ax.set_ylabel(words("loss"))
     if title:
-        ax.set_title(title)
+        ax.set_title(words(title))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     return ax
@@ -202,8 +205,8 @@ def plot_loss_curve(losses: Sequence[float] | np.ndarray, *,
 def plot_matrix(matrix: Sequence[Sequence[float]] | np.ndarray, *,
                 ax: Axes | None = None,
                 title: str | None = None,
-                xlabel: str = "input j",
-                ylabel: str = "output i",
+                xlabel: str = N_("input j"),
+                ylabel: str = N_("output i"),
                 colorbar: bool = True) -> Axes:
     """Show a 2-D matrix as a heat map: entry (i, j) at row i, column j.
 
@@ -217,10 +220,10 @@ def plot_matrix(matrix: Sequence[Sequence[float]] | np.ndarray, *,
     ax = _new_axes(ax, (3.8, 3.2))
     limit = float(np.abs(values).max()) or 1.0
     image = ax.imshow(values, cmap="RdBu_r", vmin=-limit, vmax=limit)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_xlabel(words(xlabel))
+    ax.set_ylabel(words(ylabel))
     if title:
-        ax.set_title(title)
+        ax.set_title(words(title))
     if colorbar:
         ax.figure.colorbar(image, ax=ax, shrink=0.8)
     return ax

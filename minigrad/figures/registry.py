@@ -15,9 +15,10 @@ its file name. Each lesson's module (``minigrad/figures/lessonNN.py``, listed in
 from __future__ import annotations
 
 import importlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 #: The modules whose import registers the figures (each uses :func:`figure`).
 FIGURE_MODULES: tuple[str, ...] = (
@@ -35,6 +36,7 @@ class Figure:
     lesson: int
     description: str
     draw: Callable[[Path], None]
+    words: bool = False  # its labels carry words: it is drawn in each language
 
     @property
     def name(self) -> str:
@@ -46,16 +48,18 @@ class Figure:
 FIGURES: dict[str, Figure] = {}
 
 
-def figure(filename: str, *, lesson: int, description: str
+def figure(filename: str, *, lesson: int, description: str, words: bool = False
            ) -> Callable[[Callable[[Path], None]], Callable[[Path], None]]:
-    """Register ``draw(path)`` as the function that writes ``filename`` (``.png`` or ``.svg``)."""
+    """Register ``draw(path)`` as the function that writes ``filename`` (``.png`` or ``.svg``);
+    ``words``: its labels carry words (through :func:`minigrad.figures.words.words`), so the
+    Chinese course has its own drawing of it."""
     if Path(filename).suffix not in (".png", ".svg"):
         raise ValueError(f"a figure must be a .png or .svg file, got {filename!r}")
 
     def register(draw: Callable[[Path], None]) -> Callable[[Path], None]:
         if filename in FIGURES:
             raise ValueError(f"figure {filename!r} is registered twice")
-        FIGURES[filename] = Figure(filename, lesson, description, draw)
+        FIGURES[filename] = Figure(filename, lesson, description, draw, words)
         return draw
 
     return register
@@ -78,19 +82,48 @@ def find_figures(names: Iterable[str] | None = None) -> list[Figure]:
     return chosen
 
 
-def make_figures(folder: str | Path, only: Iterable[str] | None = None) -> list[Path]:
-    """Write the chosen figures (all by default) into ``folder``; return the paths written."""
+def make_figures(folder: str | Path, only: Iterable[str] | None = None,
+                 language: str = "en") -> list[Path]:
+    """Write the chosen figures (all by default) into ``folder``; return the paths written.
+
+    ``language`` other than English draws only the figures whose labels carry words, in that
+    language (``minigrad figures --lang zh --to assets/zh``; the Chinese course takes them in
+    place of the English ones, and shares the rest)."""
     chosen = find_figures(only)
+    if language != "en":
+        chosen = [fig for fig in chosen if fig.words]
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for fig in chosen:
         path = folder / fig.filename
-        fig.draw(path)
+        with _language(language):
+            fig.draw(path)
         if not path.is_file() or path.stat().st_size == 0:
             raise RuntimeError(f"figure {fig.filename!r} did not write {path}")
         written.append(path)
     return written
+
+
+@contextmanager
+def _language(language: str) -> Iterator[None]:
+    """Draw in ``language``: its words and, for Chinese, the CJK font (then back as it was)."""
+    import matplotlib
+
+    from minigrad import i18n
+    from minigrad.i18n import language as languages
+
+    before = languages._chosen  # what use() chose, if anything (None: the environment)
+    with matplotlib.rc_context():
+        i18n.use(language)
+        if language != "en":  # before any figure exists: its texts take the font when made
+            from minigrad.figures.words import use_cjk_font
+
+            use_cjk_font()
+        try:
+            yield
+        finally:
+            i18n.use(before)
 
 
 def save_png(fig: object, path: Path) -> None:

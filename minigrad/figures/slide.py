@@ -13,6 +13,11 @@ so a label set at ``f`` points reads at ``f`` points; :func:`slide_problems` ref
 drawing with a label under :data:`SLIDE_PT`, a label in maths mode (its sub- and superscripts
 are set at 70 %), two labels on top of each other, a label outside the picture, or a picture
 bigger than the slide's room.
+
+A drawing is made in the current language (:func:`minigrad.i18n.current`): its labels go
+through :func:`minigrad.figures.words.words`, and in Chinese the bundled CJK font is matplotlib's
+fallback from the start, so the check measures the Chinese labels in the font that draws them
+(a deck names that font in its own CSS, :func:`minigrad.course.slide_words.deck_font_css`).
 """
 
 from __future__ import annotations
@@ -152,9 +157,13 @@ def slide_problems(fig: Any) -> list[str]:
 
 
 def draw_slide_figure(filename: str) -> Any:
-    """The slide drawing of the reading figure ``filename`` (checked), as a matplotlib figure.
-    It is drawn on white for both themes: on a dark slide it is a white card."""
+    """The slide drawing of the reading figure ``filename`` (checked), as a matplotlib figure,
+    its labels in the current language. It is drawn on white for both themes: on a dark slide
+    it is a white card."""
     import matplotlib
+
+    from minigrad.figures.words import use_cjk_font
+    from minigrad.i18n.language import current
 
     matplotlib.use("Agg")
     (reading,) = find_figures([filename])  # imports every lesson's module, registering these
@@ -162,6 +171,8 @@ def draw_slide_figure(filename: str) -> Any:
         raise ValueError(f"the figure {reading.filename!r} has no slide drawing; register one "
                          "with minigrad.figures.slide.slide_figure")
     with matplotlib.rc_context(SLIDE_RC):
+        if current() != "en":  # before the figure exists: its texts take the font when made
+            use_cjk_font()
         fig = SLIDE_FIGURES[reading.filename]()
         problems = slide_problems(fig)
     if problems:

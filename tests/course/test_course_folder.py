@@ -23,8 +23,10 @@ READY = [lesson for lesson in LESSONS if lesson.ready]
 
 
 def _expected_files() -> set[str]:
+    """The course's files; the Chinese figures (assets/zh/) belong to the Chinese course only."""
     return {str(path.relative_to(ROOT)) for part in PARTS for path in (ROOT / part).rglob("*")
-            if path.is_file() and ".ipynb_checkpoints" not in path.parts}
+            if path.is_file() and ".ipynb_checkpoints" not in path.parts
+            and path.parent != ROOT / "assets" / "zh"}
 
 
 def _assert_whole_course(folder: Path) -> None:
@@ -209,6 +211,20 @@ def test_a_built_wheel_installed_in_an_empty_venv_writes_the_whole_course(tmp_pa
                             capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
     _assert_whole_course(folder)
+    # The Chinese course comes from the wheel too: catalogs, figures with Chinese labels, font.
+    chinese = tmp_path / "学生"
+    result = subprocess.run([str(venv / "bin" / "minigrad"), "course", str(chinese), "--lang",
+                             "zh", "--no-open"], capture_output=True, text=True, timeout=300,
+                            cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (chinese / ".minigrad-lang").read_text(encoding="utf-8") == "zh\n"
+    for drawn in (ROOT / "assets" / "zh").iterdir():
+        assert (chinese / "assets" / drawn.name).read_bytes() == drawn.read_bytes()
+    shipped = subprocess.run([str(python), "-c", "from minigrad.i18n import fonts, documents; "
+                              "print(fonts.FONT.is_file(), fonts.LICENCE.is_file(), "
+                              "len(documents.catalog('zh', 'slides').entries) > 100)"],
+                             check=True, capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert shipped.stdout.split() == ["True", "True", "True"]
 
 
 def _run(command: list[str]) -> subprocess.CompletedProcess:

@@ -4,7 +4,7 @@ notebook's sections are the reading's, in the same order, with the same numbers.
 
 Each cell runs once: the notebook runs in one kernel with ``%reset -f`` (every name the
 earlier cells defined is gone) before each ``## `` section, so a section that leans on an
-earlier one fails here, naming its cell.
+earlier one fails here, naming its cell (tests/support/notebook_runner.py).
 """
 
 from __future__ import annotations
@@ -17,40 +17,12 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
+from support.notebook_runner import (FORGET, run_notebook, sections,  # noqa: E402
+                                     with_sections_on_their_own)
+
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 SECTION = re.compile(r"^## (\d+)\. (.+)$", re.MULTILINE)
-FORGET = "# inserted by the test: this section must stand on its own\n%reset -f"
-
-
-def _heading(cell) -> str | None:  # type: ignore[no-untyped-def]
-    """The '## ...' heading that opens a section, if this markdown cell starts with one."""
-    if cell.cell_type != "markdown":
-        return None
-    first = cell.source.lstrip().splitlines()[0] if cell.source.strip() else ""
-    return first if first.startswith("## ") else None
-
-
-def sections(notebook) -> list[tuple[str, list]]:  # type: ignore[no-untyped-def]
-    """(heading, cells) for every '## ' section; cells before the first heading are dropped."""
-    found: list[tuple[str, list]] = []
-    for cell in notebook.cells:
-        heading = _heading(cell)
-        if heading is not None:
-            found.append((heading, [cell]))
-        elif found:
-            found[-1][1].append(cell)
-    return found
-
-
-def with_sections_on_their_own(notebook):  # type: ignore[no-untyped-def]
-    """The notebook with a ``%reset -f`` cell before every '## ' section."""
-    cells = []
-    for cell in notebook.cells:
-        if _heading(cell) is not None:
-            cells.append(nbformat.v4.new_code_cell(FORGET))
-        cells.append(cell)
-    return nbformat.v4.new_notebook(cells=cells, metadata=notebook.metadata)
 
 
 def test_there_are_notebooks() -> None:
@@ -60,10 +32,7 @@ def test_there_are_notebooks() -> None:
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_top_to_bottom_with_each_section_on_its_own(path: Path) -> None:
-    notebook = with_sections_on_their_own(nbformat.read(path, as_version=4))
-    client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(path.parent)}})
-    client.execute()  # raises CellExecutionError, naming the cell, on any error
+    run_notebook(path)  # raises CellExecutionError, naming the cell, on any error
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

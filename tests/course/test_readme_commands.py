@@ -139,7 +139,7 @@ def course_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[list[
     started: list[list[str]] = []
 
     class JupyterLab:
-        def __init__(self, command: list[str]) -> None:
+        def __init__(self, command: list[str], env: dict | None = None) -> None:
             started.append(command)
 
         def wait(self) -> int:

@@ -8,6 +8,8 @@ tests/viz/test_stepper_browser.py), at 1280 × 720:
 - every figure a slide shows is inline SVG whose labels are text the measure reaches: no
   raster picture (``<img>``, ``<canvas>``, an SVG ``<image>``, an ``<object>``), whose text no
   browser can measure, and no figure without text;
+- each deck in Chinese passes the same measures, its Chinese (the figures' labels included)
+  drawn by the CJK font inside the deck;
 - → steps through a stepper before it moves on, ← steps back;
 - ``s`` opens reveal's presenter view in a window of its own, with the current slide's notes.
 
@@ -16,6 +18,7 @@ A screenshot of each deck's stepper slide is kept in ``tests/artefacts/slides/``
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -59,7 +62,9 @@ MEASURE = r"""() => {
     if (!span.checkVisibility({opacityProperty: true, visibilityProperty: true})) return;
     const node = span.firstChild;
     if (!node) return;
-    for (const match of node.textContent.matchAll(/[^\s\/]+\/?/g)) {  // lines may break after "/"
+    // lines may break after "/", and between Chinese characters (a word is a Latin one)
+    const word = /[^\s\/\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+\/?/g;
+    for (const match of node.textContent.matchAll(word)) {
       const range = document.createRange();
       range.setStart(node, match.index);
       range.setEnd(node, match.index + match[0].length);
@@ -119,39 +124,77 @@ def _step(page) -> int:
     return shown[0]
 
 
+def _reads_from_the_back(page) -> None:
+    """Every state of every slide: all text at least 20 pt (figures' labels included, each
+    figure inline SVG with text), nothing off the slide, no word broken, no error, nothing
+    fetched."""
+    count = page.evaluate("Reveal.getTotalSlides()")
+    smallest, offenders, overflowing, states, unmeasured = [], [], [], [], []
+    while True:
+        state = _state(page)
+        states.append(state)
+        measured = page.evaluate(MEASURE)
+        for item in measured["found"]:
+            smallest.append(item["px"])
+            left, top, right, bottom = item["box"]
+            if item["px"] < MIN_PX - 1e-6:
+                offenders.append((state, item["text"], round(item["px"], 2)))
+            if left < -1 or top < -1 or right > 1281 or bottom > 721:
+                overflowing.append((state, item["text"], item["box"]))
+        if measured["broken"]:
+            overflowing.append((state, "words broken", measured["broken"]))
+        if measured["overflow"]:
+            overflowing.append((state, "the slide scrolls", None))
+        unmeasured += [(state, what) for what in measured["opaque"] + measured["textless"]]
+        if page.evaluate("Reveal.isLastSlide() && !Reveal.availableFragments().next"):
+            break
+        page.keyboard.press("ArrowRight")
+        assert _state(page) != state, f"→ did not move on from {state}"
+    assert states[-1][0] == count and len({s[0] for s in states}) == count
+    assert unmeasured == [], f"figures whose text is not measured: {unmeasured}"
+    assert smallest and min(smallest) >= MIN_PX - 1e-6, offenders[:10]
+    assert offenders == [] and overflowing == [], (offenders[:5], overflowing[:5])
+    assert page.errors == []
+    outside = [url for url in page.requests if not url.startswith(("file:", "data:"))]
+    assert outside == []
+
+
 @pytest.mark.parametrize("number", [lesson.number for lesson in LESSONS])
 def test_every_text_on_every_slide_and_step_reads_from_the_back(browser, decks, number) -> None:
     context, page = _open(browser, decks[number])
     try:
-        count = page.evaluate("Reveal.getTotalSlides()")
-        smallest, offenders, overflowing, states, unmeasured = [], [], [], [], []
-        while True:
-            state = _state(page)
-            states.append(state)
-            measured = page.evaluate(MEASURE)
-            for item in measured["found"]:
-                smallest.append(item["px"])
-                left, top, right, bottom = item["box"]
-                if item["px"] < MIN_PX - 1e-6:
-                    offenders.append((state, item["text"], round(item["px"], 2)))
-                if left < -1 or top < -1 or right > 1281 or bottom > 721:
-                    overflowing.append((state, item["text"], item["box"]))
-            if measured["broken"]:
-                overflowing.append((state, "words broken", measured["broken"]))
-            if measured["overflow"]:
-                overflowing.append((state, "the slide scrolls", None))
-            unmeasured += [(state, what) for what in measured["opaque"] + measured["textless"]]
-            if page.evaluate("Reveal.isLastSlide() && !Reveal.availableFragments().next"):
-                break
-            page.keyboard.press("ArrowRight")
-            assert _state(page) != state, f"→ did not move on from {state}"
-        assert states[-1][0] == count and len({s[0] for s in states}) == count
-        assert unmeasured == [], f"figures whose text is not measured: {unmeasured}"
-        assert smallest and min(smallest) >= MIN_PX - 1e-6, offenders[:10]
-        assert offenders == [] and overflowing == [], (offenders[:5], overflowing[:5])
-        assert page.errors == []
-        outside = [url for url in page.requests if not url.startswith(("file:", "data:"))]
-        assert outside == []
+        _reads_from_the_back(page)
+    finally:
+        context.close()
+
+
+# Every label of the deck's figures (inline SVG), with the font family the browser gives it.
+FIGURE_LABELS = r"""() => Array.from(document.querySelectorAll('svg.mg-figure text'))
+  .map(t => ({text: t.textContent, font: getComputedStyle(t).fontFamily}))"""
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize("number", [lesson.number for lesson in LESSONS])
+def test_a_chinese_deck_reads_from_the_back_in_its_own_cjk_font(browser, tmp_path,
+                                                                 number) -> None:
+    """Each lesson in Chinese (pictures, steppers, notes): the same measures, the figures'
+    wider Chinese labels included, and its Chinese, the figures' too, is drawn by the font
+    inside the deck, offline."""
+    deck = write_deck(number, tmp_path / f"deck{number:02d}-zh.html", language="zh")
+    context, page = _open(browser, deck)
+    try:
+        assert page.evaluate("document.documentElement.lang") == "zh-CN"
+        page.evaluate("document.fonts.ready")
+        assert page.evaluate("""() => Array.from(document.fonts).some(face =>
+            face.family.replace(/"/g, '') === 'minigrad CJK' && face.status === 'loaded')""")
+        assert page.evaluate("document.fonts.check('28px \"minigrad CJK\"', '反向传播')")
+        title = page.evaluate("document.querySelector('.title-slide h2').textContent")
+        assert CJK.search(title) and (number != 7 or "池化" in title)
+        labels = page.evaluate(FIGURE_LABELS)
+        chinese = [label for label in labels if CJK.search(label["text"])]
+        assert chinese, f"no Chinese label in the figures of deck {number:02d}: {labels[:5]}"
+        assert all("minigrad CJK" in label["font"] for label in chinese), chinese[:3]
+        _reads_from_the_back(page)
     finally:
         context.close()
 

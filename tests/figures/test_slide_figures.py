@@ -88,3 +88,43 @@ def test_two_slide_figures_share_no_id_in_one_deck() -> None:
     assert ids[0] and ids[1] and not ids[0] & ids[1]
     for svg, own in zip((first, second), ids):  # every reference points into its own drawing
         assert set(re.findall(r'(?:url\(#|href="#)([^)"]+)', svg)) <= own
+
+
+CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
+@pytest.mark.parametrize("name", ["lesson03_broadcast.png", "lesson03_modes.png",
+                                  "lesson06_stride_dilation.png", "epsilon_error.png"])
+def test_a_chinese_slide_figure_has_chinese_labels_in_the_cjk_font(name: str) -> None:
+    """Drawn in Chinese (a --lang zh deck), the slide drawing's worded labels, the brief ones
+    included, are the catalog's Chinese, each <text> with Chinese in it names the bundled CJK
+    font (titles made with the axes too), no glyph is missing, and the check still passes
+    with the wider labels (slide_svg raises otherwise)."""
+    import warnings
+
+    import matplotlib
+
+    from minigrad.course.slide_words import speaking
+    from minigrad.i18n import fonts
+
+    find_figures()  # the figures' modules imported in English, as in a course's process
+    with matplotlib.rc_context({"font.family": ["sans-serif"]}), speaking("zh"), \
+            warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*missing from font.*")
+        svg = slide_svg(name)
+    texts = re.findall(r"<text([^>]*)>([^<]+)</text>", svg)
+    chinese = [(style, text) for style, text in texts if CJK.search(text)]
+    assert chinese, texts
+    assert all(f"'{fonts.FAMILY}'" in style for style, _ in chinese), chinese
+    assert min(float(size) for size in re.findall(r"font-size: ([\d.]+)px", svg)) >= SLIDE_PT
+    assert fonts.uncovered({char for _, text in texts for char in text}) == []
+
+
+def test_the_brief_slide_labels_are_said_in_chinese() -> None:
+    from minigrad.course.slide_words import speaking
+
+    with speaking("zh"):
+        broadcast = re.findall(r"<text[^>]*>([^<]+)</text>", slide_svg("lesson03_broadcast.png"))
+        modes = re.findall(r"<text[^>]*>([^<]+)</text>", slide_svg("lesson03_modes.png"))
+    assert "前向：b 复制到每一行" in broadcast  # brief: "forward: b copied to every row"
+    assert "每个输出一遍：损失只要 1 遍" in modes  # its second line, the number filled in

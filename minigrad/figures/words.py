@@ -1,0 +1,96 @@
+"""The words on the course's figures, in the current language (``minigrad.i18n.current()``).
+
+Every title, axis label, legend entry and annotation with words goes through :func:`words`;
+``N_`` marks a default argument that a function later passes through ``words``. The English
+text is the key of the catalog ``minigrad/i18n/zh/figures.po`` (:func:`figure_texts` lists
+every key, and a test fails while one has no Chinese). A ``{name}`` in a text is a number
+filled in when the figure is drawn: ``words("accuracy {accuracy}", accuracy="93%")``.
+
+A Chinese text is drawn with the bundled subset of Noto Sans CJK SC
+(:mod:`minigrad.i18n.fonts`): Latin letters, digits and maths stay in DejaVu Sans, matplotlib's
+own font, and a character it lacks falls back to the CJK font. matplotlib gives a text its font
+when the text is made (an axes' title, at the axes' making), so the fallback is set before any
+figure: when this module is imported in Chinese (a notebook of the Chinese course), by
+:func:`minigrad.figures.make_figures` for ``--lang zh``, and by
+:func:`minigrad.figures.slide.draw_slide_figure` for a Chinese deck.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from minigrad.i18n.documents import text as _translated
+from minigrad.i18n.language import current
+
+CATALOG = "figures"
+_FOLDER = Path(__file__).resolve().parent
+
+
+def N_(text: str) -> str:  # noqa: N802 - gettext's name for "translated later"
+    """``text`` itself: marks a default argument as a figure text for :func:`figure_texts`."""
+    return text
+
+
+def words(text: str, **values: object) -> str:
+    """``text`` in the current language, its ``{name}`` parts filled from ``values``."""
+    language = current()
+    shown = _translated(text, CATALOG, language) if language != "en" else text
+    if shown != text:
+        use_cjk_font()
+    return shown.format(**values) if values else shown
+
+
+def use_cjk_font() -> None:
+    """Let matplotlib draw CJK characters: the bundled font as the fallback after DejaVu Sans."""
+    import matplotlib
+    from matplotlib import font_manager
+
+    from minigrad.i18n.fonts import FAMILY, FONT
+
+    if FAMILY not in {font.name for font in font_manager.fontManager.ttflist}:
+        font_manager.fontManager.addfont(str(FONT))
+    families = list(matplotlib.rcParams["font.family"])
+    if FAMILY not in families:
+        if families == ["sans-serif"]:
+            families = [matplotlib.rcParams["font.sans-serif"][0]]
+        matplotlib.rcParams["font.family"] = [*families, FAMILY]
+
+
+def figure_texts() -> list[str]:
+    """Every figure text (the argument of each ``words("…")`` and ``N_("…")`` call in
+    ``minigrad/figures/``), in source order, each once."""
+    found: dict[str, None] = {}
+    for path in sorted(_FOLDER.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        calls = [node for node in ast.walk(tree)
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                 and node.func.id in ("words", "N_") and node.args
+                 and isinstance(node.args[0], ast.Constant)
+                 and isinstance(node.args[0].value, str)]
+        for node in sorted(calls, key=lambda call: (call.lineno, call.col_offset)):
+            found.setdefault(node.args[0].value, None)
+    return list(found)
+
+
+if current() != "en":
+    use_cjk_font()
+
+
+def refresh_catalog(language: str = "zh") -> list[str]:
+    """Bring ``figures.po`` in step with :func:`figure_texts` (as ``python -m
+    minigrad.i18n.update`` does for the readings: a changed text keeps its old translation
+    marked fuzzy, a new one is empty, a text gone is dropped); returns the texts to translate."""
+    from minigrad.i18n.catalog import Catalog
+    from minigrad.i18n.documents import catalog_path
+    from minigrad.i18n.update import refreshed
+
+    path = catalog_path(language, CATALOG)
+    catalog = refreshed(Catalog.read(path), figure_texts())
+    catalog.write(path)
+    return [entry.msgid for entry in catalog.untranslated()]
+
+
+if __name__ == "__main__":  # python -m minigrad.figures.words
+    for text in refresh_catalog():
+        print(f"to translate in figures.po: {text!r}")

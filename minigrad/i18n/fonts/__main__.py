@@ -1,0 +1,3 @@
+from minigrad.i18n.fonts import main
+
+raise SystemExit(main())
