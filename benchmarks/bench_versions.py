@@ -3,16 +3,18 @@
     python benchmarks/bench_versions.py --baseline-checkout ../old            # everything
     python benchmarks/bench_versions.py --baseline-checkout ../old --threads 1 --rounds 5
     python benchmarks/bench_versions.py --baseline-checkout ../old --only train mlp
+    python benchmarks/bench_versions.py --baseline-checkout ../old --checkout ../new
 
-The baseline is a second git worktree of minigrad (for example
-`git worktree add --detach ../old <commit>`) with its own virtual environment
-(`make .venv/.installed` there; numba's cache is per checkout). Each version times itself:
-every round starts `this-checkout/.venv/bin/python this-checkout/benchmarks/bench_X.py --worker
-minigrad ...` and the same with the baseline checkout's interpreter and scripts, alternating
-which goes first (`engine_process.py`), so each version runs its own benchmark workers on its
-own code at its own defaults. Workloads: the training epochs of `bench_train.py` (digits CNN,
-LeNet-5), the MLP layer step of `bench_mlp.py`, and the conv and pool rows of
-`bench_conv.py`. The driver checks that both versions compute the same losses and checksums.
+The baseline is a second git worktree of minigrad (for example `git worktree add --detach
+../old <commit>`) with its own virtual environment (`make .venv/.installed` there; numba's
+cache is per checkout). Each version times itself: every round starts
+`checkout/.venv/bin/python checkout/benchmarks/bench_X.py --worker minigrad ...` for the new
+checkout and for the baseline, alternating which goes first (`engine_process.py`), so each
+version runs its own benchmark workers on its own code at its own defaults. The new checkout
+is this one unless `--checkout` names another (a work tree being edited measures its edits).
+Workloads: the training epochs of `bench_train.py` (digits CNN, LeNet-5), the MLP layer step
+of `bench_mlp.py`, and the conv and pool rows of `bench_conv.py`. The driver checks that
+both versions compute the same losses and checksums.
 
 `--threads 1` puts every pool on one thread and reports CPU time, the robust column on a busy
 machine; without it each version uses its defaults and the table reports wall-clock time.
@@ -81,6 +83,8 @@ def main() -> None:
     parser.add_argument("--baseline-checkout", type=Path,
                         help="a minigrad checkout with its own .venv, the version to compare "
                              "against")
+    parser.add_argument("--checkout", type=Path, default=HERE.parent,
+                        help="the new version's checkout (default: this one)")
     parser.add_argument("--only", nargs="*", default=list(WORKLOADS), choices=WORKLOADS)
     parser.add_argument("--rows", nargs="*", default=None,
                         help="conv/pool rows (bench_conv.py's names; default: all)")
@@ -91,7 +95,7 @@ def main() -> None:
     if args.baseline_checkout is None:
         print("skipped: no baseline checkout given (--baseline-checkout PATH)")
         sys.exit(3)
-    checkouts = {"baseline": args.baseline_checkout.resolve(), "new": HERE.parent}
+    checkouts = {"baseline": args.baseline_checkout.resolve(), "new": args.checkout.resolve()}
     kind = "cpu" if args.threads == 1 else "wall"
     threads = f"{args.threads} thread(s) per pool" if args.threads else "each version's defaults"
     print(f"{os.cpu_count()} CPUs, {threads}, {kind} time; medians [min–max] of {args.rounds} "
