@@ -47,10 +47,12 @@ def environment(threads: int | None = None, extra: dict[str, str] | None = None
 
 
 def run_worker(script: str, engine: str, arguments: Sequence[str] = (),
-               threads: int | None = None, extra: dict[str, str] | None = None) -> dict:
+               threads: int | None = None, extra: dict[str, str] | None = None,
+               python: str = sys.executable) -> dict:
     """Run ``python script --worker engine *arguments`` in a fresh process with
-    `environment(threads, extra)`; the JSON object on its last line of output."""
-    result = subprocess.run([sys.executable, script, "--worker", engine, *arguments],
+    `environment(threads, extra)`; the JSON object on its last line of output. `python` is
+    this interpreter unless another checkout's is given (`bench_versions.py`)."""
+    result = subprocess.run([python, script, "--worker", engine, *arguments],
                             capture_output=True, text=True, env=environment(threads, extra))
     if result.returncode != 0:
         raise RuntimeError(f"{engine} worker failed:\n{result.stderr}")

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
 from typing import Callable
 
@@ -86,15 +86,22 @@ CHUNK_BYTES = (CACHE_CHUNK_BYTES if thread_pool.THREADS == 1
                else SHARED_CHUNK_BYTES if _set_blas_threads is not None else WORKSPACE_BYTES)
 
 
-@contextmanager
 def _one_blas_thread():
     """Our GEMMs run on the calling thread only. A multi-threaded OpenBLAS call is a
     rendezvous: its caller busy-waits until every BLAS thread has done its share, and on a
     busy machine that wait can cost far more than the product. The setting is
-    OpenBLAS's per-thread one, so the user's own matrix products keep every thread."""
+    OpenBLAS's per-thread one, so the user's own matrix products keep every thread.
+    (With one thread, or no way to ask, there is nothing to set: a do-nothing context.)"""
     if _set_blas_threads is None or thread_pool.THREADS == 1:
-        yield
-        return
+        return _NOTHING_TO_SET
+    return _blas_limited_to_one_thread()
+
+
+_NOTHING_TO_SET = nullcontext()
+
+
+@contextmanager
+def _blas_limited_to_one_thread():
     previous = _set_blas_threads(1)
     try:
         yield
@@ -179,11 +186,11 @@ class _Columns:
     left: int
     out: Pair
 
-    @property
+    @cached_property
     def depth(self) -> int:  # K
         return self.channels * self.kernel[0] * self.kernel[1]
 
-    @property
+    @cached_property
     def plane(self) -> int:  # P
         return self.out[0] * self.out[1]
 
@@ -210,8 +217,7 @@ class _Columns:
                  *self.kernel, *self.out, cols)
             return
         planes = source.reshape(source.shape[0] * self.channels, -1)
-        table = gather_table(self.size, self.kernel, self.stride, (self.top, self.left))
-        loop(jit_pack.pack, tasks, cols.size, planes, first, table, cols, self.channels)
+        loop(jit_pack.pack, tasks, cols.size, planes, first, self._gather, cols, self.channels)
 
     def unfill(self, grad_cols: np.ndarray, first: int, grad_x: np.ndarray,
                loop: Callable) -> None:
@@ -223,11 +229,16 @@ class _Columns:
                  self.left, *self.kernel, *self.out, grad_x)
             return
         planes = grad_x.reshape(grad_x.shape[0] * self.channels, -1)
-        loop(jit_pack.col2im, tasks, grad_cols.size, grad_cols, first, self._table(), planes,
+        loop(jit_pack.col2im, tasks, grad_cols.size, grad_cols, first, self._table, planes,
              self.channels)
 
+    @cached_property
     def _table(self) -> np.ndarray:
         return window_table(self.size, self.kernel, self.stride, (self.top, self.left))
+
+    @cached_property
+    def _gather(self) -> np.ndarray:
+        return gather_table(self.size, self.kernel, self.stride, (self.top, self.left))
 
 
 # Below this output width (and for 1×1 kernels, which need no shifting) the table's gather
@@ -236,8 +247,15 @@ SHIFT_MIN_WIDTH = 8
 
 
 def _forward_columns(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair) -> _Columns:
+    """How one layer's windows are packed, made once per shape (a training loop repeats a
+    few shapes): on a small layer, building it anew would cost as much as packing."""
+    return _columns(tuple(x_shape), tuple(w_shape), tuple(stride), tuple(padding))
+
+
+@lru_cache(maxsize=256)
+def _columns(x_shape: tuple, w_shape: tuple, stride: Pair, padding: Pair) -> _Columns:
     kernel = tuple(w_shape[2:])
-    return _Columns(x_shape[1], tuple(x_shape[2:]), kernel, tuple(stride), padding[0],
+    return _Columns(x_shape[1], tuple(x_shape[2:]), kernel, stride, padding[0],
                     padding[1], _out_size(x_shape, w_shape, stride, padding))
 
 
