@@ -162,7 +162,7 @@ def _fail(result: CheckResult, number: int, call: str, message: str,
           said: dict[str, int]) -> None:
     """Print a failed case. A sentence an earlier case said already (a mistake's name, an
     error) is not said again: the line points at that case instead."""
-    pieces = message.split("; ")
+    pieces = _sentences(message)
     kept = [pieces[0]] if pieces[0] not in said else []
     earlier = sorted({said[piece] for piece in pieces if piece in said})
     kept += [piece for piece in pieces[1:] if piece not in said]
@@ -176,6 +176,18 @@ def _fail(result: CheckResult, number: int, call: str, message: str,
     line = _("  ✗ case {number}: {call}: {message}", number=number, call=call, message=text)
     result.messages.append(line.strip())
     print(line)
+
+
+def _sentences(message: str) -> list[str]:
+    """``message`` cut at each ``"; "`` outside brackets: "wrong values (right: y; wrong: dx);
+    see the hint" is two sentences, the bracket kept whole."""
+    pieces, depth, start = [], 0, 0
+    for at, char in enumerate(message):
+        depth += (char in "([{") - (char in ")]}")
+        if depth <= 0 and message.startswith("; ", at):
+            pieces.append(message[start:at])
+            start = at + 2
+    return pieces + [message[start:]]
 
 
 def _raised(exercise: Exercise, reference: Callable[..., Any], args: tuple,

@@ -378,3 +378,18 @@ def test_a_gradcheck_error_is_shown_whole_in_plain_words(capsys) -> None:
     out = capsys.readouterr().out
     assert "whatever grad_output is" in out and "numerical = " in out, out
     assert "the derivative that is most wrong" in out and "worst entry d output" not in out
+
+
+def test_a_later_case_keeps_its_brackets_whole(capsys) -> None:
+    """A sentence said by an earlier case is left out of a later one, but a "; " inside
+    brackets does not end a sentence: the later case still closes what it opens."""
+    from minigrad.exercises.selfcheck import CheckResult, _fail
+
+    result, said = CheckResult("05.1"), {}
+    _fail(result, 1, "f(1)", "wrong values (right: y; wrong: dx)", said)
+    _fail(result, 2, "f(2)", "wrong values (right: b; wrong: dx)", said)
+    _fail(result, 3, "f(3)", "wrong values (right: y; wrong: dx); dx is twice too large", said)
+    first, second, third = capsys.readouterr().out.splitlines()
+    assert first.endswith("f(1): wrong values (right: y; wrong: dx)")
+    assert second.endswith("f(2): wrong values (right: b; wrong: dx)"), second
+    assert third.endswith("f(3): dx is twice too large; see case 1"), third
