@@ -159,16 +159,12 @@ def deck_font_css(language: str) -> str:
 
 
 def refresh_catalog(language: str = "zh") -> list[str]:
-    """Bring ``slides.po`` in step with :func:`slide_texts` (as ``python -m
-    minigrad.i18n.update`` does for the readings: a changed text keeps its old translation
-    marked fuzzy, a new one is empty, a text gone is dropped); returns the texts to translate."""
-    from minigrad.i18n.catalog import Catalog
-    from minigrad.i18n.update import refreshed
+    """Bring ``slides.po`` in step with :func:`slide_texts` (a changed text keeps its old
+    translation marked fuzzy, a new one is empty, a text gone is dropped); returns the texts
+    to translate."""
+    from minigrad.i18n.update import refresh
 
-    path = documents.catalog_path(language, CATALOG)
-    catalog = refreshed(Catalog.read(path), slide_texts())
-    catalog.write(path)
-    return [entry.msgid for entry in catalog.untranslated()]
+    return refresh(CATALOG, slide_texts(), language)
 
 
 if __name__ == "__main__":  # python -m minigrad.course.slide_words

@@ -125,6 +125,18 @@ def decay_sweep(steps: int = 200) -> dict[tuple[str, float], np.ndarray]:
     return runs
 
 
+DECAY_COLOURS = {"no decay": "black", "SGD, weight_decay": "tab:blue",
+                 "Adam + L2": "tab:orange", "AdamW": "tab:green"}
+
+
+def best_decays(runs: dict[tuple[str, float], np.ndarray]) -> dict[str, float]:
+    """Each method's λ with the lowest final test loss ("no decay": 0)."""
+    best = {"no decay": 0.0}
+    for method, lams in DECAY_GRID.items():
+        best[method] = min(lams, key=lambda lam: runs[(method, lam)][-1, 2])
+    return best
+
+
 def plot_decay_sweep(runs: dict[tuple[str, float], np.ndarray], brief: bool = False) -> Any:
     """Left: training loss; middle: test loss, without decay and with each method's best λ
     (the gap between the two is the overfitting). Right: the final test loss over λ.
@@ -135,17 +147,13 @@ def plot_decay_sweep(runs: dict[tuple[str, float], np.ndarray], brief: bool = Fa
         return _decay_curves_brief(runs)
 
     fig, (train, test, sweep) = plt.subplots(1, 3, figsize=(14, 4.2), layout="constrained")
-    colours = {"no decay": "black", "SGD, weight_decay": "tab:blue", "Adam + L2": "tab:orange",
-               "AdamW": "tab:green"}
-    best = {"no decay": 0.0}
-    for method, lams in DECAY_GRID.items():
-        best[method] = min(lams, key=lambda lam: runs[(method, lam)][-1, 2])
+    best = best_decays(runs)
     for method, lam in best.items():
         rows = runs[(method, lam)]
         label = (words(method) if method == "no decay" else
                  words("{method}, λ = {lam}", method=words(method), lam=f"{lam:g}"))
-        train.plot(rows[:, 0], rows[:, 1], color=colours[method], lw=2, label=label)
-        test.plot(rows[:, 0], rows[:, 2], color=colours[method], lw=2, label=label)
+        train.plot(rows[:, 0], rows[:, 1], color=DECAY_COLOURS[method], lw=2, label=label)
+        test.plot(rows[:, 0], rows[:, 2], color=DECAY_COLOURS[method], lw=2, label=label)
     train.set(xlabel=words("step (full batch of 100 images)"), ylabel=words("cross-entropy"),
               yscale="log", title=words("training loss"))
     test.set(xlabel=words("step"), ylabel=words("cross-entropy"), ylim=(0.5, 1.0),
@@ -153,7 +161,7 @@ def plot_decay_sweep(runs: dict[tuple[str, float], np.ndarray], brief: bool = Fa
     test.legend(fontsize=10)
     for method, lams in DECAY_GRID.items():
         sweep.plot(lams, [runs[(method, lam)][-1, 2] for lam in lams], "o-",
-                   color=colours[method], lw=2, label=words(method))
+                   color=DECAY_COLOURS[method], lw=2, label=words(method))
     sweep.axhline(runs[("no decay", 0.0)][-1, 2], color="black", ls="--",
                   label=words("no decay"))
     sweep.set(xscale="log", xlabel=words("λ (each method its own range)"),
@@ -177,15 +185,11 @@ def _decay_curves_brief(runs: dict[tuple[str, float], np.ndarray]) -> Any:
     import matplotlib.pyplot as plt
 
     fig, (train, test) = plt.subplots(1, 2, layout="constrained")
-    colours = {"no decay": "black", "SGD, weight_decay": "tab:blue", "Adam + L2": "tab:orange",
-               "AdamW": "tab:green"}
-    best = {"no decay": 0.0}
-    for method, lams in DECAY_GRID.items():
-        best[method] = min(lams, key=lambda lam: runs[(method, lam)][-1, 2])
+    best = best_decays(runs)
     for method, lam in best.items():
         rows = runs[(method, lam)]
-        train.plot(rows[:, 0], rows[:, 1], color=colours[method], lw=3, label=words(method))
-        test.plot(rows[:, 0], rows[:, 2], color=colours[method], lw=3)
+        train.plot(rows[:, 0], rows[:, 1], color=DECAY_COLOURS[method], lw=3, label=words(method))
+        test.plot(rows[:, 0], rows[:, 2], color=DECAY_COLOURS[method], lw=3)
     train.set(xlabel=words("step"), ylabel=words("cross-entropy"), yscale="log",
               title=words("training loss"))
     test.set(xlabel=words("step"), ylim=(0.5, 1.0), title=words("test loss"))

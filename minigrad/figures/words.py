@@ -78,17 +78,12 @@ if current() != "en":
 
 
 def refresh_catalog(language: str = "zh") -> list[str]:
-    """Bring ``figures.po`` in step with :func:`figure_texts` (as ``python -m
-    minigrad.i18n.update`` does for the readings: a changed text keeps its old translation
-    marked fuzzy, a new one is empty, a text gone is dropped); returns the texts to translate."""
-    from minigrad.i18n.catalog import Catalog
-    from minigrad.i18n.documents import catalog_path
-    from minigrad.i18n.update import refreshed
+    """Bring ``figures.po`` in step with :func:`figure_texts` (a changed text keeps its old
+    translation marked fuzzy, a new one is empty, a text gone is dropped); returns the texts
+    to translate."""
+    from minigrad.i18n.update import refresh
 
-    path = catalog_path(language, CATALOG)
-    catalog = refreshed(Catalog.read(path), figure_texts())
-    catalog.write(path)
-    return [entry.msgid for entry in catalog.untranslated()]
+    return refresh(CATALOG, figure_texts(), language)
 
 
 if __name__ == "__main__":  # python -m minigrad.figures.words

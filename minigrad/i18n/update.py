@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from minigrad.course.folder import course_source
-from minigrad.i18n import blocks
+from minigrad.i18n import blocks, documents
 from minigrad.i18n.catalog import Catalog, Entry
 from minigrad.i18n.documents import catalog_path, markdown_cells
 
@@ -52,6 +52,15 @@ def refreshed(old: Catalog, msgids: list[str]) -> Catalog:
         else:
             new.entries[msgid] = Entry(msgid)
     return new
+
+
+def refresh(name: str, msgids: list[str], language: str = "zh") -> list[str]:
+    """Bring the catalog ``name`` (``"slides"``, ``"figures"`` …) in step with ``msgids``, as
+    :func:`refreshed` says, and write it; returns the texts still to translate."""
+    path = documents.catalog_path(language, name)
+    catalog = refreshed(Catalog.read(path), msgids)
+    catalog.write(path)
+    return [entry.msgid for entry in catalog.untranslated()]
 
 
 def _similarity(a: str, b: str) -> float:
