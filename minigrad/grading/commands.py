@@ -50,6 +50,7 @@ def run_exercises(args: argparse.Namespace) -> int:
     from minigrad.exercises.authoring.generate import WouldOverwrite, write_exercises
     from minigrad.exercises.authoring.source import BUILTIN
 
+    from minigrad.i18n.cli_text import line
     from minigrad.i18n.language import current, resolve
 
     try:
@@ -68,12 +69,13 @@ def run_exercises(args: argparse.Namespace) -> int:
         print(f"minigrad exercises: cannot write into {args.to}: {error.strerror or error}",
               file=sys.stderr)
         return 2
-    kind = "reference solutions" if args.solutions else "exercises"
-    print(f"Wrote the {kind}:")
+    print(line("Wrote the reference solutions:", language) if args.solutions
+          else line("Wrote the exercises:", language))
     for path in written:
         print(f"  {path}")
     if not args.solutions:
-        print(f"Grade your work with: minigrad grade {args.to}")
+        print(line("Grade your work with: {command}", language,
+                   command=f"minigrad grade {args.to}"))
     return 0
 
 
