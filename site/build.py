@@ -46,6 +46,7 @@ MATHJAX_DEFAULT = ROOT / ".venv" / "share" / "minigrad-site" / "mathjax" / "tex-
 
 sys.path.insert(0, str(ROOT))  # the checkout's minigrad, even from a bare `python site/build.py`
 from minigrad.course.catalog import LESSONS, Lesson  # noqa: E402
+from minigrad.course.folder import course_text  # noqa: E402
 from minigrad.exercises.authoring.generate import planned_files  # noqa: E402
 from minigrad.exercises.authoring.source import student_file_name  # noqa: E402
 from minigrad.i18n import blocks, documents  # noqa: E402
@@ -233,7 +234,9 @@ def assemble(source: Path, language: str = "en") -> None:
     """Write the Sphinx source of the whole course in ``language`` into ``source``."""
     write_if_changed(source / "index.md", home_page(language))
     for path in sorted((ROOT / "assets").iterdir()):
-        write_if_changed(source / "assets" / path.name, path.read_bytes())
+        if path.is_file():  # assets/zh/ holds the figures drawn with Chinese labels
+            write_if_changed(source / "assets" / path.name,
+                             course_text(ROOT, Path("assets") / path.name, language))
     for lesson in LESSONS:
         if not lesson.ready:
             continue

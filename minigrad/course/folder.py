@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Sequence
 
 from minigrad.i18n import documents
+from minigrad.i18n.cli_text import line
 from minigrad.i18n.language import LANGUAGES, MARKER, current, resolve
 
 #: The course's folders, as laid out in the repository and in DIR.
@@ -257,16 +258,18 @@ def run_course(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as error:
         print(f"minigrad course: {error}", file=sys.stderr)
         return 2
-    print(f"course folder: {folder}  ({LANGUAGES[language]})")
+    print(line("course folder: {folder}  ({speaks})", language, folder=folder,
+               speaks=LANGUAGES[language]))
     if in_place:
-        print("  the course's own folder: nothing to copy")
+        print(line("  the course's own folder: nothing to copy", language))
     else:
-        print(f"  wrote {len(report.written)} files", end="")
-        print(f"; kept {len(report.kept)} files already there (never overwritten)"
-              if report.kept else "")
+        print(line("  wrote {count} files", language, count=len(report.written)), end="")
+        print(line("; kept {count} files already there (never overwritten)", language,
+                   count=len(report.kept)) if report.kept else "")
     if args.no_open:
-        print(f"open it with: jupyter lab --ServerApp.root_dir={folder} "
-              f"--LabApp.default_url={first_page_url()}")
+        print(line("open it with: {command}", language,
+                   command=f"jupyter lab --ServerApp.root_dir={folder} "
+                           f"--LabApp.default_url={first_page_url()}"))
         return 0
     try:
         import jupyterlab  # noqa: F401
@@ -274,8 +277,8 @@ def run_course(args: argparse.Namespace) -> int:
         print("minigrad course: JupyterLab is not installed; `pip install jupyterlab`, then run "
               "this command again (your files are kept).", file=sys.stderr)
         return 1
-    print("starting JupyterLab (Ctrl-C stops it; run other commands in a second terminal)",
-          flush=True)
+    print(line("starting JupyterLab (Ctrl-C stops it; run other commands in a second terminal)",
+               language), flush=True)
     command = jupyter_lab_command(folder, jupyter_options(args))
     # An English course leaves the language to the environment, as its folder has no marker.
     server = (subprocess.Popen(command) if language == "en" else

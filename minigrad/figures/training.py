@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from minigrad.figures.words import words
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
@@ -29,13 +31,13 @@ def plot_history(history: History, axes: Sequence[Axes] | None = None) -> Sequen
     """Two panels: loss per epoch and accuracy per epoch, train and (if recorded) test."""
     loss_ax, accuracy_ax = _axes(axes, 2, (9, 3.2))
     epochs = np.arange(1, len(history.loss) + 1)
-    loss_ax.plot(epochs, history.loss, "o-", label="train")
-    accuracy_ax.plot(epochs, history.accuracy, "o-", label="train")
+    loss_ax.plot(epochs, history.loss, "o-", label=words("train"))
+    accuracy_ax.plot(epochs, history.accuracy, "o-", label=words("train"))
     if history.test_loss:
-        loss_ax.plot(epochs, history.test_loss, "s--", label="test")
-        accuracy_ax.plot(epochs, history.test_accuracy, "s--", label="test")
-    loss_ax.set(xlabel="epoch", ylabel="loss", yscale="log", title="loss")
-    accuracy_ax.set(xlabel="epoch", ylabel="accuracy", title="accuracy")
+        loss_ax.plot(epochs, history.test_loss, "s--", label=words("test"))
+        accuracy_ax.plot(epochs, history.test_accuracy, "s--", label=words("test"))
+    loss_ax.set(xlabel=words("epoch"), ylabel=words("loss"), yscale="log", title=words("loss"))
+    accuracy_ax.set(xlabel=words("epoch"), ylabel=words("accuracy"), title=words("accuracy"))
     for ax in (loss_ax, accuracy_ax):
         ax.legend()
         ax.grid(alpha=0.3)
@@ -65,8 +67,8 @@ def plot_confusion_matrix(labels: Any, predictions: Any, ax: Axes | None = None,
             colour = "white" if n > counts.max() / 2 else "black"
             ax.text(j, i, str(n), ha="center", va="center", color=colour, fontsize=8)
     ticks = np.arange(len(counts))
-    ax.set(xticks=ticks, yticks=ticks, xlabel="predicted", ylabel="true",
-           title=f"accuracy {np.trace(counts) / counts.sum():.1%}")
+    ax.set(xticks=ticks, yticks=ticks, xlabel=words("predicted"), ylabel=words("true"),
+           title=words("accuracy {accuracy}", accuracy=f"{np.trace(counts) / counts.sum():.1%}"))
     return ax
 
 
@@ -86,6 +88,6 @@ def plot_misclassified(images: Any, labels: Any, predictions: Any, limit: int = 
     for ax, index in zip(axes.ravel(), wrong):
         ax.imshow(images[index].reshape(images.shape[-2:]), cmap="gray_r")
         ax.set_title(f"{labels[index]}→{predictions[index]}", fontsize=9)
-    figure.suptitle(f"{len(np.flatnonzero(labels != predictions))} misclassified "
-                    f"(true→predicted)", fontsize=10)
+    figure.suptitle(words("{count} misclassified (true→predicted)",
+                          count=len(np.flatnonzero(labels != predictions))), fontsize=10)
     return figure

@@ -40,15 +40,28 @@ def add_exercises_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write from the exercise sources in KEY (your private key, as "
                              "given to `minigrad grade --exercises`) instead of the built-in "
                              "ones, so that the handout and the key cannot differ")
+    parser.add_argument("--lang", metavar="LANG",
+                        help="the language of the notebook's text: en or zh (default: "
+                             "MINIGRAD_LANG, a .minigrad-lang file in this folder or above, or "
+                             "the locale); its code and the .py file are the same in both")
 
 
 def run_exercises(args: argparse.Namespace) -> int:
     from minigrad.exercises.authoring.generate import WouldOverwrite, write_exercises
     from minigrad.exercises.authoring.source import BUILTIN
 
+    from minigrad.i18n.cli_text import line
+    from minigrad.i18n.language import current, resolve
+
+    try:
+        language = resolve(args.lang) if getattr(args, "lang", None) else current()
+    except ValueError as error:
+        print(f"minigrad exercises: --lang: {error}", file=sys.stderr)
+        return 2
     try:
         bank = BUILTIN if args.exercises is None else _private_bank(args.exercises)
-        written = write_exercises(args.lesson, args.to, args.solutions, args.force, bank)
+        written = write_exercises(args.lesson, args.to, args.solutions, args.force, bank,
+                                  language)
     except (ValueError, WouldOverwrite, NotADirectoryError) as error:
         print(f"minigrad exercises: {error}", file=sys.stderr)
         return 2
@@ -56,12 +69,13 @@ def run_exercises(args: argparse.Namespace) -> int:
         print(f"minigrad exercises: cannot write into {args.to}: {error.strerror or error}",
               file=sys.stderr)
         return 2
-    kind = "reference solutions" if args.solutions else "exercises"
-    print(f"Wrote the {kind}:")
+    print(line("Wrote the reference solutions:", language) if args.solutions
+          else line("Wrote the exercises:", language))
     for path in written:
         print(f"  {path}")
     if not args.solutions:
-        print(f"Grade your work with: minigrad grade {args.to}")
+        print(line("Grade your work with: {command}", language,
+                   command=f"minigrad grade {args.to}"))
     return 0
 
 

@@ -267,7 +267,7 @@ def topological_order(root: Value) -> list[Value]:
     """
     order: list[Value] = []
     visited: set[Value] = {root}
-    # Each entry: a node and an iterator over the parents still to visit.
+    # Each entry: a node and an iterator over its remaining parents.
     stack = [(root, iter(root.parents))]
     while stack:
         node, parents = stack[-1]

@@ -6,6 +6,9 @@ Writes two files generated from the one lesson source:
   ``raise NotImplementedError`` (or, with ``--solutions``, the reference version, markers kept);
 * ``NN-slug.ipynb`` — the lesson notebook (outputs cleared) with its exercise cells in the same
   form; when the course notebooks are not installed, a notebook with the exercise cells alone.
+  In another language than English (``--lang zh``) its Markdown cells are translated by the
+  lesson notebook's catalog (:func:`minigrad.i18n.documents.notebook`); its code cells, and
+  the ``.py`` file, are the English ones.
 
 A file that already exists with different content is never overwritten without ``--force``:
 it may hold a student's work. With ``--force`` it is renamed to ``NAME.bak`` (``.bak2``…) first.
@@ -21,6 +24,7 @@ from minigrad.exercises.authoring.notebook import (empty_notebook, exercise_cell
 from minigrad.exercises.authoring.source import (BUILTIN, ExerciseBank, strip_solutions,
                                                  student_file_name)
 from minigrad.course.catalog import Lesson
+from minigrad.i18n import documents
 
 
 def python_file_text(lesson: Lesson, solutions: bool = False,
@@ -42,18 +46,22 @@ def python_file_text(lesson: Lesson, solutions: bool = False,
 
 
 def notebook_file_text(lesson: Lesson, solutions: bool = False,
-                       bank: ExerciseBank = BUILTIN) -> str:
-    """The lesson notebook with its exercise cells in student (or solution) form."""
+                       bank: ExerciseBank = BUILTIN, language: str = "en") -> str:
+    """The lesson notebook with its exercise cells in student (or solution) form, its
+    Markdown in ``language``."""
     path = notebook_path(lesson)
     notebook = without_outputs(read_notebook(path)) if path.exists() else empty_notebook()
-    return notebook_text(with_exercise_cells(notebook, exercise_cells(lesson, solutions, bank)))
+    notebook = with_exercise_cells(notebook, exercise_cells(lesson, solutions, bank))
+    if language != "en":
+        notebook = documents.notebook(notebook, lesson.name, language)
+    return notebook_text(notebook)
 
 
 def planned_files(lesson: Lesson, solutions: bool = False,
-                  bank: ExerciseBank = BUILTIN) -> dict[str, str]:
+                  bank: ExerciseBank = BUILTIN, language: str = "en") -> dict[str, str]:
     """File name -> content that :func:`write_exercises` writes."""
     return {student_file_name(lesson): python_file_text(lesson, solutions, bank),
-            f"{lesson.name}.ipynb": notebook_file_text(lesson, solutions, bank)}
+            f"{lesson.name}.ipynb": notebook_file_text(lesson, solutions, bank, language)}
 
 
 class WouldOverwrite(FileExistsError):
@@ -61,9 +69,11 @@ class WouldOverwrite(FileExistsError):
 
 
 def write_exercises(key: int | str | Lesson, to: Path, solutions: bool = False,
-                    force: bool = False, bank: ExerciseBank = BUILTIN) -> list[Path]:
+                    force: bool = False, bank: ExerciseBank = BUILTIN,
+                    language: str = "en") -> list[Path]:
     """Write the lesson's exercise files into folder ``to``; return their paths. ``bank``:
-    the exercise sources to write from (an instructor's private key, say).
+    the exercise sources to write from (an instructor's private key, say); ``language``: the
+    notebook's prose ("en" or "zh").
 
     Raises :class:`WouldOverwrite` (and writes nothing) if a file exists with other content,
     unless ``force``; then the old file is kept as ``NAME.bak`` (see :func:`backup_path`).
@@ -72,7 +82,7 @@ def write_exercises(key: int | str | Lesson, to: Path, solutions: bool = False,
     target = Path(to)
     if target.exists() and not target.is_dir():
         raise NotADirectoryError(f"--to {target} is a file; give a folder")
-    files = planned_files(lesson, solutions, bank)
+    files = planned_files(lesson, solutions, bank, language)
     clashes = [name for name, text in files.items()
                if (target / name).exists()
                and (target / name).read_text(encoding="utf-8", errors="replace") != text]

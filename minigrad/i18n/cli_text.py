@@ -1,0 +1,39 @@
+"""The command line's lines for a student, in the course's language.
+
+``line("wrote {count} files", language, count=54)`` gives the line from the catalog
+``minigrad/i18n/<language>/cli.po`` (its msgid the English template), ``{name}`` parts filled in
+after the lookup. :func:`cli_texts` lists every template the commands pass to :func:`line`
+(read from their syntax tree), and a test fails while one of them has no translation.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Optional
+
+from minigrad.i18n.documents import text
+
+CATALOG = "cli"
+PACKAGE = Path(__file__).resolve().parents[1]
+#: The modules whose printed lines go through :func:`line` (relative to the package).
+MODULES = ("course/folder.py", "grading/commands.py")
+
+
+def line(template: str, language: Optional[str] = None, **values: object) -> str:
+    """``template`` in ``language`` (default: the current one), its ``{name}`` parts filled."""
+    return text(template, CATALOG, language).format(**values)
+
+
+def cli_texts() -> list[str]:
+    """Every template given to :func:`line` in :data:`MODULES`, in source order, each once."""
+    found: dict[str, None] = {}
+    for name in MODULES:
+        tree = ast.parse((PACKAGE / name).read_text(encoding="utf-8"))
+        calls = [node for node in ast.walk(tree)
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                 and node.func.id == "line" and node.args
+                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)]
+        for node in sorted(calls, key=lambda call: (call.lineno, call.col_offset)):
+            found.setdefault(node.args[0].value, None)
+    return list(found)
