@@ -142,7 +142,7 @@ def test_a_folder_keeps_its_language_and_the_students_files(english_environment:
     (course / "assets" / "epsilon_error.png").unlink()
     assert main(["course", str(course), "--no-open"]) == 0  # the locale is English: still zh
     out = capsys.readouterr().out
-    assert "中文" in out and "never overwritten" in out
+    assert "中文" in out and "（从不覆盖）" in out  # the lines of a Chinese course are Chinese
     assert mine.read_text(encoding="utf-8") == "我的答案"
     assert (course / "assets" / "epsilon_error.png").read_bytes() == \
         folder.course_text(ROOT, Path("assets/epsilon_error.png"), "zh")
