@@ -67,9 +67,6 @@ DOWNLOAD_TEXTS = ("Download:", "the notebook", "run it in Jupyter: `minigrad cou
 HOURS = "{hours} hours"
 
 HEADING = re.compile(r"^(#{1,5}) ", re.MULTILINE)
-#: Chinese characters and the full-width punctuation between them.
-CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
-CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")
 # What the notebooks' kernels run with: no debugger notice about frozen modules on start-up,
 # and minigrad's messages in English whatever the builder's locale, so that one run of the
 # code serves the pages of every language from the cache.
@@ -93,29 +90,6 @@ def demote_headings(markdown: str) -> str:
                    for part in parts)
 
 
-def join_chinese_lines(markdown: str) -> str:
-    """The line breaks inside Chinese sentences taken out (not in code or display maths).
-
-    A browser shows a line break inside a paragraph as a space, which English needs between
-    words and Chinese has none of: "构建本站时\n运行" would read "构建本站时 运行". A break between
-    two Chinese characters (or Chinese punctuation) is dropped; one next to a Latin word, inline
-    code or maths stays a space, as Chinese typesetting wants there.
-    """
-    def join(block: str) -> str:
-        lines = block.split("\n")
-        out = [lines[0]]
-        for line in lines[1:]:
-            if not out[-1].lstrip().startswith("#") and CJK_LINE_BREAK.search(
-                    out[-1][-1:] + "\n" + line.lstrip()[:1]):  # a list item's next line too
-                out[-1] += line.lstrip()
-            else:
-                out.append(line)
-        return "\n".join(out)
-
-    return "".join(piece.text if piece.text.lstrip().startswith(("```", "~~~", "$$"))
-                   else join(piece.text) for piece in blocks.split(markdown))
-
-
 def _(message: str, language: str) -> str:
     """One of the site's own texts in ``language`` (English when it has no translation)."""
     return documents.text(message, CATALOG, language)
@@ -126,7 +100,7 @@ def site_markdown(markdown: str, language: str) -> str:
     by block from the site's catalog; code blocks are shared."""
     if language == "en":
         return markdown
-    return join_chinese_lines(blocks.translate(markdown, lambda block: _(block, language)))
+    return blocks.join_chinese_lines(blocks.translate(markdown, lambda block: _(block, language)))
 
 
 def downloads_line(lesson: Lesson, language: str = "en") -> str:
@@ -147,8 +121,6 @@ def lesson_page(lesson: Lesson, student_notebook: str, language: str = "en") -> 
     """
     reading = (ROOT / "lessons" / f"{lesson.name}.md").read_text(encoding="utf-8")
     reading = documents.reading(reading, lesson.name, language)
-    if language != "en":
-        reading = join_chinese_lines(reading)
     notebook = documents.notebook(json.loads(student_notebook), lesson.name, language)
     title, _sep, body = reading.partition("\n")
     cells = [_markdown(f"{title}\n\n{downloads_line(lesson, language)}\n{body}", "reading")]
@@ -160,7 +132,7 @@ def lesson_page(lesson: Lesson, student_notebook: str, language: str = "en") -> 
                 source = f"## {_('The notebook', language)}\n" + source.partition("\n")[2]
             else:
                 source = demote_headings(source)
-            cell["source"] = source if language == "en" else join_chinese_lines(source)
+            cell["source"] = source
         cells.append(cell)
     notebook["cells"] = cells
     return notebook

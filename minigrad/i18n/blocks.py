@@ -21,6 +21,9 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$(?!\$)", re.DOTALL)
 _LINK_TARGET = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _WORD = re.compile(r"[A-Za-z]{2,}")
+#: Chinese characters and the full-width punctuation between them.
+CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")
 
 
 @dataclass(frozen=True)
@@ -97,3 +100,26 @@ def shared_parts(text: str) -> list[str]:
     maths = [match.group(0) for match in _INLINE_MATH.finditer(rest)]
     links = _LINK_TARGET.findall(rest)
     return sorted(code + maths + links)
+
+
+def join_chinese_lines(markdown: str) -> str:
+    """The line breaks inside Chinese sentences taken out (not in code or display maths).
+
+    A browser shows a line break inside a paragraph as a space, which English needs between
+    words and Chinese has none of: "构建本站时\n运行" would read "构建本站时 运行". A break between
+    two Chinese characters (or Chinese punctuation) is dropped; one next to a Latin word, inline
+    code or maths stays a space, as Chinese typesetting wants there.
+    """
+    def join(block: str) -> str:
+        lines = block.split("\n")
+        out = [lines[0]]
+        for line in lines[1:]:
+            if not out[-1].lstrip().startswith("#") and _CJK_LINE_BREAK.search(
+                    out[-1][-1:] + "\n" + line.lstrip()[:1]):  # a list item's next line too
+                out[-1] += line.lstrip()
+            else:
+                out.append(line)
+        return "\n".join(out)
+
+    return "".join(piece.text if piece.text.lstrip().startswith(("```", "~~~", "$$"))
+                   else join(piece.text) for piece in split(markdown))

@@ -39,14 +39,17 @@ def text(message: str, name: str = "messages", language: str | None = None) -> s
 
 
 def reading(markdown: str, stem: str, language: str) -> str:
-    """The reading ``lessons/<stem>.md`` in ``language``, block by block."""
+    """The reading ``lessons/<stem>.md`` in ``language``, block by block (a line break
+    between two Chinese characters taken out: a rendered paragraph shows it as a space)."""
     if language == "en":
         return markdown
-    return blocks.translate(markdown, _lookup(catalog(language, f"lessons/{stem}")))
+    return blocks.join_chinese_lines(
+        blocks.translate(markdown, _lookup(catalog(language, f"lessons/{stem}"))))
 
 
 def notebook(document: dict, stem: str, language: str) -> dict:
-    """A copy of the notebook ``notebooks/<stem>.ipynb`` with its Markdown in ``language``.
+    """A copy of the notebook ``notebooks/<stem>.ipynb`` with its Markdown in ``language``
+    (a line break between two Chinese characters taken out: JupyterLab shows it as a space).
 
     Code cells, their outputs and the notebook's metadata stay exactly as they are.
     """
@@ -57,7 +60,8 @@ def notebook(document: dict, stem: str, language: str) -> dict:
     for cell in translated["cells"]:
         if cell["cell_type"] == "markdown":
             source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            cell["source"] = blocks.translate(source, found).splitlines(keepends=True)
+            cell["source"] = blocks.join_chinese_lines(
+                blocks.translate(source, found)).splitlines(keepends=True)
     translated.setdefault("metadata", {})["language"] = language
     return translated
 

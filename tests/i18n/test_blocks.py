@@ -63,3 +63,22 @@ def test_every_course_text_comes_back_whole(kind: str) -> None:
         for text in texts:
             assert blocks.translate(text, lambda block: block) == text, path.name
             assert blocks.translate(text, lambda block: None) == text, path.name
+
+
+def test_a_chinese_paragraph_has_no_line_break_between_two_chinese_characters() -> None:
+    """JupyterLab and browsers show a line break inside a paragraph as a space; Chinese has
+    none between its words, so the Chinese course takes those breaks out (not in code)."""
+    from minigrad.i18n import documents
+
+    text = "第一行的结尾\n第二行，`x`\n接着\n\n```python\n# 代码\n# 不动\n```\n"
+    assert blocks.join_chinese_lines(text) == \
+        "第一行的结尾第二行，`x`\n接着\n\n```python\n# 代码\n# 不动\n```\n"
+    root = course_source()
+    notebook = json.loads((root / "notebooks" / "05-mlp.ipynb").read_text(encoding="utf-8"))
+    chinese = documents.notebook(notebook, "05-mlp", "zh")
+    reading = documents.reading((root / "lessons" / "05-mlp.md").read_text(encoding="utf-8"),
+                                "05-mlp", "zh")
+    for text in documents.markdown_cells(chinese) + [reading]:
+        for piece in blocks.split(text):
+            if piece.prose:
+                assert not blocks._CJK_LINE_BREAK.search(piece.text), piece.text[:80]

@@ -159,7 +159,7 @@ def test_a_changed_english_text_is_marked_for_revision(build, monkeypatch, tmp_p
 def test_line_breaks_between_chinese_characters_are_dropped(build) -> None:
     text = ("# 标题\n正文第一行\n第二行，`x`\n还有\n\n- 列表一\n  接着\n- 二\n\n"
             "```python\n# 代码\n一 = 1\n```\n\n$$\n一\n二\n$$\nEnglish\nstays\n")
-    assert build.join_chinese_lines(text) == (
+    assert blocks.join_chinese_lines(text) == (
         "# 标题\n正文第一行第二行，`x`\n还有\n\n- 列表一接着\n- 二\n\n"
         "```python\n# 代码\n一 = 1\n```\n\n$$\n一\n二\n$$\nEnglish\nstays\n")
 
