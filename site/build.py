@@ -6,8 +6,8 @@ language. The Chinese pages are the English sources passed through ``minigrad.i1
 readings and the notebooks' Markdown cells block by block (``minigrad/i18n/zh/lessons`` and
 ``notebooks``), the site's own texts (home page, lesson table, headings, download labels) from
 ``minigrad/i18n/zh/site.po``; a text with no translation yet stays English. Code cells are the
-same in both, so the Chinese notebooks take their outputs from the cache the English build
-filled, and no code runs twice.
+same in both; each language runs them once with minigrad speaking that language (its
+`check()` messages, its figures' labels), and keeps their outputs in its own cache.
 
 For each language, two steps. First the Sphinx source is assembled in ``build/site/src``
 (``build/site/src-zh``) from the repository:
@@ -16,7 +16,8 @@ level down, under "The notebook"), the figures in ``assets/``, the downloads (th
 students run it, and the exercise file that ``minigrad exercises N`` writes), and a home page
 with the lesson table from the catalogue. A file is written only when its text changed, so
 Sphinx re-reads only what changed. Then Sphinx (myst-nb, sphinx-book-theme) builds
-``build/site/html``, executing each notebook through jupyter-cache (``build/site/cache``): a
+``build/site/html``, executing each notebook through jupyter-cache (``build/site/cache``,
+``cache-zh``): a
 rebuild after a change to a reading, or to one cell, runs only what changed. Warnings fail the
 build.
 
@@ -67,10 +68,9 @@ DOWNLOAD_TEXTS = ("Download:", "the notebook", "run it in Jupyter: `minigrad cou
 HOURS = "{hours} hours"
 
 HEADING = re.compile(r"^(#{1,5}) ", re.MULTILINE)
-# What the notebooks' kernels run with: no debugger notice about frozen modules on start-up,
-# and minigrad's messages in English whatever the builder's locale, so that one run of the
-# code serves the pages of every language from the cache.
-KERNEL_ENV = {"PYDEVD_DISABLE_FILE_VALIDATION": "1", "MINIGRAD_LANG": "en"}
+# What the notebooks' kernels run with: no debugger notice about frozen modules on start-up.
+# (Each language's kernels also get MINIGRAD_LANG, whatever the builder's locale.)
+KERNEL_ENV = {"PYDEVD_DISABLE_FILE_VALIDATION": "1"}
 KERNEL_TCP_NOTICE = re.compile(r"\[IPKernelApp\] WARNING \| Kernel is running over TCP")
 
 
@@ -223,20 +223,34 @@ def assemble(source: Path, language: str = "en") -> None:
                          json.dumps(page, indent=1, ensure_ascii=False) + "\n")
 
 
-def package_fingerprint() -> str:
-    """A hash of minigrad's source and the kernels' settings: the notebooks' outputs depend on
-    them, not only on their code."""
-    digest = hashlib.sha256(json.dumps(KERNEL_ENV, sort_keys=True).encode())
-    for path in sorted((ROOT / "minigrad").rglob("*.py")):
-        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+def cache_folder(language: str) -> Path:
+    """Where one language's notebook outputs are kept: ``build/site/cache`` (English),
+    ``build/site/cache-zh`` …"""
+    return BUILD / ("cache" if language == "en" else f"cache-{language}")
+
+
+def package_fingerprint(language: str = "en") -> str:
+    """A hash of what the notebooks' outputs depend on besides their code: minigrad's source,
+    the kernels' settings, and in another language the catalogs of what minigrad says and
+    draws there, and its font."""
+    digest = hashlib.sha256(json.dumps({**KERNEL_ENV, "language": language},
+                                       sort_keys=True).encode())
+    paths = sorted((ROOT / "minigrad").rglob("*.py"))
+    if language != "en":
+        said = ROOT / "minigrad" / "i18n" / language
+        paths += [said / "messages.po", said / "figures.po", said / "cli.po"]
+        paths += sorted((ROOT / "minigrad" / "i18n" / "fonts").glob("*.otf"))
+    for path in paths:
+        if path.exists():
+            digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
-def forget_stale_outputs(cache: Path) -> None:
+def forget_stale_outputs(cache: Path, language: str = "en") -> None:
     """jupyter-cache keys a notebook on its code cells alone; when minigrad itself changed, the
     stored outputs may be stale, so they are all dropped and every notebook runs again."""
     stamp = cache / "minigrad-fingerprint"
-    fingerprint = package_fingerprint()
+    fingerprint = package_fingerprint(language)
     if stamp.exists() and stamp.read_text() == fingerprint:
         return
     shutil.rmtree(cache, ignore_errors=True)
@@ -255,12 +269,12 @@ def create_cache_database(cache: Path) -> None:
 
 def build(html: Path, *, mathjax: Path, jobs: str, clean: bool,
           languages: tuple[str, ...] = tuple(LANGUAGES)) -> int:
-    """Build the site into ``html``, English first: the other languages' notebooks, whose code
-    cells are the same, then take their outputs from the cache it filled."""
+    """Build the site into ``html``, each language with its own notebook cache."""
     if clean:
         shutil.rmtree(BUILD, ignore_errors=True)
-    forget_stale_outputs(BUILD / "cache")
-    create_cache_database(BUILD / "cache")
+    for language in languages:
+        forget_stale_outputs(cache_folder(language), language)
+        create_cache_database(cache_folder(language))
     if not mathjax.is_file():
         print(f"MathJax not found at {mathjax}: `make site` installs it "
               "(or set MINIGRAD_MATHJAX to a MathJax 3 tex-svg-full.js)", file=sys.stderr)
@@ -276,14 +290,15 @@ def build_language(language: str, html: Path, *, mathjax: Path, jobs: str,
                    work: Path = BUILD) -> int:
     """One language's site: its source assembled, then Sphinx (``-W``: warnings fail it).
 
-    The source and Sphinx's state are kept in ``work``; the notebooks' outputs always come
-    from the one cache, ``build/site/cache``.
+    The source and Sphinx's state are kept in ``work``; the notebooks' outputs come from the
+    language's cache (``cache_folder``), run with minigrad speaking the language.
     """
     suffix = "" if language == "en" else f"-{language}"
     source = work / f"src{suffix}"
     assemble(source, language)
-    env = {**os.environ, **KERNEL_ENV, "MINIGRAD_MATHJAX": str(mathjax),
-           "MINIGRAD_SITE_CACHE": str(BUILD / "cache"), "MINIGRAD_SITE_LANGUAGE": language}
+    env = {**os.environ, **KERNEL_ENV, "MINIGRAD_LANG": language,
+           "MINIGRAD_MATHJAX": str(mathjax), "MINIGRAD_SITE_CACHE": str(cache_folder(language)),
+           "MINIGRAD_SITE_LANGUAGE": language}
     env.pop("MPLBACKEND", None)  # the notebooks' figures are inline images
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-j", jobs,
                "-c", str(SITE), "-d", str(work / f"doctrees{suffix}"), str(source), str(html)]

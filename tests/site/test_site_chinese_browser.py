@@ -5,7 +5,7 @@ Opt-in like test_site_browser.py (the site's tools, playwright and a chromium; `
 installs them, and the Noto CJK fonts that chromium draws Chinese with). The site is the one
 the ``site`` fixture builds once per session; the search and warning tests build a Chinese site
 apart, into a temporary folder, with a few test translations (about 20 s each: the notebooks'
-outputs come from the cache).
+outputs come from the Chinese cache).
 
 Glyphs: a character that no font on the machine has is drawn as the same empty box ("tofu")
 as any other such character. So each distinct Chinese character of a page is drawn on a canvas
@@ -75,6 +75,15 @@ def test_the_chinese_site_has_every_lesson_page_in_chinese(site):
     assert "搜索" in (site / "zh" / "search.html").read_text(encoding="utf-8")  # Sphinx's own
     lesson = (site / "zh" / "lessons" / "02-scalar-autograd.html").read_text(encoding="utf-8")
     assert "笔记本（notebook）" in lesson and "下载：" in lesson
+
+
+def test_the_chinese_pages_notebook_outputs_are_in_chinese(site):
+    """The notebooks run again for the Chinese pages, with minigrad speaking Chinese: what
+    check() prints under an unsolved exercise is the Chinese of the English page's line."""
+    english = (site / "lessons" / "01-derivatives.html").read_text(encoding="utf-8")
+    chinese = (site / "zh" / "lessons" / "01-derivatives.html").read_text(encoding="utf-8")
+    assert "not attempted yet" in english
+    assert "not attempted yet" not in chinese and "尚未作答" in chinese
 
 
 def test_every_page_links_to_itself_in_the_other_language_and_back(site):
