@@ -42,14 +42,16 @@ def words(text: str, **values: object) -> str:
 
 
 def use_cjk_font() -> None:
-    """Let matplotlib draw CJK characters: the bundled font as the fallback after DejaVu Sans."""
+    """Let matplotlib draw CJK characters: the bundled font (regular and bold) as the fallback
+    after DejaVu Sans."""
     import matplotlib
     from matplotlib import font_manager
 
-    from minigrad.i18n.fonts import FAMILY, FONT
+    from minigrad.i18n.fonts import BOLD, FAMILY, FONT
 
     if FAMILY not in {font.name for font in font_manager.fontManager.ttflist}:
         font_manager.fontManager.addfont(str(FONT))
+        font_manager.fontManager.addfont(str(BOLD))  # bold labels (figures' characters only)
     families = list(matplotlib.rcParams["font.family"])
     if FAMILY not in families:
         if families == ["sans-serif"]:

@@ -5,6 +5,7 @@ no missing glyph, and assets/zh/ holds exactly the figures whose labels carry wo
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 
@@ -127,3 +128,24 @@ def test_the_figures_command_draws_chinese_into_assets_zh_by_default(tmp_path, m
                  "--only", "lesson01_graph"]) == 0
     assert sorted(path.name for path in (tmp_path / "assets" / "zh").iterdir()) == \
         ["lesson03_modes.png"]  # a graph without words is shared, not drawn again
+
+
+def test_bold_chinese_labels_have_a_bold_face(tmp_path: Path) -> None:
+    """Lesson 04's and 07's figures draw bold labels: with the regular face alone matplotlib
+    logged "findfont: Failed to find font weight bold" (on the Chinese site, as a warning in
+    the page, which fails its build). A fresh interpreter, so matplotlib's font cache is new."""
+    import subprocess
+    import sys
+
+    code = ("from pathlib import Path; from minigrad.figures import make_figures; "
+            f"make_figures(Path({str(tmp_path)!r}), ['lesson04_view_version', "
+            "'lesson07_max_pool_routing'], language='zh')")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "MPLBACKEND": "Agg"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "findfont" not in run.stderr, run.stderr[-2000:]
+    from fontTools.ttLib import TTFont
+
+    with TTFont(str(fonts.BOLD), lazy=True) as font:
+        assert font["name"].getDebugName(1) == fonts.FAMILY
+        assert font["OS/2"].usWeightClass == 700

@@ -9,6 +9,8 @@ this one. ``python -m minigrad.i18n.fonts`` makes it again from the full font af
 catalogs change (Debian: ``apt-get install fonts-noto-cjk``; or ``--source FILE`` naming
 ``NotoSansCJK-Regular.ttc``, ``NotoSansCJKsc-Regular.otf`` or ``NotoSansSC-Regular.otf``);
 a test fails while a catalog uses a character that neither this subset nor DejaVu Sans has.
+Figures also draw bold labels: ``NotoSansSC-minigrad-Bold.otf`` holds the figure catalog's
+characters in the bold face (``NotoSansCJK-Bold.ttc``), made by the same command.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 FOLDER = Path(__file__).resolve().parent
 FONT = FOLDER / "NotoSansSC-minigrad.otf"
+BOLD = FOLDER / "NotoSansSC-minigrad-Bold.otf"
 LICENCE = FOLDER / "OFL.txt"
 #: The family name the subset keeps (matplotlib and CSS refer to it by this name).
 FAMILY = "Noto Sans CJK SC"
@@ -46,6 +49,16 @@ def catalog_characters(language: str = "zh") -> set[str]:
         for entry in Catalog.read(path).entries.values():
             found.update(entry.msgstr)
     return found
+
+
+def figure_characters(language: str = "zh") -> set[str]:
+    """What the bold subset holds: the figure catalog's characters, ASCII and punctuation."""
+    from minigrad.i18n.catalog import Catalog
+
+    found = {char for entry in Catalog.read(FOLDER.parent / language / "figures.po")
+             .entries.values() for char in entry.msgstr}
+    return (found | set(string.printable.strip()) | set(PUNCTUATION) | {" "}) \
+        - set("\n\t\r\x0b\x0c")
 
 
 def wanted_characters(language: str = "zh") -> set[str]:
@@ -146,6 +159,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     characters = wanted_characters()
     make_subset(source, number, characters)
+    bold = source.with_name(source.name.replace("Regular", "Bold"))
+    if bold != source and bold.is_file():
+        make_subset(bold, _sc_face(bold), figure_characters(), BOLD)
+        print(f"wrote {BOLD} ({BOLD.stat().st_size // 1024} KB, bold, the figures' characters)")
+    else:
+        print(f"no bold face beside {source} ({bold.name}): {BOLD.name} left as it is")
     lacking = sorted(char for char in characters if ord(char) not in subset_characters())
     print(f"wrote {FONT} ({FONT.stat().st_size // 1024} KB, {len(subset_characters())} "
           f"characters from {source.name})")
