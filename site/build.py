@@ -223,10 +223,15 @@ def assemble(source: Path, language: str = "en") -> None:
                          json.dumps(page, indent=1, ensure_ascii=False) + "\n")
 
 
+def suffix(language: str) -> str:
+    """What tells one language's build folders from English's: ``""``, ``"-zh"`` …"""
+    return "" if language == "en" else f"-{language}"
+
+
 def cache_folder(language: str) -> Path:
     """Where one language's notebook outputs are kept: ``build/site/cache`` (English),
     ``build/site/cache-zh`` …"""
-    return BUILD / ("cache" if language == "en" else f"cache-{language}")
+    return BUILD / f"cache{suffix(language)}"
 
 
 def package_fingerprint(language: str = "en") -> str:
@@ -246,16 +251,19 @@ def package_fingerprint(language: str = "en") -> str:
     return digest.hexdigest()
 
 
-def forget_stale_outputs(cache: Path, language: str = "en") -> None:
+def forget_stale_outputs(cache: Path, language: str = "en") -> bool:
     """jupyter-cache keys a notebook on its code cells alone; when minigrad itself changed, the
-    stored outputs may be stale, so they are all dropped and every notebook runs again."""
+    stored outputs may be stale, so they are all dropped and every notebook runs again.
+    Returns whether they were (Sphinx's own record of the pages must then go too: it would
+    keep a page whose source did not change, with the old outputs in it)."""
     stamp = cache / "minigrad-fingerprint"
     fingerprint = package_fingerprint(language)
     if stamp.exists() and stamp.read_text() == fingerprint:
-        return
+        return False
     shutil.rmtree(cache, ignore_errors=True)
     cache.mkdir(parents=True)
     stamp.write_text(fingerprint)
+    return True
 
 
 def create_cache_database(cache: Path) -> None:
@@ -273,7 +281,8 @@ def build(html: Path, *, mathjax: Path, jobs: str, clean: bool,
     if clean:
         shutil.rmtree(BUILD, ignore_errors=True)
     for language in languages:
-        forget_stale_outputs(cache_folder(language), language)
+        if forget_stale_outputs(cache_folder(language), language):
+            shutil.rmtree(BUILD / f"doctrees{suffix(language)}", ignore_errors=True)
         create_cache_database(cache_folder(language))
     if not mathjax.is_file():
         print(f"MathJax not found at {mathjax}: `make site` installs it "
@@ -293,15 +302,15 @@ def build_language(language: str, html: Path, *, mathjax: Path, jobs: str,
     The source and Sphinx's state are kept in ``work``; the notebooks' outputs come from the
     language's cache (``cache_folder``), run with minigrad speaking the language.
     """
-    suffix = "" if language == "en" else f"-{language}"
-    source = work / f"src{suffix}"
+    source = work / f"src{suffix(language)}"
     assemble(source, language)
     env = {**os.environ, **KERNEL_ENV, "MINIGRAD_LANG": language,
            "MINIGRAD_MATHJAX": str(mathjax), "MINIGRAD_SITE_CACHE": str(cache_folder(language)),
            "MINIGRAD_SITE_LANGUAGE": language}
     env.pop("MPLBACKEND", None)  # the notebooks' figures are inline images
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-j", jobs,
-               "-c", str(SITE), "-d", str(work / f"doctrees{suffix}"), str(source), str(html)]
+               "-c", str(SITE), "-d", str(work / f"doctrees{suffix(language)}"), str(source),
+               str(html)]
     sphinx = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
     for line in sphinx.stderr:
         # Each kernel's start-up notice that it listens on local TCP (nbclient's default) is

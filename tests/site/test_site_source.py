@@ -134,3 +134,23 @@ def test_the_notebook_cache_database_exists_before_sphinx_starts_its_workers(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"settings", "nbcache", "nbproject"} <= tables
     build.create_cache_database(tmp_path)  # a second build opens it as it is
+
+
+def test_each_language_has_its_own_cache_and_a_change_to_minigrad_clears_it(
+        build, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The Chinese pages' notebooks run with minigrad speaking Chinese, so their outputs are
+    kept apart from the English ones; what minigrad says in Chinese (messages.po) is part of
+    the Chinese cache's fingerprint, not of the English one's. A cleared cache says so, and
+    `build` then drops Sphinx's record of the pages too (a page whose source did not change
+    kept its old outputs: a figure's stale warning stayed on the Chinese lesson 07 page)."""
+    assert build.cache_folder("en").name == "cache" and build.cache_folder("zh").name == "cache-zh"
+    assert build.package_fingerprint("zh") != build.package_fingerprint("en")
+    cache = tmp_path / "cache-zh"
+    assert build.forget_stale_outputs(cache, "zh") is True  # nothing there yet
+    (cache / "outputs").write_text("kept")
+    assert build.forget_stale_outputs(cache, "zh") is False
+    assert (cache / "outputs").read_text() == "kept"
+    real = build.package_fingerprint
+    monkeypatch.setattr(build, "package_fingerprint", lambda language="en": real(language) + "x")
+    assert build.forget_stale_outputs(cache, "zh") is True
+    assert not (cache / "outputs").exists()
