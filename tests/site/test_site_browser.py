@@ -19,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from support.site_pages import open_page, pages
+from support.site_pages import open_page, pages, search_results
 
 pytestmark = pytest.mark.browser
 
@@ -215,25 +215,8 @@ def test_every_display_equation_fits_the_text_column_at_1280(site, browser):
 def test_search_from_file_lists_results_with_excerpts(site, browser):
     """Opened from file://, the search page's results carry their excerpts (a browser refuses
     Sphinx's fetch of each page there; site/offline_search.py gives the page the text)."""
-    problems: list[str] = []
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    page.on("console", lambda message: problems.append(f"console: {message.text}")
-            if message.type in ("error", "warning") else None)
-    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-    try:
-        page.goto((site / "search.html").as_uri() + "?q=im2col", wait_until="load")
-        results = page.locator("#search-results li")
-        results.first.wait_for(timeout=30_000)
-        page.wait_for_function(
-            "() => { const items = document.querySelectorAll('#search-results li');"
-            " return items.length && [...items].every(li => li.querySelector('p.context')); }",
-            timeout=30_000)
-        excerpts = page.locator("#search-results li p.context").all_inner_texts()
-        links = page.locator("#search-results li > a").evaluate_all(
-            "links => links.map(a => a.getAttribute('href'))")
-    finally:
-        context.close()
+    links, excerpts, problems = search_results(browser, (site / "search.html").as_uri()
+                                               + "?q=im2col")
     assert any("06-convolution" in link for link in links), links
     assert len(excerpts) == len(links) and all("im2col" in text.lower() for text in excerpts)
     assert "¶" not in "".join(excerpts)

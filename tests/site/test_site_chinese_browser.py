@@ -32,7 +32,7 @@ import pytest
 
 from minigrad.course.catalog import LESSONS
 from minigrad.i18n import blocks
-from support.site_pages import open_page, pages
+from support.site_pages import open_page, pages, search_results
 
 pytestmark = pytest.mark.browser
 
@@ -139,32 +139,6 @@ def test_the_switch_leads_to_the_same_lesson_in_the_browser(site, served, browse
         context.close()
 
 
-def _search(browser, url: str) -> tuple[list[str], list[str], list[str]]:
-    """The result links and excerpts of the search page at ``url``, and its problems."""
-    problems: list[str] = []
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    # A resource that fails is named by its response below (a browser also asks a host for
-    # /favicon.ico, which a site need not have); the console's notice of it names no file.
-    page.on("console", lambda message: problems.append(f"console: {message.text}")
-            if message.type in ("error", "warning")
-            and not message.text.startswith("Failed to load resource") else None)
-    page.on("response", lambda response: problems.append(f"{response.status}: {response.url}")
-            if response.status >= 400 and not response.url.endswith("/favicon.ico") else None)
-    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-    try:
-        page.goto(url, wait_until="load")
-        page.locator("#search-results li").first.wait_for(timeout=30_000)
-        page.wait_for_function(
-            "() => { const items = document.querySelectorAll('#search-results li');"
-            " return items.length && [...items].every(li => li.querySelector('p.context')); }",
-            timeout=30_000)
-        excerpts = page.locator("#search-results li p.context").all_inner_texts()
-        links = page.locator("#search-results li > a").evaluate_all(
-            "links => links.map(a => a.getAttribute('href'))")
-    finally:
-        context.close()
-    return links, excerpts, problems
 
 
 TERM = "反向传播"  # backpropagation
@@ -187,7 +161,7 @@ def translated_site(build_chinese, tmp_path_factory):  # type: ignore[no-untyped
 
 
 def test_search_in_chinese_finds_the_lesson_with_an_excerpt_from_file(translated_site, browser):
-    links, excerpts, problems = _search(
+    links, excerpts, problems = search_results(
         browser, (translated_site / "search.html").as_uri() + f"?q={TERM}")
     assert problems == []
     found = [link for link in links if link.startswith("lessons/02-scalar-autograd.html")]
@@ -200,7 +174,7 @@ def test_search_in_chinese_on_the_built_site(site, served, browser):
     """链式法则 (the chain rule) is in the lesson table's first title (site.po): the home page is
     found, from file:// and over http, and the English site's search is not the Chinese one."""
     for root in (site.as_uri() + "/", served):
-        links, excerpts, problems = _search(browser, root + "zh/search.html?q=链式法则")
+        links, excerpts, problems = search_results(browser, root + "zh/search.html?q=链式法则")
         assert problems == [] and "index.html" in links, (root, links)
         assert "链式法则" in excerpts[links.index("index.html")]
     index = (site / "searchindex.js").read_text(encoding="utf-8")

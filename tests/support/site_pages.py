@@ -30,3 +30,31 @@ def open_page(browser, path: Path, problems: list[str], width: int = 1280, heigh
                            " && MathJax.startup.document", timeout=30_000)
     page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
     return context, page
+
+
+def search_results(browser, url: str) -> tuple[list[str], list[str], list[str]]:
+    """The result links and excerpts of the search page at ``url``, and its problems."""
+    problems: list[str] = []
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    # A resource that fails is named by its response below (a browser also asks a host for
+    # /favicon.ico, which a site need not have); the console's notice of it names no file.
+    page.on("console", lambda message: problems.append(f"console: {message.text}")
+            if message.type in ("error", "warning")
+            and not message.text.startswith("Failed to load resource") else None)
+    page.on("response", lambda response: problems.append(f"{response.status}: {response.url}")
+            if response.status >= 400 and not response.url.endswith("/favicon.ico") else None)
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    try:
+        page.goto(url, wait_until="load")
+        page.locator("#search-results li").first.wait_for(timeout=30_000)
+        page.wait_for_function(
+            "() => { const items = document.querySelectorAll('#search-results li');"
+            " return items.length && [...items].every(li => li.querySelector('p.context')); }",
+            timeout=30_000)
+        excerpts = page.locator("#search-results li p.context").all_inner_texts()
+        links = page.locator("#search-results li > a").evaluate_all(
+            "links => links.map(a => a.getAttribute('href'))")
+    finally:
+        context.close()
+    return links, excerpts, problems
