@@ -17,11 +17,11 @@ figure: when this module is imported in Chinese (a notebook of the Chinese cours
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 from minigrad.i18n.documents import text as _translated
 from minigrad.i18n.language import current
+from minigrad.i18n.source_texts import texts_given_to
 
 CATALOG = "figures"
 _FOLDER = Path(__file__).resolve().parent
@@ -62,17 +62,8 @@ def use_cjk_font() -> None:
 def figure_texts() -> list[str]:
     """Every figure text (the argument of each ``words("…")`` and ``N_("…")`` call in
     ``minigrad/figures/``), in source order, each once."""
-    found: dict[str, None] = {}
-    for path in sorted(_FOLDER.glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        calls = [node for node in ast.walk(tree)
-                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                 and node.func.id in ("words", "N_") and node.args
-                 and isinstance(node.args[0], ast.Constant)
-                 and isinstance(node.args[0].value, str)]
-        for node in sorted(calls, key=lambda call: (call.lineno, call.col_offset)):
-            found.setdefault(node.args[0].value, None)
-    return list(found)
+    return list(dict.fromkeys(text for path in sorted(_FOLDER.glob("*.py"))
+                              for text in texts_given_to(path, {"words", "N_"})))
 
 
 if current() != "en":

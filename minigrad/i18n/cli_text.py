@@ -8,11 +8,11 @@ after the lookup. :func:`cli_texts` lists every template the commands pass to :f
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 from typing import Optional
 
 from minigrad.i18n.documents import text
+from minigrad.i18n.source_texts import texts_given_to
 
 CATALOG = "cli"
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -27,13 +27,5 @@ def line(template: str, language: Optional[str] = None, **values: object) -> str
 
 def cli_texts() -> list[str]:
     """Every template given to :func:`line` in :data:`MODULES`, in source order, each once."""
-    found: dict[str, None] = {}
-    for name in MODULES:
-        tree = ast.parse((PACKAGE / name).read_text(encoding="utf-8"))
-        calls = [node for node in ast.walk(tree)
-                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                 and node.func.id == "line" and node.args
-                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)]
-        for node in sorted(calls, key=lambda call: (call.lineno, call.col_offset)):
-            found.setdefault(node.args[0].value, None)
-    return list(found)
+    return list(dict.fromkeys(text for name in MODULES
+                              for text in texts_given_to(PACKAGE / name, {"line"})))

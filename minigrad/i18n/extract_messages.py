@@ -33,6 +33,7 @@ from pathlib import Path
 from minigrad.i18n.catalog import Catalog
 from minigrad.i18n.documents import catalog_path
 from minigrad.i18n.messages import NAME, TEMPLATES
+from minigrad.i18n.source_texts import texts_given_to
 from minigrad.i18n.update import refreshed
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -171,14 +172,7 @@ def judged_messages(path: Path) -> list[str]:
 
 def shown_templates(path: Path) -> list[str]:
     """The templates a showing module hands to ``_()``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_" \
-                and node.args and isinstance(node.args[0], ast.Constant) \
-                and isinstance(node.args[0].value, str):
-            found.append((node.lineno, node.col_offset, node.args[0].value))
-    return [text for _, _, text in sorted(found)]
+    return texts_given_to(path, {"_"})
 
 
 def statuses(path: Path) -> list[str]:
