@@ -28,6 +28,15 @@ def _mathjax() -> Path:
 
 
 @pytest.fixture(scope="session")
+def build():  # type: ignore[no-untyped-def]
+    """``site/build.py``, the site's builder, as a module (it is a script, not in a package)."""
+    spec = importlib.util.spec_from_file_location("site_build", REPO / "site" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
 def site() -> Path:
     """The built site's folder, English at its root and Chinese in ``zh/`` (built here, or
     rebuilt from the cache in seconds)."""
@@ -42,17 +51,14 @@ def site() -> Path:
 
 
 @pytest.fixture(scope="session")
-def build_chinese(site):  # type: ignore[no-untyped-def]
+def build_chinese(site, build):  # type: ignore[no-untyped-def]
     """``build_chinese(folder, translations)``: the Chinese site built into ``folder/html/zh``
     (its Sphinx state in ``folder``) with ``translations`` — {catalog name: {English block:
     Chinese}} — added to the catalogs, as a translator's entries would be. Its notebooks come
     from the cache the ``site`` build filled. Returns (Sphinx's exit status, the site's folder)."""
     mathjax = _mathjax()
-    spec = importlib.util.spec_from_file_location("site_build", REPO / "site" / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
 
-    def build(folder: Path, translations: dict[str, dict[str, str]]) -> tuple[int, Path]:
+    def build_with(folder: Path, translations: dict[str, dict[str, str]]) -> tuple[int, Path]:
         from minigrad.i18n import documents
         from minigrad.i18n.catalog import Catalog, Entry
 
@@ -68,10 +74,10 @@ def build_chinese(site):  # type: ignore[no-untyped-def]
         patch.setattr(documents, "catalog", catalog)
         patch.delenv("MPLBACKEND", raising=False)
         try:
-            status = module.build_language("zh", folder / "html" / "zh", mathjax=mathjax,
-                                           jobs="auto", work=folder)
+            status = build.build_language("zh", folder / "html" / "zh", mathjax=mathjax,
+                                         jobs="auto", work=folder)
         finally:
             patch.undo()
         return status, folder / "html" / "zh"
 
-    return build
+    return build_with

@@ -16,7 +16,6 @@ tofu in a chromium whose fontconfig offers no CJK font.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -188,13 +187,10 @@ def test_search_in_chinese_on_the_built_site(site, served, browser):
                                       if path.parent.name == "lessons" or path.name == "index.html")
 
 
-def test_the_exercise_label_is_in_the_pages_language(site, browser):
+def test_the_exercise_label_is_in_the_pages_language(site, browser, build):
     """The label over an unsolved exercise (minigrad.css) comes from site.po on Chinese pages."""
     from minigrad.i18n import documents
 
-    spec = importlib.util.spec_from_file_location("site_build", REPO / "site" / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     labels = {}
     for root in (site, site / "zh"):
         problems: list[str] = []
@@ -206,8 +202,8 @@ def test_the_exercise_label_is_in_the_pages_language(site, browser):
         finally:
             context.close()
         assert problems == []
-    assert labels == {site.name: json.dumps(module.STUB_LABEL),
-                      "zh": json.dumps(documents.text(module.STUB_LABEL, "site", "zh"),
+    assert labels == {site.name: json.dumps(build.STUB_LABEL),
+                      "zh": json.dumps(documents.text(build.STUB_LABEL, "site", "zh"),
                                        ensure_ascii=False)}
     assert "练习" in labels["zh"]
 

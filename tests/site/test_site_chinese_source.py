@@ -22,14 +22,6 @@ LAST_READING_BLOCK = blocks.messages(
     (REPO / "lessons" / f"{LESSON}.md").read_text(encoding="utf-8"))[-1]
 
 
-@pytest.fixture(scope="module")
-def build():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("site_build", REPO / "site" / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _first_prose(markdown: str) -> str:
     return next(message for message in blocks.messages(markdown) if not message.startswith("#"))
 

@@ -4,7 +4,6 @@ the downloads and the lesson table."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -15,14 +14,6 @@ import pytest
 from minigrad.course.catalog import LESSONS
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def build():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("site_build", REPO / "site" / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
