@@ -3,9 +3,12 @@
 Every convolution algorithm is a module with the same four functions, same arguments:
 
     applies(x_shape, weight_shape, stride, padding)            its shape class (True/False)
-    conv2d_forward(x, w, stride, padding, bias=None)
+    conv2d_forward(x, w, stride, padding, bias=None, packed=None)
     conv2d_grad_input(grad_output, w, input_shape, stride, padding)
-    conv2d_grad_weight(x, grad_output, weight_shape, stride, padding)
+    conv2d_grad_weight(x, grad_output, weight_shape, stride, padding, packed=None)
+
+(`packed`: a dict that one layer's forward and weight-gradient calls share, so that an
+algorithm that packs the input's windows can do it once; the others ignore it)
 
 and every pooling algorithm has the four pooling functions below. The algorithms:
 
@@ -113,11 +116,11 @@ def backend_name() -> str:
 
 
 def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
-                   bias: np.ndarray | None = None) -> np.ndarray:
+                   bias: np.ndarray | None = None, packed: dict | None = None) -> np.ndarray:
     """y[n, o, oh, ow] = b[o] + Σ_c,i,j w[o, c, i, j] · x[n, c, oh·sh - ph + i, ow·sw - pw + j]
-    (b = 0 when bias is None)."""
+    (b = 0 when bias is None). Give the same `packed` dict to the weight gradient's call."""
     algorithm = conv_algorithm(x.dtype, x.shape, w.shape, stride, padding)
-    return algorithm.conv2d_forward(x, w, stride, padding, bias)
+    return algorithm.conv2d_forward(x, w, stride, padding, bias, packed)
 
 
 def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
@@ -129,11 +132,12 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
 
 
 def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
-                       stride: Pair, padding: Pair) -> np.ndarray:
-    """∂L/∂w (O, C, kh, kw): the input correlated with grad_output."""
+                       stride: Pair, padding: Pair, packed: dict | None = None) -> np.ndarray:
+    """∂L/∂w (O, C, kh, kw): the input correlated with grad_output (`packed`: what the
+    forward call of the same x left there)."""
     weight_shape = tuple(weight_shape)
     algorithm = conv_algorithm(x.dtype, x.shape, weight_shape, stride, padding)
-    return algorithm.conv2d_grad_weight(x, grad_output, weight_shape, stride, padding)
+    return algorithm.conv2d_grad_weight(x, grad_output, weight_shape, stride, padding, packed)
 
 
 def conv2d_grad_bias(grad_output: np.ndarray) -> np.ndarray:

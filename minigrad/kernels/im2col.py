@@ -64,19 +64,26 @@ def col2im(cols: np.ndarray, input_shape: tuple, kernel: Pair, stride: Pair,
     return padded[:, :, padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
 
+KEEP_BYTES = 16 << 20  # the largest cols a forward keeps for the weight gradient
+
+
 def applies(x_shape: tuple, weight_shape: tuple, stride: Pair, padding: Pair) -> bool:
     """Every shape and dtype."""
     return True
 
 
 def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
-                   bias: np.ndarray | None = None) -> np.ndarray:
-    """y = cols @ w_flatᵀ (+ bias), reshaped to (N, O, OH, OW)."""
+                   bias: np.ndarray | None = None, packed: dict | None = None) -> np.ndarray:
+    """y = cols @ w_flatᵀ (+ bias), reshaped to (N, O, OH, OW); cols is left in `packed`
+    (if given) for the weight gradient, unless it is larger than KEEP_BYTES."""
     n_batch, _, height, width = x.shape
     out_channels, _, kh, kw = w.shape
     oh_size = output_size(height, kh, stride[0], padding[0])
     ow_size = output_size(width, kw, stride[1], padding[1])
-    y = im2col(x, (kh, kw), stride, padding) @ w.reshape(out_channels, -1).T
+    cols = im2col(x, (kh, kw), stride, padding)
+    if packed is not None and cols.nbytes <= KEEP_BYTES:
+        packed["columns"] = cols
+    y = cols @ w.reshape(out_channels, -1).T
     if bias is not None:
         y += bias  # y is (N·OH·OW, O): one bias per column
     return np.ascontiguousarray(y.reshape(n_batch, oh_size, ow_size, out_channels)
@@ -96,9 +103,12 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
 
 
 def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
-                       stride: Pair, padding: Pair) -> np.ndarray:
-    """∂L/∂w = grad_yᵀ @ cols, reshaped to (O, C, kh, kw)."""
-    cols = im2col(x, tuple(weight_shape[2:]), stride, padding)
+                       stride: Pair, padding: Pair, packed: dict | None = None) -> np.ndarray:
+    """∂L/∂w = grad_yᵀ @ cols, reshaped to (O, C, kh, kw) (cols from `packed` if the
+    forward left it there)."""
+    cols = (packed or {}).get("columns")
+    if cols is None:
+        cols = im2col(x, tuple(weight_shape[2:]), stride, padding)
     return (_rows(grad_output).T @ cols).reshape(weight_shape)
 
 

@@ -115,6 +115,11 @@ def _chunk(n_batch: int, per_image: int, itemsize: int) -> int:
     return max(1, min(n_batch, budget // max(1, per_image * itemsize)))
 
 
+def _one_chunk(n_batch: int, per_image: int, dtype: np.dtype) -> bool:
+    """Whether `over_chunks` takes the whole batch as one chunk."""
+    return _chunk(n_batch, per_image, np.dtype(dtype).itemsize) >= n_batch
+
+
 def _plan(n_batch: int, per_image: int, itemsize: int) -> tuple[int, int]:
     """(images per chunk, threads that take chunks): one thread per chunk up to THREADS, for
     enough work, and only where our GEMMs can be kept on one BLAS thread each."""
@@ -321,10 +326,17 @@ def applies(x_shape: tuple, weight_shape: tuple, stride: Pair, padding: Pair) ->
 
 
 def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
-                        bias: np.ndarray | None = None) -> np.ndarray:
-    """y (N, O, OH, OW) = w_flat @ cols, chunk by chunk, plus bias (O,) if given."""
+                   bias: np.ndarray | None = None, packed: dict | None = None) -> np.ndarray:
+    """y (N, O, OH, OW) = w_flat @ cols, chunk by chunk, plus bias (O,) if given.
+
+    `packed`, a dict the layer's `conv2d_grad_weight` call will get too: when the whole batch
+    is one chunk (a small layer), cols is packed into an array of its own and left there as
+    packed["columns"], so the weight gradient need not pack the same windows again. (A larger
+    layer's cols would no longer be in cache by then: it is packed again, chunk by chunk.)"""
     n_batch, out_channels = x.shape[0], w.shape[0]
     windows = _forward_columns(x.shape, w.shape, stride, padding)
+    keep = packed is not None and _one_chunk(n_batch, windows.per_image(out_channels),
+                                             x.dtype)
     x = np.ascontiguousarray(x)
     w_flat = np.ascontiguousarray(w, dtype=x.dtype).reshape(out_channels, windows.depth)
     bias = (np.zeros(out_channels, x.dtype) if bias is None
@@ -334,6 +346,8 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
 
     def work(first: int, images: int, space: np.ndarray, loop: Callable) -> None:
         cols, y_t = windows.carve(space, images, out_channels)
+        if keep:
+            cols = packed["columns"] = np.empty_like(cols)
         windows.fill(x, first, cols, loop)
         _dot(w_flat, cols, y_t, loop)
         loop(jit_pack.to_nchw, images * out_channels, y_t.size, y_t, first, y_planes, bias)
@@ -343,7 +357,7 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
 
 
 def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple,
-                           stride: Pair, padding: Pair) -> np.ndarray:
+                      stride: Pair, padding: Pair) -> np.ndarray:
     """∂L/∂x = col2im(w_flatᵀ @ g_t), chunk by chunk."""
     n_batch, out_channels = input_shape[0], w.shape[0]
     windows = _forward_columns(input_shape, w.shape, stride, padding)
@@ -363,9 +377,9 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
 
 
 def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
-                            stride: Pair, padding: Pair) -> np.ndarray:
+                       stride: Pair, padding: Pair, packed: dict | None = None) -> np.ndarray:
     """∂L/∂w = (Σ over chunks of cols @ g_tᵀ)ᵀ (each thread sums its own chunks; then the
-    threads' sums are added).
+    threads' sums are added); cols is packed["columns"] where the forward left it.
 
     Why (K, O) and not g_t @ colsᵀ, the same numbers as (O, K): BLAS is quicker when the
     long side of its result is its rows (markedly with OpenBLAS's AVX-512 kernels, a little
@@ -378,9 +392,14 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
     g = np.ascontiguousarray(grad_output, dtype=x.dtype).reshape(n_batch, out_channels,
                                                                  windows.plane)
 
+    kept = (packed or {}).get("columns")
+
     def work(first: int, images: int, space: np.ndarray, loop: Callable) -> np.ndarray:
         cols, g_t = windows.carve(space, images, out_channels)
-        windows.fill(x, first, cols, loop)
+        if kept is not None and kept.shape == cols.shape:
+            cols = kept
+        else:
+            windows.fill(x, first, cols, loop)
         loop(jit_pack.from_nchw, images * out_channels, g_t.size, g, first, g_t)
         return _dot(cols, g_t.T, np.empty((windows.depth, out_channels), dtype=x.dtype), loop)
 

@@ -222,7 +222,7 @@ def _weights_transformed(w: np.ndarray) -> np.ndarray:
 
 
 def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple,
-                   bias: np.ndarray | None = None) -> np.ndarray:
+                   bias: np.ndarray | None = None, packed: dict | None = None) -> np.ndarray:
     """y (N, O, OH, OW) for a 3×3 kernel at stride 1 (see `applies`), chunk by chunk
     (`jit_gemm.over_chunks`: the chunks shared out between threads, one-thread BLAS)."""
     x = np.ascontiguousarray(x)
@@ -275,7 +275,7 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
 
 
 def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
-                       stride: tuple, padding: tuple) -> np.ndarray:
+                       stride: tuple, padding: tuple, packed: dict | None = None) -> np.ndarray:
     """∂L/∂w (O, C, 3, 3) = Gᵀ dU G with dU[ξ] = Σ over chunks of dM[ξ] @ V[ξ]ᵀ."""
     if x.size == 0 or grad_output.size == 0:
         return np.zeros(weight_shape, dtype=x.dtype)

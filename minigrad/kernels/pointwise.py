@@ -46,7 +46,7 @@ def _per_image(channels: int, outputs: int, pixels: int) -> int:
 
 
 def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
-                   bias: np.ndarray | None = None) -> np.ndarray:
+                   bias: np.ndarray | None = None, packed: dict | None = None) -> np.ndarray:
     """y (N, O, OH, OW) = w @ x[n] for every image n (x subsampled by the stride), + bias."""
     x = x[:, :, ::stride[0], ::stride[1]]
     n_batch, channels, out_h, out_w = x.shape
@@ -92,7 +92,7 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
 
 
 def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tuple,
-                       stride: Pair, padding: Pair) -> np.ndarray:
+                       stride: Pair, padding: Pair, packed: dict | None = None) -> np.ndarray:
     """∂L/∂w (O, C, 1, 1) = Σ_n g[n] @ x[n]ᵀ (x subsampled by the stride)."""
     x = x[:, :, ::stride[0], ::stride[1]]
     n_batch, channels = x.shape[:2]

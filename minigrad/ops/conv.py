@@ -51,8 +51,12 @@ class Convolution(Function, node_name="ConvolutionBackward0"):
                               names=("input", "weight"))
         ctx.shapes = (x.shape, w.shape)
         ctx.stride, ctx.padding = stride, padding
+        # Where the weight's gradient will be needed, the kernels may leave their packed
+        # input windows here for it (a small layer's: see `kernels.conv2d_forward`).
+        ctx.packed = {} if ctx.needs_input_grad[1] else None
         return kernels.conv2d_forward(x, w, stride, padding,
-                                      bias=b if isinstance(b, np.ndarray) else None)
+                                      bias=b if isinstance(b, np.ndarray) else None,
+                                      packed=ctx.packed)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple:
@@ -65,7 +69,9 @@ class Convolution(Function, node_name="ConvolutionBackward0"):
         # when w requires grad even if x and grad_output do not, and grad_x likewise.
         grad_x = (ConvBackwardInput.apply(grad_output, w, x, shape=x_shape, **settings)
                   if need_x else None)
-        grad_w = (ConvBackwardWeight.apply(x, grad_output, w, shape=w_shape, **settings)
+        packed, ctx.packed = ctx.packed, None  # used once (a second backward packs again)
+        grad_w = (ConvBackwardWeight.apply(x, grad_output, w, shape=w_shape, packed=packed,
+                                           **settings)
                   if need_w else None)
         grad_b = ConvBackwardBias.apply(grad_output) if need_b else None
         return grad_x, grad_w, grad_b
@@ -120,11 +126,12 @@ class ConvBackwardWeight(Function, node_name="ConvolutionBackwardBackward0"):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, g: np.ndarray, link: Any, shape: tuple,
-                stride: Pair, padding: Pair) -> np.ndarray:
+                stride: Pair, padding: Pair, packed: dict | None = None) -> np.ndarray:
         need_x, need_g, _ = ctx.needs_input_grad
         ctx.save_for_backward(x if need_g else None, g if need_x else None)
         ctx.x_shape, ctx.stride, ctx.padding = x.shape, stride, padding
-        return kernels.conv2d_grad_weight(x, g.astype(x.dtype, copy=False), shape, stride, padding)
+        return kernels.conv2d_grad_weight(x, g.astype(x.dtype, copy=False), shape, stride, padding,
+                                          packed=packed)
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple:

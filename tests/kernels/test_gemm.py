@@ -253,3 +253,35 @@ def test_the_gemms_run_on_one_blas_thread_and_restore_the_setting(monkeypatch) -
     finally:
         jit_gemm._set_blas_threads(before)
     assert (inside, after) == (1, 3)
+
+
+@pytest.mark.parametrize("module", [jit_gemm, im2col], ids=["jit_gemm", "im2col"])
+def test_the_weight_gradient_reuses_the_windows_its_forward_packed(module) -> None:
+    """A small layer (one chunk): the forward leaves its packed windows in `packed` and the
+    weight gradient uses them instead of packing x again, so windows packed from another
+    input give that input's gradient; without `packed`, x is packed as before."""
+    rng = np.random.default_rng(5)
+    x, other = rng.standard_normal((2, 2, 3, 6, 6))
+    w = rng.standard_normal((4, 3, 3, 3))
+    g = rng.standard_normal((2, 4, 6, 6))
+    packed: dict = {}
+    y = module.conv2d_forward(other, w, (1, 1), (1, 1), packed=packed)
+    assert set(packed) == {"columns"}
+    np.testing.assert_allclose(y, reference.conv2d_forward(other, w, (1, 1), (1, 1)),
+                               **kernel_tolerance(np.float64))
+    expected = reference.conv2d_grad_weight(other, g, w.shape, (1, 1), (1, 1))
+    np.testing.assert_allclose(module.conv2d_grad_weight(x, g, w.shape, (1, 1), (1, 1), packed),
+                               expected, **kernel_tolerance(np.float64))
+    np.testing.assert_allclose(module.conv2d_grad_weight(x, g, w.shape, (1, 1), (1, 1)),
+                               reference.conv2d_grad_weight(x, g, w.shape, (1, 1), (1, 1)),
+                               **kernel_tolerance(np.float64))
+
+
+def test_a_layer_of_several_chunks_keeps_no_windows(monkeypatch) -> None:
+    """Past one chunk the windows are packed again in the weight gradient, chunk by chunk
+    (kept, they would no longer be in cache): nothing is left in `packed`."""
+    monkeypatch.setattr(jit_gemm, "CHUNK_BYTES", 2 * (3 * 9 + 4) * 36 * 8)
+    x = np.ones((5, 3, 6, 6))
+    packed: dict = {}
+    jit_gemm.conv2d_forward(x, np.ones((4, 3, 3, 3)), (1, 1), (1, 1), packed=packed)
+    assert packed == {}

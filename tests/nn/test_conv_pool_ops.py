@@ -87,6 +87,29 @@ def test_pool_gradcheck_and_gradgradcheck(pool, shape, kernel, stride, padding) 
     assert gradgradcheck(f, (x,))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_windows_kept_for_the_weight_gradient_serve_one_backward(dtype) -> None:
+    """The forward keeps a small layer's packed windows for the weight gradient: a second
+    backward through the retained graph packs them again and gives the same gradients, and
+    an input changed in place after the forward is still refused, as PyTorch refuses it."""
+    rng = np.random.default_rng(0)
+    x = mg.tensor(rng.standard_normal((4, 3, 5, 5)).astype(dtype), requires_grad=True)
+    w = mg.tensor(rng.standard_normal((6, 3, 3, 3)).astype(dtype), requires_grad=True)
+    y = conv2d(x, w, padding=1)
+    assert y.grad_fn.packed  # the windows, kept
+    (y * y).sum().backward(retain_graph=True)
+    assert y.grad_fn.packed is None  # handed to the weight gradient, then dropped
+    first = w.grad.numpy().copy()
+    w.grad = None
+    (y * y).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), first)
+    h = x * 1
+    out = conv2d(h, w, padding=1)
+    h.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
 def test_node_names_match_pytorch() -> None:
     x, w, b = _tensor((1, 1, 4, 4), 0), _tensor((2, 1, 3, 3), 1), _tensor((2,), 2)
     y = conv2d(x, w)
