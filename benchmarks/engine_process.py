@@ -83,31 +83,12 @@ def engine_settings(engine: str) -> dict[str, str]:
         import numpy
 
         from minigrad import kernels
-        from minigrad.kernels import thread_pool
+        from minigrad.kernels import blas, thread_pool
 
         settings["minigrad"] = (f"numpy {numpy.__version__} (OpenBLAS kernels: "
-                                f"{openblas_core()}), conv backend {kernels.backend_name()}, "
+                                f"{blas.core_name()}), conv backend {kernels.backend_name()}, "
                                 f"{thread_pool.THREADS} pool threads")
     return settings
-
-
-def openblas_core() -> str:
-    """The CPU kernels numpy's OpenBLAS chose ("SkylakeX", "Haswell", ...), or "unknown".
-    OPENBLAS_CORETYPE overrides its choice: an AVX-512 CPU given "Haswell" runs float32
-    products at about half speed."""
-    import ctypes
-    from pathlib import Path
-
-    import numpy
-
-    for library in sorted((Path(numpy.__file__).parent.parent / "numpy.libs").glob("*openblas*")):
-        for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
-                     "openblas_get_corename"):
-            function = getattr(ctypes.CDLL(str(library)), name, None)
-            if function is not None:
-                function.restype = ctypes.c_char_p
-                return function().decode()
-    return "unknown"
 
 
 def print_settings(settings: dict[str, dict[str, str]]) -> None:

@@ -28,17 +28,15 @@ Every kernel here is tested against `reference` (tests/kernels/test_gemm.py).
 
 from __future__ import annotations
 
-import ctypes
 import threading
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from functools import cached_property, lru_cache, partial
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from minigrad.kernels import jit_pack, thread_pool
+from minigrad.kernels import blas, jit_pack, thread_pool
 from minigrad.kernels.reference import Pair, output_size
 
 # Chunk size. A chunk's cols + (O, chunk·P) matrix should stay in the L2 cache while the
@@ -67,21 +65,7 @@ def _workspace(count: int, dtype: np.dtype) -> np.ndarray:
     return buffer[:need].view(dtype)
 
 
-def _find_set_blas_threads():
-    """OpenBLAS's `openblas_set_num_threads_local` in numpy's own OpenBLAS (numpy wheels
-    bundle it in numpy.libs), or None (another BLAS, or an older OpenBLAS)."""
-    folder = Path(np.__file__).resolve().parent.parent / "numpy.libs"
-    for library in sorted(folder.glob("libscipy_openblas*.so*")):
-        try:
-            function = ctypes.CDLL(str(library)).openblas_set_num_threads_local
-        except (OSError, AttributeError):
-            continue
-        function.argtypes, function.restype = [ctypes.c_int], ctypes.c_int
-        return function
-    return None
-
-
-_set_blas_threads = _find_set_blas_threads()
+_set_blas_threads = blas.set_threads_local
 CHUNK_BYTES = (CACHE_CHUNK_BYTES if thread_pool.THREADS == 1
                else SHARED_CHUNK_BYTES if _set_blas_threads is not None else WORKSPACE_BYTES)
 
@@ -304,12 +288,12 @@ def _dot(a: np.ndarray, b: np.ndarray, out: np.ndarray, loop: Callable) -> np.nd
     rows = a.shape[0]
     threads = thread_pool.THREADS if loop is thread_pool.in_parallel else 1
     if threads == 1 or rows < 2 * MIN_GEMM_ROWS or a.size * b.shape[1] < MIN_SPLIT_PRODUCT:
-        return np.dot(a, b, out=out)
+        return blas.product(a, b, out)
     bounds = np.linspace(0, rows, min(threads, rows // MIN_GEMM_ROWS) + 1).astype(int)
 
     def rows_of(start: int, stop: int) -> None:
         with _one_blas_thread():
-            np.dot(a[start:stop], b, out=out[start:stop])
+            blas.product(a[start:stop], b, out[start:stop])
 
     thread_pool.run_in_pool([partial(rows_of, int(start), int(stop))
                           for start, stop in zip(bounds[:-1], bounds[1:])])

@@ -285,3 +285,51 @@ def test_a_layer_of_several_chunks_keeps_no_windows(monkeypatch) -> None:
     packed: dict = {}
     jit_gemm.conv2d_forward(x, np.ones((4, 3, 3, 3)), (1, 1), (1, 1), packed=packed)
     assert packed == {}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("transposed", [False, True], ids=["a", "a.T"])
+def test_a_product_in_column_slabs_is_the_same_product(monkeypatch, dtype, transposed) -> None:
+    """blas.product cuts a product into column slabs of at most SMALL_PRODUCT multiply-adds
+    (here 32 columns of 4 × 8, and a last slab of 4): the same numbers as one np.dot, for a
+    transposed left factor too (the input gradient's wᵀ)."""
+    from minigrad.kernels import blas
+
+    monkeypatch.setattr(blas, "SMALL_PRODUCT", 4 * 8 * 32)
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((8, 4) if transposed else (4, 8)).astype(dtype)
+    a = a.T if transposed else a
+    b = rng.standard_normal((8, 100)).astype(dtype)
+    calls = []
+    matmul = np.matmul
+    monkeypatch.setattr(np, "matmul", lambda *args, **kw: calls.append(1) or matmul(*args, **kw))
+    out = blas.product(a, b, np.empty((4, 100), dtype=dtype))
+    assert len(calls) == 4  # 32 + 32 + 32 + 4 columns
+    np.testing.assert_allclose(out, a @ b, **kernel_tolerance(dtype))
+    monkeypatch.setattr(blas, "SMALL_PRODUCT", 0)  # no small-matrix kernels: one np.dot
+    np.testing.assert_allclose(blas.product(a, b, np.empty((4, 100), dtype=dtype)), a @ b,
+                               **kernel_tolerance(dtype))
+    assert len(calls) == 4
+
+
+def test_openblas_names_its_kernel_set() -> None:
+    from minigrad.kernels import blas
+
+    name = blas.core_name()
+    assert isinstance(name, str) and name
+    assert blas.SMALL_PRODUCT == (100 ** 3 if name.lower() in blas.SMALL_MATRIX_KERNELS else 0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("case", GEMM_CASES[:4], ids=[str(i) for i in range(4)])
+def test_gemm_path_with_its_products_in_slabs(monkeypatch, case: tuple, dtype: type) -> None:
+    """The products of a layer cut into 16-column slabs: the reference's numbers."""
+    from minigrad.kernels import blas
+
+    monkeypatch.setattr(blas, "SMALL_PRODUCT", 1)
+    monkeypatch.setattr(blas, "MIN_SLAB_COLUMNS", 0)
+    slabs = []
+    matmul = np.matmul
+    monkeypatch.setattr(np, "matmul", lambda *args, **kw: slabs.append(1) or matmul(*args, **kw))
+    _check(GEMM, *case, dtype=dtype)
+    assert slabs
