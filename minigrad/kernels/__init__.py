@@ -20,8 +20,9 @@ pointwise     1×1 kernels: one BLAS product per image on the NCHW planes
 jit_gemm      numba packing (`jit_pack`) around one BLAS product per chunk of images
 jit_pool      max and average pooling as numba loops
 
-with their helpers `thread_pool` (the threads the numba kernels share), `cache` (where numba
-stores compiled kernels) and `compiler` (numba, imported after that choice).
+with their helpers `thread_pool` (the threads the numba kernels share), `blas` (numpy's
+OpenBLAS as they call it), `cache` (where numba stores compiled kernels) and `compiler`
+(numba, imported after that choice).
 
 The dispatch table, from (dtype, shape class) to algorithm (`conv_algorithm`,
 `pool_algorithm`); the first row that matches runs:

@@ -13,7 +13,10 @@ with g_t[o, m·P + p] = grad_y[n0 + m, o, p]. What makes it fast where numpy's i
 * the packing is numba loops (`jit_pack`) that write each value of cols once, padding
   included; at stride 1 they copy long rows out of shifted copies of the planes, and
   col2im runs the same steps backwards;
-* one float32 GEMM per chunk through numpy's BLAS (register-blocked, vectorised);
+* one float32 GEMM per chunk through numpy's BLAS (register-blocked, vectorised), cut into
+  column slabs where OpenBLAS's small-matrix kernels are quicker (`blas.product`);
+* a small layer (its batch one chunk) packs its windows once: the forward keeps them for
+  the weight gradient (`packed`);
 * the GEMM's (O, chunk·P) result goes to NCHW in a loop that also adds the bias, and
   grad_y comes to (O, chunk·P) the same way: the only layout changes are these two;
 * the chunks are small (about an L2 cache), so cols is still in cache when the GEMM reads
