@@ -37,7 +37,7 @@ from typing import Sequence
 
 from minigrad.i18n import documents
 from minigrad.i18n.cli_text import line
-from minigrad.i18n.language import LANGUAGES, MARKER, current, resolve
+from minigrad.i18n.language import LANGUAGES, MARKER, current, mark_folder, resolve
 
 #: The course's folders, as laid out in the repository and in DIR.
 PARTS = ("lessons", "notebooks", "assets", "examples")
@@ -131,11 +131,7 @@ def write_course(folder: str | Path, source: Path | None = None,
             report.kept.append(relative)
             continue
         report.written.append(relative)
-    marker = target / MARKER
-    if language != "en" and not (marker.exists() or marker.is_symlink()):
-        target.mkdir(parents=True, exist_ok=True)
-        with open(marker, "x", encoding="utf-8") as out:
-            out.write(language + "\n")
+    mark_folder(target, language)
     return report
 
 

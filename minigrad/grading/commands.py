@@ -51,7 +51,7 @@ def run_exercises(args: argparse.Namespace) -> int:
     from minigrad.exercises.authoring.source import BUILTIN
 
     from minigrad.i18n.cli_text import line
-    from minigrad.i18n.language import current, resolve
+    from minigrad.i18n.language import current, mark_folder, resolve
 
     try:
         language = resolve(args.lang) if getattr(args, "lang", None) else current()
@@ -62,6 +62,7 @@ def run_exercises(args: argparse.Namespace) -> int:
         bank = BUILTIN if args.exercises is None else _private_bank(args.exercises)
         written = write_exercises(args.lesson, args.to, args.solutions, args.force, bank,
                                   language)
+        mark_folder(Path(args.to), language)  # so that check() speaks it in those notebooks
     except (ValueError, WouldOverwrite, NotADirectoryError) as error:
         print(f"minigrad exercises: {error}", file=sys.stderr)
         return 2

@@ -5,8 +5,9 @@ In order, the first that says something wins:
 1. ``use("zh")`` (what ``--lang zh`` on the command line does);
 2. the environment variable ``MINIGRAD_LANG`` (``zh`` or ``en``);
 3. a file ``.minigrad-lang`` in the current folder or one above it, holding ``zh`` or ``en``:
-   ``minigrad course DIR --lang zh`` writes one into DIR, so the notebooks in it check in
-   Chinese however JupyterLab is started later;
+   ``minigrad course DIR --lang zh`` and ``minigrad exercises --lang zh --to DIR`` write one
+   into DIR (`mark_folder`), so the notebooks in it check in Chinese however JupyterLab is
+   started later;
 4. the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``, ``LANGUAGE``): one starting with ``zh``
    means Chinese.
 """
@@ -58,6 +59,20 @@ def current() -> str:
         if value:
             return "zh" if value.lower().startswith("zh") else "en"
     return "en"
+
+
+def mark_folder(folder: Path, language: str) -> None:
+    """Write ``folder/.minigrad-lang`` naming `language`, unless it is English (the default)
+    or the folder has a marker already (never overwritten: the student's own choice)."""
+    marker = folder / MARKER
+    if language == "en" or marker.exists() or marker.is_symlink():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(marker, "x", encoding="utf-8") as out:
+            out.write(language + "\n")
+    except FileExistsError:
+        pass
 
 
 def _marker_language(folder: Path) -> str | None:

@@ -53,6 +53,15 @@ def test_the_command_line_follows_lang_and_the_locale(tmp_path) -> None:
     assert any(cell.startswith("## 练习") for cell in _cells(tmp_path / "flag", "markdown"))
     assert _cells(tmp_path / "locale", "markdown") == _cells(tmp_path / "flag", "markdown")
     assert any(cell.startswith("## Exercises") for cell in _cells(tmp_path / "english", "markdown"))
+    # A Chinese folder is marked, so that check() in its notebooks speaks Chinese whatever
+    # the locale JupyterLab is started with; an English one is not.
+    assert (tmp_path / "flag" / ".minigrad-lang").read_text(encoding="utf-8").strip() == "zh"
+    assert (tmp_path / "locale" / ".minigrad-lang").read_text(encoding="utf-8").strip() == "zh"
+    assert not (tmp_path / "english" / ".minigrad-lang").exists()
+    checked = subprocess.run([sys.executable, "-c", "from minigrad.i18n.language import "
+                              "current; print(current())"], capture_output=True, text=True,
+                             env={**english, "LANG": "C.UTF-8"}, cwd=tmp_path / "flag")
+    assert checked.stdout.strip() == "zh", checked.stderr
     wrong = subprocess.run(command + [str(tmp_path / "x"), "--lang", "fr"], capture_output=True,
                            text=True)
     assert wrong.returncode == 2 and "--lang" in wrong.stderr and "zh" in wrong.stderr
