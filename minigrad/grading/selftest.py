@@ -228,13 +228,16 @@ def _grader_attacks(bank: "ExerciseBank", classroom: Path) -> list[tuple[str, st
               if not case.visible]
     leaked = [case.call for case in hidden if case.call in results]
     last = [case for case in result.exercises[-1].cases]
-    bounded = last and all(case.kind == "oversize" for case in last)
+    # On a loaded machine the child can run out of time while it builds the answer: then
+    # nothing was read either (the grader stopped waiting), which is as good a refusal.
+    bounded = last and all(case.kind in ("oversize", "timeout") for case in last)
     return [("learn a hidden case's call or expected answer from its results",
              "refused (only the case's number and the kind of failure)" if hidden and not leaked
              else f"DONE: {leaked[:2]} in the results" if leaked else
              "DONE? the lesson has no hidden case to try"),
             ("make the grader decode a 6 MB answer",
-             "refused (not read past its limit)" if bounded else
+             "refused (not read past its limit)" if bounded and last[0].kind == "oversize" else
+             "refused (timed out before it was read)" if bounded else
              f"DONE: {[(case.kind, case.message[:80]) for case in last[:2]]}")]
 
 

@@ -240,3 +240,24 @@ def test_the_user_mode_child_holds_no_root_and_only_its_own_descriptors(tmp_path
                           capture_output=True, text=True, timeout=300, env=user_mode_env())
     lines = done.stdout.strip().splitlines()
     assert lines == ["[[0, 1, 2, 3, 4], 65534, 65534, [], 1]"] * 2, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("kind, outcome", [("oversize", "refused (not read past its limit)"),
+                                           ("timeout", "refused (timed out before it was read)"),
+                                           ("wrong", "DONE")])
+def test_the_6_mb_answer_counts_as_refused_when_it_was_not_read(monkeypatch, tmp_path, kind,
+                                                                 outcome) -> None:
+    """A loaded machine can time the attacking child out before its 6 MB answer is ready:
+    nothing was decoded then either, so the self-test must not report the attack as done."""
+    from types import SimpleNamespace
+
+    from minigrad.exercises.authoring.source import ExerciseBank
+    from minigrad.grading import grader, reports, selftest
+
+    case = SimpleNamespace(kind=kind, message="", visible=True, call="")
+    result = SimpleNamespace(exercises=[SimpleNamespace(cases=[case, case])])
+    monkeypatch.setattr(grader, "grade_submission", lambda *args, **kwargs: result)
+    monkeypatch.setattr(grader, "answer_key", lambda *args: {})
+    monkeypatch.setattr(reports, "gradescope_results", lambda result: {})
+    checks = dict(selftest._grader_attacks(ExerciseBank(None), tmp_path))
+    assert checks["make the grader decode a 6 MB answer"].startswith(outcome)
