@@ -51,19 +51,23 @@ PICTURE_TYPES = {".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jp
                  ".jpeg": "image/jpeg", ".gif": "image/gif"}
 
 
-def figure_html(filename: str, alt: str) -> str:
+def figure_html(filename: str, alt: str, theme: str = "light") -> str:
     """A figure of the registry drawn for the slide (:mod:`minigrad.figures.slide`): inline
     SVG whose labels are text at 20 pt or more, at its natural size, in the deck's language;
     a Chinese label names the CJK font by the family the deck gives it (:data:`DECK_CJK_FAMILY`,
-    inside the deck), so it is drawn by the font the figure was measured with, offline."""
+    inside the deck), so it is drawn by the font the figure was measured with, offline.
+    On a dark deck it has no white ground and is shown inverted, as a light Graphviz drawing
+    is: black labels turn white, the colours keep their hue (``mg-invert``)."""
     from minigrad.figures.slide import slide_svg
     from minigrad.i18n.fonts import FAMILY
 
-    svg = slide_svg(filename)
+    dark = theme == "dark"
+    svg = slide_svg(filename, transparent=dark)
     if current() != "en":
         svg = svg.replace(f"'{FAMILY}'", f"'{DECK_CJK_FAMILY}'")
+    classes = "mg-figure mg-invert" if dark else "mg-figure"
     return svg.replace("<svg", f'<svg role="img" aria-label="{html.escape(alt)}" '
-                               'class="mg-figure"', 1)
+                               f'class="{classes}"', 1)
 
 
 THEMES = {"light": "white.css", "dark": "black.css"}  # the vendored reveal.js themes
@@ -208,7 +212,7 @@ def lesson_slides(lesson: Lesson, theme: str = "light") -> list[str]:
         notes = _notes(paragraphs)
         title = say(item.title)
         if isinstance(item, Picture):
-            picture = figure_html(item.figure, title)
+            picture = figure_html(item.figure, title, theme)
             slides.append(_slide("picture-slide", title,
                                  f'<div class="picture">{picture}</div>', notes))
         elif isinstance(item, Numbers):

@@ -184,17 +184,19 @@ def draw_slide_figure(filename: str) -> Any:
     return fig
 
 
-def slide_svg(filename: str) -> str:
+def slide_svg(filename: str, transparent: bool = False) -> str:
     """The slide drawing of ``filename`` as an SVG document whose labels are ``<text>``
     elements (``svg.fonttype = 'none'``), reproducible (no date, fixed ids), its ids prefixed
-    with the figure's name."""
+    with the figure's name; ``transparent``: no white ground (for a dark deck, which shows
+    the drawing with its colours inverted)."""
     import matplotlib
     import matplotlib.pyplot as plt
 
     fig = draw_slide_figure(filename)
     out = io.StringIO()
     with matplotlib.rc_context(SLIDE_RC):
-        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
+        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None},
+                    transparent=transparent)
     plt.close(fig)
     text = out.getvalue()
     return _own_ids(text[text.find("<svg"):], Path(filename).stem)
