@@ -24,24 +24,37 @@ from minigrad.viz import command as graph_command
 
 
 def _lessons_command(args: argparse.Namespace) -> int:
+    """The table of contents, in the course's language (the lessons' titles and summaries
+    are the site's, so both say the same)."""
+    from minigrad.i18n.cli_text import line
+    from minigrad.i18n.documents import text
+    from minigrad.i18n.language import current
+
+    language = args.lang or current()
     for lesson in LESSONS:
-        status = "" if lesson.ready else "  (coming soon)"
-        time = f"  ({lesson.time})" if lesson.time else ""
-        print(f"{lesson.number:02d}  {lesson.title}{status}{time}")
-        print(f"    {lesson.covers}")
-        if lesson.builds:
-            print(f"    you build: {lesson.builds}")
+        title, covers, builds = (text(part, "site", language)
+                                 for part in (lesson.title, lesson.covers, lesson.builds))
+        status = "" if lesson.ready else "  " + line("(coming soon)", language)
+        time = lesson.time if language == "en" else text(lesson.time.removeprefix("about "),
+                                                         "site", language)
+        print(f"{lesson.number:02d}  {title}{status}" + (f"  ({time})" if time else ""))
+        print(f"    {covers}")
+        if builds:
+            print("    " + line("you build: {builds}", language, builds=builds))
     return 0
 
 
-def _add_no_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+def _add_lessons_arguments(parser: argparse.ArgumentParser) -> None:
+    from minigrad.i18n.language import language_argument
+
+    parser.add_argument("--lang", default=None, type=language_argument, metavar="LANG",
+                        help="en or zh (中文); default: MINIGRAD_LANG, then the locale")
 
 
 # name -> (help, add_arguments, run)
 SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
                              Callable[[argparse.Namespace], int]]] = {
-    "lessons": ("list the lessons, in order, with what each covers", _add_no_arguments,
+    "lessons": ("list the lessons, in order, with what each covers", _add_lessons_arguments,
                 _lessons_command),
     "course": (COURSE_HELP, add_course_arguments, run_course),
     "figures": ("regenerate the course figures (PNG/SVG) into a folder",

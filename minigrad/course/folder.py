@@ -37,7 +37,8 @@ from typing import Sequence
 
 from minigrad.i18n import documents
 from minigrad.i18n.cli_text import line
-from minigrad.i18n.language import LANGUAGES, MARKER, current, mark_folder, resolve
+from minigrad.i18n.language import (LANGUAGES, MARKER, current, language_argument, mark_folder,
+                                     resolve)
 
 #: The course's folders, as laid out in the repository and in DIR.
 PARTS = ("lessons", "notebooks", "assets", "examples")
@@ -189,7 +190,7 @@ def add_course_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", nargs="?", default="minigrad-course", metavar="DIR",
                         help="where to put the course (default: ./minigrad-course); files "
                              "already there are never overwritten")
-    parser.add_argument("--lang", metavar="LANG", type=_language,
+    parser.add_argument("--lang", metavar="LANG", type=language_argument,
                         help="the course's language: en (English) or zh (中文, Simplified "
                              "Chinese: readings, notebook text, figures and check() messages). "
                              "Default: the language of a course already in DIR, else "
@@ -205,12 +206,6 @@ def add_course_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ip", metavar="ADDRESS",
                         help="the address JupyterLab listens on (e.g. 0.0.0.0 on a remote machine)")
 
-
-def _language(name: str) -> str:
-    try:
-        return resolve(name)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def course_language(folder: Path, chosen: str | None) -> str:

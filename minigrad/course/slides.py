@@ -397,9 +397,13 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError, RuntimeError) as error:
         print(f"minigrad slides: {error}", file=sys.stderr)
         return 1
+    from minigrad.i18n.cli_text import line
+
+    language = getattr(args, "lang", None) or current()
     if out.suffix.lower() == ".pdf":
-        print(f"wrote {out}  (a page per slide, per step and per revealed line)")
+        print(line("wrote {out}  (a page per slide, per step and per revealed line)", language,
+                   out=out))
     else:
-        print(f"wrote {out}  (open it in a browser: → next, ← back, s presenter view in its "
-              "own window, f full screen, o overview)")
+        print(line("wrote {out}  (open it in a browser: → next, ← back, s presenter view in its "
+                   "own window, f full screen, o overview)", language, out=out))
     return 0

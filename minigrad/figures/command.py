@@ -12,26 +12,20 @@ import argparse
 import sys
 
 from minigrad.figures.registry import find_figures, make_figures
-from minigrad.i18n.language import resolve
+from minigrad.i18n.language import language_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--to", default=None, metavar="DIR",
                         help="folder to write the figures into (default: assets, or "
                              "assets/LANG for --lang other than en)")
-    parser.add_argument("--lang", default="en", type=_language, metavar="LANG",
+    parser.add_argument("--lang", default="en", type=language_argument, metavar="LANG",
                         help="the labels' language: en (default, every figure) or zh (中文: "
                              "only the figures whose labels carry words)")
     parser.add_argument("--only", action="append", metavar="NAME",
                         help="write only this figure (file name, suffix optional); repeatable")
     parser.add_argument("--list", action="store_true", help="list the figures and exit")
 
-
-def _language(name: str) -> str:
-    try:
-        return resolve(name)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ from minigrad.i18n.source_texts import texts_given_to
 CATALOG = "cli"
 PACKAGE = Path(__file__).resolve().parents[1]
 #: The modules whose printed lines go through :func:`line` (relative to the package).
-MODULES = ("course/folder.py", "grading/commands.py")
+MODULES = ("cli.py", "course/folder.py", "course/slides.py", "grading/commands.py")
 
 
 def line(template: str, language: Optional[str] = None, **values: object) -> str:

@@ -35,6 +35,17 @@ def resolve(name: str) -> str:
     return key
 
 
+def language_argument(name: str) -> str:
+    """``resolve`` for a command's ``--lang`` (``type=language_argument``): argparse then
+    refuses an unknown language with its usage line and exit code 2."""
+    import argparse
+
+    try:
+        return resolve(name)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def use(name: str | None) -> None:
     """Choose the language for this process (``None`` goes back to the environment's)."""
     global _chosen

@@ -37,3 +37,19 @@ def test_the_chinese_course_and_exercises_speak_chinese(tmp_path, capsys) -> Non
     assert said.startswith("已写入练习：\n") and f"给你的作业评分：minigrad grade {tmp_path / 'ex'}" in said
     assert main(["exercises", "1", "--to", str(tmp_path / "en"), "--lang", "en"]) == 0
     assert capsys.readouterr().out.startswith("Wrote the exercises:\n")
+
+
+def test_minigrad_lessons_speaks_the_course_language(capsys) -> None:
+    """`minigrad lessons --lang zh`: the titles, summaries and what the student builds in
+    Chinese, the same words as the site's lesson table."""
+    from minigrad.cli import main
+    from minigrad.course.catalog import LESSONS
+    from minigrad.i18n.documents import text
+
+    assert main(["lessons", "--lang", "zh"]) == 0
+    printed = capsys.readouterr().out
+    for lesson in LESSONS:
+        assert f"{lesson.number:02d}  {text(lesson.title, 'site', 'zh')}  (" in printed
+    assert "你来实现：" in printed and "you build" not in printed
+    assert main(["lessons", "--lang", "en"]) == 0
+    assert "01  Derivatives and the chain rule  (about 1.5 hours)" in capsys.readouterr().out
