@@ -81,6 +81,10 @@ def product(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
     if SMALL_PRODUCT // work < MIN_SLAB_COLUMNS:  # too few columns a slab: one product
         return np.dot(a, b, out=out)
     step = max(16, SMALL_PRODUCT // work // 16 * 16)  # whole vectors of 16 float32 values
-    for start in range(0, columns, step):
-        np.matmul(a, b[:, start:start + step], out=out[:, start:start + step])
+    slabs, whole = columns // step, columns // step * step
+    if slabs:  # one stacked matmul: numpy calls BLAS once per slab, from C
+        np.matmul(a, b[:, :whole].reshape(inner, slabs, step).transpose(1, 0, 2),
+                  out=out[:, :whole].reshape(rows, slabs, step).transpose(1, 0, 2))
+    if whole < columns:
+        np.matmul(a, b[:, whole:], out=out[:, whole:])
     return out
