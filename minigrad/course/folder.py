@@ -207,7 +207,6 @@ def add_course_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the address JupyterLab listens on (e.g. 0.0.0.0 on a remote machine)")
 
 
-
 def course_language(folder: Path, chosen: str | None) -> str:
     """The language to write ``folder``'s course in: ``chosen`` (``--lang``), else the one
     of a course already there, else :func:`minigrad.i18n.current`."""

@@ -27,7 +27,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list", action="store_true", help="list the figures and exit")
 
 
-
 def run(args: argparse.Namespace) -> int:
     if args.list:
         for fig in find_figures():
