@@ -156,17 +156,3 @@ def deck_font_css(language: str) -> str:
             f'src: url(data:font/otf;base64,{data}) format("opentype"); }}\n'
             ':root { --r-main-font: "Helvetica Neue", Helvetica, Arial, "Liberation Sans", '
             f'"DejaVu Sans", "{DECK_CJK_FAMILY}", sans-serif; }}')
-
-
-def refresh_catalog(language: str = "zh") -> list[str]:
-    """Bring ``slides.po`` in step with :func:`slide_texts` (a changed text keeps its old
-    translation marked fuzzy, a new one is empty, a text gone is dropped); returns the texts
-    to translate."""
-    from minigrad.i18n.update import refresh
-
-    return refresh(CATALOG, slide_texts(), language)
-
-
-if __name__ == "__main__":  # python -m minigrad.course.slide_words
-    for text in refresh_catalog():
-        print(f"to translate in slides.po: {text!r}")

@@ -68,17 +68,3 @@ def figure_texts() -> list[str]:
 
 if current() != "en":
     use_cjk_font()
-
-
-def refresh_catalog(language: str = "zh") -> list[str]:
-    """Bring ``figures.po`` in step with :func:`figure_texts` (a changed text keeps its old
-    translation marked fuzzy, a new one is empty, a text gone is dropped); returns the texts
-    to translate."""
-    from minigrad.i18n.update import refresh
-
-    return refresh(CATALOG, figure_texts(), language)
-
-
-if __name__ == "__main__":  # python -m minigrad.figures.words
-    for text in refresh_catalog():
-        print(f"to translate in figures.po: {text!r}")

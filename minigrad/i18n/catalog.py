@@ -35,9 +35,11 @@ class Entry:
 
 @dataclass
 class Catalog:
-    """The entries of one ``.po`` file, in file order, by msgid."""
+    """The entries of one ``.po`` file, in file order, by msgid; ``header``: the comments
+    above its header entry (what the file is), kept when the file is written again."""
     entries: dict[str, Entry] = field(default_factory=dict)
     path: Path | None = None
+    header: list[str] = field(default_factory=list)
     _patterns: list | None = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -47,12 +49,14 @@ class Catalog:
             for entry in parse(Path(path).read_text(encoding="utf-8")):
                 if entry.msgid:
                     catalog.entries[entry.msgid] = entry
+                else:
+                    catalog.header = entry.comments
         return catalog
 
     def write(self, path: Path | None = None) -> None:
         target = Path(path or self.path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(render(self.entries.values()), encoding="utf-8")
+        target.write_text(render(self.entries.values(), self.header), encoding="utf-8")
 
     def translate(self, text: str) -> str:
         """``text`` in the catalog's language, or ``text`` itself when it has no translation."""
@@ -126,10 +130,12 @@ def parse(text: str) -> list[Entry]:
     return entries
 
 
-def render(entries) -> str:
-    """The PO file text for ``entries`` (a header entry first, as gettext tools expect)."""
-    header = ('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
-              '"Language: zh_CN\\n"\n')
+def render(entries, header_comments: list[str] = ()) -> str:
+    """The PO file text for ``entries`` (a header entry first, as gettext tools expect, under
+    ``header_comments``)."""
+    header = "".join(f"# {comment}\n" for comment in header_comments) + (
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+        '"Language: zh_CN\\n"\n')
     chunks = [header]
     for entry in entries:
         lines = [f"# {comment}" for comment in entry.comments]

@@ -41,7 +41,7 @@ def _visible_text(page: str) -> str:
 def test_every_slide_text_has_a_chinese_translation() -> None:
     texts = slide_texts()
     assert len(texts) > 100
-    assert_in_step("slides", texts, "python -m minigrad.course.slide_words")
+    assert_in_step("slides", texts, "python -m minigrad.i18n.update")
 
 
 def test_a_changed_slide_title_is_found_untranslated(monkeypatch) -> None:
@@ -168,6 +168,7 @@ def test_refreshing_the_catalog_marks_a_changed_text_fuzzy(tmp_path: Path, monke
     import shutil
 
     import minigrad.course.slide_words as slide_words
+    from minigrad.i18n.update import refresh, short_texts
 
     copy = tmp_path / "slides.po"
     shutil.copy(catalog_path("zh", "slides"), copy)
@@ -176,7 +177,8 @@ def test_refreshing_the_catalog_marks_a_changed_text_fuzzy(tmp_path: Path, monke
     old = "Gradients add, never assign"
     monkeypatch.setattr(slide_words, "slide_texts",
                         lambda: [text + "!" if text == old else text for text in texts])
-    assert slide_words.refresh_catalog() == [old + "!"]
+    todo = refresh("slides", short_texts()["slides"])
+    assert [entry.msgid for entry in todo] == [old + "!"]
     entry = Catalog.read(copy).entries[old + "!"]
     assert entry.fuzzy and entry.msgstr == "梯度累加，从不覆盖"
     assert old not in Catalog.read(copy).entries

@@ -34,7 +34,7 @@ def english():
 def test_every_figure_text_has_a_chinese_translation() -> None:
     texts = figure_texts()
     assert len(texts) > 50
-    assert_in_step("figures", texts, "python -m minigrad.figures.words")
+    assert_in_step("figures", texts, "python -m minigrad.i18n.update")
 
 
 def test_a_changed_label_is_found_untranslated(tmp_path: Path) -> None:

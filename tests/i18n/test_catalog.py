@@ -23,6 +23,19 @@ def test_a_catalog_reads_back_what_it_wrote(tmp_path) -> None:
     assert [entry.msgid for entry in read.untranslated()] == ["changed", "new"]
 
 
+def test_the_comment_above_the_header_survives_a_refresh(tmp_path) -> None:
+    """A catalog's own comment (what the file holds) is kept when a command writes the file
+    again, as `python -m minigrad.i18n.update` does."""
+    from minigrad.i18n.update import refreshed
+
+    path = tmp_path / "x.po"
+    path.write_text("# What this catalog holds.\n" + render([Entry("a", "甲")]), encoding="utf-8")
+    refreshed(Catalog.read(path), ["a", "b"]).write()
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# What this catalog holds.\nmsgid \"\"\n")
+    assert list(Catalog.read(path).entries) == ["a", "b"]
+
+
 def test_untranslated_and_fuzzy_entries_give_the_english_back() -> None:
     catalog = Catalog({"a": Entry("a", "甲"), "b": Entry("b", "乙", fuzzy=True), "c": Entry("c")})
     assert [catalog.translate(key) for key in "abcd"] == ["甲", "b", "c", "d"]
