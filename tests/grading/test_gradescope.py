@@ -19,6 +19,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from support.gradescope_bundles import stub_wheel
 from support.grading_results import SANDBOX_PROBLEM
 
 from minigrad.cli import main as cli_main
@@ -45,8 +46,7 @@ def full_marks(lesson) -> float:
 
 
 def test_the_bundle_holds_the_scripts_the_wheel_and_the_private_sources(tmp_path: Path) -> None:
-    wheel = tmp_path / "minigrad_course-0.1.0-py3-none-any.whl"
-    wheel.write_bytes(b"not really a wheel")
+    wheel = stub_wheel(tmp_path)
     out = tmp_path / "autograder.zip"
     assert cli_main(["gradescope", "1", "2", "--out",
                      str(out), "--exercises", str(private_key(tmp_path)), "--wheel",

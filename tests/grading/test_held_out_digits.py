@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.gradescope_bundles import stub_wheel
 from support.grading_results import needs_sandbox
 
 from minigrad.cli import main as cli_main
@@ -119,8 +120,7 @@ def test_a_broken_digits_file_is_named_with_what_is_wrong(tmp_path: Path, arrays
 
 def test_the_bundle_carries_the_held_out_digits_and_warns_without(tmp_path: Path,
                                                                    capsys) -> None:
-    wheel = tmp_path / "minigrad_course-0.1.0-py3-none-any.whl"
-    wheel.write_bytes(b"not really a wheel")
+    wheel = stub_wheel(tmp_path)
     key = key_folder(tmp_path)
     out = tmp_path / "autograder.zip"
     arguments = ["gradescope", "8", "--out", str(out), "--exercises", str(key), "--wheel",

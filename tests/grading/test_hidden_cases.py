@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support.gradescope_bundles import run_autograder, stub_wheel
 from support.grading_results import needs_sandbox
 
 from minigrad.cli import main as cli_main
@@ -207,13 +207,9 @@ def test_a_hidden_case_shows_its_number_and_the_kind_of_failure_only(tmp_path: P
 
 
 def test_gradescope_visibility_of_hidden_cases_is_one_option(tmp_path: Path) -> None:
-    wheel = tmp_path / "minigrad_course-0.1.0-py3-none-any.whl"
-    wheel.write_bytes(b"not really a wheel")
-    out = tmp_path / "autograder.zip"
-    assert cli_main(["gradescope", "1", "--out", str(out), "--wheel", str(wheel),
-                     "--visibility", "after_due_date"]) == 0
-    with zipfile.ZipFile(out) as bundle:
-        assert "--visibility after_due_date" in bundle.read("run_autograder").decode()
+    assert "--visibility after_due_date" in run_autograder(tmp_path, "1", "--visibility",
+                                                             "after_due_date")
+    out, wheel = tmp_path / "autograder.zip", stub_wheel(tmp_path)
     with pytest.raises(SystemExit) as refused:
         cli_main(["gradescope", "1", "--out", str(out), "--wheel", str(wheel),
                   "--visibility", "sometimes"])
