@@ -135,25 +135,32 @@ def test_assets_hold_exactly_the_registered_figures() -> None:
             "run `make assets` after adding or removing a figure")
 
 
-def test_committed_graph_figures_are_up_to_date(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """The SVG graphs are deterministic for one renderer: a stale asset means `make assets`."""
+@pytest.fixture(scope="module")
+def drawn_as_make_assets(tmp_path_factory) -> dict[str, Path]:  # type: ignore[no-untyped-def]
+    """Every figure drawn once, as `make assets` draws them (graphs laid out by
+    graphviz-pure even where a system dot is installed, which lays out differently):
+    file name -> the file."""
     import sys
 
     from minigrad.viz.render import find_renderer
 
-    # `make assets` lays graphs out with graphviz-pure; use it here too, even where a system
-    # dot is installed (which lays out differently).
     pure = Path(sys.executable).parent / "graphviz-pure"
-    if pure.exists():
-        monkeypatch.setenv("MINIGRAD_DOT", str(pure))
-    if find_renderer().name != "graphviz-pure":
-        pytest.skip("assets are rendered with graphviz-pure, which is not installed here")
-    graphs = sorted(fig.filename for fig in figures.find_figures()
-                    if fig.filename.endswith(".svg"))
+    with pytest.MonkeyPatch.context() as patch:
+        if pure.exists():
+            patch.setenv("MINIGRAD_DOT", str(pure))
+        if find_renderer().name != "graphviz-pure":
+            pytest.skip("assets are rendered with graphviz-pure, which is not installed here")
+        written = figures.make_figures(tmp_path_factory.mktemp("assets"))
+    return {path.name: path for path in written}
+
+
+def test_committed_graph_figures_are_up_to_date(drawn_as_make_assets) -> None:  # type: ignore[no-untyped-def]
+    """The SVG graphs are deterministic for one renderer: a stale asset means `make assets`."""
+    graphs = sorted(name for name in drawn_as_make_assets if name.endswith(".svg"))
     assert graphs
-    for path in figures.make_figures(tmp_path, only=graphs):
-        assert path.read_bytes() == (ASSETS / path.name).read_bytes(), (
-            f"assets/{path.name} is stale: run `make assets`")
+    for name in graphs:
+        assert drawn_as_make_assets[name].read_bytes() == (ASSETS / name).read_bytes(), (
+            f"assets/{name} is stale: run `make assets`")
 
 
 def test_every_text_of_the_svg_figures_fits_inside_its_picture() -> None:
@@ -177,31 +184,21 @@ def test_every_text_of_the_svg_figures_fits_inside_its_picture() -> None:
     assert checked > 100
 
 
-def test_committed_png_figures_are_what_the_code_draws(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_committed_png_figures_are_what_the_code_draws(drawn_as_make_assets) -> None:  # type: ignore[no-untyped-def]
     """Every PNG a lesson shows is drawn again here and compared pixel by pixel with the
     committed one: a figure whose code or numbers changed since `make assets` differs in
     0.07–0.2 % of its pixels (three did); anti-aliasing noise stays under 0.02 %."""
-    import sys
-
     import matplotlib.image as image
 
-    from minigrad.viz.render import find_renderer
-
-    pure = Path(sys.executable).parent / "graphviz-pure"  # as `make assets` draws graphs
-    if pure.exists():
-        monkeypatch.setenv("MINIGRAD_DOT", str(pure))
-    if find_renderer().name != "graphviz-pure":
-        pytest.skip("assets are rendered with graphviz-pure, which is not installed here")
-
-    pngs = sorted(fig.filename for fig in figures.find_figures() if fig.filename.endswith(".png"))
+    pngs = sorted(name for name in drawn_as_make_assets if name.endswith(".png"))
     assert len(pngs) > 10
     stale = []
-    for path in figures.make_figures(tmp_path, only=pngs):
-        drawn, committed = image.imread(path), image.imread(ASSETS / path.name)
+    for name in pngs:
+        drawn, committed = image.imread(drawn_as_make_assets[name]), image.imread(ASSETS / name)
         if drawn.shape != committed.shape:
-            stale.append(f"{path.name} ({committed.shape[:2]} → {drawn.shape[:2]})")
+            stale.append(f"{name} ({committed.shape[:2]} → {drawn.shape[:2]})")
             continue
         differing = float((np.abs(drawn - committed).max(axis=-1) > 0.1).mean())
         if differing > 2e-4:
-            stale.append(f"{path.name} ({differing:.2%} of its pixels)")
+            stale.append(f"{name} ({differing:.2%} of its pixels)")
     assert not stale, f"stale: {', '.join(stale)}: run `make assets`"
