@@ -2,12 +2,17 @@
 
 minigrad's conv and pool kernels are serial numba functions that release the GIL; a small
 Python thread pool (``kernels/thread_pool.py``) shares them out. numpy's matrix products run in
-OpenBLAS's own (pthreads) pool. On a machine with few cores a pool that has just finished
-keeps its threads *spinning* (busy-waiting for more work) for a while, stealing the cores
-the next one needs. So, before either library is imported, we ask for polite pools:
+OpenBLAS's own (pthreads) pool. Before either library is imported, we set how their threads
+wait:
 
-* ``OPENBLAS_THREAD_TIMEOUT=1``: idle OpenBLAS threads go to sleep after 2**(1+4) = 32 clock
-  cycles (the shortest timeout it allows) instead of the default 2**28;
+* ``OPENBLAS_THREAD_TIMEOUT=20``: an OpenBLAS thread that has finished its share of a product
+  keeps polling for the next one for 2**20 clock ticks (about 0.4 ms at 2.6 GHz; OpenBLAS
+  takes 4 … 30 here, and polls for 2**28 ticks, about 0.1 s, by default) before it sleeps.
+  A training step calls BLAS every few hundred microseconds, and waking a sleeping thread
+  costs tens of microseconds on a virtual machine, so the MLP step is quicker than with
+  threads that sleep at once, and the CNNs train no slower (benchmarks/README.md has the
+  numbers). Polling much longer would keep a core busy after the last product, while the
+  numba kernels need it;
 * ``NUMBA_THREADING_LAYER=workqueue``: see ``_LAYER`` below.
 
 Each variable is only *defaulted* (``os.environ.setdefault``): a value the user exported
@@ -36,7 +41,7 @@ import os
 _LAYER = "workqueue"
 
 DEFAULTS: dict[str, str] = {
-    "OPENBLAS_THREAD_TIMEOUT": "1",
+    "OPENBLAS_THREAD_TIMEOUT": "20",
     "NUMBA_THREADING_LAYER": _LAYER,
 }
 

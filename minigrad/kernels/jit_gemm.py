@@ -22,7 +22,8 @@ with g_t[o, m·P + p] = grad_y[n0 + m, o, p]. What makes it fast where numpy's i
 * the chunks are small (about an L2 cache), so cols is still in cache when the GEMM reads
   it (see CHUNK_BYTES), and they are shared out between threads: each thread packs its own
   chunks into its own workspace and runs its own one-thread GEMM, so no thread ever waits
-  for another inside a product. The workspace is one buffer per thread, kept between calls,
+  for another inside a product. A batch that is one chunk runs its GEMM on BLAS's own
+  threads instead (see `over_chunks`). The workspace is one buffer per thread, kept between calls,
   so no call pays for fresh pages; together they never exceed WORKSPACE_BYTES (64 MB)
   unless a single image needs more.
 
@@ -74,10 +75,10 @@ CHUNK_BYTES = (CACHE_CHUNK_BYTES if thread_pool.THREADS == 1
 
 
 def _one_blas_thread():
-    """Our GEMMs run on the calling thread only. A multi-threaded OpenBLAS call is a
-    rendezvous: its caller busy-waits until every BLAS thread has done its share, and on a
-    busy machine that wait can cost far more than the product. The setting is
-    OpenBLAS's per-thread one, so the user's own matrix products keep every thread.
+    """The GEMMs of a thread that owns chunks run on that thread only: the pool's threads
+    already fill the cores, and a multi-threaded OpenBLAS call is a rendezvous, whose caller
+    busy-waits until every BLAS thread has done its share. The setting is OpenBLAS's
+    per-thread one, so the user's own matrix products keep every thread.
     (With one thread, or no way to ask, there is nothing to set: a do-nothing context.)"""
     if _set_blas_threads is None or thread_pool.THREADS == 1:
         return _NOTHING_TO_SET
@@ -260,7 +261,10 @@ def over_chunks(n_batch: int, per_image: int, dtype: np.dtype, work: Callable) -
     With several chunks, the chunks are split between the pool's threads: each packs, runs
     its own one-thread GEMM and unpacks, in its own workspace (work's numba loops then run
     inline, `loop = inline`). With one chunk (a small batch), work's numba loops are split
-    between threads instead (`loop = in_parallel`) and the GEMM runs on one thread.
+    between the pool's threads instead (`loop = in_parallel`) and the GEMM runs on BLAS's
+    threads, as numpy's own products do: OpenBLAS shares a product out when it is large
+    enough, and its threads, which wait for work a little before they sleep
+    (`minigrad/_threads.py`), take it far sooner than the pool's sleeping threads would.
     """
     chunk, threads = _plan(n_batch, per_image, np.dtype(dtype).itemsize)
     firsts = list(range(0, n_batch, chunk))
@@ -268,7 +272,7 @@ def over_chunks(n_batch: int, per_image: int, dtype: np.dtype, work: Callable) -
     def run(part: list[int], loop: Callable) -> object:
         space = _workspace(chunk * per_image, dtype)
         total = None
-        with _one_blas_thread():
+        with _one_blas_thread() if loop is thread_pool.inline else _NOTHING_TO_SET:
             for first in part:
                 images = min(chunk, n_batch - first)
                 result = work(first, images, space[:images * per_image], loop)
@@ -282,29 +286,6 @@ def over_chunks(n_batch: int, per_image: int, dtype: np.dtype, work: Callable) -
         return [run(firsts, thread_pool.in_parallel)]
     return thread_pool.run_in_pool([partial(run, list(part), thread_pool.inline)
                                  for part in np.array_split(firsts, threads)])
-
-
-def _dot(a: np.ndarray, b: np.ndarray, out: np.ndarray, loop: Callable) -> np.ndarray:
-    """out = a @ b. When the caller runs a single chunk (a small batch: `loop` is
-    `in_parallel`, the other threads idle) and the product is large, its rows are shared
-    out between the pool's threads, each a one-thread GEMM; otherwise one GEMM."""
-    rows = a.shape[0]
-    threads = thread_pool.THREADS if loop is thread_pool.in_parallel else 1
-    if threads == 1 or rows < 2 * MIN_GEMM_ROWS or a.size * b.shape[1] < MIN_SPLIT_PRODUCT:
-        return blas.product(a, b, out)
-    bounds = np.linspace(0, rows, min(threads, rows // MIN_GEMM_ROWS) + 1).astype(int)
-
-    def rows_of(start: int, stop: int) -> None:
-        with _one_blas_thread():
-            blas.product(a[start:stop], b, out[start:stop])
-
-    thread_pool.run_in_pool([partial(rows_of, int(start), int(stop))
-                          for start, stop in zip(bounds[:-1], bounds[1:])])
-    return out
-
-
-MIN_GEMM_ROWS = 8  # rows per share of a split product (a BLAS kernel works on 4–16 rows)
-MIN_SPLIT_PRODUCT = 1 << 23  # multiply-adds below which one thread is quicker
 
 
 def applies(x_shape: tuple, weight_shape: tuple, stride: Pair, padding: Pair) -> bool:
@@ -336,7 +317,7 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: Pair, padding: Pair,
         if keep:
             cols = packed["columns"] = np.empty_like(cols)
         windows.fill(x, first, cols, loop)
-        _dot(w_flat, cols, y_t, loop)
+        blas.product(w_flat, cols, y_t)
         loop(jit_pack.to_nchw, images * out_channels, y_t.size, y_t, first, y_planes, bias)
 
     over_chunks(n_batch, windows.per_image(out_channels), x.dtype, work)
@@ -356,7 +337,7 @@ def conv2d_grad_input(grad_output: np.ndarray, w: np.ndarray, input_shape: tuple
     def work(first: int, images: int, space: np.ndarray, loop: Callable) -> None:
         grad_cols, g_t = windows.carve(space, images, out_channels)
         loop(jit_pack.from_nchw, images * out_channels, g_t.size, g_planes, first, g_t)
-        _dot(w_flat.T, g_t, grad_cols, loop)
+        blas.product(w_flat.T, g_t, grad_cols)
         windows.unfill(grad_cols, first, grad_x, loop)
 
     over_chunks(n_batch, windows.per_image(out_channels), g.dtype, work)
@@ -388,7 +369,7 @@ def conv2d_grad_weight(x: np.ndarray, grad_output: np.ndarray, weight_shape: tup
         else:
             windows.fill(x, first, cols, loop)
         loop(jit_pack.from_nchw, images * out_channels, g_t.size, g, first, g_t)
-        return _dot(cols, g_t.T, np.empty((windows.depth, out_channels), dtype=x.dtype), loop)
+        return blas.product(cols, g_t.T, np.empty((windows.depth, out_channels), dtype=x.dtype))
 
     parts = over_chunks(n_batch, windows.per_image(out_channels), x.dtype, work)
     return np.ascontiguousarray(sum(parts[1:], parts[0]).T).reshape(weight_shape)

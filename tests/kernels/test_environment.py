@@ -79,7 +79,7 @@ def test_thread_defaults_are_set_but_never_override_the_user() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             env=environment_without, timeout=120)
     # OpenMP's wait policy is PyTorch's business: importing minigrad leaves it unset
-    assert result.stdout.split() == ["unset", "1", "workqueue"], result.stderr
+    assert result.stdout.split() == ["unset", "20", "workqueue"], result.stderr
     result = _run(code, env={"OMP_WAIT_POLICY": "ACTIVE", "NUMBA_THREADING_LAYER": "omp",
                              "OPENBLAS_THREAD_TIMEOUT": "4"})
     assert result.stdout.split() == ["ACTIVE", "4", "omp"], result.stderr

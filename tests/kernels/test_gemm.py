@@ -5,6 +5,8 @@ nan and inf."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -127,20 +129,23 @@ def test_gemm_path_in_many_chunks_and_threads(monkeypatch, dtype: type) -> None:
 
 
 @pytest.mark.parametrize("stride", [(1, 1), (2, 2)])
-def test_one_chunk_shares_its_product_rows_between_threads(monkeypatch, stride: tuple) -> None:
-    """A batch of one image is one chunk: its products are split by rows between threads.
-    (The numba loops are kept on one thread here, so every pool job is a share of a GEMM.)"""
+def test_only_threads_that_own_chunks_hold_blas_to_one_thread(monkeypatch, stride: tuple) -> None:
+    """A batch split into chunks between threads: each of those threads runs its GEMMs on one
+    BLAS thread. A batch of one chunk leaves BLAS its own threads (its numba loops are the
+    ones split between the pool's threads)."""
     monkeypatch.setattr(thread_pool, "THREADS", 2)
-    monkeypatch.setattr(thread_pool, "MIN_ELEMENTS_PER_THREAD", 1 << 40)
-    monkeypatch.setattr(jit_gemm, "MIN_SPLIT_PRODUCT", 1)
-    calls = []
-    run_in_pool = thread_pool.run_in_pool
-    monkeypatch.setattr(thread_pool, "run_in_pool", lambda jobs: calls.append(len(jobs)) or
-                        run_in_pool(jobs))
+    monkeypatch.setattr(thread_pool, "MIN_ELEMENTS_PER_THREAD", 1)
+    monkeypatch.setattr(jit_gemm, "_set_blas_threads", lambda count: 1)
+    holds = []
+    limited = jit_gemm._blas_limited_to_one_thread
+    monkeypatch.setattr(jit_gemm, "_blas_limited_to_one_thread",
+                        lambda: holds.append(threading.current_thread().name) or limited())
     _check(GEMM, (1, 3, 9, 9), (16, 3, 3, 3), stride, (1, 1), dtype=np.float64)
-    # forward (16 rows of w_flat), input gradient (27 rows of w_flatᵀ), weight gradient (27
-    # rows of cols: it is computed transposed, (K, O))
-    assert calls == [2, 2, 2]
+    assert holds == []
+    monkeypatch.setattr(jit_gemm, "CHUNK_BYTES", 1)  # one image a chunk: two chunks, two threads
+    _check(GEMM, (2, 3, 9, 9), (16, 3, 3, 3), stride, (1, 1), dtype=np.float64)
+    # forward, input gradient, weight gradient: in each, the calling thread and a pool thread
+    assert len(holds) == 6 and holds.count(threading.main_thread().name) == 3
 
 
 @pytest.mark.parametrize("chunk_bytes", ["cache", "workspace"])
