@@ -86,7 +86,7 @@ def _zeros_like(grad: Tensor) -> Tensor:
 
 
 # ---- checks -----------------------------------------------------------------------------------
-def _check_writeable(tensor: Tensor) -> None:
+def check_writeable(tensor: Tensor) -> None:
     """expand() results are broadcast views: one stored value stands for many elements."""
     if not tensor._data.flags.writeable:
         raise RuntimeError(
@@ -189,7 +189,7 @@ def apply_inplace(tensor: Tensor, other: Any, op: Callable[[Any, Any], Tensor],
         return tensor
     if alpha != 1:
         other = other * alpha
-    _check_writeable(tensor)
+    check_writeable(tensor)
     if _records(tensor, other):
         _commit(tensor, op(_old_value(tensor), other), op_name)
         return tensor
@@ -234,7 +234,7 @@ def _check_broadcasts_into(tensor: Tensor, src: np.ndarray) -> None:
 def copy_(tensor: Tensor, src: Any) -> Tensor:
     """Copy `src` (broadcast, converted to tensor's dtype) into tensor, in place."""
     _check_leaf(tensor)
-    _check_writeable(tensor)
+    check_writeable(tensor)
     if isinstance(src, np.ndarray):
         src = Tensor(src)
     if isinstance(src, Tensor):
@@ -259,7 +259,7 @@ def fill_(tensor: Tensor, value: Any) -> Tensor:
                            f"{value.ndim} dimensions.")
     dtypes.check_fits(value, tensor.dtype)
     _check_leaf(tensor)
-    _check_writeable(tensor)
+    check_writeable(tensor)
     if _records(tensor, value):
         if isinstance(value, Tensor):
             result = FillTensor.apply(_old_value(tensor), value)

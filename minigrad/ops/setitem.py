@@ -16,7 +16,7 @@ import numpy as np
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.ops.copy_slices import IndexPut, copy_into, write_through_view
 from minigrad.ops.index import getitem
-from minigrad.ops.inplace import (_check_leaf, _check_writeable, _commit, _old_value, _records,
+from minigrad.ops.inplace import (_check_leaf, check_writeable, _commit, _old_value, _records,
                                   copy_, fill_)
 from minigrad.ops.shape import expand, reshape
 from minigrad.tensor import dtypes
@@ -64,7 +64,7 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
     Either way the overwritten slots get no gradient and `value` the gradient of its slots.
     """
     _check_leaf(tensor, prefix="a view of ")  # PyTorch: x[key] is a view of the leaf x
-    _check_writeable(tensor)
+    check_writeable(tensor)
     dtypes.check_fits(value, tensor.dtype)
     key = _plain_key(key)
     if _is_advanced(key) and isinstance(value, Tensor):

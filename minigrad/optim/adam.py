@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 
-from minigrad.ops.combine import where
-from minigrad.optim.optimizer import Optimizer, ParamsT, check_hyperparameters
+import numpy as np
+
+from minigrad.optim.optimizer import Optimizer, ParamsT, check_hyperparameters, written_in_place
 from minigrad.tensor import Tensor, zeros_like
 
 
@@ -51,7 +52,6 @@ class Adam(Optimizer):
     def _update(self, param: Tensor, group: dict) -> None:
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
-        grad = -param.grad if group["maximize"] else param.grad
         state = self.state[param]
         if not state:
             state["step"] = 0
@@ -60,23 +60,29 @@ class Adam(Optimizer):
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_like(param)
         state["step"] += 1
-        step, exp_avg, exp_avg_sq = state["step"], state["exp_avg"], state["exp_avg_sq"]
+        step = state["step"]
+        # The rule on the tensors' arrays: about ten elementwise operations a parameter, which
+        # as Tensor ops would cost a small network's step more than their arithmetic does.
+        p, m, v = written_in_place(param, state["exp_avg"], state["exp_avg_sq"])
+        g = -param.grad._data if group["maximize"] else param.grad._data
 
         if weight_decay != 0:
             if self.decoupled_weight_decay:
-                param.mul_(1 - lr * weight_decay)
+                p *= 1 - lr * weight_decay
             else:
-                grad = grad + weight_decay * param
-        exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
-        exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+                g = g + weight_decay * p
+        m *= beta1
+        m += g * (1 - beta1)
+        v *= beta2
+        v += (g * g) * (1 - beta2)
 
         if group["amsgrad"]:
-            largest = state["max_exp_avg_sq"]
-            largest[...] = where(largest > exp_avg_sq, largest, exp_avg_sq)
-            exp_avg_sq = largest
+            largest, = written_in_place(state["max_exp_avg_sq"])
+            np.maximum(largest, v, out=largest)
+            v = largest
         step_size = lr / (1 - beta1 ** step)
-        denominator = exp_avg_sq.sqrt() / math.sqrt(1 - beta2 ** step) + eps
-        param.sub_(exp_avg / denominator, alpha=step_size)
+        denominator = np.sqrt(v) / math.sqrt(1 - beta2 ** step) + eps
+        p -= (m / denominator) * step_size
 
 
 class AdamW(Adam):

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from minigrad.autograd import enable_grad, no_grad
+from minigrad.ops.inplace import check_writeable
 from minigrad.tensor import Tensor, dtypes
 
 ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]]
@@ -169,6 +170,19 @@ def _state_value(value: Any, param: Tensor) -> Any:
         return copy.deepcopy(value)
     value = value.detach().clone()
     return value.to(param.dtype) if dtypes.is_floating(value.dtype) else value
+
+
+def written_in_place(*tensors: Tensor) -> list[np.ndarray]:
+    """The arrays of tensors an update is about to change in place, each change counted in
+    the tensor's version as an in-place Tensor op would count it (so a graph that saved the
+    old value refuses to use it). A tensor whose elements share memory (an expand() result)
+    is refused, as in-place ops refuse it."""
+    arrays = []
+    for tensor in tensors:
+        check_writeable(tensor)
+        tensor._version_counter[0] += 1
+        arrays.append(tensor._data)
+    return arrays
 
 
 def check_hyperparameters(lr: float, weight_decay: float) -> None:

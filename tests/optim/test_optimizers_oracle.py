@@ -227,10 +227,30 @@ def test_step_skips_parameters_without_grad_and_bumps_version():
     np.testing.assert_allclose(a.numpy(), 0.9, rtol=1e-6)  # Adam's first step is lr·sign(g)
 
 
-def test_step_on_a_parameter_saved_by_a_live_graph_is_detected():
+@pytest.mark.parametrize("make", [lambda ps: optim.SGD(ps, lr=0.1),
+                                  lambda ps: optim.Adam(ps, lr=0.1),
+                                  lambda ps: optim.AdamW(ps, lr=0.1, amsgrad=True)],
+                         ids=["SGD", "Adam", "AdamW-amsgrad"])
+def test_step_on_a_parameter_saved_by_a_live_graph_is_detected(make):
     w = mg.ones(2, requires_grad=True)
     loss = (w * w).sum()
     loss.backward(retain_graph=True)
-    optim.SGD([w], lr=0.1).step()
+    make([w]).step()
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         loss.backward()
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW"])
+def test_step_refuses_a_parameter_whose_elements_share_memory(name):
+    """An expand() result stores one value for many elements: PyTorch's in-place update
+    refuses it, with the same words here, and the parameter is left as it was."""
+    ours = mg.ones(3).expand(2, 3).requires_grad_()
+    theirs = torch.ones(3).expand(2, 3).requires_grad_()
+    for param in (ours, theirs):
+        param.grad = param.detach().clone()
+    with pytest.raises(RuntimeError) as expected:
+        getattr(torch.optim, name)([theirs], lr=0.1).step()
+    with pytest.raises(RuntimeError) as got:
+        getattr(optim, name)([ours], lr=0.1).step()
+    assert str(got.value) == str(expected.value).split("\n")[0]
+    assert ours.numpy().tolist() == [[1.0] * 3] * 2
