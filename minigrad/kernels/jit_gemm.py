@@ -23,9 +23,9 @@ with g_t[o, m·P + p] = grad_y[n0 + m, o, p]. What makes it fast where numpy's i
   it (see CHUNK_BYTES), and they are shared out between threads: each thread packs its own
   chunks into its own workspace and runs its own one-thread GEMM, so no thread ever waits
   for another inside a product. A batch that is one chunk runs its GEMM on BLAS's own
-  threads instead (see `over_chunks`). The workspace is one buffer per thread, kept between calls,
-  so no call pays for fresh pages; together they never exceed WORKSPACE_BYTES (64 MB)
-  unless a single image needs more.
+  threads instead (see `over_chunks`). The workspace is one buffer per thread, kept between
+  calls, so no call pays for fresh pages; together they never exceed WORKSPACE_BYTES
+  (64 MB) unless a single image needs more.
 
 Every kernel here is tested against `reference` (tests/kernels/test_gemm.py).
 """
