@@ -63,26 +63,27 @@ class Adam(Optimizer):
         step = state["step"]
         # The rule on the tensors' arrays: about ten elementwise operations a parameter, which
         # as Tensor ops would cost a small network's step more than their arithmetic does.
-        p, m, v = written_in_place(param, state["exp_avg"], state["exp_avg_sq"])
-        g = -param.grad._data if group["maximize"] else param.grad._data
+        weights, exp_avg, exp_avg_sq = written_in_place(param, state["exp_avg"],
+                                                        state["exp_avg_sq"])
+        grad = -param.grad._data if group["maximize"] else param.grad._data
 
         if weight_decay != 0:
             if self.decoupled_weight_decay:
-                p *= 1 - lr * weight_decay
+                weights *= 1 - lr * weight_decay
             else:
-                g = g + weight_decay * p
-        m *= beta1
-        m += g * (1 - beta1)
-        v *= beta2
-        v += (g * g) * (1 - beta2)
+                grad = grad + weight_decay * weights
+        exp_avg *= beta1
+        exp_avg += grad * (1 - beta1)
+        exp_avg_sq *= beta2
+        exp_avg_sq += (grad * grad) * (1 - beta2)
 
         if group["amsgrad"]:
             largest, = written_in_place(state["max_exp_avg_sq"])
-            np.maximum(largest, v, out=largest)
-            v = largest
+            np.maximum(largest, exp_avg_sq, out=largest)
+            exp_avg_sq = largest
         step_size = lr / (1 - beta1 ** step)
-        denominator = np.sqrt(v) / math.sqrt(1 - beta2 ** step) + eps
-        p -= (m / denominator) * step_size
+        denominator = np.sqrt(exp_avg_sq) / math.sqrt(1 - beta2 ** step) + eps
+        weights -= (exp_avg / denominator) * step_size
 
 
 class AdamW(Adam):
