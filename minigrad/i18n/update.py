@@ -2,11 +2,11 @@
 
 For each reading and notebook, its catalog gets one entry per prose block, in the English
 order; the catalogs of short texts (:func:`short_texts`: the slides' words, the figures'
-labels, the command line's lines) one entry per text the code uses. A block whose English is unchanged keeps its translation. A block that changed gets
-the translation of the most similar old block, marked ``#, fuzzy`` (a test fails until a
-translator revisits it and removes the mark); a new block gets an empty translation. Blocks
-that are gone are dropped. Run it after editing a reading or a notebook's Markdown, then
-translate what it reports.
+labels, the command line's lines) one entry per text the code uses. A block whose English is
+unchanged keeps its translation. A block that changed gets the translation of the most
+similar old block, marked ``#, fuzzy`` (a test fails until a translator revisits it and
+removes the mark); a new block gets an empty translation. Blocks that are gone are dropped.
+Run it after editing a reading or a notebook's Markdown, then translate what it reports.
 """
 
 from __future__ import annotations

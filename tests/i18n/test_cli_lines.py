@@ -36,7 +36,6 @@ def test_the_chinese_course_and_exercises_speak_chinese(tmp_path, capsys) -> Non
 def test_minigrad_lessons_speaks_the_course_language(capsys) -> None:
     """`minigrad lessons --lang zh`: the titles, summaries and what the student builds in
     Chinese, the same words as the site's lesson table."""
-    from minigrad.cli import main
     from minigrad.course.catalog import LESSONS
     from minigrad.i18n.documents import text
 
